@@ -1,0 +1,255 @@
+#include "cache/reading_store.h"
+
+#include <sqlite3.h>
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "cache/sqlite_statement.h"
+#include "config/status_macros.h"
+
+namespace carbonroute::cache {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+constexpr char kSchema[] = R"sql(
+CREATE TABLE IF NOT EXISTS readings (
+  provider TEXT NOT NULL, location TEXT NOT NULL, emissions_type TEXT NOT NULL,
+  valid_from INTEGER NOT NULL, valid_to INTEGER NOT NULL,
+  value REAL NOT NULL, unit TEXT NOT NULL, estimated INTEGER NOT NULL, fetched_at INTEGER NOT NULL,
+  PRIMARY KEY (provider, location, emissions_type, valid_from)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS forecasts (
+  provider TEXT NOT NULL, location TEXT NOT NULL, emissions_type TEXT NOT NULL,
+  valid_from INTEGER NOT NULL, valid_to INTEGER NOT NULL,
+  value REAL NOT NULL, unit TEXT NOT NULL, estimated INTEGER NOT NULL, fetched_at INTEGER NOT NULL,
+  PRIMARY KEY (provider, location, emissions_type, valid_from)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS readings_valid_to ON readings (valid_to);
+CREATE INDEX IF NOT EXISTS forecasts_valid_to ON forecasts (valid_to);
+)sql";
+
+constexpr char kColumns[] =
+    "provider, location, emissions_type, valid_from, valid_to, value, unit, estimated, fetched_at";
+constexpr char kSeriesMatch[] = "provider = ?1 AND location = ?2 AND emissions_type = ?3";
+
+int64_t Seconds(absl::Time t) { return absl::ToUnixSeconds(t); }
+
+absl::Status Validate(const IntensityRecord& record) {
+  if (record.valid_to <= record.valid_from || !std::isfinite(record.value)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cache: invalid record for ", record.series.provider, "/", record.series.location,
+        ": valid_from=", absl::FormatTime(record.valid_from),
+        " valid_to=", absl::FormatTime(record.valid_to), " value=", record.value));
+  }
+  return absl::OkStatus();
+}
+
+void BindSeries(Statement& stmt, const SeriesKey& series) {
+  stmt.Bind(1, series.provider).Bind(2, series.location).Bind(3, EmissionsTypeName(series.emissions_type));
+}
+
+void BindRecord(Statement& stmt, const IntensityRecord& record) {
+  BindSeries(stmt, record.series);
+  stmt.Bind(4, Seconds(record.valid_from))
+      .Bind(5, Seconds(record.valid_to))
+      .Bind(6, record.value)
+      .Bind(7, record.unit)
+      .Bind(8, int64_t{record.estimated})
+      .Bind(9, Seconds(record.fetched_at));
+}
+
+IntensityRecord RecordAt(const Statement& stmt) {
+  IntensityRecord record;
+  record.series.provider = stmt.Text(0);
+  record.series.location = stmt.Text(1);
+  record.series.emissions_type = ParseEmissionsType(stmt.Text(2)).value_or(EmissionsType::kAverage);
+  record.valid_from = absl::FromUnixSeconds(stmt.Int(3));
+  record.valid_to = absl::FromUnixSeconds(stmt.Int(4));
+  record.value = stmt.Double(5);
+  record.unit = stmt.Text(6);
+  record.estimated = stmt.Int(7) != 0;
+  record.fetched_at = absl::FromUnixSeconds(stmt.Int(8));
+  return record;
+}
+
+}  // namespace
+
+struct ReadingStore::Statements {
+  Statement put;
+  Statement valid_at;
+  Statement delete_forecast_from;
+  Statement insert_forecast;
+  Statement forecast_end;
+  Statement forecast_between;
+};
+
+absl::StatusOr<std::unique_ptr<ReadingStore>> ReadingStore::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                 nullptr);
+  if (rc != SQLITE_OK) {
+    absl::Status error = SqliteError(db, rc, absl::StrCat("open \"", path, "\""));
+    sqlite3_close(db);
+    return error;
+  }
+  std::unique_ptr<ReadingStore> store(new ReadingStore(db));
+  sqlite3_busy_timeout(db, 2000);
+  CARBONROUTE_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+  CARBONROUTE_ASSIGN_OR_RETURN(Statement version, Statement::Prepare(db, "PRAGMA user_version"));
+  CARBONROUTE_ASSIGN_OR_RETURN(bool has_row, version.Step());
+  const int64_t found = has_row ? version.Int(0) : 0;
+  if (found > kSchemaVersion) {
+    return absl::InternalError(absl::StrCat("cache \"", path, "\" has schema version ", found,
+                                            "; this carbonroute knows up to ", kSchemaVersion));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(Exec(db, kSchema));
+  CARBONROUTE_RETURN_IF_ERROR(
+      Exec(db, absl::StrCat("PRAGMA user_version = ", kSchemaVersion).c_str()));
+  absl::MutexLock lock(&store->mutex_);
+  CARBONROUTE_RETURN_IF_ERROR(store->PrepareStatements());
+  return store;
+}
+
+absl::Status ReadingStore::PrepareStatements() {
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement put,
+      Statement::Prepare(db_, absl::StrCat(
+          "INSERT INTO readings (", kColumns, ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+          "ON CONFLICT (provider, location, emissions_type, valid_from) DO UPDATE SET "
+          "valid_to = excluded.valid_to, value = excluded.value, unit = excluded.unit, "
+          "estimated = excluded.estimated, fetched_at = excluded.fetched_at "
+          "WHERE readings.estimated = 1 OR excluded.estimated = 0")));
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement valid_at,
+      Statement::Prepare(db_, absl::StrCat("SELECT ", kColumns, " FROM readings WHERE ", kSeriesMatch,
+                                           " AND valid_from <= ?4 AND valid_to > ?4 "
+                                           "ORDER BY valid_from DESC LIMIT 1")));
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement delete_forecast_from,
+      Statement::Prepare(db_, absl::StrCat("DELETE FROM forecasts WHERE ", kSeriesMatch,
+                                           " AND valid_from >= ?4")));
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement insert_forecast,
+      Statement::Prepare(db_, absl::StrCat("INSERT OR REPLACE INTO forecasts (", kColumns,
+                                           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")));
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement forecast_end,
+      Statement::Prepare(db_, absl::StrCat("SELECT MAX(valid_to) FROM forecasts WHERE ", kSeriesMatch)));
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement forecast_between,
+      Statement::Prepare(db_, absl::StrCat("SELECT ", kColumns, " FROM forecasts WHERE ", kSeriesMatch,
+                                           " AND valid_to > ?4 AND valid_from < ?5 ORDER BY valid_from")));
+  statements_.reset(new Statements{std::move(put), std::move(valid_at),
+                                   std::move(delete_forecast_from), std::move(insert_forecast),
+                                   std::move(forecast_end), std::move(forecast_between)});
+  return absl::OkStatus();
+}
+
+ReadingStore::ReadingStore(sqlite3* db) : db_(db) {}
+
+ReadingStore::~ReadingStore() {
+  {
+    absl::MutexLock lock(&mutex_);
+    statements_.reset();
+  }
+  sqlite3_close(db_);
+}
+
+absl::StatusOr<bool> ReadingStore::Put(const IntensityRecord& record) {
+  CARBONROUTE_RETURN_IF_ERROR(Validate(record));
+  absl::MutexLock lock(&mutex_);
+  Statement& put = statements_->put;
+  BindRecord(put, record);
+  CARBONROUTE_RETURN_IF_ERROR(put.Run());
+  return sqlite3_changes(db_) > 0;
+}
+
+absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::ValidAt(const SeriesKey& series,
+                                                                     absl::Time t) {
+  absl::MutexLock lock(&mutex_);
+  Statement& query = statements_->valid_at;
+  BindSeries(query, series);
+  query.Bind(4, Seconds(t));
+  absl::StatusOr<bool> row = query.Step();
+  std::optional<IntensityRecord> record;
+  if (row.ok() && *row) record = RecordAt(query);
+  query.Reset();
+  if (!row.ok()) return row.status();
+  return record;
+}
+
+absl::Status ReadingStore::PutForecast(const SeriesKey& series,
+                                       const std::vector<IntensityRecord>& points) {
+  if (points.empty()) return absl::OkStatus();
+  for (const IntensityRecord& point : points) CARBONROUTE_RETURN_IF_ERROR(Validate(point));
+  absl::MutexLock lock(&mutex_);
+  CARBONROUTE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+  absl::Status status = [&]() -> absl::Status {
+    Statement& remove = statements_->delete_forecast_from;
+    BindSeries(remove, series);
+    remove.Bind(4, Seconds(points.front().valid_from));
+    CARBONROUTE_RETURN_IF_ERROR(remove.Run());
+    Statement& insert = statements_->insert_forecast;
+    for (const IntensityRecord& point : points) {
+      IntensityRecord keyed = point;
+      keyed.series = series;
+      BindRecord(insert, keyed);
+      CARBONROUTE_RETURN_IF_ERROR(insert.Run());
+    }
+    return absl::OkStatus();
+  }();
+  CARBONROUTE_RETURN_IF_ERROR(Exec(db_, status.ok() ? "COMMIT" : "ROLLBACK"));
+  return status;
+}
+
+absl::StatusOr<std::optional<absl::Time>> ReadingStore::ForecastEnd(const SeriesKey& series) {
+  absl::MutexLock lock(&mutex_);
+  Statement& query = statements_->forecast_end;
+  BindSeries(query, series);
+  absl::StatusOr<bool> row = query.Step();
+  std::optional<absl::Time> end;
+  if (row.ok() && *row && !query.IsNull(0)) end = absl::FromUnixSeconds(query.Int(0));
+  query.Reset();
+  if (!row.ok()) return row.status();
+  return end;
+}
+
+absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::ForecastBetween(const SeriesKey& series,
+                                                                           absl::Time from,
+                                                                           absl::Time to) {
+  absl::MutexLock lock(&mutex_);
+  Statement& query = statements_->forecast_between;
+  BindSeries(query, series);
+  query.Bind(4, Seconds(from)).Bind(5, Seconds(to));
+  std::vector<IntensityRecord> points;
+  absl::StatusOr<bool> row;
+  while ((row = query.Step()).ok() && *row) points.push_back(RecordAt(query));
+  query.Reset();
+  if (!row.ok()) return row.status();
+  return points;
+}
+
+absl::StatusOr<int64_t> ReadingStore::Prune(absl::Time cutoff) {
+  absl::MutexLock lock(&mutex_);
+  int64_t deleted = 0;
+  for (const char* table : {"readings", "forecasts"}) {
+    CARBONROUTE_ASSIGN_OR_RETURN(
+        Statement remove,
+        Statement::Prepare(db_, absl::StrCat("DELETE FROM ", table, " WHERE valid_to < ?1")));
+    remove.Bind(1, Seconds(cutoff));
+    CARBONROUTE_RETURN_IF_ERROR(remove.Run());
+    deleted += sqlite3_changes(db_);
+  }
+  return deleted;
+}
+
+absl::StatusOr<int64_t> ReadingStore::CountReadings() {
+  absl::MutexLock lock(&mutex_);
+  CARBONROUTE_ASSIGN_OR_RETURN(Statement count,
+                               Statement::Prepare(db_, "SELECT COUNT(*) FROM readings"));
+  CARBONROUTE_ASSIGN_OR_RETURN(bool has_row, count.Step());
+  return has_row ? count.Int(0) : 0;
+}
+
+}  // namespace carbonroute::cache

@@ -1,0 +1,99 @@
+// File: cache/reading_store.h
+//
+// The SQLite system of record for carbon-intensity readings and forecasts.
+// The collector asks it before calling any provider: while a stored reading
+// covers "now", no upstream call is made, across restarts too (the file is
+// reused).
+//
+// Tables (schema version 1, PRAGMA user_version), both keyed by
+// (provider, location, emissions_type, valid_from), times in Unix seconds:
+//   readings   current readings as reported, with valid_to, value, unit,
+//              estimated, fetched_at
+//   forecasts  forecast points; a newer forecast replaces the points of the
+//              older one from its first valid_from on
+//
+// Replacement rule for `readings` (Put): a reading for an existing key
+// replaces the stored one unless the stored one is measured
+// (estimated=false) and the new one is an estimate. So a measured value
+// replaces an earlier estimate, and an estimate never overwrites a
+// measurement.
+//
+// The database runs in WAL mode (":memory:" excepted), synchronous=NORMAL.
+//
+// Errors: kInvalidArgument for a record with valid_to <= valid_from or a
+// non-finite value (nothing is written); kUnavailable when the database is
+// locked by another process; kResourceExhausted when the disk is full;
+// kInternal for other SQLite failures (with SQLite's message).
+//
+// Thread safety: all methods are safe to call concurrently (one connection,
+// serialised by a mutex).
+#ifndef CARBONROUTE_CACHE_READING_STORE_H_
+#define CARBONROUTE_CACHE_READING_STORE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "cache/intensity_record.h"
+
+struct sqlite3;
+
+namespace carbonroute::cache {
+
+class Statement;
+
+class ReadingStore {
+ public:
+  // Opens or creates the database at `path` (":memory:" for a private
+  // in-memory database) and creates the schema. kInternal if the file cannot
+  // be opened or has a schema version newer than this program knows.
+  static absl::StatusOr<std::unique_ptr<ReadingStore>> Open(const std::string& path);
+  ~ReadingStore();
+
+  ReadingStore(const ReadingStore&) = delete;
+  ReadingStore& operator=(const ReadingStore&) = delete;
+
+  // Stores a current reading under the replacement rule above. Returns true
+  // if it was written, false if a measured reading was kept instead.
+  absl::StatusOr<bool> Put(const IntensityRecord& record);
+
+  // The reading of `series` whose [valid_from, valid_to) contains `t`, the
+  // latest-starting one if several do; nullopt if none.
+  absl::StatusOr<std::optional<IntensityRecord>> ValidAt(const SeriesKey& series, absl::Time t);
+
+  // Stores a forecast: deletes the series' forecast points from
+  // points.front().valid_from on, then inserts `points`, in one transaction.
+  // An empty `points` is a no-op.
+  absl::Status PutForecast(const SeriesKey& series, const std::vector<IntensityRecord>& points);
+
+  // The latest valid_to among the series' forecast points; nullopt if none.
+  absl::StatusOr<std::optional<absl::Time>> ForecastEnd(const SeriesKey& series);
+
+  // The series' forecast points that overlap [from, to), by valid_from.
+  absl::StatusOr<std::vector<IntensityRecord>> ForecastBetween(const SeriesKey& series,
+                                                               absl::Time from, absl::Time to);
+
+  // Deletes readings and forecast points whose valid_to is before `cutoff`.
+  // Returns how many rows were deleted.
+  absl::StatusOr<int64_t> Prune(absl::Time cutoff);
+
+  // Number of rows in `readings` (for tests and the status page).
+  absl::StatusOr<int64_t> CountReadings();
+
+ private:
+  explicit ReadingStore(sqlite3* db);
+  absl::Status PrepareStatements() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  absl::Mutex mutex_;
+  sqlite3* const db_;
+  struct Statements;
+  std::unique_ptr<Statements> statements_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace carbonroute::cache
+
+#endif  // CARBONROUTE_CACHE_READING_STORE_H_

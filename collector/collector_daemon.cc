@@ -1,0 +1,71 @@
+#include "collector/collector_daemon.h"
+
+#include <spdlog/spdlog.h>
+
+#include "absl/strings/str_cat.h"
+#include "config/status_macros.h"
+#include "exporter/metrics_page.h"
+
+namespace carbonroute::collector {
+namespace {
+
+absl::Status Prefixed(const absl::Status& status, absl::string_view what) {
+  return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
+    const CollectorConfig& config, const providers::DataPaths& data, Clock& clock) {
+  std::unique_ptr<CollectorDaemon> daemon(new CollectorDaemon(clock));
+
+  absl::StatusOr<std::unique_ptr<cache::ReadingStore>> store = cache::ReadingStore::Open(config.database);
+  if (!store.ok()) return Prefixed(store.status(), "opening the cache");
+  daemon->store_ = *std::move(store);
+
+  std::vector<providers::Provider*> borrowed;
+  for (const ProviderConfig& provider_config : config.providers) {
+    absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
+        providers::MakeProvider(provider_config, data);
+    if (!provider.ok()) {
+      return Prefixed(provider.status(), absl::StrCat("provider \"", provider_config.name, "\""));
+    }
+    spdlog::info("provider {} ({}): {} locations", provider_config.name,
+                 std::string(ProviderTypeName(provider_config.type)), (*provider)->locations().size());
+    borrowed.push_back(provider->get());
+    daemon->providers_.push_back(*std::move(provider));
+  }
+
+  daemon->registry_ = std::make_shared<prometheus::Registry>();
+  daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
+  daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region);
+  daemon->poller_ = std::make_unique<Poller>(std::move(borrowed), *daemon->store_,
+                                             *daemon->metrics_, config.poll);
+
+  daemon->first_poll_done_ = std::make_shared<std::atomic<bool>>(false);
+  exporter::HttpServerOptions server_options;
+  server_options.listen_address = config.listen_address;
+  server_options.routes["/metrics"] = exporter::MetricsPageHandler(daemon->registry_);
+  server_options.routes["/healthz"] = [ready = daemon->first_poll_done_](
+                                          const exporter::HttpServerRequest&) {
+    return ready->load() ? exporter::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
+                         : exporter::HttpServerResponse{503, "text/plain; charset=utf-8",
+                                                        "starting: first poll not done\n"};
+  };
+  absl::StatusOr<std::unique_ptr<exporter::HttpServer>> server =
+      exporter::HttpServer::Start(std::move(server_options));
+  if (!server.ok()) return Prefixed(server.status(), "starting the HTTP endpoint");
+  daemon->server_ = *std::move(server);
+  return daemon;
+}
+
+void CollectorDaemon::Run(absl::Notification& stop) {
+  const PollStats first = poller_->PollOnce(clock_.Now());
+  first_poll_done_->store(true);
+  spdlog::info("first poll: {} series exported, {} provider calls ({} failed), {} cache hits",
+               first.exported_series, first.provider_calls, first.provider_errors, first.cache_hits);
+  if (clock_.WaitUntil(first.next_poll, stop)) return;
+  poller_->Run(clock_, stop);
+}
+
+}  // namespace carbonroute::collector

@@ -1,0 +1,61 @@
+// File: collector/collector_daemon.h
+//
+// The composition root of carbonroute-collector: builds the cache, the
+// providers, the metrics registry and the HTTP endpoint (/metrics, /healthz)
+// from a validated configuration, then runs the poll loop.
+//
+// /healthz answers 200 "ok" once the first poll has completed, 503 before.
+//
+// Ownership: owns everything it builds; borrows the clock, which must outlive it.
+// Thread safety: Run() on one thread; port() from any.
+#ifndef CARBONROUTE_COLLECTOR_COLLECTOR_DAEMON_H_
+#define CARBONROUTE_COLLECTOR_COLLECTOR_DAEMON_H_
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "cache/reading_store.h"
+#include "collector/poller.h"
+#include "config/clock.h"
+#include "config/collector_config.h"
+#include "exporter/collector_metrics.h"
+#include "exporter/http_server.h"
+#include "providers/make_provider.h"
+#include "prometheus/registry.h"
+
+namespace carbonroute::collector {
+
+class CollectorDaemon {
+ public:
+  // Errors: those of ReadingStore::Open, MakeProvider and HttpServer::Start,
+  // each prefixed with what was being built.
+  static absl::StatusOr<std::unique_ptr<CollectorDaemon>> Create(const CollectorConfig& config,
+                                                                 const providers::DataPaths& data,
+                                                                 Clock& clock);
+
+  // The bound port of the HTTP endpoint.
+  int port() const { return server_->port(); }
+
+  // Polls until `stop` is notified. The HTTP endpoint serves until destruction.
+  void Run(absl::Notification& stop);
+
+ private:
+  CollectorDaemon(Clock& clock) : clock_(clock) {}
+
+  Clock& clock_;
+  std::unique_ptr<cache::ReadingStore> store_;
+  std::vector<std::unique_ptr<providers::Provider>> providers_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<exporter::CollectorMetrics> metrics_;
+  std::unique_ptr<Poller> poller_;
+  std::shared_ptr<std::atomic<bool>> first_poll_done_;
+  // Declared last: destroyed first, so no handler runs against freed state.
+  std::unique_ptr<exporter::HttpServer> server_;
+};
+
+}  // namespace carbonroute::collector
+
+#endif  // CARBONROUTE_COLLECTOR_COLLECTOR_DAEMON_H_

@@ -1,0 +1,115 @@
+// carbonroute-collector: flags → config → daemon → READY=1 → run until SIGTERM/SIGINT.
+#include <signal.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <systemd/sd-daemon.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "collector/collector_daemon.h"
+#include "config/clock.h"
+#include "config/load_collector_config.h"
+
+namespace {
+
+using carbonroute::CollectorConfig;
+
+// Blocks SIGINT/SIGTERM in every thread started after this call; a watcher
+// thread waits for them and notifies `stop`.
+std::thread StartSignalWatcher(absl::Notification& stop) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return std::thread([signals, &stop] {
+    int received = 0;
+    sigwait(&signals, &received);
+    spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");
+    stop.Notify();
+  });
+}
+
+carbonroute::providers::DataPaths DataPathsFor(const std::vector<std::string>& flags,
+                                               const std::string& config_path) {
+  carbonroute::providers::DataPaths paths;
+  paths.search_dirs = flags;
+  if (const char* env = std::getenv("CARBONROUTE_DATA_DIR"); env != nullptr && *env != '\0') {
+    paths.search_dirs.push_back(env);
+  }
+  paths.search_dirs.push_back(std::filesystem::path(config_path).parent_path().string());
+  paths.search_dirs.push_back(CARBONROUTE_DATA_DIR);
+  return paths;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"carbonroute-collector: polls carbon-intensity providers, caches readings in SQLite "
+               "and exports them as Prometheus metrics."};
+  std::string config_path;
+  std::string check_config_path;
+  std::string log_level;
+  std::vector<std::string> data_dirs;
+  app.add_option("-c,--config", config_path, "YAML configuration file")->check(CLI::ExistingFile);
+  app.add_option("--check-config", check_config_path,
+                 "validate this configuration file, print the result and exit (0 = valid)");
+  app.add_option("--log-level", log_level, "trace|debug|info|warn|error|off (overrides the config)")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  app.add_option("--data-dir", data_dirs,
+                 "directory searched first for data files named by a relative path (repeatable)");
+  app.set_version_flag("--version", std::string("carbonroute-collector ") + CARBONROUTE_VERSION);
+  CLI11_PARSE(app, argc, argv);
+
+  spdlog::set_default_logger(spdlog::stderr_color_mt("carbonroute"));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
+
+  if (!check_config_path.empty()) {
+    absl::StatusOr<CollectorConfig> config = carbonroute::LoadCollectorConfig(check_config_path);
+    if (!config.ok()) {
+      std::cerr << config.status().message() << "\n";
+      return 2;
+    }
+    std::cout << check_config_path << ": OK (" << config->providers.size() << " providers)\n";
+    return 0;
+  }
+  if (config_path.empty()) {
+    std::cerr << "carbonroute-collector: --config FILE is required (see --help)\n";
+    return 2;
+  }
+  absl::StatusOr<CollectorConfig> config = carbonroute::LoadCollectorConfig(config_path);
+  if (!config.ok()) {
+    std::cerr << config.status().message() << "\n";
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(log_level.empty() ? config->log_level : log_level));
+
+  absl::Notification stop;
+  std::thread signal_watcher = StartSignalWatcher(stop);
+  int exit_code = 0;
+  {
+    absl::StatusOr<std::unique_ptr<carbonroute::collector::CollectorDaemon>> daemon =
+        carbonroute::collector::CollectorDaemon::Create(*config, DataPathsFor(data_dirs, config_path),
+                                                        carbonroute::RealClock());
+    if (!daemon.ok()) {
+      spdlog::critical("{}", std::string(daemon.status().message()));
+      exit_code = 1;
+    } else {
+      spdlog::info("node {} (region \"{}\", location \"{}\"); serving http://{}:{}/metrics",
+                   config->node.name, config->node.region, config->node.location,
+                   config->listen_address.substr(0, config->listen_address.rfind(':')),
+                   (*daemon)->port());
+      sd_notify(0, "READY=1");
+      (*daemon)->Run(stop);
+      sd_notify(0, "STOPPING=1");
+    }
+  }  // the daemon (HTTP endpoint, then cache) is closed here
+  if (!stop.HasBeenNotified()) kill(getpid(), SIGTERM);  // release the watcher thread
+  signal_watcher.join();
+  spdlog::info("stopped");
+  return exit_code;
+}

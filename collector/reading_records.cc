@@ -1,0 +1,17 @@
+#include "collector/reading_records.h"
+
+namespace carbonroute::collector {
+
+cache::IntensityRecord ToRecord(const providers::Reading& reading, absl::Time fetched_at) {
+  cache::IntensityRecord record;
+  record.series = {reading.provider, reading.location, reading.emissions_type};
+  record.valid_from = reading.valid_from;
+  record.valid_to = reading.valid_to;
+  record.value = reading.value;
+  record.unit = reading.kind == providers::ValueKind::kPercentile ? kPercentileUnit : kGramsPerKwhUnit;
+  record.estimated = reading.estimated;
+  record.fetched_at = fetched_at;
+  return record;
+}
+
+}  // namespace carbonroute::collector

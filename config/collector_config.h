@@ -1,0 +1,82 @@
+// File: config/collector_config.h
+//
+// Typed settings of carbonroute-collector, as loaded from YAML by
+// LoadCollectorConfig() (config/load_collector_config.h). Plain value types
+// with in-class defaults; the README's "Configuration" section lists every key.
+//
+// Units live in the types: every interval is an absl::Duration; carbon
+// intensities are gCO2eq/kWh (`_grams_per_kwh`).
+#ifndef CARBONROUTE_CONFIG_COLLECTOR_CONFIG_H_
+#define CARBONROUTE_CONFIG_COLLECTOR_CONFIG_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "config/emissions_type.h"
+
+namespace carbonroute {
+
+enum class ProviderType { kReplay, kStatic };
+
+// Settings of the `replay` provider: a historical hourly trace served as if live.
+struct ReplaySettings {
+  // CSV in the shape of data/carbon-intensity-2022-hourly.csv. A relative path
+  // is looked up by the collector in its data directories (see README).
+  std::string trace = "carbon-intensity-2022-hourly.csv";
+};
+
+// Settings of the `static` provider: fixed values from the config.
+struct StaticSettings {
+  EmissionsType emissions_type = EmissionsType::kAverage;
+  // Each reading is valid for this long, aligned to multiples of it since the
+  // Unix epoch (1h: from the top of the hour to the next).
+  absl::Duration validity = absl::Hours(1);
+  // location → gCO2eq/kWh. Its keys are the provider's locations.
+  std::map<std::string, double> grams_per_kwh;
+};
+
+struct ProviderConfig {
+  // Unique among providers; the `provider` metric label. Defaults to the type name.
+  std::string name;
+  ProviderType type = ProviderType::kReplay;
+  // Grid locations to poll, in the provider's own codes (Electricity Maps zone
+  // "DE", WattTime region "CAISO_NORTH"). For `replay`, ["*"] means every zone
+  // of the trace. For `static`, the keys of `grams_per_kwh`.
+  std::vector<std::string> locations;
+  ReplaySettings replay;
+  StaticSettings static_values;
+};
+
+struct NodeConfig {
+  std::string name;      // this node's name: the `node`/`source` label
+  std::string region;    // cloud region, e.g. "europe-west1" (may be empty)
+  std::string location;  // grid location this node draws power from (may be empty)
+};
+
+struct PollConfig {
+  // Longest time between two polls. The collector also wakes when the earliest
+  // exported reading's validity ends.
+  absl::Duration interval = absl::Seconds(60);
+  // Forecasts are fetched again once the cached forecast ends sooner than now + horizon.
+  absl::Duration forecast_horizon = absl::Hours(24);
+  // Readings whose validity ended longer ago than this are deleted from the cache.
+  absl::Duration retention = absl::Hours(24 * 7);
+};
+
+struct CollectorConfig {
+  std::string listen_address = "127.0.0.1:9464";  // host:port of /metrics and /healthz
+  std::string database = "carbonroute.sqlite";     // SQLite file, or ":memory:"
+  std::string log_level = "info";                  // trace|debug|info|warn|error|off
+  NodeConfig node;
+  PollConfig poll;
+  std::vector<ProviderConfig> providers;
+};
+
+// "replay" or "static".
+absl::string_view ProviderTypeName(ProviderType type);
+
+}  // namespace carbonroute
+
+#endif  // CARBONROUTE_CONFIG_COLLECTOR_CONFIG_H_

@@ -1,0 +1,185 @@
+#include "config/load_collector_config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "config/status_macros.h"
+#include "config/yaml_reader.h"
+
+namespace carbonroute {
+namespace {
+
+using config_internal::MappingReader;
+
+constexpr absl::string_view kLogLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
+
+absl::Status Invalid(absl::string_view path, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
+}
+
+absl::Status ValidateListenAddress(const std::string& address) {
+  const std::size_t colon = address.rfind(':');
+  int port = -1;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(absl::string_view(address).substr(colon + 1), &port) || port < 0 ||
+      port > 65535) {
+    return Invalid("listen_address",
+                   absl::StrCat("expected host:port such as \"127.0.0.1:9464\", got \"", address, "\""));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RequirePositive(const MappingReader& reader, absl::string_view key, absl::Duration d) {
+  if (d <= absl::ZeroDuration()) {
+    return Invalid(reader.PathOf(key),
+                   absl::StrCat("must be positive, got \"", absl::FormatDuration(d), "\""));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadNode(MappingReader& root, NodeConfig& node) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("node"));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", node.name, /*required=*/true));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("region", node.region));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("location", node.location));
+  return reader.Finish();
+}
+
+absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("poll"));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("interval", poll.interval));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "interval", poll.interval));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("forecast_horizon", poll.forecast_horizon));
+  if (poll.forecast_horizon < absl::ZeroDuration() || poll.forecast_horizon > absl::Hours(24 * 8)) {
+    return Invalid(reader.PathOf("forecast_horizon"),
+                   absl::StrCat("must be between 0s and 192h, got \"",
+                                absl::FormatDuration(poll.forecast_horizon), "\""));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("retention", poll.retention));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "retention", poll.retention));
+  return reader.Finish();
+}
+
+absl::Status ReadStaticSettings(MappingReader& reader, ProviderConfig& provider) {
+  StaticSettings& settings = provider.static_values;
+  std::string emissions_type(EmissionsTypeName(settings.emissions_type));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("emissions_type", emissions_type));
+  std::optional<EmissionsType> parsed = ParseEmissionsType(emissions_type);
+  if (!parsed) {
+    return Invalid(reader.PathOf("emissions_type"),
+                   absl::StrCat("expected \"average\" or \"marginal\", got \"", emissions_type, "\""));
+  }
+  settings.emissions_type = *parsed;
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("validity", settings.validity));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "validity", settings.validity));
+  if (!reader.Has("values")) return Invalid(reader.PathOf("values"), "required key is missing");
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadNumberMap("values", settings.grams_per_kwh));
+  if (settings.grams_per_kwh.empty()) {
+    return Invalid(reader.PathOf("values"), "must list at least one location");
+  }
+  for (const auto& [location, value] : settings.grams_per_kwh) {
+    if (value < 0) {
+      return Invalid(absl::StrCat(reader.PathOf("values"), ".", location),
+                     absl::StrCat("gCO2eq/kWh must not be negative, got ", value));
+    }
+    provider.locations.push_back(location);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::string& path) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, MappingReader::Create(node, path));
+  ProviderConfig provider;
+  std::string type;
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("type", type, /*required=*/true));
+  if (type == "replay") {
+    provider.type = ProviderType::kReplay;
+    CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("trace", provider.replay.trace));
+    CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
+    if (provider.locations.empty()) {
+      return Invalid(reader.PathOf("locations"),
+                     "list at least one grid zone, or [\"*\"] for every zone of the trace");
+    }
+  } else if (type == "static") {
+    provider.type = ProviderType::kStatic;
+    CARBONROUTE_RETURN_IF_ERROR(ReadStaticSettings(reader, provider));
+  } else {
+    return Invalid(reader.PathOf("type"),
+                   absl::StrCat("unknown provider type \"", type,
+                                "\"; expected one of: replay, static"));
+  }
+  provider.name = std::string(ProviderTypeName(provider.type));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", provider.name));
+  if (provider.name.empty()) return Invalid(reader.PathOf("name"), "must not be empty");
+  CARBONROUTE_RETURN_IF_ERROR(reader.Finish());
+  return provider;
+}
+
+absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader root, MappingReader::Create(document, ""));
+  CollectorConfig config;
+  CARBONROUTE_RETURN_IF_ERROR(root.ReadString("listen_address", config.listen_address));
+  CARBONROUTE_RETURN_IF_ERROR(ValidateListenAddress(config.listen_address));
+  CARBONROUTE_RETURN_IF_ERROR(root.ReadString("database", config.database));
+  if (config.database.empty()) return Invalid("database", "must not be empty");
+  CARBONROUTE_RETURN_IF_ERROR(root.ReadString("log_level", config.log_level));
+  if (std::find(std::begin(kLogLevels), std::end(kLogLevels), config.log_level) ==
+      std::end(kLogLevels)) {
+    return Invalid("log_level", absl::StrCat("unknown level \"", config.log_level,
+                                             "\"; expected one of: ", absl::StrJoin(kLogLevels, ", ")));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(ReadNode(root, config.node));
+  CARBONROUTE_RETURN_IF_ERROR(ReadPoll(root, config.poll));
+
+  CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> providers, root.ReadSequence("providers"));
+  if (providers.empty()) return Invalid("providers", "list at least one provider");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < providers.size(); ++i) {
+    const std::string path = absl::StrCat("providers[", i, "]");
+    CARBONROUTE_ASSIGN_OR_RETURN(ProviderConfig provider, ReadProvider(providers[i], path));
+    if (!names.insert(provider.name).second) {
+      return Invalid(absl::StrCat(path, ".name"),
+                     absl::StrCat("duplicate provider name \"", provider.name,
+                                  "\"; give each provider a unique name"));
+    }
+    config.providers.push_back(std::move(provider));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(root.Finish());
+  return config;
+}
+
+}  // namespace
+
+absl::string_view ProviderTypeName(ProviderType type) {
+  return type == ProviderType::kStatic ? "static" : "replay";
+}
+
+absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml, absl::string_view origin) {
+  YAML::Node document;
+  try {
+    document = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ":", e.mark.line + 1, ":",
+                                                   e.mark.column + 1, ": YAML syntax error: ", e.msg));
+  }
+  absl::StatusOr<CollectorConfig> config = ParseDocument(document);
+  if (!config.ok()) {
+    return absl::Status(config.status().code(),
+                        absl::StrCat(origin, ": ", config.status().message()));
+  }
+  return config;
+}
+
+absl::StatusOr<CollectorConfig> LoadCollectorConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read config file \"", path, "\""));
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseCollectorConfig(text.str(), path);
+}
+
+}  // namespace carbonroute

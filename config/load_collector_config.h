@@ -1,0 +1,34 @@
+// File: config/load_collector_config.h
+//
+// Loads and validates carbonroute-collector's YAML configuration.
+//
+// Strict by design: an unknown key is an error (a typo must not be silently
+// ignored), and every error names the key path and the offending value, e.g.
+//   offline.yaml: providers[1].type: unknown provider type "wattime"; expected one of: replay, static
+//
+// Errors: every function returns kInvalidArgument for a malformed or invalid
+// configuration; LoadCollectorConfig returns kNotFound when the file cannot be
+// read. Nothing here touches the network or other files.
+//
+// Thread safety: pure functions, safe to call concurrently.
+#ifndef CARBONROUTE_CONFIG_LOAD_COLLECTOR_CONFIG_H_
+#define CARBONROUTE_CONFIG_LOAD_COLLECTOR_CONFIG_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/statusor.h"
+#include "config/collector_config.h"
+
+namespace carbonroute {
+
+// Parses YAML text. `origin` (usually the file name) prefixes error messages.
+absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml,
+                                                     absl::string_view origin);
+
+// Reads and parses the file at `path`.
+absl::StatusOr<CollectorConfig> LoadCollectorConfig(const std::string& path);
+
+}  // namespace carbonroute
+
+#endif  // CARBONROUTE_CONFIG_LOAD_COLLECTOR_CONFIG_H_

@@ -1,0 +1,151 @@
+#include "config/yaml_reader.h"
+
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::config_internal {
+namespace {
+
+absl::Status Invalid(absl::string_view path, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
+}
+
+absl::StatusOr<std::string> ScalarAt(const YAML::Node& node, absl::string_view path) {
+  if (!node.IsScalar()) return Invalid(path, absl::StrCat("expected a value, got ", Describe(node)));
+  return node.Scalar();
+}
+
+}  // namespace
+
+std::string Describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      return absl::StrCat("\"", node.Scalar(), "\"");
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "nothing";
+  }
+}
+
+absl::StatusOr<MappingReader> MappingReader::Create(const YAML::Node& node, std::string path) {
+  if (node && !node.IsNull() && !node.IsMap()) {
+    return Invalid(path.empty() ? "(document)" : path,
+                   absl::StrCat("expected a mapping, got ", Describe(node)));
+  }
+  return MappingReader(node, std::move(path));
+}
+
+bool MappingReader::Has(absl::string_view key) const {
+  return node_ && node_.IsMap() && node_[std::string(key)];
+}
+
+std::string MappingReader::PathOf(absl::string_view key) const {
+  return path_.empty() ? std::string(key) : absl::StrCat(path_, ".", key);
+}
+
+YAML::Node MappingReader::Take(absl::string_view key) {
+  consumed_.insert(std::string(key));
+  if (!node_ || !node_.IsMap()) return YAML::Node();
+  const YAML::Node& const_node = node_;  // const lookup does not insert
+  return const_node[std::string(key)];
+}
+
+absl::Status MappingReader::ReadString(absl::string_view key, std::string& out, bool required) {
+  YAML::Node value = Take(key);
+  if (!value || value.IsNull()) {
+    return required ? Invalid(PathOf(key), "required key is missing") : absl::OkStatus();
+  }
+  absl::StatusOr<std::string> scalar = ScalarAt(value, PathOf(key));
+  if (!scalar.ok()) return scalar.status();
+  out = *std::move(scalar);
+  return absl::OkStatus();
+}
+
+absl::Status MappingReader::ReadDouble(absl::string_view key, double& out) {
+  YAML::Node value = Take(key);
+  if (!value || value.IsNull()) return absl::OkStatus();
+  absl::StatusOr<std::string> scalar = ScalarAt(value, PathOf(key));
+  if (!scalar.ok()) return scalar.status();
+  double parsed = 0;
+  if (!absl::SimpleAtod(*scalar, &parsed) || !std::isfinite(parsed)) {
+    return Invalid(PathOf(key), absl::StrCat("expected a finite number, got \"", *scalar, "\""));
+  }
+  out = parsed;
+  return absl::OkStatus();
+}
+
+absl::Status MappingReader::ReadDuration(absl::string_view key, absl::Duration& out) {
+  YAML::Node value = Take(key);
+  if (!value || value.IsNull()) return absl::OkStatus();
+  absl::StatusOr<std::string> scalar = ScalarAt(value, PathOf(key));
+  if (!scalar.ok()) return scalar.status();
+  absl::Duration parsed;
+  if (!absl::ParseDuration(*scalar, &parsed)) {
+    return Invalid(PathOf(key), absl::StrCat("expected a duration such as \"90s\" or \"1h\", got \"",
+                                             *scalar, "\""));
+  }
+  out = parsed;
+  return absl::OkStatus();
+}
+
+absl::Status MappingReader::ReadStringList(absl::string_view key, std::vector<std::string>& out) {
+  YAML::Node value = Take(key);
+  if (!value || value.IsNull()) return absl::OkStatus();
+  if (!value.IsSequence()) {
+    return Invalid(PathOf(key), absl::StrCat("expected a list, got ", Describe(value)));
+  }
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    absl::StatusOr<std::string> scalar = ScalarAt(value[i], absl::StrCat(PathOf(key), "[", i, "]"));
+    if (!scalar.ok()) return scalar.status();
+    items.push_back(*std::move(scalar));
+  }
+  out = std::move(items);
+  return absl::OkStatus();
+}
+
+absl::Status MappingReader::ReadNumberMap(absl::string_view key, std::map<std::string, double>& out) {
+  absl::StatusOr<MappingReader> child = ReadMapping(key);
+  if (!child.ok()) return child.status();
+  if (!child->node_ || child->node_.IsNull()) return absl::OkStatus();
+  std::map<std::string, double> values;
+  for (const auto& entry : child->node_) {
+    const std::string name = entry.first.Scalar();
+    double number = 0;
+    if (absl::Status s = child->ReadDouble(name, number); !s.ok()) return s;
+    values[name] = number;
+  }
+  out = std::move(values);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MappingReader> MappingReader::ReadMapping(absl::string_view key) {
+  return Create(Take(key), PathOf(key));
+}
+
+absl::StatusOr<std::vector<YAML::Node>> MappingReader::ReadSequence(absl::string_view key) {
+  YAML::Node value = Take(key);
+  std::vector<YAML::Node> items;
+  if (!value || value.IsNull()) return items;
+  if (!value.IsSequence()) {
+    return Invalid(PathOf(key), absl::StrCat("expected a list, got ", Describe(value)));
+  }
+  for (const auto& item : value) items.push_back(item);
+  return items;
+}
+
+absl::Status MappingReader::Finish() const {
+  if (!node_ || !node_.IsMap()) return absl::OkStatus();
+  for (const auto& entry : node_) {
+    const std::string key = entry.first.Scalar();
+    if (!consumed_.contains(key)) return Invalid(PathOf(key), "unknown key");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace carbonroute::config_internal

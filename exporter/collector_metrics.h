@@ -1,0 +1,82 @@
+// File: exporter/collector_metrics.h
+//
+// carbonroute-collector's metrics: typed setters over a prometheus::Registry,
+// with the names of exporter/metric_names.h. A series that no longer has a
+// true value is removed (never left stale, never set to 0).
+//
+// Ownership: borrows the registry, which must outlive this object.
+// Thread safety: all methods are safe to call concurrently.
+#ifndef CARBONROUTE_EXPORTER_COLLECTOR_METRICS_H_
+#define CARBONROUTE_EXPORTER_COLLECTOR_METRICS_H_
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+
+namespace carbonroute::exporter {
+
+// The labels naming one carbon-intensity series.
+struct SeriesLabels {
+  std::string provider;
+  std::string location;
+  std::string emissions_type;  // "average" or "marginal"
+
+  auto Tie() const { return std::tie(provider, location, emissions_type); }
+  bool operator<(const SeriesLabels& other) const { return Tie() < other.Tie(); }
+};
+
+class CollectorMetrics {
+ public:
+  explicit CollectorMetrics(prometheus::Registry& registry);
+
+  CollectorMetrics(const CollectorMetrics&) = delete;
+  CollectorMetrics& operator=(const CollectorMetrics&) = delete;
+
+  // Exports the reading valid now (gCO2eq/kWh) and the end of its validity.
+  void SetIntensity(const SeriesLabels& series, double grams_per_kwh, bool estimated,
+                    absl::Time valid_to);
+  // Removes the series' intensity and valid_to gauges (no true value is known).
+  void ClearIntensity(const SeriesLabels& series);
+
+  // Exports the mean of the forecast over the next `window` ("1h", "4h", "24h").
+  void SetForecastMean(const SeriesLabels& series, const std::string& window, double grams_per_kwh);
+  void ClearForecastMean(const SeriesLabels& series, const std::string& window);
+
+  // Counts one provider call with outcome `outcome` ("ok", "not_found", ...).
+  void CountProviderRequest(const std::string& provider, const std::string& outcome);
+  // Counts one cache lookup: hit = a stored value made a provider call unnecessary.
+  void CountCacheLookup(bool hit);
+
+  void SetNodeInfo(const std::string& node, const std::string& location, const std::string& region);
+  void SetLastPoll(absl::Time t);
+
+ private:
+  struct IntensitySeries {
+    prometheus::Gauge* value;
+    prometheus::Gauge* valid_to;
+  };
+
+  prometheus::Family<prometheus::Gauge>& intensity_;
+  prometheus::Family<prometheus::Gauge>& valid_to_;
+  prometheus::Family<prometheus::Gauge>& forecast_mean_;
+  prometheus::Family<prometheus::Counter>& provider_requests_;
+  prometheus::Family<prometheus::Counter>& cache_lookups_;
+  prometheus::Family<prometheus::Gauge>& node_info_;
+  prometheus::Gauge& last_poll_;
+
+  absl::Mutex mutex_;
+  std::map<SeriesLabels, IntensitySeries> intensity_series_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::pair<SeriesLabels, std::string>, prometheus::Gauge*> forecast_series_
+      ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace carbonroute::exporter
+
+#endif  // CARBONROUTE_EXPORTER_COLLECTOR_METRICS_H_

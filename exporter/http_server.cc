@@ -1,0 +1,107 @@
+#include "exporter/http_server.h"
+
+#include <civetweb.h>
+
+#include <mutex>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::exporter {
+namespace {
+
+const char* ReasonPhrase(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 413: return "Payload Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "";
+  }
+}
+
+void Reply(mg_connection* connection, const HttpServerResponse& response) {
+  const std::string head = absl::StrCat(
+      "HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n",
+      "Content-Type: ", response.content_type, "\r\n",
+      "Content-Length: ", response.body.size(), "\r\n\r\n");
+  mg_write(connection, head.data(), head.size());
+  mg_write(connection, response.body.data(), response.body.size());
+}
+
+}  // namespace
+
+int HttpServer::HandleRequest(mg_connection* connection) {
+  const mg_request_info* info = mg_get_request_info(connection);
+  const auto* server = static_cast<const HttpServer*>(mg_get_user_data(mg_get_context(connection)));
+  HttpServerRequest request;
+  request.method = info->request_method;
+  request.path = info->local_uri != nullptr ? info->local_uri : "/";
+  request.query = info->query_string != nullptr ? info->query_string : "";
+
+  auto route = server->options_.routes.find(request.path);
+  if (route == server->options_.routes.end()) {
+    Reply(connection, {404, "text/plain; charset=utf-8", absl::StrCat("no such path: ", request.path, "\n")});
+    return 1;
+  }
+  if (info->content_length > 0 &&
+      static_cast<std::size_t>(info->content_length) > server->options_.max_body_bytes) {
+    Reply(connection, {413, "text/plain; charset=utf-8",
+                       absl::StrCat("request body over ", server->options_.max_body_bytes, " bytes\n")});
+    return 1;
+  }
+  char buffer[16 * 1024];
+  int read = 0;
+  while ((read = mg_read(connection, buffer, sizeof(buffer))) > 0) {
+    request.body.append(buffer, static_cast<std::size_t>(read));
+    if (request.body.size() > server->options_.max_body_bytes) {
+      Reply(connection, {413, "text/plain; charset=utf-8",
+                         absl::StrCat("request body over ", server->options_.max_body_bytes, " bytes\n")});
+      return 1;
+    }
+  }
+  Reply(connection, route->second(request));
+  return 1;
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options) {
+  static std::once_flag init;
+  std::call_once(init, [] { mg_init_library(0); });
+
+  const std::string& address = options.listen_address;
+  if (address.empty() || address.rfind(':') == std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("listen address \"", address, "\" is not host:port"));
+  }
+  std::unique_ptr<HttpServer> server(new HttpServer(std::move(options)));
+  const std::string threads = std::to_string(server->options_.threads);
+  const char* config[] = {"listening_ports", server->options_.listen_address.c_str(),
+                          "num_threads", threads.c_str(),
+                          "request_timeout_ms", "10000",
+                          "enable_keep_alive", "yes",
+                          nullptr};
+  mg_callbacks callbacks{};
+  callbacks.begin_request = &HttpServer::HandleRequest;
+  mg_init_data init_data{&callbacks, server.get(), config};
+  char error_text[256] = "";
+  unsigned error_code = 0;
+  mg_error_data error{&error_code, error_text, sizeof(error_text)};
+  server->context_ = mg_start2(&init_data, &error);
+  if (server->context_ == nullptr) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", server->options_.listen_address,
+                                               ": ", error_text));
+  }
+  mg_server_port ports[4];
+  const int count = mg_get_server_ports(server->context_, 4, ports);
+  server->port_ = count > 0 ? ports[0].port : 0;
+  return server;
+}
+
+HttpServer::~HttpServer() {
+  if (context_ != nullptr) mg_stop(context_);
+}
+
+}  // namespace carbonroute::exporter

@@ -1,0 +1,41 @@
+// File: exporter/metric_names.h
+//
+// Every Prometheus metric name carbonroute exports, in one place. These names
+// are a contract (docs: ../shared/docs/DESIGN.md, README "Metrics"):
+// scheduler-lite, the dashboards, the alert rules and the tests rely on them.
+// Conventions: base units in the name, `_total` on counters
+// (https://prometheus.io/docs/practices/naming/).
+#ifndef CARBONROUTE_EXPORTER_METRIC_NAMES_H_
+#define CARBONROUTE_EXPORTER_METRIC_NAMES_H_
+
+namespace carbonroute::metric_names {
+
+// gauge{location, provider, emissions_type, estimated}: the reading valid now,
+// gCO2eq/kWh. WattTime's lbs/MWh are converted with 1 lb/MWh = 0.453592 g/kWh.
+inline constexpr char kCarbonIntensity[] = "carbonroute_carbon_intensity_grams_per_kilowatt_hour";
+// gauge{location, provider}: relative signal 0–100 where no absolute value exists.
+inline constexpr char kCarbonIntensityPercentile[] = "carbonroute_carbon_intensity_percentile";
+// gauge{location, provider, emissions_type}: end of the current reading's validity, Unix seconds.
+inline constexpr char kCarbonIntensityValidTo[] =
+    "carbonroute_carbon_intensity_valid_to_timestamp_seconds";
+// gauge{location, provider, emissions_type, window}: forecast mean over the next window.
+inline constexpr char kForecastMean[] =
+    "carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour";
+// gauge{source, target}: smoothed RTT from this node to a peer.
+inline constexpr char kRtt[] = "carbonroute_rtt_seconds";
+// histogram{source, target}: every probe's RTT.
+inline constexpr char kProbeRtt[] = "carbonroute_probe_rtt_seconds";
+// gauge{source, target}: loss over the recent window, 0–1.
+inline constexpr char kProbeLossRatio[] = "carbonroute_probe_loss_ratio";
+// counter{provider, outcome}: upstream calls by outcome (ok, not_found, http_4xx, ...).
+inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total";
+// gauge (=1){node, location, region}: which grid location a node draws power from.
+inline constexpr char kNodeInfo[] = "carbonroute_node_info";
+// counter{outcome}: cache lookups made instead of provider calls (hit) or before them (miss).
+inline constexpr char kCacheLookups[] = "carbonroute_cache_lookups_total";
+// gauge: Unix time of the end of the last completed poll.
+inline constexpr char kLastPoll[] = "carbonroute_last_poll_timestamp_seconds";
+
+}  // namespace carbonroute::metric_names
+
+#endif  // CARBONROUTE_EXPORTER_METRIC_NAMES_H_

@@ -1,0 +1,22 @@
+// File: exporter/metrics_page.h
+//
+// The /metrics route: a registry rendered in the Prometheus text exposition
+// format 0.0.4 by prometheus-cpp's TextSerializer.
+//
+// Ownership: the handler keeps the registry alive (shared_ptr).
+// Thread safety: the handler may run concurrently (Registry::Collect is thread-safe).
+#ifndef CARBONROUTE_EXPORTER_METRICS_PAGE_H_
+#define CARBONROUTE_EXPORTER_METRICS_PAGE_H_
+
+#include <memory>
+
+#include "exporter/http_server.h"
+#include "prometheus/registry.h"
+
+namespace carbonroute::exporter {
+
+HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry);
+
+}  // namespace carbonroute::exporter
+
+#endif  // CARBONROUTE_EXPORTER_METRICS_PAGE_H_

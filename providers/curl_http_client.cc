@@ -1,0 +1,102 @@
+#include "providers/curl_http_client.h"
+
+#include <curl/curl.h>
+
+#include <mutex>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace carbonroute {
+namespace {
+
+size_t AppendBody(char* data, size_t size, size_t count, void* user) {
+  static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+size_t AppendHeader(char* data, size_t size, size_t count, void* user) {
+  absl::string_view line(data, size * count);
+  const std::size_t colon = line.find(':');
+  if (colon != absl::string_view::npos) {
+    auto* headers = static_cast<std::map<std::string, std::string>*>(user);
+    (*headers)[absl::AsciiStrToLower(line.substr(0, colon))] =
+        std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+  }
+  return size * count;
+}
+
+// The query string is left out of messages: some APIs take credentials there.
+absl::Status TransportError(CURLcode code, absl::string_view url, const char* detail) {
+  url = url.substr(0, url.find('?'));
+  const std::string message =
+      absl::StrCat("HTTP request to ", url, " failed: ", *detail ? detail : curl_easy_strerror(code));
+  switch (code) {
+    case CURLE_OPERATION_TIMEDOUT:
+      return absl::DeadlineExceededError(message);
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      return absl::InvalidArgumentError(message);
+    default:
+      return absl::UnavailableError(message);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CurlHttpClient>> CurlHttpClient::Create(std::string user_agent) {
+  static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (init != CURLE_OK) {
+    return absl::InternalError(absl::StrCat("curl_global_init: ", curl_easy_strerror(init)));
+  }
+  CURL* handle = curl_easy_init();
+  if (handle == nullptr) return absl::InternalError("curl_easy_init failed");
+  return std::unique_ptr<CurlHttpClient>(new CurlHttpClient(handle, std::move(user_agent)));
+}
+
+CurlHttpClient::~CurlHttpClient() {
+  absl::MutexLock lock(&mutex_);
+  curl_easy_cleanup(static_cast<CURL*>(handle_));
+}
+
+absl::StatusOr<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
+  absl::MutexLock lock(&mutex_);
+  CURL* curl = static_cast<CURL*>(handle_);
+  curl_easy_reset(curl);
+  HttpResponse response;
+  char error[CURL_ERROR_SIZE] = "";
+  curl_slist* headers = nullptr;
+  for (const auto& [name, value] : request.headers) {
+    headers = curl_slist_append(headers, absl::StrCat(name, ": ", value).c_str());
+  }
+  const long timeout_ms = static_cast<long>(absl::ToInt64Milliseconds(request.timeout));
+  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  if (request.method == "POST" || !request.body.empty()) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  }
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, user_agent_.c_str());
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &AppendHeader);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.headers);
+  const CURLcode code = curl_easy_perform(curl);
+  curl_slist_free_all(headers);
+  if (code != CURLE_OK) return TransportError(code, request.url, error);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  response.status = static_cast<int>(status);
+  return response;
+}
+
+}  // namespace carbonroute

@@ -1,0 +1,43 @@
+// File: providers/curl_http_client.h
+//
+// HttpClient over libcurl: the only file that includes <curl/curl.h>.
+// curl_global_init runs once per process, on the first Create(). TLS peer
+// verification is always on; gzip/deflate responses are decoded; proxies
+// follow libcurl's environment variables (HTTPS_PROXY, NO_PROXY).
+//
+// Thread safety: Send() may be called concurrently; calls are serialised on
+// one connection-reusing handle.
+#ifndef CARBONROUTE_PROVIDERS_CURL_HTTP_CLIENT_H_
+#define CARBONROUTE_PROVIDERS_CURL_HTTP_CLIENT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "providers/http_client.h"
+
+namespace carbonroute {
+
+class CurlHttpClient final : public HttpClient {
+ public:
+  // kInternal if libcurl cannot be initialised.
+  static absl::StatusOr<std::unique_ptr<CurlHttpClient>> Create(std::string user_agent);
+  ~CurlHttpClient() override;
+
+  CurlHttpClient(const CurlHttpClient&) = delete;
+  CurlHttpClient& operator=(const CurlHttpClient&) = delete;
+
+  absl::StatusOr<HttpResponse> Send(const HttpRequest& request) override;
+
+ private:
+  CurlHttpClient(void* handle, std::string user_agent)
+      : handle_(handle), user_agent_(std::move(user_agent)) {}
+
+  absl::Mutex mutex_;
+  void* const handle_ ABSL_GUARDED_BY(mutex_);  // CURL*
+  const std::string user_agent_;
+};
+
+}  // namespace carbonroute
+
+#endif  // CARBONROUTE_PROVIDERS_CURL_HTTP_CLIENT_H_

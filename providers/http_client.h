@@ -1,0 +1,49 @@
+// File: providers/http_client.h
+//
+// The HTTP seam. Providers and scheduler-lite's metrics source talk HTTP only
+// through this interface; CurlHttpClient (providers/curl_http_client.h) is the
+// real implementation, tests use fakes or a loopback server.
+//
+// HTTP status codes are data, not errors: a 404 or 503 is a successful
+// Send() whose response carries that status. Only transport failures are
+// errors:
+//   kDeadlineExceeded  connect or total timeout
+//   kUnavailable       connection refused/reset, DNS failure, TLS failure
+//   kInvalidArgument   a malformed URL
+#ifndef CARBONROUTE_PROVIDERS_HTTP_CLIENT_H_
+#define CARBONROUTE_PROVIDERS_HTTP_CLIENT_H_
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace carbonroute {
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  absl::Duration timeout = absl::Seconds(10);  // whole request, connect included
+};
+
+struct HttpResponse {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names lower-cased
+  std::string body;
+};
+
+// Thread safety: implementations are safe for concurrent use.
+class HttpClient {
+ public:
+  virtual ~HttpClient() = default;
+  virtual absl::StatusOr<HttpResponse> Send(const HttpRequest& request) = 0;
+};
+
+}  // namespace carbonroute
+
+#endif  // CARBONROUTE_PROVIDERS_HTTP_CLIENT_H_

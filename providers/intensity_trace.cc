@@ -1,0 +1,117 @@
+#include "providers/intensity_trace.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace carbonroute::providers {
+namespace {
+
+absl::Status LineError(absl::string_view origin, std::size_t line, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(origin, ":", line, ": ", what));
+}
+
+}  // namespace
+
+absl::StatusOr<IntensityTrace> IntensityTrace::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read trace file \"", path, "\""));
+  std::stringstream text;
+  text << in.rdbuf();
+  return Parse(text.str(), path);
+}
+
+absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv, absl::string_view origin) {
+  IntensityTrace trace;
+  std::size_t line_number = 0;
+  absl::CivilHour first_hour;
+  for (absl::string_view line : absl::StrSplit(csv, '\n')) {
+    ++line_number;
+    line = absl::StripSuffix(line, "\r");
+    if (line.empty()) continue;
+    std::vector<absl::string_view> cells = absl::StrSplit(line, ',');
+    if (line_number == 1) {
+      if (cells.size() < 2 || cells[0] != "datetime") {
+        return LineError(origin, line_number,
+                         "header must be \"datetime\" followed by zone codes");
+      }
+      for (std::size_t i = 1; i < cells.size(); ++i) trace.zones_.emplace_back(cells[i]);
+      continue;
+    }
+    if (cells.size() != trace.zones_.size() + 1) {
+      return LineError(origin, line_number,
+                       absl::StrCat("expected ", trace.zones_.size() + 1, " cells, got ", cells.size()));
+    }
+    absl::Time time;
+    std::string parse_error;
+    if (!absl::ParseTime(absl::RFC3339_full, cells[0], &time, &parse_error)) {
+      return LineError(origin, line_number,
+                       absl::StrCat("datetime \"", cells[0], "\" is not RFC 3339: ", parse_error));
+    }
+    const absl::CivilHour hour = absl::ToCivilHour(time, absl::UTCTimeZone());
+    if (time != absl::FromCivil(hour, absl::UTCTimeZone())) {
+      return LineError(origin, line_number,
+                       absl::StrCat("datetime \"", cells[0], "\" is not on the hour"));
+    }
+    if (trace.hours_ == 0) {
+      if (hour != absl::CivilHour(hour.year(), 1, 1, 0)) {
+        return LineError(origin, line_number,
+                         absl::StrCat("the trace must start at 00:00 UTC on January 1, got \"",
+                                      cells[0], "\""));
+      }
+      first_hour = hour;
+      trace.year_ = static_cast<int>(hour.year());
+    } else if (hour != first_hour + static_cast<int64_t>(trace.hours_)) {
+      return LineError(origin, line_number,
+                       absl::StrCat("datetime \"", cells[0], "\" is not the hour after the previous row"));
+    }
+    if (hour.year() != trace.year_) {
+      return LineError(origin, line_number, "the trace must cover a single calendar year");
+    }
+    for (std::size_t i = 1; i < cells.size(); ++i) {
+      double value = std::numeric_limits<double>::quiet_NaN();
+      if (!cells[i].empty() && (!absl::SimpleAtod(cells[i], &value) || !std::isfinite(value) ||
+                                value < 0)) {
+        return LineError(origin, line_number,
+                         absl::StrCat("zone ", trace.zones_[i - 1], ": \"", cells[i],
+                                      "\" is not a non-negative number"));
+      }
+      trace.values_.push_back(value);
+    }
+    ++trace.hours_;
+  }
+  if (trace.zones_.empty()) return LineError(origin, 1, "the file is empty");
+  if (trace.hours_ == 0) return LineError(origin, 2, "the trace has no rows");
+  return trace;
+}
+
+std::optional<std::size_t> IntensityTrace::ZoneIndex(absl::string_view zone) const {
+  for (std::size_t i = 0; i < zones_.size(); ++i) {
+    if (zones_[i] == zone) return i;
+  }
+  return std::nullopt;
+}
+
+std::size_t IntensityTrace::TraceHour(absl::Time t) const {
+  const absl::CivilHour hour = absl::ToCivilHour(t, absl::UTCTimeZone());
+  int day = hour.day();
+  if (hour.month() == 2 && day == 29) day = 28;
+  // CivilHour normalises Feb 29 of a non-leap trace year to Mar 1, hence the clamp above.
+  const absl::CivilHour in_trace_year(year_, hour.month(), day, hour.hour());
+  const int64_t row = in_trace_year - absl::CivilHour(year_, 1, 1, 0);
+  return std::min<std::size_t>(static_cast<std::size_t>(row), hours_ - 1);
+}
+
+std::optional<double> IntensityTrace::Value(std::size_t zone_index, std::size_t row) const {
+  const double value = values_[row * zones_.size() + zone_index];
+  if (std::isnan(value)) return std::nullopt;
+  return value;
+}
+
+}  // namespace carbonroute::providers

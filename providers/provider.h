@@ -1,0 +1,57 @@
+// File: providers/provider.h
+//
+// The interface every carbon-intensity source implements: replay and static
+// (offline) now; WattTime v3, Electricity Maps v3 and UK Carbon Intensity later.
+// Create instances with MakeProvider() (providers/make_provider.h).
+#ifndef CARBONROUTE_PROVIDERS_PROVIDER_H_
+#define CARBONROUTE_PROVIDERS_PROVIDER_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "config/emissions_type.h"
+#include "providers/reading.h"
+
+namespace carbonroute::providers {
+
+// A source of carbon-intensity readings and forecasts for grid locations.
+//
+// Each call may be one upstream request; the collector's cache decides when to
+// call. Errors carry retry semantics in their code:
+//   kNotFound          the location is unknown to the provider (do not retry)
+//   kInvalidArgument   the provider answered with something unusable
+//   kUnavailable       a transient failure (retry with backoff)
+//   kDeadlineExceeded  the upstream did not answer in time
+//
+// Thread safety: an instance is used by one thread at a time.
+class Provider {
+ public:
+  virtual ~Provider() = default;
+
+  // The configured name (unique per collector), used as the `provider` label.
+  virtual const std::string& name() const = 0;
+
+  // The grid locations this provider polls, in its own codes, as configured
+  // (with any wildcard expanded).
+  virtual const std::vector<std::string>& locations() const = 0;
+
+  // The kind of signal this provider's readings are (average or marginal).
+  virtual EmissionsType emissions_type() const = 0;
+
+  // The reading valid at `now` for `location`; its interval covers `now`.
+  virtual absl::StatusOr<Reading> Current(absl::string_view location, absl::Time now) = 0;
+
+  // Readings for consecutive intervals starting with the one that covers
+  // `now` and reaching at least `now + horizon` (fewer if the provider's
+  // forecast is shorter), ordered by valid_from.
+  virtual absl::StatusOr<std::vector<Reading>> Forecast(absl::string_view location,
+                                                        absl::Time now,
+                                                        absl::Duration horizon) = 0;
+};
+
+}  // namespace carbonroute::providers
+
+#endif  // CARBONROUTE_PROVIDERS_PROVIDER_H_

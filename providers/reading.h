@@ -1,0 +1,38 @@
+// File: providers/reading.h
+//
+// One carbon-intensity value for a grid location over a validity interval, as
+// a provider reports it. Providers produce these; the collector stores them in
+// the cache and exports them. The cache has its own record type, so providers/
+// and cache/ never include each other.
+#ifndef CARBONROUTE_PROVIDERS_READING_H_
+#define CARBONROUTE_PROVIDERS_READING_H_
+
+#include <string>
+
+#include "absl/time/time.h"
+#include "config/emissions_type.h"
+
+namespace carbonroute::providers {
+
+// What `Reading::value` measures.
+enum class ValueKind {
+  kGramsPerKwh,  // absolute intensity, gCO2eq/kWh
+  kPercentile,   // relative signal 0–100 (WattTime signal-index) where no absolute value exists
+};
+
+struct Reading {
+  std::string provider;  // the provider's configured name (metric label `provider`)
+  std::string location;  // the provider's grid location code (metric label `location`)
+  EmissionsType emissions_type = EmissionsType::kAverage;
+  ValueKind kind = ValueKind::kGramsPerKwh;
+  double value = 0;        // in the unit `kind` names
+  bool estimated = false;  // true when the provider says the value is an estimate, not measured
+  absl::Time valid_from;   // inclusive
+  absl::Time valid_to;     // exclusive
+
+  bool Covers(absl::Time t) const { return valid_from <= t && t < valid_to; }
+};
+
+}  // namespace carbonroute::providers
+
+#endif  // CARBONROUTE_PROVIDERS_READING_H_

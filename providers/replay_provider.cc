@@ -1,0 +1,79 @@
+#include "providers/replay_provider.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::providers {
+namespace {
+
+absl::Time HourStart(absl::Time t) {
+  return absl::FromCivil(absl::ToCivilHour(t, absl::UTCTimeZone()), absl::UTCTimeZone());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ReplayProvider>> ReplayProvider::Create(
+    std::string name, std::shared_ptr<const IntensityTrace> trace,
+    const std::vector<std::string>& locations) {
+  std::vector<std::string> resolved;
+  if (locations.size() == 1 && locations[0] == "*") {
+    resolved = trace->zones();
+  } else {
+    for (const std::string& zone : locations) {
+      if (!trace->ZoneIndex(zone)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("provider \"", name, "\": location \"", zone,
+                         "\" is not a zone of the replay trace"));
+      }
+      resolved.push_back(zone);
+    }
+  }
+  return std::unique_ptr<ReplayProvider>(
+      new ReplayProvider(std::move(name), std::move(trace), std::move(resolved)));
+}
+
+absl::StatusOr<Reading> ReplayProvider::ReadingForHour(absl::string_view location, std::size_t zone,
+                                                       absl::Time hour_start) const {
+  std::optional<double> value = trace_->Value(zone, trace_->TraceHour(hour_start));
+  if (!value) {
+    return absl::NotFoundError(absl::StrCat("provider \"", name_, "\": the trace has no value for \"",
+                                            location, "\" at ", absl::FormatTime(hour_start)));
+  }
+  Reading reading;
+  reading.provider = name_;
+  reading.location = std::string(location);
+  reading.emissions_type = EmissionsType::kAverage;
+  reading.kind = ValueKind::kGramsPerKwh;
+  reading.value = *value;
+  reading.valid_from = hour_start;
+  reading.valid_to = hour_start + absl::Hours(1);
+  return reading;
+}
+
+absl::StatusOr<Reading> ReplayProvider::Current(absl::string_view location, absl::Time now) {
+  std::optional<std::size_t> zone = trace_->ZoneIndex(location);
+  if (!zone) {
+    return absl::NotFoundError(
+        absl::StrCat("provider \"", name_, "\": unknown location \"", location, "\""));
+  }
+  return ReadingForHour(location, *zone, HourStart(now));
+}
+
+absl::StatusOr<std::vector<Reading>> ReplayProvider::Forecast(absl::string_view location,
+                                                              absl::Time now,
+                                                              absl::Duration horizon) {
+  std::optional<std::size_t> zone = trace_->ZoneIndex(location);
+  if (!zone) {
+    return absl::NotFoundError(
+        absl::StrCat("provider \"", name_, "\": unknown location \"", location, "\""));
+  }
+  std::vector<Reading> points;
+  for (absl::Time hour = HourStart(now); hour < now + horizon || points.empty();
+       hour += absl::Hours(1)) {
+    absl::StatusOr<Reading> point = ReadingForHour(location, *zone, hour);
+    if (!point.ok()) break;  // a gap ends the forecast early
+    points.push_back(*std::move(point));
+  }
+  return points;
+}
+
+}  // namespace carbonroute::providers

@@ -1,0 +1,53 @@
+#include "providers/static_provider.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::providers {
+namespace {
+
+std::vector<std::string> Keys(const std::map<std::string, double>& values) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : values) keys.push_back(key);
+  return keys;
+}
+
+}  // namespace
+
+StaticProvider::StaticProvider(std::string name, StaticSettings settings)
+    : name_(std::move(name)),
+      settings_(std::move(settings)),
+      locations_(Keys(settings_.grams_per_kwh)) {}
+
+absl::StatusOr<Reading> StaticProvider::Current(absl::string_view location, absl::Time now) {
+  auto it = settings_.grams_per_kwh.find(std::string(location));
+  if (it == settings_.grams_per_kwh.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("provider \"", name_, "\": no value configured for \"", location, "\""));
+  }
+  const absl::Time start = absl::UnixEpoch() + absl::Floor(now - absl::UnixEpoch(), settings_.validity);
+  Reading reading;
+  reading.provider = name_;
+  reading.location = std::string(location);
+  reading.emissions_type = settings_.emissions_type;
+  reading.value = it->second;
+  reading.valid_from = start;
+  reading.valid_to = start + settings_.validity;
+  return reading;
+}
+
+absl::StatusOr<std::vector<Reading>> StaticProvider::Forecast(absl::string_view location,
+                                                             absl::Time now,
+                                                             absl::Duration horizon) {
+  absl::StatusOr<Reading> first = Current(location, now);
+  if (!first.ok()) return first.status();
+  std::vector<Reading> points{*first};
+  while (points.back().valid_to < now + horizon) {
+    Reading next = points.back();
+    next.valid_from = next.valid_to;
+    next.valid_to += settings_.validity;
+    points.push_back(std::move(next));
+  }
+  return points;
+}
+
+}  // namespace carbonroute::providers
