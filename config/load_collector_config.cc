@@ -43,6 +43,7 @@ absl::Status RequirePositive(const MappingReader& reader, absl::string_view key,
 
 absl::Status ReadNode(MappingReader& root, NodeConfig& node) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("node"));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"name", "region", "location"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", node.name, /*required=*/true));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("region", node.region));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("location", node.location));
@@ -51,6 +52,7 @@ absl::Status ReadNode(MappingReader& root, NodeConfig& node) {
 
 absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("poll"));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"interval", "forecast_horizon", "retention"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("forecast_horizon", poll.forecast_horizon));
@@ -98,6 +100,7 @@ absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::s
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("type", type, /*required=*/true));
   if (type == "replay") {
     provider.type = ProviderType::kReplay;
+    CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"type", "name", "trace", "locations"}));
     CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("trace", provider.replay.trace));
     CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
     if (provider.locations.empty()) {
@@ -106,6 +109,8 @@ absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::s
     }
   } else if (type == "static") {
     provider.type = ProviderType::kStatic;
+    CARBONROUTE_RETURN_IF_ERROR(
+        reader.ExpectOnly({"type", "name", "emissions_type", "validity", "values"}));
     CARBONROUTE_RETURN_IF_ERROR(ReadStaticSettings(reader, provider));
   } else {
     return Invalid(reader.PathOf("type"),
@@ -121,6 +126,8 @@ absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::s
 
 absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader root, MappingReader::Create(document, ""));
+  CARBONROUTE_RETURN_IF_ERROR(root.ExpectOnly(
+      {"listen_address", "database", "log_level", "node", "poll", "providers"}));
   CollectorConfig config;
   CARBONROUTE_RETURN_IF_ERROR(root.ReadString("listen_address", config.listen_address));
   CARBONROUTE_RETURN_IF_ERROR(ValidateListenAddress(config.listen_address));

@@ -1,5 +1,6 @@
 #include "config/yaml_reader.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/numbers.h"
@@ -137,6 +138,17 @@ absl::StatusOr<std::vector<YAML::Node>> MappingReader::ReadSequence(absl::string
   }
   for (const auto& item : value) items.push_back(item);
   return items;
+}
+
+absl::Status MappingReader::ExpectOnly(std::initializer_list<absl::string_view> known) const {
+  if (!node_ || !node_.IsMap()) return absl::OkStatus();
+  for (const auto& entry : node_) {
+    const std::string key = entry.first.Scalar();
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return Invalid(PathOf(key), "unknown key");
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status MappingReader::Finish() const {

@@ -9,6 +9,7 @@
 #ifndef CARBONROUTE_CONFIG_YAML_READER_H_
 #define CARBONROUTE_CONFIG_YAML_READER_H_
 
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string>
@@ -43,6 +44,11 @@ class MappingReader {
   absl::StatusOr<MappingReader> ReadMapping(absl::string_view key);
   // The elements of the sequence at `key` (empty if absent).
   absl::StatusOr<std::vector<YAML::Node>> ReadSequence(absl::string_view key);
+
+  // kInvalidArgument naming the first key of the mapping not in `known`.
+  // Called before reading, so that a misspelt key is reported as unknown
+  // rather than as the required key it was meant to be.
+  absl::Status ExpectOnly(std::initializer_list<absl::string_view> known) const;
 
   // kInvalidArgument naming the first key that no Read* consumed.
   absl::Status Finish() const;

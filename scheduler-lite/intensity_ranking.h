@@ -26,9 +26,9 @@
 namespace carbonroute::scheduler_lite {
 
 struct RankOptions {
-  std::vector<std::string> locations;  // only these (all when empty)
-  std::string emissions_type;          // "average", "marginal", or "" for both
-  absl::Time now;
+  std::vector<std::string> locations = {};  // only these (all when empty)
+  std::string emissions_type = {};          // "average", "marginal", or "" for both
+  absl::Time now = absl::UnixEpoch();
 };
 
 struct RankedLocation {

@@ -1,0 +1,174 @@
+#include "cache/reading_store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "test/testing/status_matchers.h"
+
+namespace carbonroute::cache {
+namespace {
+
+using testing::IsOk;
+using testing::StatusIs;
+
+const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);  // on the hour
+const SeriesKey kSeries{"replay", "DE", EmissionsType::kAverage};
+
+IntensityRecord Record(absl::Time from, double value, bool estimated = false,
+                       absl::Duration validity = absl::Hours(1)) {
+  IntensityRecord record;
+  record.series = kSeries;
+  record.valid_from = from;
+  record.valid_to = from + validity;
+  record.value = value;
+  record.estimated = estimated;
+  record.fetched_at = from;
+  return record;
+}
+
+std::unique_ptr<ReadingStore> OpenMemory() {
+  absl::StatusOr<std::unique_ptr<ReadingStore>> store = ReadingStore::Open(":memory:");
+  EXPECT_THAT(store, IsOk());
+  return store.ok() ? *std::move(store) : nullptr;
+}
+
+std::optional<IntensityRecord> ValidAt(ReadingStore& store, const SeriesKey& series, absl::Time t) {
+  absl::StatusOr<std::optional<IntensityRecord>> found = store.ValidAt(series, t);
+  EXPECT_THAT(found, IsOk());
+  return found.ok() ? *found : std::nullopt;
+}
+
+TEST(ReadingStore, ValidAtHonoursTheHalfOpenValidityWindow) {
+  auto store = OpenMemory();
+  ASSERT_THAT(store->Put(Record(kT0, 300)), IsOk());
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0 - absl::Seconds(1)), std::nullopt);
+  ASSERT_TRUE(ValidAt(*store, kSeries, kT0).has_value());
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0 + absl::Minutes(59))->value, 300);
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0 + absl::Hours(1)), std::nullopt);  // valid_to is exclusive
+  // Another series is not confused with this one.
+  EXPECT_EQ(ValidAt(*store, {"replay", "FR", EmissionsType::kAverage}, kT0), std::nullopt);
+  EXPECT_EQ(ValidAt(*store, {"replay", "DE", EmissionsType::kMarginal}, kT0), std::nullopt);
+}
+
+TEST(ReadingStore, RoundTripsEveryField) {
+  auto store = OpenMemory();
+  IntensityRecord record = Record(kT0, 123.25, /*estimated=*/true);
+  record.unit = "percentile";
+  record.fetched_at = kT0 + absl::Seconds(7);
+  ASSERT_THAT(store->Put(record), IsOk());
+  std::optional<IntensityRecord> found = ValidAt(*store, kSeries, kT0);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->series.provider, "replay");
+  EXPECT_EQ(found->series.location, "DE");
+  EXPECT_EQ(found->series.emissions_type, EmissionsType::kAverage);
+  EXPECT_EQ(found->valid_from, kT0);
+  EXPECT_EQ(found->valid_to, kT0 + absl::Hours(1));
+  EXPECT_EQ(found->value, 123.25);
+  EXPECT_EQ(found->unit, "percentile");
+  EXPECT_TRUE(found->estimated);
+  EXPECT_EQ(found->fetched_at, kT0 + absl::Seconds(7));
+}
+
+TEST(ReadingStore, MeasuredReadingReplacesAnEarlierEstimate) {
+  auto store = OpenMemory();
+  ASSERT_THAT(store->Put(Record(kT0, 310, /*estimated=*/true)), IsOk());
+  absl::StatusOr<bool> replaced = store->Put(Record(kT0, 295, /*estimated=*/false));
+  ASSERT_THAT(replaced, IsOk());
+  EXPECT_TRUE(*replaced);
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0)->value, 295);
+  EXPECT_FALSE(ValidAt(*store, kSeries, kT0)->estimated);
+  EXPECT_EQ(*store->CountReadings(), 1);
+}
+
+TEST(ReadingStore, EstimateNeverOverwritesAMeasurement) {
+  auto store = OpenMemory();
+  ASSERT_THAT(store->Put(Record(kT0, 295, /*estimated=*/false)), IsOk());
+  absl::StatusOr<bool> replaced = store->Put(Record(kT0, 310, /*estimated=*/true));
+  ASSERT_THAT(replaced, IsOk());
+  EXPECT_FALSE(*replaced);
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0)->value, 295);
+}
+
+TEST(ReadingStore, LaterEstimateReplacesEarlierEstimate) {
+  auto store = OpenMemory();
+  ASSERT_THAT(store->Put(Record(kT0, 310, true)), IsOk());
+  ASSERT_THAT(store->Put(Record(kT0, 305, true)), IsOk());
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0)->value, 305);
+}
+
+TEST(ReadingStore, InvalidRecordIsRejectedAndNothingStoredIsLost) {
+  auto store = OpenMemory();
+  ASSERT_THAT(store->Put(Record(kT0, 300)), IsOk());
+  IntensityRecord bad = Record(kT0, 1);
+  bad.valid_to = kT0;  // empty interval
+  EXPECT_THAT(store->Put(bad), StatusIs(absl::StatusCode::kInvalidArgument,
+                                        ::testing::HasSubstr("invalid record for replay/DE")));
+  IntensityRecord nan = Record(kT0, std::nan(""));
+  EXPECT_THAT(store->Put(nan), StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0)->value, 300);
+}
+
+TEST(ReadingStore, ReopeningTheFileKeepsReadings) {
+  const std::string path = ::testing::TempDir() + "/reopen.sqlite";
+  std::filesystem::remove(path);
+  {
+    absl::StatusOr<std::unique_ptr<ReadingStore>> store = ReadingStore::Open(path);
+    ASSERT_THAT(store, IsOk());
+    ASSERT_THAT((*store)->Put(Record(kT0, 300)), IsOk());
+  }
+  absl::StatusOr<std::unique_ptr<ReadingStore>> store = ReadingStore::Open(path);
+  ASSERT_THAT(store, IsOk());
+  EXPECT_EQ(ValidAt(**store, kSeries, kT0 + absl::Minutes(30))->value, 300);
+  EXPECT_TRUE(std::filesystem::exists(path + "-wal"));  // WAL mode
+}
+
+TEST(ReadingStore, PruneDeletesRowsPastRetentionOnly) {
+  auto store = OpenMemory();
+  for (int h = 0; h < 10; ++h) ASSERT_THAT(store->Put(Record(kT0 + absl::Hours(h), h)), IsOk());
+  ASSERT_THAT(store->PutForecast(kSeries, {Record(kT0, 1), Record(kT0 + absl::Hours(1), 2)}), IsOk());
+  // Rows whose validity ended before kT0 + 5h: hours 0..3 (hour 4 ends exactly at the cutoff).
+  absl::StatusOr<int64_t> pruned = store->Prune(kT0 + absl::Hours(5));
+  ASSERT_THAT(pruned, IsOk());
+  EXPECT_EQ(*pruned, 4 + 2);
+  EXPECT_EQ(*store->CountReadings(), 6);
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0 + absl::Hours(3)), std::nullopt);
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0 + absl::Hours(4))->value, 4);
+}
+
+TEST(ReadingStore, NewerForecastReplacesTheOverlappingPart) {
+  auto store = OpenMemory();
+  std::vector<IntensityRecord> first;
+  for (int h = 0; h < 4; ++h) first.push_back(Record(kT0 + absl::Hours(h), 100 + h, true));
+  ASSERT_THAT(store->PutForecast(kSeries, first), IsOk());
+  EXPECT_EQ(**store->ForecastEnd(kSeries), kT0 + absl::Hours(4));
+
+  std::vector<IntensityRecord> second;
+  for (int h = 2; h < 5; ++h) second.push_back(Record(kT0 + absl::Hours(h), 200 + h, true));
+  ASSERT_THAT(store->PutForecast(kSeries, second), IsOk());
+  absl::StatusOr<std::vector<IntensityRecord>> points =
+      store->ForecastBetween(kSeries, kT0, kT0 + absl::Hours(10));
+  ASSERT_THAT(points, IsOk());
+  std::vector<double> values;
+  for (const IntensityRecord& p : *points) values.push_back(p.value);
+  EXPECT_THAT(values, ::testing::ElementsAre(100, 101, 202, 203, 204));
+  EXPECT_EQ(**store->ForecastEnd(kSeries), kT0 + absl::Hours(5));
+  // Overlap semantics: a window starting mid-point includes that point.
+  EXPECT_EQ(store->ForecastBetween(kSeries, kT0 + absl::Minutes(90), kT0 + absl::Hours(2))->size(), 1u);
+}
+
+TEST(ReadingStore, ForecastEndOfAnUnknownSeriesIsEmpty) {
+  auto store = OpenMemory();
+  absl::StatusOr<std::optional<absl::Time>> end = store->ForecastEnd(kSeries);
+  ASSERT_THAT(end, IsOk());
+  EXPECT_EQ(*end, std::nullopt);
+}
+
+TEST(ReadingStore, UnopenablePathIsAnError) {
+  EXPECT_THAT(ReadingStore::Open("/nonexistent-dir/x.sqlite"),
+              StatusIs(absl::StatusCode::kInternal, ::testing::HasSubstr("open \"/nonexistent-dir/x.sqlite\"")));
+}
+
+}  // namespace
+}  // namespace carbonroute::cache

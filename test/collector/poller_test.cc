@@ -1,0 +1,175 @@
+#include "collector/poller.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "prometheus/text_serializer.h"
+#include "providers/intensity_trace.h"
+#include "providers/replay_provider.h"
+#include "providers/static_provider.h"
+#include "test/testing/counting_provider.h"
+#include "test/testing/fake_clock.h"
+#include "test/testing/status_matchers.h"
+
+namespace carbonroute::collector {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::CountingProvider;
+using testing::IsOk;
+
+const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);  // 2027-01-15T08:00:00Z, on the hour
+
+std::unique_ptr<CountingProvider> StaticCounting(std::map<std::string, double> values) {
+  StaticSettings settings;
+  settings.grams_per_kwh = std::move(values);
+  return std::make_unique<CountingProvider>(
+      std::make_unique<providers::StaticProvider>("fixed", settings));
+}
+
+class PollerTest : public ::testing::Test {
+ protected:
+  PollerTest() : metrics_(*registry_) {}
+
+  std::unique_ptr<cache::ReadingStore> Open(const std::string& path) {
+    absl::StatusOr<std::unique_ptr<cache::ReadingStore>> store = cache::ReadingStore::Open(path);
+    EXPECT_THAT(store, IsOk());
+    return *std::move(store);
+  }
+  std::string Scrape() { return prometheus::TextSerializer().Serialize(registry_->Collect()); }
+
+  std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
+  exporter::CollectorMetrics metrics_;
+  PollConfig config_;
+};
+
+TEST_F(PollerTest, CacheServesReadingsUntilTheirValidityEnds) {
+  auto provider = StaticCounting({{"A", 100}, {"B", 200}, {"C", 300}});
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  Poller poller({provider.get()}, *store, metrics_, config_);
+
+  PollStats first = poller.PollOnce(kT0 + absl::Minutes(10));
+  EXPECT_EQ(provider->current_calls, 3);
+  EXPECT_EQ(first.exported_series, 3);
+  EXPECT_EQ(first.next_poll, kT0 + absl::Minutes(11));  // now + interval comes before valid_to
+
+  PollStats second = poller.PollOnce(kT0 + absl::Minutes(59));
+  EXPECT_EQ(provider->current_calls, 3);  // no upstream call while the cache covers now
+  EXPECT_EQ(second.cache_hits, 3);
+
+  poller.PollOnce(kT0 + absl::Hours(1));
+  EXPECT_EQ(provider->current_calls, 6);  // a new validity window
+  EXPECT_EQ(provider->forecast_calls, 0);
+}
+
+TEST_F(PollerTest, NextPollIsCappedByTheInterval) {
+  auto provider = StaticCounting({{"A", 100}});
+  auto store = Open(":memory:");
+  Poller poller({provider.get()}, *store, metrics_, config_);
+  EXPECT_EQ(poller.PollOnce(kT0).next_poll, kT0 + absl::Seconds(60));
+  EXPECT_EQ(poller.PollOnce(kT0 + absl::Seconds(3590)).next_poll, kT0 + absl::Hours(1));
+}
+
+TEST_F(PollerTest, ExportsReadingValidToAndForecastMeans) {
+  auto provider = StaticCounting({{"A", 100}});
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::Hours(4);
+  Poller poller({provider.get()}, *store, metrics_, config_);
+  poller.PollOnce(kT0 + absl::Minutes(5));
+  const std::string text = Scrape();
+  EXPECT_THAT(text, HasSubstr("carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type="
+                              "\"average\",estimated=\"false\",location=\"A\",provider=\"fixed\"} 100"));
+  EXPECT_THAT(text, HasSubstr(absl::StrCat(
+                        "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type="
+                        "\"average\",location=\"A\",provider=\"fixed\"} ",
+                        absl::ToUnixSeconds(kT0 + absl::Hours(1)))));
+  EXPECT_THAT(text, HasSubstr("carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour{"
+                              "emissions_type=\"average\",location=\"A\",provider=\"fixed\",window="
+                              "\"4h\"} 100"));
+  // The 24h window is beyond the 4h horizon: not exported rather than guessed.
+  EXPECT_THAT(text, Not(HasSubstr("window=\"24h\"")));
+  EXPECT_THAT(text, HasSubstr("carbonroute_provider_requests_total{outcome=\"ok\",provider=\"fixed\"} 2"));
+}
+
+TEST_F(PollerTest, FailingProviderRemovesTheSeriesAndCountsTheOutcome) {
+  auto provider = StaticCounting({{"A", 100}});
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  Poller poller({provider.get()}, *store, metrics_, config_);
+  poller.PollOnce(kT0);
+  EXPECT_THAT(Scrape(), HasSubstr("location=\"A\",provider=\"fixed\"} 100"));
+
+  provider->fail_with = absl::UnavailableError("upstream down");
+  PollStats stats = poller.PollOnce(kT0 + absl::Hours(1));  // the cached reading has expired
+  EXPECT_EQ(stats.provider_errors, 1);
+  const std::string text = Scrape();
+  EXPECT_THAT(text, Not(HasSubstr("carbonroute_carbon_intensity_grams_per_kilowatt_hour{")));
+  EXPECT_THAT(text, HasSubstr("carbonroute_provider_requests_total{outcome=\"unavailable\",provider=\"fixed\"} 1"));
+
+  provider->fail_with = absl::OkStatus();
+  poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(1));
+  EXPECT_THAT(Scrape(), HasSubstr("location=\"A\",provider=\"fixed\"} 100"));
+}
+
+TEST_F(PollerTest, RestartReusingTheDatabaseMakesNoProviderCalls) {
+  const std::string path = ::testing::TempDir() + "/poller_restart.sqlite";
+  std::filesystem::remove(path);
+  config_.forecast_horizon = absl::Hours(4);
+  {
+    auto provider = StaticCounting({{"A", 100}, {"B", 200}});
+    auto store = Open(path);
+    Poller poller({provider.get()}, *store, metrics_, config_);
+    poller.PollOnce(kT0 + absl::Minutes(10));
+    EXPECT_EQ(provider->current_calls, 2);
+    EXPECT_EQ(provider->forecast_calls, 2);
+  }
+  auto provider = StaticCounting({{"A", 100}, {"B", 200}});
+  auto store = Open(path);
+  prometheus::Registry registry;
+  exporter::CollectorMetrics metrics(registry);
+  Poller restarted({provider.get()}, *store, metrics, config_);
+  PollStats stats = restarted.PollOnce(kT0 + absl::Minutes(20));
+  EXPECT_EQ(provider->current_calls, 0);
+  EXPECT_EQ(provider->forecast_calls, 0);
+  EXPECT_EQ(stats.exported_series, 2);
+}
+
+TEST_F(PollerTest, SimulatedDayOfReplayMakesTheCallsValidityImplies) {
+  absl::StatusOr<providers::IntensityTrace> trace = providers::IntensityTrace::Load(
+      std::string(CARBONROUTE_SOURCE_DIR) + "/data/carbon-intensity-2022-hourly.csv");
+  ASSERT_THAT(trace, IsOk());
+  const std::vector<std::string> zones = {"AT", "BE", "CH", "DE", "DK-DK1",
+                                          "ES", "FI", "FR", "GB", "PL"};
+  auto replay = providers::ReplayProvider::Create(
+      "replay", std::make_shared<const providers::IntensityTrace>(*std::move(trace)), zones);
+  ASSERT_THAT(replay, IsOk());
+  CountingProvider provider(*std::move(replay));
+  auto store = Open(":memory:");
+  config_.interval = absl::Seconds(60);
+  config_.forecast_horizon = absl::Hours(24);
+  Poller poller({&provider}, *store, metrics_, config_);
+
+  // One simulated day, starting half past an hour.
+  const absl::Time start = kT0 + absl::Minutes(30);
+  testing::FakeClock clock(start);
+  clock.StopAt(start + absl::Hours(24));
+  absl::Notification never;
+  poller.Run(clock, never);
+
+  // Current readings are valid for one hour: one call at the start, then one per hour
+  // boundary crossed (start+30m … start+23h30m): 1 + 24 = 25 per zone.
+  EXPECT_EQ(provider.current_calls, 25 * 10);
+  // Forecasts reach the top of the hour after now + 24h; coverage runs below the horizon on
+  // the first poll after each hour boundary: again 1 + 24 = 25 per zone.
+  EXPECT_EQ(provider.forecast_calls, 25 * 10);
+  // Polls every 60 s (hour boundaries fall on minute marks): 24 × 60 waits.
+  EXPECT_EQ(clock.waits(), 24 * 60 - 1);
+}
+
+}  // namespace
+}  // namespace carbonroute::collector

@@ -1,0 +1,160 @@
+#include "config/load_collector_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "test/testing/status_matchers.h"
+
+namespace carbonroute {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::IsOk;
+using testing::StatusIs;
+
+constexpr char kMinimal[] = R"yaml(
+node: {name: n1}
+providers:
+  - type: replay
+    locations: [DE]
+)yaml";
+
+absl::StatusOr<CollectorConfig> Parse(const std::string& yaml) {
+  return ParseCollectorConfig(yaml, "test.yaml");
+}
+
+TEST(LoadCollectorConfig, MinimalConfigGetsDefaults) {
+  absl::StatusOr<CollectorConfig> config = Parse(kMinimal);
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->listen_address, "127.0.0.1:9464");
+  EXPECT_EQ(config->node.name, "n1");
+  EXPECT_EQ(config->poll.interval, absl::Seconds(60));
+  EXPECT_EQ(config->poll.forecast_horizon, absl::Hours(24));
+  ASSERT_EQ(config->providers.size(), 1u);
+  EXPECT_EQ(config->providers[0].name, "replay");
+  EXPECT_EQ(config->providers[0].type, ProviderType::kReplay);
+  EXPECT_EQ(config->providers[0].replay.trace, "carbon-intensity-2022-hourly.csv");
+  EXPECT_THAT(config->providers[0].locations, ::testing::ElementsAre("DE"));
+}
+
+TEST(LoadCollectorConfig, ShippedExampleIsValid) {
+  absl::StatusOr<CollectorConfig> config =
+      LoadCollectorConfig(std::string(CARBONROUTE_SOURCE_DIR) + "/config/examples/offline.yaml");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->listen_address, "127.0.0.1:9464");
+  ASSERT_EQ(config->providers.size(), 2u);
+  EXPECT_EQ(config->providers[1].type, ProviderType::kStatic);
+  EXPECT_EQ(config->providers[1].static_values.grams_per_kwh.at("onprem-hydro"), 24);
+  EXPECT_THAT(config->providers[1].locations, ::testing::ElementsAre("onprem-hydro"));
+}
+
+TEST(LoadCollectorConfig, StaticProviderSettings) {
+  absl::StatusOr<CollectorConfig> config = Parse(R"yaml(
+node: {name: n1, region: europe-west1, location: BE}
+poll: {interval: 30s, forecast_horizon: 48h, retention: 24h}
+providers:
+  - {type: static, name: contract, emissions_type: marginal, validity: 30m, values: {A: 10.5, B: 0}}
+)yaml");
+  ASSERT_THAT(config, IsOk());
+  const ProviderConfig& p = config->providers[0];
+  EXPECT_EQ(p.name, "contract");
+  EXPECT_EQ(p.static_values.emissions_type, EmissionsType::kMarginal);
+  EXPECT_EQ(p.static_values.validity, absl::Minutes(30));
+  EXPECT_EQ(p.static_values.grams_per_kwh.at("A"), 10.5);
+  EXPECT_THAT(p.locations, ::testing::ElementsAre("A", "B"));
+  EXPECT_EQ(config->poll.interval, absl::Seconds(30));
+  EXPECT_EQ(config->node.region, "europe-west1");
+}
+
+struct BadConfigCase {
+  const char* name;
+  const char* yaml;
+  const char* message;
+};
+
+class BadConfigTest : public ::testing::TestWithParam<BadConfigCase> {};
+
+TEST_P(BadConfigTest, NamesKeyPathAndValue) {
+  EXPECT_THAT(Parse(GetParam().yaml),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::StartsWith(GetParam().message)));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Errors, BadConfigTest,
+    ::testing::Values(
+        BadConfigCase{"UnknownTopLevelKey", "node: {name: n}\nprovidres: []\n",
+                      "test.yaml: providres: unknown key"},
+        BadConfigCase{"UnknownNestedKey",
+                      "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE], trcae: x}\n",
+                      "test.yaml: providers[0].trcae: unknown key"},
+        BadConfigCase{"UnknownProviderType",
+                      "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE]}\n  - {type: wattime}\n",
+                      "test.yaml: providers[1].type: unknown provider type \"wattime\"; expected "
+                      "one of: replay, static"},
+        BadConfigCase{"MissingNodeName", "node: {region: x}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: node.name: required key is missing"},
+        BadConfigCase{"MissingProviderType", "node: {name: n}\nproviders: [{locations: [DE]}]\n",
+                      "test.yaml: providers[0].type: required key is missing"},
+        BadConfigCase{"NoProviders", "node: {name: n}\n",
+                      "test.yaml: providers: list at least one provider"},
+        BadConfigCase{"BadDuration",
+                      "node: {name: n}\npoll: {interval: 5 minutes}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: poll.interval: expected a duration such as \"90s\" or \"1h\", got "
+                      "\"5 minutes\""},
+        BadConfigCase{"NonPositiveInterval",
+                      "node: {name: n}\npoll: {interval: 0s}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: poll.interval: must be positive, got \"0\""},
+        BadConfigCase{"HorizonTooLong",
+                      "node: {name: n}\npoll: {forecast_horizon: 400h}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: poll.forecast_horizon: must be between 0s and 192h, got \"400h\""},
+        BadConfigCase{"BadListenAddress", "listen_address: localhost\nnode: {name: n}\n",
+                      "test.yaml: listen_address: expected host:port such as \"127.0.0.1:9464\", got "
+                      "\"localhost\""},
+        BadConfigCase{"BadPort", "listen_address: \"127.0.0.1:99999\"\nnode: {name: n}\n",
+                      "test.yaml: listen_address: expected host:port such as \"127.0.0.1:9464\", got "
+                      "\"127.0.0.1:99999\""},
+        BadConfigCase{"BadLogLevel", "log_level: loud\nnode: {name: n}\n",
+                      "test.yaml: log_level: unknown level \"loud\"; expected one of: trace, debug, "
+                      "info, warn, error, off"},
+        BadConfigCase{"EmptyReplayLocations", "node: {name: n}\nproviders: [{type: replay}]\n",
+                      "test.yaml: providers[0].locations: list at least one grid zone"},
+        BadConfigCase{"LocationsNotAList",
+                      "node: {name: n}\nproviders: [{type: replay, locations: DE}]\n",
+                      "test.yaml: providers[0].locations: expected a list, got \"DE\""},
+        BadConfigCase{"DuplicateProviderName",
+                      "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE]}\n  - {type: replay, locations: [FR]}\n",
+                      "test.yaml: providers[1].name: duplicate provider name \"replay\""},
+        BadConfigCase{"StaticWithoutValues", "node: {name: n}\nproviders: [{type: static}]\n",
+                      "test.yaml: providers[0].values: required key is missing"},
+        BadConfigCase{"StaticNegativeValue",
+                      "node: {name: n}\nproviders: [{type: static, values: {DE: -3}}]\n",
+                      "test.yaml: providers[0].values.DE: gCO2eq/kWh must not be negative, got -3"},
+        BadConfigCase{"StaticNonNumber",
+                      "node: {name: n}\nproviders: [{type: static, values: {DE: lots}}]\n",
+                      "test.yaml: providers[0].values.DE: expected a finite number, got \"lots\""},
+        BadConfigCase{"StaticBadEmissionsType",
+                      "node: {name: n}\nproviders: [{type: static, emissions_type: mean, values: {DE: 1}}]\n",
+                      "test.yaml: providers[0].emissions_type: expected \"average\" or \"marginal\", "
+                      "got \"mean\""},
+        BadConfigCase{"DocumentNotAMapping", "- a\n- b\n",
+                      "test.yaml: (document): expected a mapping, got a list"},
+        BadConfigCase{"NodeNotAMapping", "node: n1\n",
+                      "test.yaml: node: expected a mapping, got \"n1\""}),
+    [](const ::testing::TestParamInfo<BadConfigCase>& param_info) { return std::string(param_info.param.name); });
+
+TEST(LoadCollectorConfig, YamlSyntaxErrorNamesLineAndColumn) {
+  EXPECT_THAT(Parse("node: {name: n1\nproviders: [\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("YAML syntax error")));
+  EXPECT_THAT(Parse("node: {name: n1\nproviders: [\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::StartsWith("test.yaml:")));
+}
+
+TEST(LoadCollectorConfig, MissingFileIsNotFound) {
+  EXPECT_THAT(LoadCollectorConfig("/nonexistent/carbonroute.yaml"),
+              StatusIs(absl::StatusCode::kNotFound,
+                       "cannot read config file \"/nonexistent/carbonroute.yaml\""));
+}
+
+}  // namespace
+}  // namespace carbonroute

@@ -1,0 +1,133 @@
+// Integration test (a): the real collector binary on loopback, scraped over
+// HTTP, its values compared with the shipped CSV.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "exporter/metric_names.h"
+#include "scheduler-lite/exposition_parser.h"
+#include "test/testing/collector_process.h"
+#include "test/testing/status_matchers.h"
+#include "test/testing/trace_csv.h"
+
+namespace carbonroute {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::IsOk;
+
+const std::vector<std::string> kZones = {"BE", "DE", "FR", "PL", "SE-SE3", "US-CAL-CISO"};
+
+std::string ConfigFor(const std::string& dir) {
+  return absl::StrCat(R"yaml(
+listen_address: 127.0.0.1:0
+database: )yaml", dir, R"yaml(/collector.sqlite
+node: {name: itest-node, region: europe-west1, location: BE}
+poll: {interval: 60s, forecast_horizon: 24h}
+providers:
+  - {type: replay, locations: [BE, DE, FR, PL, SE-SE3, US-CAL-CISO]}
+  - {type: static, name: ppa, values: {onprem: 12.5}}
+)yaml");
+}
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+int RunShell(const std::string& command, std::string* output) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output->append(buffer, n);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
+  const std::string dir = FreshDir("collector_binary");
+  const testing::TraceCsv csv;
+  const absl::Time before = absl::Now();
+  testing::CollectorProcess collector = testing::StartCollector(dir, ConfigFor(dir));
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+
+  const std::string page = testing::HttpGet(collector.port, "/metrics");
+  const absl::Time after = absl::Now();
+  absl::StatusOr<scheduler_lite::Exposition> exposition = scheduler_lite::ParseExposition(page);
+  ASSERT_THAT(exposition, IsOk());
+
+  std::map<std::string, double> exported;
+  for (const scheduler_lite::Sample& sample : exposition->samples) {
+    if (sample.name == metric_names::kCarbonIntensity) exported[sample.Label("location")] = sample.value;
+  }
+  ASSERT_EQ(exported.size(), kZones.size() + 1) << page;
+  for (const std::string& zone : kZones) {
+    // The scrape may straddle an hour boundary: either hour's value is right.
+    EXPECT_THAT(exported[zone], ::testing::AnyOf(csv.ServedAt(before, zone), csv.ServedAt(after, zone)))
+        << zone;
+  }
+  EXPECT_EQ(exported["onprem"], 12.5);
+  EXPECT_THAT(page, HasSubstr("carbonroute_node_info{location=\"BE\",node=\"itest-node\",region=\"europe-west1\"} 1"));
+  EXPECT_THAT(page, HasSubstr("window=\"24h\""));
+
+  // promtool (Debian package prometheus) lints the exposition: no finding at all.
+  std::ofstream(dir + "/metrics.txt") << page;
+  std::string lint;
+  ASSERT_EQ(RunShell("promtool check metrics < " + dir + "/metrics.txt 2>&1", &lint), 0) << lint;
+  EXPECT_EQ(lint, "");
+
+  // SIGTERM: exit 0, and SQLite closed cleanly (the WAL is checkpointed and removed).
+  EXPECT_EQ(collector.process->Terminate(), 0) << collector.process->Log();
+  EXPECT_FALSE(std::filesystem::exists(dir + "/collector.sqlite-wal"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/collector.sqlite"));
+
+  // A restart within the same hour reuses the file: zero provider calls.
+  testing::CollectorProcess restarted = testing::StartCollector(dir, ConfigFor(dir), "restart.log");
+  ASSERT_GT(restarted.port, 0) << restarted.process->Log();
+  const std::string restarted_page = testing::HttpGet(restarted.port, "/metrics");
+  if (absl::ToCivilHour(absl::Now(), absl::UTCTimeZone()) ==
+      absl::ToCivilHour(before, absl::UTCTimeZone())) {
+    EXPECT_THAT(restarted.process->Log(), HasSubstr("0 provider calls (0 failed), 7 cache hits"));
+    EXPECT_THAT(restarted_page, Not(HasSubstr("carbonroute_provider_requests_total{")));
+    EXPECT_THAT(restarted_page, HasSubstr("carbonroute_cache_lookups_total{outcome=\"hit\"} 7"));
+  }
+  EXPECT_EQ(restarted.process->Terminate(), 0);
+}
+
+TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {
+  std::string output;
+  EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --check-config ",
+                                  CARBONROUTE_SOURCE_DIR, "/config/examples/offline.yaml 2>&1"),
+                     &output),
+            0);
+  EXPECT_THAT(output, HasSubstr("OK (2 providers)"));
+
+  const std::string dir = FreshDir("check_config");
+  std::ofstream(dir + "/bad.yaml") << "node: {name: n}\nproviders: [{type: replay, locatoins: [DE]}]\n";
+  output.clear();
+  EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --check-config ", dir, "/bad.yaml 2>&1"),
+                     &output),
+            2);
+  EXPECT_THAT(output, HasSubstr("providers[0].locatoins: unknown key"));
+}
+
+TEST(CollectorBinary, MissingTraceFailsAtStartWithAClearMessage) {
+  const std::string dir = FreshDir("missing_trace");
+  std::ofstream(dir + "/c2.yaml") << "listen_address: 127.0.0.1:0\ndatabase: " << dir
+                                  << "/db.sqlite\nnode: {name: n}\nproviders: [{type: replay, trace: "
+                                     "nope.csv, locations: [DE]}]\n";
+  std::string output;
+  EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --config ", dir, "/c2.yaml 2>&1"), &output), 1);
+  EXPECT_THAT(output, HasSubstr("provider \"replay\": data file \"nope.csv\" not found"));
+}
+
+}  // namespace
+}  // namespace carbonroute

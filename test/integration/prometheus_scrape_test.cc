@@ -1,0 +1,84 @@
+// Integration test (b): a real Prometheus server (Debian package
+// `prometheus`) scrapes the real collector on loopback; the gauge read back
+// through Prometheus's HTTP API equals the CSV.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "test/testing/collector_process.h"
+#include "test/testing/trace_csv.h"
+
+namespace carbonroute {
+namespace {
+
+constexpr char kPrometheusBinary[] = "/usr/bin/prometheus";
+
+TEST(PrometheusScrape, IntensityReadBackThroughTheQueryApiEqualsTheCsv) {
+  ASSERT_TRUE(std::filesystem::exists(kPrometheusBinary))
+      << "install Debian's prometheus package (./scripts/test does)";
+  const std::string dir = ::testing::TempDir() + "/prometheus_scrape";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const testing::TraceCsv csv;
+  const std::vector<std::string> zones = {"DE", "FR", "GB", "NO-NO1", "PL"};
+
+  const absl::Time before = absl::Now();
+  testing::CollectorProcess collector = testing::StartCollector(dir, absl::StrCat(R"yaml(
+listen_address: 127.0.0.1:0
+database: )yaml", dir, R"yaml(/collector.sqlite
+node: {name: prom-node}
+providers:
+  - {type: replay, locations: [DE, FR, GB, NO-NO1, PL]}
+)yaml"));
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+
+  const int prometheus_port = testing::FreeLoopbackPort();
+  std::ofstream(dir + "/prometheus.yml") << absl::StrCat(
+      "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+      "scrape_configs:\n"
+      "  - job_name: carbonroute\n"
+      "    static_configs: [{targets: ['127.0.0.1:", collector.port, "']}]\n");
+  testing::Subprocess prometheus(
+      {kPrometheusBinary, "--config.file=" + dir + "/prometheus.yml",
+       "--storage.tsdb.path=" + dir + "/tsdb", "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
+      dir + "/prometheus.log");
+  ASSERT_TRUE(prometheus.running());
+
+  // Wait until Prometheus has scraped every replayed zone.
+  nlohmann::json result;
+  const bool scraped = testing::WaitFor(
+      [&] {
+        const std::string body = testing::HttpGet(
+            prometheus_port,
+            "/api/v1/query?query=carbonroute_carbon_intensity_grams_per_kilowatt_hour");
+        nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+        if (parsed.is_discarded() || parsed.value("status", "") != "success") return false;
+        result = parsed["data"]["result"];
+        return result.size() == zones.size();
+      },
+      absl::Seconds(60));
+  const absl::Time after = absl::Now();
+  ASSERT_TRUE(scraped) << prometheus.Log();
+
+  for (const nlohmann::json& series : result) {
+    const std::string zone = series["metric"]["location"].get<std::string>();
+    EXPECT_EQ(series["metric"]["provider"], "replay");
+    EXPECT_EQ(series["metric"]["emissions_type"], "average");
+    EXPECT_EQ(series["metric"]["job"], "carbonroute");
+    double value = 0;
+    ASSERT_TRUE(absl::SimpleAtod(series["value"][1].get<std::string>(), &value));
+    EXPECT_THAT(value, ::testing::AnyOf(csv.ServedAt(before, zone), csv.ServedAt(after, zone))) << zone;
+  }
+  EXPECT_EQ(prometheus.Terminate(), 0);
+  EXPECT_EQ(collector.process->Terminate(), 0);
+}
+
+}  // namespace
+}  // namespace carbonroute

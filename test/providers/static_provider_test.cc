@@ -1,0 +1,51 @@
+#include "providers/static_provider.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "test/testing/status_matchers.h"
+
+namespace carbonroute::providers {
+namespace {
+
+using testing::IsOk;
+using testing::StatusIs;
+
+StaticSettings Settings() {
+  StaticSettings settings;
+  settings.emissions_type = EmissionsType::kMarginal;
+  settings.validity = absl::Minutes(30);
+  settings.grams_per_kwh = {{"A", 120}, {"B", 5}};
+  return settings;
+}
+
+TEST(StaticProvider, ReadingIsAlignedToValidity) {
+  StaticProvider provider("fixed", Settings());
+  EXPECT_THAT(provider.locations(), ::testing::ElementsAre("A", "B"));
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000 + 1000);  // 16 min 40 s past a half hour
+  absl::StatusOr<Reading> reading = provider.Current("A", now);
+  ASSERT_THAT(reading, IsOk());
+  EXPECT_EQ(reading->value, 120);
+  EXPECT_EQ(reading->emissions_type, EmissionsType::kMarginal);
+  EXPECT_EQ(reading->valid_from, absl::FromUnixSeconds(1'800'000'000));
+  EXPECT_EQ(reading->valid_to, absl::FromUnixSeconds(1'800'000'000 + 1800));
+}
+
+TEST(StaticProvider, ForecastRepeatsTheValueUpToTheHorizon) {
+  StaticProvider provider("fixed", Settings());
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000 + 1000);
+  absl::StatusOr<std::vector<Reading>> forecast = provider.Forecast("B", now, absl::Hours(2));
+  ASSERT_THAT(forecast, IsOk());
+  ASSERT_EQ(forecast->size(), 5u);  // [0:00, 2:30) covers now + 2h = 2:16:40
+  EXPECT_GE(forecast->back().valid_to, now + absl::Hours(2));
+  for (const Reading& point : *forecast) EXPECT_EQ(point.value, 5);
+}
+
+TEST(StaticProvider, UnknownLocationIsNotFound) {
+  StaticProvider provider("fixed", Settings());
+  EXPECT_THAT(provider.Current("C", absl::UnixEpoch()),
+              StatusIs(absl::StatusCode::kNotFound, "provider \"fixed\": no value configured for \"C\""));
+}
+
+}  // namespace
+}  // namespace carbonroute::providers

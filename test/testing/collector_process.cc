@@ -1,0 +1,46 @@
+#include "test/testing/collector_process.h"
+
+#include <fstream>
+#include <regex>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "providers/curl_http_client.h"
+
+namespace carbonroute::testing {
+
+std::string HttpGet(int port, const std::string& path, int* status) {
+  static CurlHttpClient* const http = CurlHttpClient::Create("carbonroute-test")->release();
+  HttpRequest request;
+  request.url = absl::StrCat("http://127.0.0.1:", port, path);
+  request.timeout = absl::Seconds(5);
+  absl::StatusOr<HttpResponse> response = http->Send(request);
+  if (status != nullptr) *status = response.ok() ? response->status : 0;
+  return response.ok() ? response->body : "";
+}
+
+CollectorProcess StartCollector(const std::string& dir, const std::string& config_yaml,
+                                const std::string& log_name) {
+  const std::string config_path = dir + "/collector.yaml";
+  std::ofstream(config_path) << config_yaml;
+  CollectorProcess collector;
+  collector.process = std::make_unique<Subprocess>(
+      std::vector<std::string>{CARBONROUTE_COLLECTOR_BINARY, "--config", config_path, "--data-dir",
+                               std::string(CARBONROUTE_SOURCE_DIR) + "/data"},
+      dir + "/" + log_name);
+  const std::regex serving(R"(serving http://127\.0\.0\.1:(\d+)/metrics)");
+  WaitFor(
+      [&] {
+        std::smatch match;
+        const std::string log = collector.process->Log();
+        if (std::regex_search(log, match, serving)) {
+          (void)absl::SimpleAtoi(match[1].str(), &collector.port);
+        }
+        int status = 0;
+        return collector.port > 0 && (HttpGet(collector.port, "/healthz", &status), status == 200);
+      },
+      absl::Seconds(30));
+  return collector;
+}
+
+}  // namespace carbonroute::testing

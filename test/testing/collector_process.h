@@ -1,0 +1,31 @@
+// File: test/testing/collector_process.h
+//
+// Starts the real carbonroute-collector binary on 127.0.0.1, port 0, with a
+// config written to a test directory, and finds the port it bound from its log.
+#ifndef CARBONROUTE_TEST_TESTING_COLLECTOR_PROCESS_H_
+#define CARBONROUTE_TEST_TESTING_COLLECTOR_PROCESS_H_
+
+#include <memory>
+#include <string>
+
+#include "test/testing/subprocess.h"
+
+namespace carbonroute::testing {
+
+struct CollectorProcess {
+  std::unique_ptr<Subprocess> process;
+  int port = 0;  // 0 when it did not come up
+};
+
+// Writes `config_yaml` to `dir`/collector.yaml and starts the collector with
+// --data-dir pointing at the repository's data/. Waits up to 30 s for the log
+// line naming the port and for /healthz to answer 200.
+CollectorProcess StartCollector(const std::string& dir, const std::string& config_yaml,
+                                const std::string& log_name = "collector.log");
+
+// GET http://127.0.0.1:port/path; "" on any failure.
+std::string HttpGet(int port, const std::string& path, int* status = nullptr);
+
+}  // namespace carbonroute::testing
+
+#endif  // CARBONROUTE_TEST_TESTING_COLLECTOR_PROCESS_H_

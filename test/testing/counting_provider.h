@@ -1,0 +1,45 @@
+// File: test/testing/counting_provider.h
+//
+// Wraps a real Provider, counts the calls that reach it and can be told to
+// fail: what the caching-policy tests assert on.
+#ifndef CARBONROUTE_TEST_TESTING_COUNTING_PROVIDER_H_
+#define CARBONROUTE_TEST_TESTING_COUNTING_PROVIDER_H_
+
+#include <memory>
+
+#include "providers/provider.h"
+
+namespace carbonroute::testing {
+
+class CountingProvider final : public providers::Provider {
+ public:
+  explicit CountingProvider(std::unique_ptr<providers::Provider> inner) : inner_(std::move(inner)) {}
+
+  const std::string& name() const override { return inner_->name(); }
+  const std::vector<std::string>& locations() const override { return inner_->locations(); }
+  EmissionsType emissions_type() const override { return inner_->emissions_type(); }
+
+  absl::StatusOr<providers::Reading> Current(absl::string_view location, absl::Time now) override {
+    ++current_calls;
+    if (!fail_with.ok()) return fail_with;
+    return inner_->Current(location, now);
+  }
+  absl::StatusOr<std::vector<providers::Reading>> Forecast(absl::string_view location,
+                                                           absl::Time now,
+                                                           absl::Duration horizon) override {
+    ++forecast_calls;
+    if (!fail_with.ok()) return fail_with;
+    return inner_->Forecast(location, now, horizon);
+  }
+
+  int current_calls = 0;
+  int forecast_calls = 0;
+  absl::Status fail_with;  // returned by every call while not OK
+
+ private:
+  std::unique_ptr<providers::Provider> inner_;
+};
+
+}  // namespace carbonroute::testing
+
+#endif  // CARBONROUTE_TEST_TESTING_COUNTING_PROVIDER_H_

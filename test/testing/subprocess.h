@@ -1,0 +1,47 @@
+// File: test/testing/subprocess.h
+//
+// Runs a real binary (the collector, Prometheus) for integration tests, with
+// stdout and stderr captured to a file. The destructor sends SIGTERM and
+// reaps the child, so a failing test never leaves a process behind.
+#ifndef CARBONROUTE_TEST_TESTING_SUBPROCESS_H_
+#define CARBONROUTE_TEST_TESTING_SUBPROCESS_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace carbonroute::testing {
+
+class Subprocess {
+ public:
+  // Starts argv[0] with the arguments; output goes to `log_path`.
+  Subprocess(std::vector<std::string> argv, std::string log_path);
+  ~Subprocess();
+
+  bool running() const { return pid_ > 0; }
+  // Sends SIGTERM and returns the exit status (exit code, or 128 + signal).
+  int Terminate();
+  std::string Log() const;
+
+ private:
+  int pid_ = -1;
+  std::string log_path_;
+};
+
+// Calls `ready` every 50 ms until it returns true or `timeout` passes.
+// For waiting on a real process to come up, never for timing assertions.
+bool WaitFor(const std::function<bool()>& ready, absl::Duration timeout);
+
+// A TCP port on 127.0.0.1 that was free a moment ago (for programs that cannot
+// be told to bind port 0 and report it).
+int FreeLoopbackPort();
+
+// Reads a whole file ("" if it cannot be read).
+std::string ReadFile(const std::string& path);
+
+}  // namespace carbonroute::testing
+
+#endif  // CARBONROUTE_TEST_TESTING_SUBPROCESS_H_
