@@ -49,6 +49,14 @@ TEST(LoadCollectorConfig, ShippedExampleIsValid) {
   EXPECT_THAT(config->providers[1].locations, ::testing::ElementsAre("onprem-hydro"));
 }
 
+TEST(LoadCollectorConfig, InstalledExampleIsValid) {
+  absl::StatusOr<CollectorConfig> config =
+      LoadCollectorConfig(std::string(CARBONROUTE_SOURCE_DIR) + "/config/examples/collector.yaml");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->database, "/var/lib/carbonroute/readings.sqlite");
+  EXPECT_THAT(config->providers[0].locations, ::testing::ElementsAre("*"));
+}
+
 TEST(LoadCollectorConfig, StaticProviderSettings) {
   absl::StatusOr<CollectorConfig> config = Parse(R"yaml(
 node: {name: n1, region: europe-west1, location: BE}
