@@ -49,23 +49,26 @@ absl::StatusOr<Reading> ReplayProvider::ReadingForHour(absl::string_view locatio
   return reading;
 }
 
-absl::StatusOr<Reading> ReplayProvider::Current(absl::string_view location, absl::Time now) {
+absl::StatusOr<std::size_t> ReplayProvider::ZoneOf(absl::string_view location) const {
   std::optional<std::size_t> zone = trace_->ZoneIndex(location);
   if (!zone) {
     return absl::NotFoundError(
         absl::StrCat("provider \"", name_, "\": unknown location \"", location, "\""));
   }
+  return *zone;
+}
+
+absl::StatusOr<Reading> ReplayProvider::Current(absl::string_view location, absl::Time now) {
+  absl::StatusOr<std::size_t> zone = ZoneOf(location);
+  if (!zone.ok()) return zone.status();
   return ReadingForHour(location, *zone, HourStart(now));
 }
 
 absl::StatusOr<std::vector<Reading>> ReplayProvider::Forecast(absl::string_view location,
                                                               absl::Time now,
                                                               absl::Duration horizon) {
-  std::optional<std::size_t> zone = trace_->ZoneIndex(location);
-  if (!zone) {
-    return absl::NotFoundError(
-        absl::StrCat("provider \"", name_, "\": unknown location \"", location, "\""));
-  }
+  absl::StatusOr<std::size_t> zone = ZoneOf(location);
+  if (!zone.ok()) return zone.status();
   std::vector<Reading> points;
   for (absl::Time hour = HourStart(now); hour < now + horizon || points.empty();
        hour += absl::Hours(1)) {

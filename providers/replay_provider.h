@@ -43,6 +43,8 @@ class ReplayProvider final : public Provider {
                  std::vector<std::string> locations)
       : name_(std::move(name)), trace_(std::move(trace)), locations_(std::move(locations)) {}
 
+  // kNotFound naming the location if it is not a zone of the trace.
+  absl::StatusOr<std::size_t> ZoneOf(absl::string_view location) const;
   absl::StatusOr<Reading> ReadingForHour(absl::string_view location, std::size_t zone,
                                          absl::Time hour_start) const;
 
