@@ -77,6 +77,8 @@ IntensityRecord RecordAt(const Statement& stmt) {
 struct ReadingStore::Statements {
   Statement put;
   Statement valid_at;
+  Statement latest_ending_after;
+  Statement has_estimate;
   Statement delete_forecast_from;
   Statement insert_forecast;
   Statement forecast_end;
@@ -126,6 +128,14 @@ absl::Status ReadingStore::PrepareStatements() {
                                            " AND valid_from <= ?4 AND valid_to > ?4 "
                                            "ORDER BY valid_from DESC LIMIT 1")));
   CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement latest_ending_after,
+      Statement::Prepare(db_, absl::StrCat("SELECT ", kColumns, " FROM readings WHERE ", kSeriesMatch,
+                                           " AND valid_to > ?4 ORDER BY valid_from DESC LIMIT 1")));
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement has_estimate,
+      Statement::Prepare(db_, absl::StrCat("SELECT 1 FROM readings WHERE ", kSeriesMatch,
+                                           " AND valid_to > ?4 AND estimated = 1 LIMIT 1")));
+  CARBONROUTE_ASSIGN_OR_RETURN(
       Statement delete_forecast_from,
       Statement::Prepare(db_, absl::StrCat("DELETE FROM forecasts WHERE ", kSeriesMatch,
                                            " AND valid_from >= ?4")));
@@ -141,6 +151,7 @@ absl::Status ReadingStore::PrepareStatements() {
       Statement::Prepare(db_, absl::StrCat("SELECT ", kColumns, " FROM forecasts WHERE ", kSeriesMatch,
                                            " AND valid_to > ?4 AND valid_from < ?5 ORDER BY valid_from")));
   statements_.reset(new Statements{std::move(put), std::move(valid_at),
+                                   std::move(latest_ending_after), std::move(has_estimate),
                                    std::move(delete_forecast_from), std::move(insert_forecast),
                                    std::move(forecast_end), std::move(forecast_between)});
   return absl::OkStatus();
@@ -177,6 +188,30 @@ absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::ValidAt(const Serie
   query.Reset();
   if (!row.ok()) return row.status();
   return record;
+}
+
+absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::LatestEndingAfter(
+    const SeriesKey& series, absl::Time t) {
+  absl::MutexLock lock(&mutex_);
+  Statement& query = statements_->latest_ending_after;
+  BindSeries(query, series);
+  query.Bind(4, Seconds(t));
+  absl::StatusOr<bool> row = query.Step();
+  std::optional<IntensityRecord> record;
+  if (row.ok() && *row) record = RecordAt(query);
+  query.Reset();
+  if (!row.ok()) return row.status();
+  return record;
+}
+
+absl::StatusOr<bool> ReadingStore::HasEstimateEndingAfter(const SeriesKey& series, absl::Time t) {
+  absl::MutexLock lock(&mutex_);
+  Statement& query = statements_->has_estimate;
+  BindSeries(query, series);
+  query.Bind(4, Seconds(t));
+  absl::StatusOr<bool> row = query.Step();
+  query.Reset();
+  return row;
 }
 
 absl::Status ReadingStore::PutForecast(const SeriesKey& series,

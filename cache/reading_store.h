@@ -65,6 +65,15 @@ class ReadingStore {
   // latest-starting one if several do; nullopt if none.
   absl::StatusOr<std::optional<IntensityRecord>> ValidAt(const SeriesKey& series, absl::Time t);
 
+  // The latest-starting reading of `series` whose valid_to is after `t`
+  // (what may still be exported during the grace period); nullopt if none.
+  absl::StatusOr<std::optional<IntensityRecord>> LatestEndingAfter(const SeriesKey& series,
+                                                                    absl::Time t);
+
+  // Whether `series` has an estimated reading whose valid_to is after `t`
+  // (what a provider's history may still replace with a measured value).
+  absl::StatusOr<bool> HasEstimateEndingAfter(const SeriesKey& series, absl::Time t);
+
   // Stores a forecast: deletes the series' forecast points from
   // points.front().valid_from on, then inserts `points`, in one transaction.
   // An empty `points` is a no-op.

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "config/status_macros.h"
 #include "exporter/metrics_page.h"
+#include "providers/curl_http_client.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -16,8 +17,16 @@ absl::Status Prefixed(const absl::Status& status, absl::string_view what) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
-    const CollectorConfig& config, const providers::DataPaths& data, Clock& clock) {
+    const CollectorConfig& config, const providers::DataPaths& data, Clock& clock,
+    std::unique_ptr<HttpClient> http) {
   std::unique_ptr<CollectorDaemon> daemon(new CollectorDaemon(clock));
+  if (http == nullptr) {
+    absl::StatusOr<std::unique_ptr<CurlHttpClient>> curl =
+        CurlHttpClient::Create(absl::StrCat("carbonroute-collector/", CARBONROUTE_VERSION));
+    if (!curl.ok()) return Prefixed(curl.status(), "starting the HTTP client");
+    http = *std::move(curl);
+  }
+  daemon->http_ = std::move(http);
 
   absl::StatusOr<std::unique_ptr<cache::ReadingStore>> store = cache::ReadingStore::Open(config.database);
   if (!store.ok()) return Prefixed(store.status(), "opening the cache");
@@ -26,7 +35,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   std::vector<providers::Provider*> borrowed;
   for (const ProviderConfig& provider_config : config.providers) {
     absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
-        providers::MakeProvider(provider_config, data);
+        providers::MakeProvider(provider_config, data, *daemon->http_);
     if (!provider.ok()) {
       return Prefixed(provider.status(), absl::StrCat("provider \"", provider_config.name, "\""));
     }
@@ -60,6 +69,12 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
 }
 
 void CollectorDaemon::Run(absl::Notification& stop) {
+  for (const std::unique_ptr<providers::Provider>& provider : providers_) {
+    if (absl::Status started = provider->Start(clock_.Now()); !started.ok()) {
+      spdlog::warn("provider {}: start-up check failed (polling goes ahead): {}", provider->name(),
+                   std::string(started.message()));
+    }
+  }
   const PollStats first = poller_->PollOnce(clock_.Now());
   first_poll_done_->store(true);
   spdlog::info("first poll: {} series exported, {} provider calls ({} failed), {} cache hits",

@@ -23,6 +23,7 @@
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
 #include "exporter/http_server.h"
+#include "providers/http_client.h"
 #include "providers/make_provider.h"
 #include "prometheus/registry.h"
 
@@ -32,9 +33,10 @@ class CollectorDaemon {
  public:
   // Errors: those of ReadingStore::Open, MakeProvider and HttpServer::Start,
   // each prefixed with what was being built.
-  static absl::StatusOr<std::unique_ptr<CollectorDaemon>> Create(const CollectorConfig& config,
-                                                                 const providers::DataPaths& data,
-                                                                 Clock& clock);
+  // `http` (may be null: a CurlHttpClient is made) carries the live providers' requests.
+  static absl::StatusOr<std::unique_ptr<CollectorDaemon>> Create(
+      const CollectorConfig& config, const providers::DataPaths& data, Clock& clock,
+      std::unique_ptr<HttpClient> http = nullptr);
 
   // The bound port of the HTTP endpoint.
   int port() const { return server_->port(); }
@@ -46,6 +48,7 @@ class CollectorDaemon {
   CollectorDaemon(Clock& clock) : clock_(clock) {}
 
   Clock& clock_;
+  std::unique_ptr<HttpClient> http_;
   std::unique_ptr<cache::ReadingStore> store_;
   std::vector<std::unique_ptr<providers::Provider>> providers_;
   std::shared_ptr<prometheus::Registry> registry_;

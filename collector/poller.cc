@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "collector/forecast_mean.h"
 #include "collector/reading_records.h"
+#include "providers/http_status.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -19,9 +21,23 @@ constexpr ForecastWindow kForecastWindows[] = {
     {"1h", absl::Hours(1)}, {"4h", absl::Hours(4)}, {"24h", absl::Hours(24)}};
 
 constexpr absl::Duration kPruneEvery = absl::Hours(1);
+constexpr absl::Duration kForecastSlack = absl::Hours(1);
+constexpr absl::Duration kForecastMinRefresh = absl::Minutes(15);
+constexpr absl::Duration kHistoryEvery = absl::Hours(1);
+constexpr absl::Duration kHistoryReach = absl::Hours(24);
 
 exporter::SeriesLabels LabelsOf(const cache::SeriesKey& series) {
   return {series.provider, series.location, std::string(EmissionsTypeName(series.emissions_type))};
+}
+
+std::string KeyOf(const cache::SeriesKey& series) {
+  return absl::StrCat(series.provider, "/", series.location, "/",
+                      EmissionsTypeName(series.emissions_type));
+}
+
+bool IsConfigurationError(absl::StatusCode code) {
+  return code == absl::StatusCode::kUnauthenticated || code == absl::StatusCode::kPermissionDenied ||
+         code == absl::StatusCode::kFailedPrecondition || code == absl::StatusCode::kNotFound;
 }
 
 }  // namespace
@@ -36,33 +52,80 @@ std::string OutcomeLabel(const absl::Status& status) {
     case absl::StatusCode::kResourceExhausted: return "rate_limited";
     case absl::StatusCode::kUnauthenticated: return "unauthenticated";
     case absl::StatusCode::kPermissionDenied: return "permission_denied";
+    case absl::StatusCode::kFailedPrecondition: return "not_in_plan";
     default: return "error";
   }
 }
 
 Poller::Poller(std::vector<providers::Provider*> providers, cache::ReadingStore& store,
-               exporter::CollectorMetrics& metrics, PollConfig config)
-    : providers_(std::move(providers)), store_(store), metrics_(metrics), config_(config) {}
+               exporter::CollectorMetrics& metrics, PollConfig config, uint64_t jitter_seed)
+    : providers_(std::move(providers)),
+      store_(store),
+      metrics_(metrics),
+      config_(config),
+      jitter_(jitter_seed) {}
 
-void Poller::RecordOutcome(const cache::SeriesKey& series, absl::string_view what,
-                           const absl::Status& status, PollStats& stats) {
+absl::Time Poller::ProviderBlockedUntil(const std::string& provider) const {
+  auto it = provider_state_.find(provider);
+  return it == provider_state_.end() ? absl::InfinitePast() : it->second.blocked_until;
+}
+
+bool Poller::MayCall(const cache::SeriesKey& series, absl::Time now, PollStats& stats) {
+  const absl::Time until = std::max(provider_state_[series.provider].blocked_until,
+                                    series_state_[KeyOf(series)].blocked_until);
+  if (now >= until) return true;
+  ++stats.skipped_calls;
+  stats.next_poll = std::min(stats.next_poll, until);
+  return false;
+}
+
+void Poller::RecordOutcome(const cache::SeriesKey& series, const std::string& what,
+                           const absl::Status& status, absl::Time now, PollStats& stats) {
   ++stats.provider_calls;
   metrics_.CountProviderRequest(series.provider, OutcomeLabel(status));
-  const std::string key = absl::StrCat(series.provider, "/", series.location, "/", what);
-  auto it = failing_.find(key);
+  ProviderState& provider = provider_state_[series.provider];
+  SeriesState& state = series_state_[KeyOf(series)];
+  auto failing = state.failing.find(what);
   if (status.ok()) {
-    if (it != failing_.end()) {
-      spdlog::info("provider {} location {}: {} recovered", series.provider, series.location,
-                   std::string(what));
-      failing_.erase(it);
+    provider.consecutive_failures = 0;
+    if (failing != state.failing.end()) {
+      spdlog::info("provider {} location {}: {} recovered", series.provider, series.location, what);
+      state.failing.erase(failing);
     }
     return;
   }
   ++stats.provider_errors;
-  if (it == failing_.end() || it->second != status.code()) {
-    spdlog::warn("provider {} location {}: {} failed: {}", series.provider, series.location,
-                 std::string(what), status.ToString());
-    failing_[key] = status.code();
+  const absl::StatusCode code = status.code();
+  absl::Duration pause;
+  if (IsConfigurationError(code)) {
+    pause = config_.config_error_retry;
+    if (code == absl::StatusCode::kUnauthenticated) {
+      provider.blocked_until = now + pause;
+    } else {
+      state.blocked_until = now + pause;
+    }
+  } else {
+    ++provider.consecutive_failures;
+    const double doublings = std::min(provider.consecutive_failures - 1, 30);
+    const absl::Duration base =
+        std::min(config_.backoff_initial * std::pow(2.0, doublings), config_.backoff_max);
+    pause = base * std::uniform_real_distribution<double>(0.5, 1.5)(jitter_);
+    if (code == absl::StatusCode::kResourceExhausted) {
+      if (std::optional<absl::Duration> retry_after = providers::RetryAfter(status)) pause = *retry_after;
+    }
+    provider.blocked_until = std::max(provider.blocked_until, now + pause);
+  }
+  if (failing == state.failing.end() || failing->second != code) {
+    spdlog::warn("provider {} location {}: {} failed ({}); next attempt in {}: {}", series.provider,
+                 series.location, what, OutcomeLabel(status), absl::FormatDuration(pause),
+                 std::string(status.message()));
+    state.failing[what] = code;
+  }
+}
+
+void Poller::Store(const providers::Reading& reading, absl::Time now) {
+  if (absl::StatusOr<bool> stored = store_.Put(ToRecord(reading, now)); !stored.ok()) {
+    spdlog::error("cache write failed: {}", stored.status().ToString());
   }
 }
 
@@ -72,9 +135,10 @@ void Poller::PollCurrent(providers::Provider& provider, const cache::SeriesKey& 
   if (!cached.ok()) spdlog::error("cache lookup failed: {}", cached.status().ToString());
   std::optional<cache::IntensityRecord> current = cached.ok() ? *cached : std::nullopt;
   metrics_.CountCacheLookup(current.has_value());
+  const exporter::SeriesLabels labels = LabelsOf(series);
   if (current) {
     ++stats.cache_hits;
-  } else {
+  } else if (MayCall(series, now, stats)) {
     absl::StatusOr<providers::Reading> reading = provider.Current(series.location, now);
     absl::Status status = reading.status();
     if (reading.ok() && !reading->Covers(now)) {
@@ -82,33 +146,43 @@ void Poller::PollCurrent(providers::Provider& provider, const cache::SeriesKey& 
           absl::StrCat("reading valid ", absl::FormatTime(reading->valid_from), " to ",
                        absl::FormatTime(reading->valid_to), " does not cover now"));
     }
-    RecordOutcome(series, "current reading", status, stats);
+    RecordOutcome(series, "current reading", status, now, stats);
     if (status.ok()) {
       current = ToRecord(*reading, now);
-      if (absl::StatusOr<bool> stored = store_.Put(*current); !stored.ok()) {
-        spdlog::error("cache write failed: {}", stored.status().ToString());
-      }
+      Store(*reading, now);
+      if (!reading->source_units.empty()) metrics_.SetProviderUnits(labels, reading->source_units);
     }
   }
-  const exporter::SeriesLabels labels = LabelsOf(series);
-  if (current && current->unit == kGramsPerKwhUnit) {
-    metrics_.SetIntensity(labels, current->value, current->estimated, current->valid_to);
-    ++stats.exported_series;
-    stats.next_poll = std::min(stats.next_poll, current->valid_to);
-  } else {
-    metrics_.ClearIntensity(labels);
+  if (!current) {  // grace: the last good reading, while its valid_to + grace is ahead
+    absl::StatusOr<std::optional<cache::IntensityRecord>> last =
+        store_.LatestEndingAfter(series, now - config_.grace);
+    if (last.ok() && *last) current = **last;
   }
+  if (!current) {
+    metrics_.ClearIntensity(labels);
+    return;
+  }
+  metrics_.SetIntensity(labels, current->value, current->unit == kPercentileUnit,
+                        current->estimated, current->valid_to, now - current->fetched_at);
+  ++stats.exported_series;
+  const absl::Time series_change =
+      current->valid_to > now ? current->valid_to : current->valid_to + config_.grace;
+  stats.next_poll = std::min(stats.next_poll, series_change);
 }
 
 void Poller::PollForecast(providers::Provider& provider, const cache::SeriesKey& series,
                           absl::Time now, PollStats& stats) {
   const absl::Duration horizon = config_.forecast_horizon;
-  if (horizon <= absl::ZeroDuration()) return;
+  if (horizon <= absl::ZeroDuration() || !provider.supports_forecast()) return;
+  SeriesState& state = series_state_[KeyOf(series)];
   absl::StatusOr<std::optional<absl::Time>> end = store_.ForecastEnd(series);
-  if (!end.ok() || !end->has_value() || **end < now + horizon) {
+  const bool short_of_horizon = !end.ok() || !end->has_value() || **end < now + horizon;
+  if (short_of_horizon && now - state.last_forecast_fetch >= kForecastMinRefresh &&
+      MayCall(series, now, stats)) {
+    state.last_forecast_fetch = now;
     absl::StatusOr<std::vector<providers::Reading>> forecast =
-        provider.Forecast(series.location, now, horizon);
-    RecordOutcome(series, "forecast", forecast.status(), stats);
+        provider.Forecast(series.location, now, horizon + kForecastSlack);
+    RecordOutcome(series, "forecast", forecast.status(), now, stats);
     if (forecast.ok()) {
       std::vector<cache::IntensityRecord> points;
       for (const providers::Reading& point : *forecast) points.push_back(ToRecord(point, now));
@@ -122,12 +196,31 @@ void Poller::PollForecast(providers::Provider& provider, const cache::SeriesKey&
   const exporter::SeriesLabels labels = LabelsOf(series);
   for (const ForecastWindow& window : kForecastWindows) {
     std::optional<double> mean;
-    if (points.ok() && window.length <= horizon) mean = TimeWeightedMean(*points, now, now + window.length);
+    if (points.ok() && window.length <= horizon && (points->empty() || points->front().unit == kGramsPerKwhUnit)) {
+      mean = TimeWeightedMean(*points, now, now + window.length);
+    }
     if (mean) {
       metrics_.SetForecastMean(labels, window.label, *mean);
     } else {
       metrics_.ClearForecastMean(labels, window.label);
     }
+  }
+}
+
+void Poller::PollHistory(providers::Provider& provider, const cache::SeriesKey& series,
+                         absl::Time now, PollStats& stats) {
+  if (!provider.supports_history()) return;
+  SeriesState& state = series_state_[KeyOf(series)];
+  if (now - state.last_history_fetch < kHistoryEvery) return;
+  // Only while an estimate of the last 24 h is stored that a measurement could replace.
+  absl::StatusOr<bool> has_estimate = store_.HasEstimateEndingAfter(series, now - kHistoryReach);
+  if (!has_estimate.ok() || !*has_estimate || !MayCall(series, now, stats)) return;
+  state.last_history_fetch = now;
+  absl::StatusOr<std::vector<providers::Reading>> history = provider.History(series.location, now);
+  RecordOutcome(series, "history", history.status(), now, stats);
+  if (!history.ok()) return;
+  for (const providers::Reading& reading : *history) {
+    if (!reading.estimated) Store(reading, now);
   }
 }
 
@@ -139,6 +232,7 @@ PollStats Poller::PollOnce(absl::Time now) {
       const cache::SeriesKey series{provider->name(), location, provider->emissions_type()};
       PollCurrent(*provider, series, now, stats);
       PollForecast(*provider, series, now, stats);
+      PollHistory(*provider, series, now, stats);
     }
   }
   if (now - last_prune_ >= kPruneEvery) {
@@ -158,8 +252,8 @@ void Poller::Run(Clock& clock, absl::Notification& stop) {
   while (!stop.HasBeenNotified()) {
     const absl::Time now = clock.Now();
     const PollStats stats = PollOnce(now);
-    spdlog::debug("poll: {} cache hits, {} provider calls ({} failed), {} series exported",
-                  stats.cache_hits, stats.provider_calls, stats.provider_errors,
+    spdlog::debug("poll: {} cache hits, {} provider calls ({} failed, {} skipped), {} series exported",
+                  stats.cache_hits, stats.provider_calls, stats.provider_errors, stats.skipped_calls,
                   stats.exported_series);
     // At least 1 s apart, so a provider answering with already-expired readings cannot spin the loop.
     if (clock.WaitUntil(std::max(stats.next_poll, now + absl::Seconds(1)), stop)) return;

@@ -4,30 +4,45 @@
 //
 //   1. Current reading: the cache is asked first; the provider is called only
 //      when no stored reading covers `now`. What it returns is stored, then
-//      exported. With no valid reading, the series is removed from /metrics
-//      (never a stale or zero value).
-//   2. Forecast: fetched again only when the stored forecast ends before
-//      now + poll.forecast_horizon. Its time-weighted means over the next 1h,
-//      4h and 24h (each when the horizon reaches it) are exported.
-//   3. Every hour, rows whose validity ended more than poll.retention ago
-//      are pruned.
+//      exported (a percentile signal as carbonroute_carbon_intensity_percentile).
+//   2. Forecast (providers that have one): fetched for horizon + 1 h, and
+//      fetched again when the stored forecast ends before now + horizon — at
+//      most every 15 minutes, so a provider whose forecast is shorter than the
+//      horizon is not called on every poll. Time-weighted means over the next
+//      1h/4h/24h are exported when the forecast covers the whole window.
+//   3. History (providers that have one, e.g. Electricity Maps): while a stored
+//      reading of the last 24 h is an estimate, asked at most hourly; measured
+//      values replace the estimates (cache/reading_store.h, Put).
+//   4. Every hour, rows whose validity ended more than poll.retention ago are pruned.
+//
+// Failures (every call's outcome is counted in carbonroute_provider_requests_total;
+// an error is logged once when a series starts failing and once when it recovers):
+//   - transient (kUnavailable, kDeadlineExceeded, kInvalidArgument such as an
+//     HTML error page or malformed JSON): the provider is not called again for
+//     backoff_initial × 2^(n−1), capped at backoff_max, times a jitter factor
+//     in [0.5, 1.5), n = consecutive failures;
+//   - rate limited (kResourceExhausted): for the Retry-After delay when given,
+//     else as transient;
+//   - configuration errors that retrying cannot fix (kUnauthenticated,
+//     kPermissionDenied, kFailedPrecondition, kNotFound): that series (for
+//     kUnauthenticated, the whole provider) is not called again for
+//     poll.config_error_retry;
+//   - while no fresh reading can be had, the last good one stays exported
+//     until its valid_to + poll.grace, with carbonroute_carbon_intensity_age_seconds
+//     growing; after that the series is removed (never a stale or zero value).
 //
 // PollOnce() returns when to poll next: the earliest end of validity of an
-// exported reading, capped at now + poll.interval, so a new hour's value is
-// exported as soon as it becomes valid.
+// exported reading or end of a backoff, capped at now + poll.interval.
 //
-// Provider errors never stop the loop: each call's outcome is counted in
-// carbonroute_provider_requests_total, and an error is logged once, when a
-// series first fails (and once when it recovers).
-//
-// Ownership: borrows the providers, store, metrics and clock; all must
-// outlive the Poller.
+// Ownership: borrows the providers, store and metrics; all must outlive the Poller.
 // Thread safety: PollOnce/Run from one thread at a time.
 #ifndef CARBONROUTE_COLLECTOR_POLLER_H_
 #define CARBONROUTE_COLLECTOR_POLLER_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -44,16 +59,19 @@ namespace carbonroute::collector {
 // What one PollOnce did (for logs and tests).
 struct PollStats {
   int cache_hits = 0;
-  int provider_calls = 0;  // current and forecast calls, failed ones included
+  int provider_calls = 0;  // every call that reached a provider, failed ones included
   int provider_errors = 0;
+  int skipped_calls = 0;   // calls not made because of a backoff or configuration-error pause
   int exported_series = 0;
   absl::Time next_poll;
 };
 
 class Poller {
  public:
+  // `jitter_seed` makes the backoff jitter reproducible in tests.
   Poller(std::vector<providers::Provider*> providers, cache::ReadingStore& store,
-         exporter::CollectorMetrics& metrics, PollConfig config);
+         exporter::CollectorMetrics& metrics, PollConfig config,
+         uint64_t jitter_seed = std::random_device{}());
 
   Poller(const Poller&) = delete;
   Poller& operator=(const Poller&) = delete;
@@ -63,28 +81,47 @@ class Poller {
   // Polls until `stop` is notified, waiting on `clock` between polls.
   void Run(Clock& clock, absl::Notification& stop);
 
+  // The earliest time the provider may be called again (InfinitePast if not backing off).
+  absl::Time ProviderBlockedUntil(const std::string& provider) const;
+
  private:
-  // Makes sure a valid reading for `series` is stored and exported.
+  struct ProviderState {
+    absl::Time blocked_until = absl::InfinitePast();
+    int consecutive_failures = 0;
+  };
+  struct SeriesState {
+    absl::Time blocked_until = absl::InfinitePast();  // configuration-error pause
+    absl::Time last_forecast_fetch = absl::InfinitePast();
+    absl::Time last_history_fetch = absl::InfinitePast();
+    std::map<std::string, absl::StatusCode> failing;  // what ("current reading", ...) → code
+  };
+
   void PollCurrent(providers::Provider& provider, const cache::SeriesKey& series, absl::Time now,
                    PollStats& stats);
   void PollForecast(providers::Provider& provider, const cache::SeriesKey& series, absl::Time now,
                     PollStats& stats);
-  // Counts a call's outcome and logs a change of a series' error state.
-  void RecordOutcome(const cache::SeriesKey& series, absl::string_view what,
-                     const absl::Status& status, PollStats& stats);
+  void PollHistory(providers::Provider& provider, const cache::SeriesKey& series, absl::Time now,
+                   PollStats& stats);
+  // Whether a call for `series` may be made now (counts a skipped call if not).
+  bool MayCall(const cache::SeriesKey& series, absl::Time now, PollStats& stats);
+  // Counts the outcome, logs a change of error state, and applies the failure policy.
+  void RecordOutcome(const cache::SeriesKey& series, const std::string& what,
+                     const absl::Status& status, absl::Time now, PollStats& stats);
+  void Store(const providers::Reading& reading, absl::Time now);
 
   const std::vector<providers::Provider*> providers_;
   cache::ReadingStore& store_;
   exporter::CollectorMetrics& metrics_;
   const PollConfig config_;
+  std::mt19937_64 jitter_;
   absl::Time last_prune_ = absl::InfinitePast();
-  // "provider/location/what" → last error, for log-once.
-  std::map<std::string, absl::StatusCode> failing_;
+  std::map<std::string, ProviderState> provider_state_;
+  std::map<std::string, SeriesState> series_state_;  // by "provider/location/emissions_type"
 };
 
 // The outcome label for a provider call's status: "ok", "not_found",
 // "parse_error", "timeout", "unavailable", "rate_limited", "unauthenticated",
-// "permission_denied" or "error".
+// "permission_denied", "not_in_plan" or "error".
 std::string OutcomeLabel(const absl::Status& status);
 
 }  // namespace carbonroute::collector

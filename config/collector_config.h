@@ -13,12 +13,52 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "config/emissions_type.h"
 
 namespace carbonroute {
 
-enum class ProviderType { kReplay, kStatic };
+enum class ProviderType { kReplay, kStatic, kWattTime, kElectricityMaps, kUkCarbonIntensity };
+
+// Where a secret (password, API token) comes from. The config holds only this
+// reference; the value is read when the provider is built and is never logged,
+// exported or stored. YAML forms:
+//   password: {env: WATTTIME_PASSWORD}          environment variable
+//   password: {file: /etc/carbonroute/wt-pass}  whole file, trailing newline dropped
+//   password: {credential: watttime-password}   $CREDENTIALS_DIRECTORY/<name> (systemd LoadCredential=)
+//   password: "literal"                          discouraged, but accepted
+struct SecretRef {
+  enum class Source { kNone, kLiteral, kEnv, kFile, kCredential };
+  Source source = Source::kNone;
+  std::string reference;  // the variable name, path, credential name, or the literal
+
+  bool empty() const { return source == Source::kNone; }
+};
+
+// Settings common to the HTTP providers.
+struct HttpProviderSettings {
+  std::string base_url;  // defaults per provider type (see README)
+  absl::Duration timeout = absl::Seconds(10);          // whole request
+  absl::Duration connect_timeout = absl::Seconds(5);
+};
+
+// `watttime`: WattTime v3 (https://docs.watttime.org). Marginal emissions (MOER).
+struct WattTimeSettings {
+  SecretRef username;
+  SecretRef password;
+  std::string signal_type = "co2_moer";
+  // "forecast": /v3/forecast, lbs/MWh converted to gCO2eq/kWh (subscribers, or CAISO_NORTH);
+  // "signal_index": /v3/signal-index, a 0–100 percentile (free in every region).
+  std::string data = "forecast";
+};
+
+// `electricity_maps`: Electricity Maps API v3. Average emissions.
+struct ElectricityMapsSettings {
+  SecretRef token;
+  std::string auth_header = "auth-token";  // "X-BLOBR-KEY" for the api-access trial host
+  std::string emission_factor_type = "lifecycle";  // or "direct"
+};
 
 // Settings of the `replay` provider: a historical hourly trace served as if live.
 struct ReplaySettings {
@@ -47,6 +87,9 @@ struct ProviderConfig {
   std::vector<std::string> locations;
   ReplaySettings replay;
   StaticSettings static_values;
+  HttpProviderSettings http;
+  WattTimeSettings watttime;
+  ElectricityMapsSettings electricity_maps;
 };
 
 struct NodeConfig {
@@ -63,6 +106,16 @@ struct PollConfig {
   absl::Duration forecast_horizon = absl::Hours(24);
   // Readings whose validity ended longer ago than this are deleted from the cache.
   absl::Duration retention = absl::Hours(24 * 7);
+  // While a provider fails, its last good reading stays exported until
+  // valid_to + grace; after that the series disappears.
+  absl::Duration grace = absl::Minutes(30);
+  // Exponential backoff after a transient failure (5xx, timeout, malformed
+  // answer): initial, doubling per consecutive failure up to max, ×[0.5, 1.5) jitter.
+  absl::Duration backoff_initial = absl::Seconds(30);
+  absl::Duration backoff_max = absl::Minutes(30);
+  // Pause after an error that retrying cannot fix (bad credentials, zone or
+  // endpoint not in the plan, unknown location): reported once, retried this rarely.
+  absl::Duration config_error_retry = absl::Hours(6);
 };
 
 struct CollectorConfig {
@@ -74,7 +127,7 @@ struct CollectorConfig {
   std::vector<ProviderConfig> providers;
 };
 
-// "replay" or "static".
+// "replay", "static", "watttime", "electricity_maps" or "uk_carbon_intensity".
 absl::string_view ProviderTypeName(ProviderType type);
 
 }  // namespace carbonroute

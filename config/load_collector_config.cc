@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -52,7 +53,9 @@ absl::Status ReadNode(MappingReader& root, NodeConfig& node) {
 
 absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("poll"));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"interval", "forecast_horizon", "retention"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"interval", "forecast_horizon", "retention", "grace",
+                                                 "backoff_initial", "backoff_max",
+                                                 "config_error_retry"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("forecast_horizon", poll.forecast_horizon));
@@ -63,6 +66,21 @@ absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
   }
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("retention", poll.retention));
   CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "retention", poll.retention));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("grace", poll.grace));
+  if (poll.grace < absl::ZeroDuration()) {
+    return Invalid(reader.PathOf("grace"), absl::StrCat("must not be negative, got \"",
+                                                        absl::FormatDuration(poll.grace), "\""));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("backoff_initial", poll.backoff_initial));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "backoff_initial", poll.backoff_initial));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("backoff_max", poll.backoff_max));
+  if (poll.backoff_max < poll.backoff_initial) {
+    return Invalid(reader.PathOf("backoff_max"),
+                   absl::StrCat("must be at least backoff_initial, got \"",
+                                absl::FormatDuration(poll.backoff_max), "\""));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("config_error_retry", poll.config_error_retry));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "config_error_retry", poll.config_error_retry));
   return reader.Finish();
 }
 
@@ -93,6 +111,84 @@ absl::Status ReadStaticSettings(MappingReader& reader, ProviderConfig& provider)
   return absl::OkStatus();
 }
 
+absl::Status ReadHttpSettings(MappingReader& reader, absl::string_view default_base_url,
+                              HttpProviderSettings& http) {
+  http.base_url = std::string(default_base_url);
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("base_url", http.base_url));
+  if (!absl::StartsWith(http.base_url, "https://") && !absl::StartsWith(http.base_url, "http://")) {
+    return Invalid(reader.PathOf("base_url"),
+                   absl::StrCat("expected an http(s):// URL, got \"", http.base_url, "\""));
+  }
+  while (absl::EndsWith(http.base_url, "/")) http.base_url.pop_back();
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("timeout", http.timeout));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "timeout", http.timeout));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("connect_timeout", http.connect_timeout));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "connect_timeout", http.connect_timeout));
+  return absl::OkStatus();
+}
+
+absl::Status RequireLocations(const MappingReader& reader, const ProviderConfig& provider) {
+  if (provider.locations.empty()) {
+    return Invalid(reader.PathOf("locations"), "list at least one location");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RequireOneOf(const MappingReader& reader, absl::string_view key,
+                          const std::string& value, std::initializer_list<absl::string_view> allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+    return Invalid(reader.PathOf(key), absl::StrCat("unknown value \"", value, "\"; expected one of: ",
+                                                    absl::StrJoin(allowed, ", ")));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadWattTime(MappingReader& reader, ProviderConfig& provider) {
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout",
+                                                 "connect_timeout", "username", "password",
+                                                 "signal_type", "data"}));
+  CARBONROUTE_RETURN_IF_ERROR(ReadHttpSettings(reader, "https://api.watttime.org", provider.http));
+  WattTimeSettings& settings = provider.watttime;
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadSecret("username", settings.username));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadSecret("password", settings.password));
+  if (settings.username.empty()) return Invalid(reader.PathOf("username"), "required key is missing");
+  if (settings.password.empty()) return Invalid(reader.PathOf("password"), "required key is missing");
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("signal_type", settings.signal_type));
+  CARBONROUTE_RETURN_IF_ERROR(
+      RequireOneOf(reader, "signal_type", settings.signal_type, {"co2_moer", "health_damage"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("data", settings.data));
+  CARBONROUTE_RETURN_IF_ERROR(RequireOneOf(reader, "data", settings.data, {"forecast", "signal_index"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
+  return RequireLocations(reader, provider);
+}
+
+absl::Status ReadElectricityMaps(MappingReader& reader, ProviderConfig& provider) {
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout",
+                                                 "connect_timeout", "token", "auth_header",
+                                                 "emission_factor_type"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      ReadHttpSettings(reader, "https://api.electricitymaps.com/v3", provider.http));
+  ElectricityMapsSettings& settings = provider.electricity_maps;
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadSecret("token", settings.token));
+  if (settings.token.empty()) return Invalid(reader.PathOf("token"), "required key is missing");
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("auth_header", settings.auth_header));
+  if (settings.auth_header.empty()) return Invalid(reader.PathOf("auth_header"), "must not be empty");
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("emission_factor_type", settings.emission_factor_type));
+  CARBONROUTE_RETURN_IF_ERROR(RequireOneOf(reader, "emission_factor_type",
+                                           settings.emission_factor_type, {"lifecycle", "direct"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
+  return RequireLocations(reader, provider);
+}
+
+absl::Status ReadUkCarbonIntensity(MappingReader& reader, ProviderConfig& provider) {
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly(
+      {"type", "name", "locations", "base_url", "timeout", "connect_timeout"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      ReadHttpSettings(reader, "https://api.carbonintensity.org.uk", provider.http));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
+  return RequireLocations(reader, provider);
+}
+
 absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::string& path) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, MappingReader::Create(node, path));
   ProviderConfig provider;
@@ -112,10 +208,20 @@ absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::s
     CARBONROUTE_RETURN_IF_ERROR(
         reader.ExpectOnly({"type", "name", "emissions_type", "validity", "values"}));
     CARBONROUTE_RETURN_IF_ERROR(ReadStaticSettings(reader, provider));
+  } else if (type == "watttime") {
+    provider.type = ProviderType::kWattTime;
+    CARBONROUTE_RETURN_IF_ERROR(ReadWattTime(reader, provider));
+  } else if (type == "electricity_maps") {
+    provider.type = ProviderType::kElectricityMaps;
+    CARBONROUTE_RETURN_IF_ERROR(ReadElectricityMaps(reader, provider));
+  } else if (type == "uk_carbon_intensity") {
+    provider.type = ProviderType::kUkCarbonIntensity;
+    CARBONROUTE_RETURN_IF_ERROR(ReadUkCarbonIntensity(reader, provider));
   } else {
     return Invalid(reader.PathOf("type"),
                    absl::StrCat("unknown provider type \"", type,
-                                "\"; expected one of: replay, static"));
+                                "\"; expected one of: replay, static, watttime, electricity_maps, "
+                                "uk_carbon_intensity"));
   }
   provider.name = std::string(ProviderTypeName(provider.type));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", provider.name));
@@ -162,7 +268,14 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
 }  // namespace
 
 absl::string_view ProviderTypeName(ProviderType type) {
-  return type == ProviderType::kStatic ? "static" : "replay";
+  switch (type) {
+    case ProviderType::kReplay: return "replay";
+    case ProviderType::kStatic: return "static";
+    case ProviderType::kWattTime: return "watttime";
+    case ProviderType::kElectricityMaps: return "electricity_maps";
+    case ProviderType::kUkCarbonIntensity: return "uk_carbon_intensity";
+  }
+  return "unknown";
 }
 
 absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml, absl::string_view origin) {

@@ -110,6 +110,32 @@ absl::Status MappingReader::ReadStringList(absl::string_view key, std::vector<st
   return absl::OkStatus();
 }
 
+absl::Status MappingReader::ReadSecret(absl::string_view key, SecretRef& out) {
+  YAML::Node value = Take(key);
+  if (!value || value.IsNull()) return absl::OkStatus();
+  if (value.IsScalar()) {
+    out = {SecretRef::Source::kLiteral, value.Scalar()};
+    return absl::OkStatus();
+  }
+  if (!value.IsMap() || value.size() != 1) {
+    return Invalid(PathOf(key), "expected {env: NAME}, {file: PATH}, {credential: NAME} or a string");
+  }
+  const std::string kind = value.begin()->first.Scalar();
+  const YAML::Node& ref = value.begin()->second;
+  const std::string path = absl::StrCat(PathOf(key), ".", kind);
+  if (!ref.IsScalar() || ref.Scalar().empty()) return Invalid(path, "expected a non-empty name or path");
+  if (kind == "env") {
+    out = {SecretRef::Source::kEnv, ref.Scalar()};
+  } else if (kind == "file") {
+    out = {SecretRef::Source::kFile, ref.Scalar()};
+  } else if (kind == "credential") {
+    out = {SecretRef::Source::kCredential, ref.Scalar()};
+  } else {
+    return Invalid(path, "unknown key; expected env, file or credential");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MappingReader::ReadNumberMap(absl::string_view key, std::map<std::string, double>& out) {
   absl::StatusOr<MappingReader> child = ReadMapping(key);
   if (!child.ok()) return child.status();

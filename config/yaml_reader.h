@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "config/collector_config.h"
 #include "yaml-cpp/yaml.h"
 
 namespace carbonroute::config_internal {
@@ -38,6 +39,9 @@ class MappingReader {
   // Go-style durations as absl::ParseDuration accepts them: "90s", "1h30m".
   absl::Status ReadDuration(absl::string_view key, absl::Duration& out);
   absl::Status ReadStringList(absl::string_view key, std::vector<std::string>& out);
+  // A secret reference: a scalar (literal) or a mapping with exactly one of
+  // `env`, `file`, `credential` (see SecretRef). Error messages never quote a literal.
+  absl::Status ReadSecret(absl::string_view key, SecretRef& out);
   // A mapping of scalar keys to numbers, e.g. `{DE: 300, FR: 56}`.
   absl::Status ReadNumberMap(absl::string_view key, std::map<std::string, double>& out);
   // The child mapping at `key` (empty if absent).

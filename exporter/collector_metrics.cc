@@ -23,10 +23,22 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                      .Name(metric_names::kCarbonIntensity)
                      .Help("Grid carbon intensity valid now, gCO2eq/kWh.")
                      .Register(registry)),
+      percentile_(BuildGauge()
+                      .Name(metric_names::kCarbonIntensityPercentile)
+                      .Help("Relative carbon-intensity signal valid now, 0 (cleanest) to 100.")
+                      .Register(registry)),
       valid_to_(BuildGauge()
                     .Name(metric_names::kCarbonIntensityValidTo)
                     .Help("End of the current carbon-intensity reading's validity, Unix seconds.")
                     .Register(registry)),
+      age_(BuildGauge()
+               .Name(metric_names::kCarbonIntensityAge)
+               .Help("Seconds since the exported carbon-intensity reading was fetched.")
+               .Register(registry)),
+      units_(BuildGauge()
+                 .Name(metric_names::kProviderUnits)
+                 .Help("The unit a provider answered in, before conversion (=1).")
+                 .Register(registry)),
       forecast_mean_(BuildGauge()
                          .Name(metric_names::kForecastMean)
                          .Help("Mean forecast carbon intensity over the next window, gCO2eq/kWh.")
@@ -49,29 +61,57 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                      .Register(registry)
                      .Add({})) {}
 
-void CollectorMetrics::SetIntensity(const SeriesLabels& series, double grams_per_kwh,
-                                    bool estimated, absl::Time valid_to) {
+void CollectorMetrics::RemoveValue(IntensitySeries& series) {
+  if (series.value == nullptr) return;
+  (series.percentile ? percentile_ : intensity_).Remove(series.value);
+  series.value = nullptr;
+}
+
+void CollectorMetrics::SetIntensity(const SeriesLabels& series, double value, bool percentile,
+                                    bool estimated, absl::Time valid_to, absl::Duration age) {
   absl::MutexLock lock(&mutex_);
-  prometheus::Labels labels = SeriesLabelSet(series);
+  const prometheus::Labels labels = SeriesLabelSet(series);
   auto it = intensity_series_.find(series);
   if (it == intensity_series_.end()) {
-    it = intensity_series_.emplace(series, IntensitySeries{nullptr, &valid_to_.Add(labels)}).first;
+    IntensitySeries created;
+    created.valid_to = &valid_to_.Add(labels);
+    created.age = &age_.Add(labels);
+    it = intensity_series_.emplace(series, created).first;
   }
-  labels["estimated"] = estimated ? "true" : "false";
-  prometheus::Gauge& value = intensity_.Add(labels);
-  if (it->second.value != nullptr && it->second.value != &value) intensity_.Remove(it->second.value);
-  it->second.value = &value;
-  value.Set(grams_per_kwh);
+  prometheus::Gauge* gauge = nullptr;
+  if (percentile) {
+    gauge = &percentile_.Add({{"provider", series.provider}, {"location", series.location}});
+  } else {
+    prometheus::Labels with_estimated = labels;
+    with_estimated["estimated"] = estimated ? "true" : "false";
+    gauge = &intensity_.Add(with_estimated);
+  }
+  if (it->second.value != gauge) RemoveValue(it->second);
+  it->second.value = gauge;
+  it->second.percentile = percentile;
+  gauge->Set(value);
   it->second.valid_to->Set(absl::ToDoubleSeconds(valid_to - absl::UnixEpoch()));
+  it->second.age->Set(absl::ToDoubleSeconds(std::max(age, absl::ZeroDuration())));
 }
 
 void CollectorMetrics::ClearIntensity(const SeriesLabels& series) {
   absl::MutexLock lock(&mutex_);
   auto it = intensity_series_.find(series);
   if (it == intensity_series_.end()) return;
-  if (it->second.value != nullptr) intensity_.Remove(it->second.value);
+  RemoveValue(it->second);
   valid_to_.Remove(it->second.valid_to);
+  age_.Remove(it->second.age);
   intensity_series_.erase(it);
+}
+
+void CollectorMetrics::SetProviderUnits(const SeriesLabels& series, const std::string& units) {
+  absl::MutexLock lock(&mutex_);
+  prometheus::Gauge*& gauge = units_series_[series];
+  prometheus::Gauge& wanted =
+      units_.Add({{"provider", series.provider}, {"location", series.location}, {"units", units}});
+  if (gauge != nullptr && gauge != &wanted) units_.Remove(gauge);
+  gauge = &wanted;
+  gauge->Set(1);
 }
 
 void CollectorMetrics::SetForecastMean(const SeriesLabels& series, const std::string& window,

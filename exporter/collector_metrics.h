@@ -39,11 +39,15 @@ class CollectorMetrics {
   CollectorMetrics(const CollectorMetrics&) = delete;
   CollectorMetrics& operator=(const CollectorMetrics&) = delete;
 
-  // Exports the reading valid now (gCO2eq/kWh) and the end of its validity.
-  void SetIntensity(const SeriesLabels& series, double grams_per_kwh, bool estimated,
-                    absl::Time valid_to);
-  // Removes the series' intensity and valid_to gauges (no true value is known).
+  // Exports the reading valid now: gCO2eq/kWh (or, with `percentile`, the
+  // 0–100 relative signal), the end of its validity and its age.
+  void SetIntensity(const SeriesLabels& series, double value, bool percentile, bool estimated,
+                    absl::Time valid_to, absl::Duration age);
+  // Removes the series' intensity, percentile, valid_to and age gauges (no true value is known).
   void ClearIntensity(const SeriesLabels& series);
+
+  // Records the unit the provider answered in for `series` (e.g. "lbs_co2_per_mwh").
+  void SetProviderUnits(const SeriesLabels& series, const std::string& units);
 
   // Exports the mean of the forecast over the next `window` ("1h", "4h", "24h").
   void SetForecastMean(const SeriesLabels& series, const std::string& window, double grams_per_kwh);
@@ -59,12 +63,18 @@ class CollectorMetrics {
 
  private:
   struct IntensitySeries {
-    prometheus::Gauge* value;
-    prometheus::Gauge* valid_to;
+    prometheus::Gauge* value = nullptr;       // in intensity_ or percentile_
+    bool percentile = false;
+    prometheus::Gauge* valid_to = nullptr;
+    prometheus::Gauge* age = nullptr;
   };
+  void RemoveValue(IntensitySeries& series) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   prometheus::Family<prometheus::Gauge>& intensity_;
+  prometheus::Family<prometheus::Gauge>& percentile_;
   prometheus::Family<prometheus::Gauge>& valid_to_;
+  prometheus::Family<prometheus::Gauge>& age_;
+  prometheus::Family<prometheus::Gauge>& units_;
   prometheus::Family<prometheus::Gauge>& forecast_mean_;
   prometheus::Family<prometheus::Counter>& provider_requests_;
   prometheus::Family<prometheus::Counter>& cache_lookups_;
@@ -75,6 +85,7 @@ class CollectorMetrics {
   std::map<SeriesLabels, IntensitySeries> intensity_series_ ABSL_GUARDED_BY(mutex_);
   std::map<std::pair<SeriesLabels, std::string>, prometheus::Gauge*> forecast_series_
       ABSL_GUARDED_BY(mutex_);
+  std::map<SeriesLabels, prometheus::Gauge*> units_series_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace carbonroute::exporter

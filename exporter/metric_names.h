@@ -33,6 +33,11 @@ inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total
 inline constexpr char kNodeInfo[] = "carbonroute_node_info";
 // counter{outcome}: cache lookups made instead of provider calls (hit) or before them (miss).
 inline constexpr char kCacheLookups[] = "carbonroute_cache_lookups_total";
+// gauge{location, provider, emissions_type}: seconds since the exported reading was
+// fetched from its provider (grows while a failing provider's last value is kept).
+inline constexpr char kCarbonIntensityAge[] = "carbonroute_carbon_intensity_age_seconds";
+// gauge (=1){provider, location, units}: the unit a provider answered in, before conversion.
+inline constexpr char kProviderUnits[] = "carbonroute_provider_units_info";
 // gauge: Unix time of the end of the last completed poll.
 inline constexpr char kLastPoll[] = "carbonroute_last_poll_timestamp_seconds";
 

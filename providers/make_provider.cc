@@ -7,7 +7,10 @@
 #include "config/status_macros.h"
 #include "providers/intensity_trace.h"
 #include "providers/replay_provider.h"
+#include "providers/electricity_maps_provider.h"
 #include "providers/static_provider.h"
+#include "providers/uk_carbon_intensity_provider.h"
+#include "providers/watttime_provider.h"
 
 namespace carbonroute::providers {
 
@@ -26,7 +29,7 @@ absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPath
 }
 
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config,
-                                                       const DataPaths& paths) {
+                                                       const DataPaths& paths, HttpClient& http) {
   switch (config.type) {
     case ProviderType::kReplay: {
       CARBONROUTE_ASSIGN_OR_RETURN(std::string path, FindDataFile(config.replay.trace, paths));
@@ -40,6 +43,12 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& con
     }
     case ProviderType::kStatic:
       return std::make_unique<StaticProvider>(config.name, config.static_values);
+    case ProviderType::kWattTime:
+      return WattTimeProvider::Create(config, http);
+    case ProviderType::kElectricityMaps:
+      return ElectricityMapsProvider::Create(config, http);
+    case ProviderType::kUkCarbonIntensity:
+      return UkCarbonIntensityProvider::Create(config, http);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("provider \"", config.name, "\": unsupported type"));

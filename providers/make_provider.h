@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "config/collector_config.h"
+#include "providers/http_client.h"
 #include "providers/provider.h"
 
 namespace carbonroute::providers {
@@ -24,10 +25,12 @@ struct DataPaths {
 // kNotFound listing every place tried.
 absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths);
 
-// Builds the provider `config` describes. kNotFound if a data file is missing;
-// kInvalidArgument if the data or the configured locations are invalid.
+// Builds the provider `config` describes; live providers send their requests
+// through `http`, which must outlive the provider. kNotFound if a data file
+// or a credential is missing; kInvalidArgument if the data or the configured
+// locations are invalid.
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config,
-                                                       const DataPaths& paths);
+                                                       const DataPaths& paths, HttpClient& http);
 
 }  // namespace carbonroute::providers
 

@@ -41,6 +41,13 @@ class Provider {
   // The kind of signal this provider's readings are (average or marginal).
   virtual EmissionsType emissions_type() const = 0;
 
+  // Called once before the first poll (log in, report account access). An
+  // error is logged by the caller and polling goes ahead regardless.
+  virtual absl::Status Start(absl::Time /*now*/) { return absl::OkStatus(); }
+
+  // False for providers that have no forecast (the collector then asks for none).
+  virtual bool supports_forecast() const { return true; }
+
   // The reading valid at `now` for `location`; its interval covers `now`.
   virtual absl::StatusOr<Reading> Current(absl::string_view location, absl::Time now) = 0;
 
@@ -50,6 +57,14 @@ class Provider {
   virtual absl::StatusOr<std::vector<Reading>> Forecast(absl::string_view location,
                                                         absl::Time now,
                                                         absl::Duration horizon) = 0;
+
+  // Recent readings (e.g. the last 24 h) that may replace stored estimates with
+  // measured values. Providers without such an endpoint return an empty list.
+  virtual absl::StatusOr<std::vector<Reading>> History(absl::string_view /*location*/,
+                                                       absl::Time /*now*/) {
+    return std::vector<Reading>();
+  }
+  virtual bool supports_history() const { return false; }
 };
 
 }  // namespace carbonroute::providers

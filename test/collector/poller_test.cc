@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "prometheus/text_serializer.h"
+#include "providers/http_status.h"
 #include "providers/intensity_trace.h"
 #include "providers/replay_provider.h"
 #include "providers/static_provider.h"
@@ -100,6 +101,7 @@ TEST_F(PollerTest, FailingProviderRemovesTheSeriesAndCountsTheOutcome) {
   auto provider = StaticCounting({{"A", 100}});
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::ZeroDuration();
+  config_.grace = absl::ZeroDuration();
   Poller poller({provider.get()}, *store, metrics_, config_);
   poller.PollOnce(kT0);
   EXPECT_THAT(Scrape(), HasSubstr("location=\"A\",provider=\"fixed\"} 100"));
@@ -164,11 +166,99 @@ TEST_F(PollerTest, SimulatedDayOfReplayMakesTheCallsValidityImplies) {
   // Current readings are valid for one hour: one call at the start, then one per hour
   // boundary crossed (start+30m … start+23h30m): 1 + 24 = 25 per zone.
   EXPECT_EQ(provider.current_calls, 25 * 10);
-  // Forecasts reach the top of the hour after now + 24h; coverage runs below the horizon on
-  // the first poll after each hour boundary: again 1 + 24 = 25 per zone.
-  EXPECT_EQ(provider.forecast_calls, 25 * 10);
+  // Forecasts are fetched for horizon + 1 h = 25 h and reach the top of the hour after that:
+  // fetched at start (8:30) they end at 8:00 + 26 h, so coverage runs below now + 24 h on the
+  // first poll after 10:00 (10:01), then every 2 h: 8:30, 10:01, 12:01, …, 08:01 next day
+  // (before the 08:30 stop) = 1 + 12 = 13 per zone.
+  EXPECT_EQ(provider.forecast_calls, 13 * 10);
   // Polls every 60 s (hour boundaries fall on minute marks): 24 × 60 waits.
   EXPECT_EQ(clock.waits(), 24 * 60 - 1);
+}
+
+TEST_F(PollerTest, LastGoodReadingIsKeptThroughTheGraceWithItsAge) {
+  auto provider = StaticCounting({{"A", 100}});
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.grace = absl::Minutes(30);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1);
+  poller.PollOnce(kT0);  // valid until kT0 + 1h
+  provider->fail_with = absl::UnavailableError("upstream down");
+
+  PollStats during = poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(10));
+  EXPECT_EQ(during.provider_errors, 1);
+  EXPECT_EQ(during.exported_series, 1);
+  std::string text = Scrape();
+  EXPECT_THAT(text, HasSubstr("location=\"A\",provider=\"fixed\"} 100"));
+  EXPECT_THAT(text, HasSubstr("carbonroute_carbon_intensity_age_seconds{emissions_type=\"average\","
+                              "location=\"A\",provider=\"fixed\"} 4200"));  // fetched 70 min ago
+
+  poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(30));  // valid_to + grace reached
+  text = Scrape();
+  EXPECT_THAT(text, Not(HasSubstr("carbonroute_carbon_intensity_grams_per_kilowatt_hour{")));
+  EXPECT_THAT(text, Not(HasSubstr("carbonroute_carbon_intensity_age_seconds{")));
+}
+
+TEST_F(PollerTest, TransientFailuresBackOffExponentiallyWithJitter) {
+  auto provider = StaticCounting({{"A", 100}});
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.backoff_initial = absl::Seconds(30);
+  config_.backoff_max = absl::Minutes(5);
+  provider->fail_with = absl::UnavailableError("HTTP 503");
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/7);
+
+  absl::Time now = kT0;
+  for (int failure = 1; failure <= 6; ++failure) {
+    const int calls_before = provider->current_calls;
+    poller.PollOnce(now);
+    ASSERT_EQ(provider->current_calls, calls_before + 1) << "failure " << failure;
+    const absl::Duration pause = poller.ProviderBlockedUntil("fixed") - now;
+    // 30 s × 2^(n−1), capped at 5 min, × [0.5, 1.5).
+    const absl::Duration base = std::min(absl::Seconds(30) * (1 << (failure - 1)), absl::Minutes(5));
+    EXPECT_GE(pause, base * 0.5) << "failure " << failure;
+    EXPECT_LT(pause, base * 1.5) << "failure " << failure;
+    // No call while backing off.
+    PollStats blocked = poller.PollOnce(now + pause - absl::Seconds(1));
+    EXPECT_EQ(provider->current_calls, calls_before + 1);
+    EXPECT_EQ(blocked.skipped_calls, 1);
+    EXPECT_EQ(blocked.next_poll, now + pause);
+    now += pause;
+  }
+  provider->fail_with = absl::OkStatus();
+  poller.PollOnce(now);
+  EXPECT_THAT(Scrape(), HasSubstr("location=\"A\",provider=\"fixed\"} 100"));
+  // A success resets the count: the next failure backs off from 30 s again.
+  provider->fail_with = absl::UnavailableError("HTTP 503");
+  const absl::Time next_hour = kT0 + absl::Hours(2);  // the stored reading has expired
+  poller.PollOnce(next_hour);
+  EXPECT_LT(poller.ProviderBlockedUntil("fixed") - next_hour, absl::Seconds(45));
+}
+
+TEST_F(PollerTest, RateLimitHonoursRetryAfter) {
+  auto provider = StaticCounting({{"A", 100}});
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  absl::Status limited = absl::ResourceExhaustedError("HTTP 429");
+  limited.SetPayload(providers::kRetryAfterPayload, absl::Cord("120"));
+  provider->fail_with = limited;
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/3);
+  poller.PollOnce(kT0);
+  EXPECT_EQ(poller.ProviderBlockedUntil("fixed"), kT0 + absl::Seconds(120));
+  EXPECT_THAT(Scrape(), HasSubstr("carbonroute_provider_requests_total{outcome=\"rate_limited\",provider=\"fixed\"} 1"));
+}
+
+TEST_F(PollerTest, ConfigurationErrorIsNotRetriedInALoop) {
+  auto provider = StaticCounting({{"A", 100}, {"B", 200}});
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.config_error_retry = absl::Hours(6);
+  provider->fail_with = absl::FailedPreconditionError("zone not in this token's plan");
+  Poller poller({provider.get()}, *store, metrics_, config_);
+  absl::Time now = kT0;
+  for (int i = 0; i < 60; ++i, now += absl::Minutes(1)) poller.PollOnce(now);
+  EXPECT_EQ(provider->current_calls, 2);  // once per location in the first hour, not 120 times
+  poller.PollOnce(kT0 + absl::Hours(6));
+  EXPECT_EQ(provider->current_calls, 4);
 }
 
 }  // namespace

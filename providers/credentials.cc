@@ -1,0 +1,55 @@
+#include "providers/credentials.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace carbonroute::providers {
+namespace {
+
+absl::StatusOr<std::string> ReadSecretFile(const std::string& path, absl::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(what, ": cannot read secret file \"", path, "\""));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string value = text.str();
+  while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
+  if (value.empty()) return absl::NotFoundError(absl::StrCat(what, ": secret file \"", path, "\" is empty"));
+  return value;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ResolveSecret(const SecretRef& secret, absl::string_view what) {
+  switch (secret.source) {
+    case SecretRef::Source::kNone:
+      return absl::InvalidArgumentError(absl::StrCat(what, ": no secret configured"));
+    case SecretRef::Source::kLiteral:
+      return secret.reference;
+    case SecretRef::Source::kEnv: {
+      const char* value = std::getenv(secret.reference.c_str());
+      if (value == nullptr || *value == '\0') {
+        return absl::NotFoundError(
+            absl::StrCat(what, ": environment variable ", secret.reference, " is not set"));
+      }
+      return std::string(value);
+    }
+    case SecretRef::Source::kFile:
+      return ReadSecretFile(secret.reference, what);
+    case SecretRef::Source::kCredential: {
+      const char* directory = std::getenv("CREDENTIALS_DIRECTORY");
+      if (directory == nullptr || *directory == '\0') {
+        return absl::NotFoundError(absl::StrCat(
+            what, ": credential \"", secret.reference,
+            "\" needs $CREDENTIALS_DIRECTORY (systemd LoadCredential=), which is not set"));
+      }
+      return ReadSecretFile(absl::StrCat(directory, "/", secret.reference), what);
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(what, ": unknown secret source"));
+}
+
+}  // namespace carbonroute::providers

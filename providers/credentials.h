@@ -1,0 +1,29 @@
+// File: providers/credentials.h
+//
+// Reads the value behind a SecretRef (config/collector_config.h): an
+// environment variable, a file, or a systemd credential
+// ($CREDENTIALS_DIRECTORY/<name>, from LoadCredential= in the unit).
+//
+// Errors name the reference and `what` (e.g. "providers[0].password"),
+// never the value:
+//   kNotFound         the variable is unset/empty, the file or credential is missing,
+//                     or $CREDENTIALS_DIRECTORY is not set
+//   kInvalidArgument  the reference is empty
+//
+// Thread safety: reads the process environment; call at start-up.
+#ifndef CARBONROUTE_PROVIDERS_CREDENTIALS_H_
+#define CARBONROUTE_PROVIDERS_CREDENTIALS_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "config/collector_config.h"
+
+namespace carbonroute::providers {
+
+absl::StatusOr<std::string> ResolveSecret(const SecretRef& secret, absl::string_view what);
+
+}  // namespace carbonroute::providers
+
+#endif  // CARBONROUTE_PROVIDERS_CREDENTIALS_H_

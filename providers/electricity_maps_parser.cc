@@ -1,0 +1,82 @@
+#include "providers/electricity_maps_parser.h"
+
+#include "absl/strings/str_cat.h"
+#include "config/status_macros.h"
+#include "providers/json_fields.h"
+
+namespace carbonroute::providers {
+namespace {
+
+absl::Duration Granularity(simdjson::dom::element point) {
+  std::string_view granularity;
+  if (point["temporalGranularity"].get_string().get(granularity)) return absl::Hours(1);
+  if (granularity == "5_minutes") return absl::Minutes(5);
+  if (granularity == "15_minutes") return absl::Minutes(15);
+  return absl::Hours(1);
+}
+
+// One point; nullopt when carbonIntensity is null.
+absl::StatusOr<std::optional<Reading>> ParsePoint(simdjson::dom::element point, absl::string_view provider,
+                                                  absl::string_view location, absl::string_view what,
+                                                  bool forecast) {
+  CARBONROUTE_ASSIGN_OR_RETURN(std::optional<double> value,
+                               json::NullableNumber(point, "carbonIntensity", what));
+  if (!value) return std::optional<Reading>();
+  CARBONROUTE_ASSIGN_OR_RETURN(absl::Time datetime, json::Time(point, "datetime", what));
+  Reading reading;
+  reading.provider = std::string(provider);
+  reading.location = std::string(location);
+  reading.emissions_type = EmissionsType::kAverage;
+  reading.value = *value;
+  reading.valid_from = datetime;
+  reading.valid_to = datetime + Granularity(point);
+  bool estimated = forecast;
+  if (!forecast && point["isEstimated"].get_bool().get(estimated)) estimated = false;
+  reading.estimated = estimated;
+  return std::optional<Reading>(std::move(reading));
+}
+
+absl::StatusOr<std::vector<Reading>> ParseSeries(absl::string_view body, absl::string_view provider,
+                                                 absl::string_view location, const char* key,
+                                                 bool forecast) {
+  const std::string what = absl::StrCat("electricity_maps ", location, " ", key);
+  simdjson::dom::parser parser;
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element series, json::Field(root, key, what));
+  simdjson::dom::array points;
+  if (series.get_array().get(points)) return json::FieldError(what, key, "expected an array");
+  std::vector<Reading> readings;
+  for (simdjson::dom::element point : points) {
+    CARBONROUTE_ASSIGN_OR_RETURN(std::optional<Reading> reading,
+                                 ParsePoint(point, provider, location, what, forecast));
+    if (reading) readings.push_back(*std::move(reading));
+  }
+  return readings;
+}
+
+}  // namespace
+
+absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body, absl::string_view provider,
+                                                   absl::string_view location) {
+  const std::string what = absl::StrCat("electricity_maps ", location, " latest");
+  simdjson::dom::parser parser;
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
+  CARBONROUTE_ASSIGN_OR_RETURN(std::optional<Reading> reading,
+                               ParsePoint(root, provider, location, what, /*forecast=*/false));
+  if (!reading) return absl::UnavailableError(absl::StrCat(what, ": carbonIntensity is null"));
+  return *std::move(reading);
+}
+
+absl::StatusOr<std::vector<Reading>> ParseElectricityMapsHistory(absl::string_view body,
+                                                                 absl::string_view provider,
+                                                                 absl::string_view location) {
+  return ParseSeries(body, provider, location, "history", /*forecast=*/false);
+}
+
+absl::StatusOr<std::vector<Reading>> ParseElectricityMapsForecast(absl::string_view body,
+                                                                  absl::string_view provider,
+                                                                  absl::string_view location) {
+  return ParseSeries(body, provider, location, "forecast", /*forecast=*/true);
+}
+
+}  // namespace carbonroute::providers

@@ -1,0 +1,39 @@
+// File: providers/electricity_maps_parser.h
+//
+// Parsers of Electricity Maps API v3 bodies (shapes recorded in
+// ../shared/reference/carbon-providers.md §2.3). Pure functions.
+//
+// Values are gCO2eq/kWh, average emissions. Validity: [datetime, datetime +
+// granularity), one hour unless `temporalGranularity` says 5_minutes or
+// 15_minutes. `isEstimated` becomes Reading::estimated; forecast points are
+// estimates. Unknown keys are ignored.
+// Errors: kInvalidArgument for malformed JSON or a missing/mistyped field;
+// kUnavailable when the latest point has a null carbonIntensity.
+#ifndef CARBONROUTE_PROVIDERS_ELECTRICITY_MAPS_PARSER_H_
+#define CARBONROUTE_PROVIDERS_ELECTRICITY_MAPS_PARSER_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "providers/reading.h"
+
+namespace carbonroute::providers {
+
+// /v3/carbon-intensity/latest.
+absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body, absl::string_view provider,
+                                                   absl::string_view location);
+
+// /v3/carbon-intensity/history ({"history": [...]}, oldest first). Null values are skipped.
+absl::StatusOr<std::vector<Reading>> ParseElectricityMapsHistory(absl::string_view body,
+                                                                 absl::string_view provider,
+                                                                 absl::string_view location);
+
+// /v3/carbon-intensity/forecast ({"forecast": [{carbonIntensity, datetime}], "updatedAt"}).
+absl::StatusOr<std::vector<Reading>> ParseElectricityMapsForecast(absl::string_view body,
+                                                                  absl::string_view provider,
+                                                                  absl::string_view location);
+
+}  // namespace carbonroute::providers
+
+#endif  // CARBONROUTE_PROVIDERS_ELECTRICITY_MAPS_PARSER_H_

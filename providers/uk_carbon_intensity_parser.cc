@@ -1,0 +1,65 @@
+#include "providers/uk_carbon_intensity_parser.h"
+
+#include "absl/strings/str_cat.h"
+#include "config/status_macros.h"
+#include "providers/json_fields.h"
+
+namespace carbonroute::providers {
+namespace {
+
+constexpr char kTimeFormat[] = "%Y-%m-%d%ET%H:%M%Ez";
+
+// The array of half-hour periods, whichever of the documented shapes `data` has.
+absl::StatusOr<simdjson::dom::array> Periods(simdjson::dom::element data, absl::string_view what) {
+  simdjson::dom::array array;
+  simdjson::dom::object object;
+  if (!data.get_object().get(object)) {  // regional forward window: {"regionid", "data": [...]}
+    if (data["data"].get_array().get(array)) return json::FieldError(what, "data.data", "expected an array");
+    return array;
+  }
+  if (data.get_array().get(array)) return json::FieldError(what, "data", "expected an array or object");
+  simdjson::dom::element first;
+  if (array.at(0).get(first) || first["from"].error() == simdjson::SUCCESS) return array;
+  simdjson::dom::array nested;  // regionid / postcode: data[0].data
+  if (first["data"].get_array().get(nested)) return json::FieldError(what, "data[0]", "expected periods");
+  return nested;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view body,
+                                                            absl::string_view provider,
+                                                            absl::string_view location) {
+  const std::string what = absl::StrCat("uk_carbon_intensity ", location);
+  simdjson::dom::parser parser;
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element data, json::Field(root, "data", what));
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::array periods, Periods(data, what));
+  std::vector<Reading> readings;
+  for (simdjson::dom::element period : periods) {
+    CARBONROUTE_ASSIGN_OR_RETURN(absl::Time from, json::Time(period, "from", what, kTimeFormat));
+    CARBONROUTE_ASSIGN_OR_RETURN(absl::Time to, json::Time(period, "to", what, kTimeFormat));
+    CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element intensity, json::Field(period, "intensity", what));
+    std::optional<double> actual;
+    if (json::Field(intensity, "actual", what).ok()) {
+      CARBONROUTE_ASSIGN_OR_RETURN(actual, json::NullableNumber(intensity, "actual", what));
+    }
+    CARBONROUTE_ASSIGN_OR_RETURN(std::optional<double> forecast,
+                                 json::NullableNumber(intensity, "forecast", what));
+    if (!actual && !forecast) continue;
+    if (to <= from) return json::FieldError(what, "to", "must be after from");
+    Reading reading;
+    reading.provider = std::string(provider);
+    reading.location = std::string(location);
+    reading.emissions_type = EmissionsType::kAverage;
+    reading.value = actual ? *actual : *forecast;
+    reading.estimated = !actual.has_value();
+    reading.valid_from = from;
+    reading.valid_to = to;
+    readings.push_back(std::move(reading));
+  }
+  if (readings.empty()) return absl::UnavailableError(absl::StrCat(what, ": no period has a value"));
+  return readings;
+}
+
+}  // namespace carbonroute::providers

@@ -1,0 +1,74 @@
+// File: providers/watttime_provider.h
+//
+// `watttime`: WattTime API v3 (https://docs.watttime.org; facts in
+// ../shared/reference/carbon-providers.md §1). Marginal emissions (MOER).
+//
+//   - GET /login with HTTP Basic auth gives a bearer token, valid 30 minutes;
+//     it is reused for 25 minutes, then renewed, and renewed once more on a
+//     401/403 answer before the call is retried once.
+//   - data "forecast":     current = first point of /v3/forecast?horizon_hours=0;
+//                          forecast = /v3/forecast?horizon_hours=ceil(horizon) (≤ 72)
+//   - data "signal_index": current = /v3/signal-index (percentile 0–100); no forecast.
+//   - A location "lat,lon" is resolved once through /v3/region-from-loc.
+//   - Start() logs in and reports from /v3/my-access which configured regions
+//     the account may read.
+//
+// Errors: those of StatusFromHttp (providers/http_status.h) and of the
+// parsers (providers/watttime_parser.h); kNotFound for coordinates WattTime
+// does not cover.
+// Ownership: borrows the HttpClient. Thread safety: one thread at a time.
+#ifndef CARBONROUTE_PROVIDERS_WATTTIME_PROVIDER_H_
+#define CARBONROUTE_PROVIDERS_WATTTIME_PROVIDER_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "config/collector_config.h"
+#include "providers/http_client.h"
+#include "providers/provider.h"
+
+namespace carbonroute::providers {
+
+class WattTimeProvider final : public Provider {
+ public:
+  // Resolves the credentials (kNotFound naming the missing reference).
+  static absl::StatusOr<std::unique_ptr<WattTimeProvider>> Create(const ProviderConfig& config,
+                                                                  HttpClient& http);
+
+  const std::string& name() const override { return config_.name; }
+  const std::vector<std::string>& locations() const override { return config_.locations; }
+  EmissionsType emissions_type() const override { return EmissionsType::kMarginal; }
+  bool supports_forecast() const override { return config_.watttime.data == "forecast"; }
+
+  absl::Status Start(absl::Time now) override;
+  absl::StatusOr<Reading> Current(absl::string_view location, absl::Time now) override;
+  absl::StatusOr<std::vector<Reading>> Forecast(absl::string_view location, absl::Time now,
+                                                absl::Duration horizon) override;
+
+ private:
+  WattTimeProvider(ProviderConfig config, HttpClient& http, std::string username, std::string password)
+      : config_(std::move(config)), http_(http), username_(std::move(username)),
+        password_(std::move(password)) {}
+
+  absl::Status Login(absl::Time now);
+  // GET base_url + path_and_query with the bearer token; one re-login on 401/403.
+  absl::StatusOr<std::string> Get(const std::string& path_and_query, absl::string_view what,
+                                  absl::Time now);
+  absl::StatusOr<std::string> Region(absl::string_view location, absl::Time now);
+  absl::StatusOr<std::vector<Reading>> Signal(absl::string_view location, absl::Time now,
+                                              int horizon_hours);
+
+  const ProviderConfig config_;
+  HttpClient& http_;
+  const std::string username_;
+  const std::string password_;
+  std::string token_;
+  absl::Time token_expires_ = absl::InfinitePast();
+  std::map<std::string, std::string, std::less<>> regions_;  // "lat,lon" → region
+};
+
+}  // namespace carbonroute::providers
+
+#endif  // CARBONROUTE_PROVIDERS_WATTTIME_PROVIDER_H_
