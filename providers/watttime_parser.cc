@@ -13,8 +13,9 @@ absl::StatusOr<WattTimeSignal> ParseWattTimeSignal(absl::string_view body,
   simdjson::dom::parser parser;
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element meta, json::Field(root, "meta", what));
+  const std::string meta_what = absl::StrCat(what, " meta");
   WattTimeSignal signal;
-  CARBONROUTE_ASSIGN_OR_RETURN(signal.units, json::String(meta, "units", what));
+  CARBONROUTE_ASSIGN_OR_RETURN(signal.units, json::String(meta, "units", meta_what));
   ValueKind kind = ValueKind::kGramsPerKwh;
   double factor = 1;
   if (signal.units == "lbs_co2_per_mwh") {
@@ -28,13 +29,13 @@ absl::StatusOr<WattTimeSignal> ParseWattTimeSignal(absl::string_view body,
                                          "lbs_co2_per_mwh or percentile)"));
   }
   CARBONROUTE_ASSIGN_OR_RETURN(std::optional<double> period_seconds,
-                               json::NullableNumber(meta, "data_point_period_seconds", what));
+                               json::NullableNumber(meta, "data_point_period_seconds", meta_what));
   if (!period_seconds || *period_seconds <= 0) {
     return json::FieldError(what, "meta.data_point_period_seconds", "must be a positive number");
   }
   const absl::Duration period = absl::Seconds(*period_seconds);
-  if (json::Field(meta, "generated_at", what).ok()) {
-    CARBONROUTE_ASSIGN_OR_RETURN(absl::Time generated_at, json::Time(meta, "generated_at", what));
+  if (json::Field(meta, "generated_at", meta_what).ok()) {
+    CARBONROUTE_ASSIGN_OR_RETURN(absl::Time generated_at, json::Time(meta, "generated_at", meta_what));
     signal.generated_at = generated_at;
   }
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element data, json::Field(root, "data", what));
