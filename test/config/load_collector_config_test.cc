@@ -75,6 +75,56 @@ providers:
   EXPECT_EQ(config->node.region, "europe-west1");
 }
 
+TEST(LoadCollectorConfig, LiveProvidersWithSecretReferences) {
+  absl::StatusOr<CollectorConfig> config = Parse(R"yaml(
+node: {name: n1}
+poll: {grace: 45m, backoff_initial: 10s, backoff_max: 10m, config_error_retry: 2h}
+providers:
+  - type: watttime
+    username: {env: WATTTIME_USERNAME}
+    password: {credential: watttime-password}
+    data: signal_index
+    locations: [CAISO_NORTH, "42.37,-72.52"]
+  - type: electricity_maps
+    token: {file: /etc/carbonroute/em-token}
+    auth_header: X-BLOBR-KEY
+    base_url: https://api-access.electricitymaps.com/free-tier/
+    emission_factor_type: direct
+    timeout: 5s
+    locations: [DE]
+  - type: uk_carbon_intensity
+    locations: [national, region/13]
+)yaml");
+  ASSERT_THAT(config, IsOk());
+  const ProviderConfig& wt = config->providers[0];
+  EXPECT_EQ(wt.type, ProviderType::kWattTime);
+  EXPECT_EQ(wt.http.base_url, "https://api.watttime.org");
+  EXPECT_EQ(wt.watttime.username.source, SecretRef::Source::kEnv);
+  EXPECT_EQ(wt.watttime.username.reference, "WATTTIME_USERNAME");
+  EXPECT_EQ(wt.watttime.password.source, SecretRef::Source::kCredential);
+  EXPECT_EQ(wt.watttime.data, "signal_index");
+  const ProviderConfig& em = config->providers[1];
+  EXPECT_EQ(em.http.base_url, "https://api-access.electricitymaps.com/free-tier");  // trailing / dropped
+  EXPECT_EQ(em.electricity_maps.token.source, SecretRef::Source::kFile);
+  EXPECT_EQ(em.electricity_maps.auth_header, "X-BLOBR-KEY");
+  EXPECT_EQ(em.http.timeout, absl::Seconds(5));
+  EXPECT_EQ(config->providers[2].http.base_url, "https://api.carbonintensity.org.uk");
+  EXPECT_EQ(config->poll.grace, absl::Minutes(45));
+  EXPECT_EQ(config->poll.config_error_retry, absl::Hours(2));
+}
+
+TEST(LoadCollectorConfig, LiteralSecretIsNeverQuotedInErrors) {
+  absl::StatusOr<CollectorConfig> config = Parse(R"yaml(
+node: {name: n1}
+providers:
+  - {type: watttime, username: u, password: "hunter2-SECRET", data: everything, locations: [X]}
+)yaml");
+  EXPECT_THAT(config, StatusIs(absl::StatusCode::kInvalidArgument,
+                               "test.yaml: providers[0].data: unknown value \"everything\"; expected one "
+                               "of: forecast, signal_index"));
+  EXPECT_THAT(std::string(config.status().message()), ::testing::Not(HasSubstr("hunter2")));
+}
+
 struct BadConfigCase {
   const char* name;
   const char* yaml;
@@ -148,7 +198,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfigCase{"DocumentNotAMapping", "- a\n- b\n",
                       "test.yaml: (document): expected a mapping, got a list"},
         BadConfigCase{"NodeNotAMapping", "node: n1\n",
-                      "test.yaml: node: expected a mapping, got \"n1\""}),
+                      "test.yaml: node: expected a mapping, got \"n1\""},
+        BadConfigCase{"WattTimeWithoutPassword",
+                      "node: {name: n}\nproviders: [{type: watttime, username: {env: U}, locations: [X]}]\n",
+                      "test.yaml: providers[0].password: required key is missing"},
+        BadConfigCase{"UnknownSecretSource",
+                      "node: {name: n}\nproviders: [{type: electricity_maps, token: {vault: x}, locations: [DE]}]\n",
+                      "test.yaml: providers[0].token.vault: unknown key; expected env, file or credential"},
+        BadConfigCase{"BadBaseUrl",
+                      "node: {name: n}\nproviders: [{type: uk_carbon_intensity, base_url: ftp://x, locations: [national]}]\n",
+                      "test.yaml: providers[0].base_url: expected an http(s):// URL, got \"ftp://x\""},
+        BadConfigCase{"BackoffMaxBelowInitial",
+                      "node: {name: n}\npoll: {backoff_initial: 1m, backoff_max: 10s}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: poll.backoff_max: must be at least backoff_initial, got \"10s\""},
+        BadConfigCase{"ReplayKeyOnLiveProvider",
+                      "node: {name: n}\nproviders: [{type: uk_carbon_intensity, trace: x.csv, locations: [national]}]\n",
+                      "test.yaml: providers[0].trace: unknown key"}),
     [](const ::testing::TestParamInfo<BadConfigCase>& param_info) { return std::string(param_info.param.name); });
 
 TEST(LoadCollectorConfig, YamlSyntaxErrorNamesLineAndColumn) {

@@ -1,0 +1,48 @@
+#include "providers/credentials.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "test/testing/status_matchers.h"
+
+namespace carbonroute::providers {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::StatusIs;
+
+TEST(ResolveSecret, FromEnvironmentFileAndSystemdCredential) {
+  const std::string dir = ::testing::TempDir() + "/credentials";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/watttime-password") << "s3cret-from-credential\n";
+  std::ofstream(dir + "/token") << "s3cret-from-file\r\n";
+  setenv("CARBONROUTE_TEST_SECRET", "s3cret-from-env", 1);
+  setenv("CREDENTIALS_DIRECTORY", dir.c_str(), 1);
+
+  EXPECT_EQ(*ResolveSecret({SecretRef::Source::kEnv, "CARBONROUTE_TEST_SECRET"}, "p.password"), "s3cret-from-env");
+  EXPECT_EQ(*ResolveSecret({SecretRef::Source::kFile, dir + "/token"}, "p.token"), "s3cret-from-file");
+  EXPECT_EQ(*ResolveSecret({SecretRef::Source::kCredential, "watttime-password"}, "p.password"),
+            "s3cret-from-credential");
+  EXPECT_EQ(*ResolveSecret({SecretRef::Source::kLiteral, "literal"}, "p.password"), "literal");
+  unsetenv("CREDENTIALS_DIRECTORY");
+}
+
+TEST(ResolveSecret, ErrorsNameTheReferenceNeverAValue) {
+  unsetenv("CARBONROUTE_TEST_UNSET");
+  EXPECT_THAT(ResolveSecret({SecretRef::Source::kEnv, "CARBONROUTE_TEST_UNSET"}, "provider \"wt\" password"),
+              StatusIs(absl::StatusCode::kNotFound,
+                       "provider \"wt\" password: environment variable CARBONROUTE_TEST_UNSET is not set"));
+  EXPECT_THAT(ResolveSecret({SecretRef::Source::kFile, "/nonexistent/secret"}, "p"),
+              StatusIs(absl::StatusCode::kNotFound, "p: cannot read secret file \"/nonexistent/secret\""));
+  unsetenv("CREDENTIALS_DIRECTORY");
+  EXPECT_THAT(ResolveSecret({SecretRef::Source::kCredential, "wt"}, "p"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("needs $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")));
+}
+
+}  // namespace
+}  // namespace carbonroute::providers
