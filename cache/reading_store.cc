@@ -176,6 +176,24 @@ absl::StatusOr<bool> ReadingStore::Put(const IntensityRecord& record) {
   return sqlite3_changes(db_) > 0;
 }
 
+absl::StatusOr<int64_t> ReadingStore::PutMany(const std::vector<IntensityRecord>& records) {
+  for (const IntensityRecord& record : records) CARBONROUTE_RETURN_IF_ERROR(Validate(record));
+  absl::MutexLock lock(&mutex_);
+  CARBONROUTE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+  int64_t written = 0;
+  absl::Status status;
+  for (const IntensityRecord& record : records) {
+    Statement& put = statements_->put;
+    BindRecord(put, record);
+    status = put.Run();
+    if (!status.ok()) break;
+    written += sqlite3_changes(db_);
+  }
+  CARBONROUTE_RETURN_IF_ERROR(Exec(db_, status.ok() ? "COMMIT" : "ROLLBACK"));
+  if (!status.ok()) return status;
+  return written;
+}
+
 absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::ValidAt(const SeriesKey& series,
                                                                      absl::Time t) {
   absl::MutexLock lock(&mutex_);

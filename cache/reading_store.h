@@ -61,6 +61,10 @@ class ReadingStore {
   // if it was written, false if a measured reading was kept instead.
   absl::StatusOr<bool> Put(const IntensityRecord& record);
 
+  // Put() for many records in one transaction (all or nothing). Returns how
+  // many were written. kInvalidArgument (nothing written) if any is invalid.
+  absl::StatusOr<int64_t> PutMany(const std::vector<IntensityRecord>& records);
+
   // The reading of `series` whose [valid_from, valid_to) contains `t`, the
   // latest-starting one if several do; nullopt if none.
   absl::StatusOr<std::optional<IntensityRecord>> ValidAt(const SeriesKey& series, absl::Time t);

@@ -219,8 +219,12 @@ void Poller::PollHistory(providers::Provider& provider, const cache::SeriesKey& 
   absl::StatusOr<std::vector<providers::Reading>> history = provider.History(series.location, now);
   RecordOutcome(series, "history", history.status(), now, stats);
   if (!history.ok()) return;
+  std::vector<cache::IntensityRecord> measured;
   for (const providers::Reading& reading : *history) {
-    if (!reading.estimated) Store(reading, now);
+    if (!reading.estimated) measured.push_back(ToRecord(reading, now));
+  }
+  if (absl::StatusOr<int64_t> stored = store_.PutMany(measured); !stored.ok()) {
+    spdlog::error("cache write failed: {}", stored.status().ToString());
   }
 }
 

@@ -1,6 +1,8 @@
 #include "providers/uk_carbon_intensity_parser.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "config/status_macros.h"
 #include "providers/json_fields.h"
 
@@ -35,11 +37,31 @@ absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view bo
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element data, json::Field(root, "data", what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::array periods, Periods(data, what));
+  // All-regions shape (/regional, /regional/intensity/{from}/fw48h): each period lists
+  // "regions"; the one whose regionid matches "region/<id>" is read.
+  int64_t wanted_region = 0;
+  absl::string_view rest = location;
+  const bool by_region = absl::ConsumePrefix(&rest, "region/") && absl::SimpleAtoi(rest, &wanted_region);
   std::vector<Reading> readings;
   for (simdjson::dom::element period : periods) {
     CARBONROUTE_ASSIGN_OR_RETURN(absl::Time from, json::Time(period, "from", what, kTimeFormat));
     CARBONROUTE_ASSIGN_OR_RETURN(absl::Time to, json::Time(period, "to", what, kTimeFormat));
-    CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element intensity, json::Field(period, "intensity", what));
+    simdjson::dom::element holder = period;
+    simdjson::dom::array regions;
+    if (!period["regions"].get_array().get(regions)) {
+      if (!by_region) return json::FieldError(what, "regions", "an all-regions answer needs a region/<id> location");
+      bool found = false;
+      for (simdjson::dom::element region : regions) {
+        int64_t id = 0;
+        if (!region["regionid"].get_int64().get(id) && id == wanted_region) {
+          holder = region;
+          found = true;
+          break;
+        }
+      }
+      if (!found) continue;
+    }
+    CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element intensity, json::Field(holder, "intensity", what));
     std::optional<double> actual;
     if (json::Field(intensity, "actual", what).ok()) {
       CARBONROUTE_ASSIGN_OR_RETURN(actual, json::NullableNumber(intensity, "actual", what));

@@ -7,6 +7,9 @@
 //   national   {"data": [{"from","to","intensity":{"forecast","actual","index"}}, ...]}
 //   regionid   {"data": [{"regionid", ..., "data": [<period>, ...]}]}
 //   regional forward windows may give "data" as an object: {"data": {"regionid", "data": [...]}}
+//   all regions {"data": [{"from","to","regions":[{"regionid", "intensity", ...}, ...]}]}
+//               (/regional, /regional/intensity/{from}/fw48h): the location must be
+//               "region/<id>"; that region's values are read
 // Value: `actual` when present and not null, else `forecast` (then
 // estimated=true; regional data has forecasts only). Validity [from, to),
 // half-hourly; times like "2018-01-20T12:00Z". gCO2eq/kWh, average emissions.

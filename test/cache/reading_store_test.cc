@@ -98,6 +98,21 @@ TEST(ReadingStore, LaterEstimateReplacesEarlierEstimate) {
   EXPECT_EQ(ValidAt(*store, kSeries, kT0)->value, 305);
 }
 
+TEST(ReadingStore, PutManyIsAllOrNothing) {
+  auto store = OpenMemory();
+  ASSERT_THAT(store->Put(Record(kT0, 300, /*estimated=*/true)), IsOk());
+  absl::StatusOr<int64_t> written =
+      store->PutMany({Record(kT0, 290, false), Record(kT0 + absl::Hours(1), 280, true)});
+  ASSERT_THAT(written, IsOk());
+  EXPECT_EQ(*written, 2);
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0)->value, 290);  // the measurement replaced the estimate
+  IntensityRecord bad = Record(kT0 + absl::Hours(2), 1);
+  bad.valid_to = bad.valid_from;
+  EXPECT_THAT(store->PutMany({Record(kT0 + absl::Hours(3), 5), bad}),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
+  EXPECT_EQ(ValidAt(*store, kSeries, kT0 + absl::Hours(3)), std::nullopt);  // nothing written
+}
+
 TEST(ReadingStore, InvalidRecordIsRejectedAndNothingStoredIsLost) {
   auto store = OpenMemory();
   ASSERT_THAT(store->Put(Record(kT0, 300)), IsOk());

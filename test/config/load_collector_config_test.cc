@@ -57,6 +57,14 @@ TEST(LoadCollectorConfig, InstalledExampleIsValid) {
   EXPECT_THAT(config->providers[0].locations, ::testing::ElementsAre("*"));
 }
 
+TEST(LoadCollectorConfig, LiveExampleIsValid) {
+  absl::StatusOr<CollectorConfig> config =
+      LoadCollectorConfig(std::string(CARBONROUTE_SOURCE_DIR) + "/config/examples/live.yaml");
+  ASSERT_THAT(config, IsOk());
+  ASSERT_EQ(config->providers.size(), 3u);
+  EXPECT_EQ(config->providers[0].watttime.password.reference, "watttime-password");
+}
+
 TEST(LoadCollectorConfig, StaticProviderSettings) {
   absl::StatusOr<CollectorConfig> config = Parse(R"yaml(
 node: {name: n1, region: europe-west1, location: BE}

@@ -159,6 +159,19 @@ TEST(UkCarbonIntensityParser, RegionalForwardWindowObjectShape) {
   EXPECT_EQ((*periods)[1].value, 175);
 }
 
+TEST(UkCarbonIntensityParser, AllRegionsShapePicksTheRegion) {
+  // The documented /regional example (with its missing comma restored).
+  const std::string body = R"({"data":[{"from":"2018-01-20T12:00Z","to":"2018-01-20T12:30Z","regions":[
+      {"regionid":3,"dnoregion":"Electricity North West","shortname":"North West England",
+       "intensity":{"forecast":266,"index":"moderate"},"generationmix":[{"fuel":"gas","perc":43.6}]}]}]})";
+  absl::StatusOr<std::vector<Reading>> periods = ParseUkCarbonIntensity(body, "uk", "region/3");
+  ASSERT_THAT(periods, IsOk());
+  ASSERT_EQ(periods->size(), 1u);
+  EXPECT_EQ((*periods)[0].value, 266);
+  EXPECT_THAT(ParseUkCarbonIntensity(body, "uk", "region/4"), StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
+  EXPECT_THAT(ParseUkCarbonIntensity(body, "uk", "national"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a region/<id>")));
+}
+
 TEST(UkCarbonIntensityParser, ErrorBodyIsInvalid) {
   EXPECT_THAT(ParseUkCarbonIntensity(R"({"error":{"code":"400 Bad Request","message":"x"}})", "uk", "national"),
               StatusIs(absl::StatusCode::kInvalidArgument, "uk_carbon_intensity national: data: missing"));
