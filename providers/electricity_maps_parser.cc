@@ -40,7 +40,7 @@ absl::StatusOr<std::vector<Reading>> ParseSeries(absl::string_view body, absl::s
                                                  absl::string_view location, const char* key,
                                                  bool forecast) {
   const std::string what = absl::StrCat("electricity_maps ", location, " ", key);
-  simdjson::dom::parser parser;
+  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element series, json::Field(root, key, what));
   simdjson::dom::array points;
@@ -59,7 +59,7 @@ absl::StatusOr<std::vector<Reading>> ParseSeries(absl::string_view body, absl::s
 absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body, absl::string_view provider,
                                                    absl::string_view location) {
   const std::string what = absl::StrCat("electricity_maps ", location, " latest");
-  simdjson::dom::parser parser;
+  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(std::optional<Reading> reading,
                                ParsePoint(root, provider, location, what, /*forecast=*/false));

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "providers/iso_time.h"
 
 namespace carbonroute::providers::json {
 
@@ -71,6 +72,7 @@ inline absl::StatusOr<absl::Time> Time(simdjson::dom::element object, absl::stri
   absl::StatusOr<std::string> text = String(object, key, what);
   if (!text.ok()) return text.status();
   absl::Time time;
+  if (ParseIsoTime(*text, time)) return time;
   std::string error;
   if (!absl::ParseTime(format, *text, absl::UTCTimeZone(), &time, &error)) {
     return FieldError(what, key, absl::StrCat("\"", *text, "\" is not a timestamp: ", error));

@@ -33,7 +33,7 @@ absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view bo
                                                             absl::string_view provider,
                                                             absl::string_view location) {
   const std::string what = absl::StrCat("uk_carbon_intensity ", location);
-  simdjson::dom::parser parser;
+  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element data, json::Field(root, "data", what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::array periods, Periods(data, what));
