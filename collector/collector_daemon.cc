@@ -2,7 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "collector/reading_records.h"
 #include "config/status_macros.h"
 #include "exporter/metrics_page.h"
 #include "providers/curl_http_client.h"
@@ -61,11 +67,49 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
                          : exporter::HttpServerResponse{503, "text/plain; charset=utf-8",
                                                         "starting: first poll not done\n"};
   };
+  server_options.routes["/api/v1/forecast"] = [daemon = daemon.get()](const exporter::HttpServerRequest& request) {
+    return daemon->ForecastPage(request);
+  };
   absl::StatusOr<std::unique_ptr<exporter::HttpServer>> server =
       exporter::HttpServer::Start(std::move(server_options));
   if (!server.ok()) return Prefixed(server.status(), "starting the HTTP endpoint");
   daemon->server_ = *std::move(server);
   return daemon;
+}
+
+exporter::HttpServerResponse CollectorDaemon::ForecastPage(const exporter::HttpServerRequest& request) const {
+  std::string location;
+  for (absl::string_view param : absl::StrSplit(request.query, '&')) {
+    if (absl::ConsumePrefix(&param, "location=")) location = std::string(param);
+  }
+  if (location.empty()) {
+    return {400, "application/json", R"({"error":"query parameter location is required, e.g. ?location=DE"})"};
+  }
+  const absl::Time now = clock_.Now();
+  nlohmann::json series = nlohmann::json::array();
+  for (const std::unique_ptr<providers::Provider>& provider : providers_) {
+    const std::vector<std::string>& locations = provider->locations();
+    if (std::find(locations.begin(), locations.end(), location) == locations.end()) continue;
+    const cache::SeriesKey key{provider->name(), location, provider->emissions_type()};
+    absl::StatusOr<std::vector<cache::IntensityRecord>> points =
+        store_->ForecastBetween(key, now, now + absl::Hours(24 * 8));
+    if (!points.ok()) return {503, "application/json", nlohmann::json{{"error", points.status().ToString()}}.dump()};
+    nlohmann::json out = nlohmann::json::array();
+    for (const cache::IntensityRecord& point : *points) {
+      if (point.unit != kGramsPerKwhUnit) continue;
+      out.push_back({{"valid_from", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", point.valid_from, absl::UTCTimeZone())},
+                     {"valid_to", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", point.valid_to, absl::UTCTimeZone())},
+                     {"grams_per_kwh", point.value}});
+    }
+    series.push_back({{"provider", provider->name()},
+                      {"emissions_type", std::string(EmissionsTypeName(provider->emissions_type()))},
+                      {"points", out}});
+  }
+  if (series.empty()) {
+    return {404, "application/json",
+            nlohmann::json{{"error", absl::StrCat("no provider polls location ", location)}}.dump()};
+  }
+  return {200, "application/json", nlohmann::json{{"location", location}, {"series", series}}.dump()};
 }
 
 void CollectorDaemon::Run(absl::Notification& stop) {

@@ -5,6 +5,11 @@
 // from a validated configuration, then runs the poll loop.
 //
 // /healthz answers 200 "ok" once the first poll has completed, 503 before.
+// /api/v1/forecast?location=L answers the cached forecast points of every
+// provider polling L, from now on, as JSON:
+//   {"location": "DE", "series": [{"provider": "replay", "emissions_type": "average",
+//     "points": [{"valid_from": "...Z", "valid_to": "...Z", "grams_per_kwh": 412.5}, ...]}]}
+// (400 without `location`, 404 if no provider polls it).
 //
 // Ownership: owns everything it builds; borrows the clock, which must outlive it.
 // Thread safety: Run() on one thread; port() from any.
@@ -43,6 +48,8 @@ class CollectorDaemon {
 
   // Polls until `stop` is notified. The HTTP endpoint serves until destruction.
   void Run(absl::Notification& stop);
+
+  exporter::HttpServerResponse ForecastPage(const exporter::HttpServerRequest& request) const;
 
  private:
   CollectorDaemon(Clock& clock) : clock_(clock) {}

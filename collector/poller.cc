@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "collector/forecast_mean.h"
+#include "config/time_weighted_mean.h"
 #include "collector/reading_records.h"
 #include "providers/http_status.h"
 

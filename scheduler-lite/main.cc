@@ -1,60 +1,170 @@
-// scheduler-lite: scores grid locations from the collectors' gauges.
+// scheduler-lite: carbon- and latency-aware placement from carbonroute collectors' metrics.
+// Flags only; the commands live in scheduler-lite/commands.cc.
+#include <signal.h>
+
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "absl/strings/str_split.h"
+#include "config/clock.h"
 #include "providers/curl_http_client.h"
-#include "scheduler-lite/intensity_ranking.h"
-#include "scheduler-lite/metrics_source.h"
-#include "scheduler-lite/ranking_output.h"
+#include "scheduler-lite/commands.h"
 
 namespace {
 
 using namespace carbonroute::scheduler_lite;  // NOLINT: main only
 
-int Rank(const std::vector<std::string>& urls, const std::string& locations,
-         const std::string& emissions_type, const std::string& format) {
+// The first of data dirs that holds `name`, or "".
+std::string DataFile(const std::vector<std::string>& dirs, const std::string& name) {
+  std::vector<std::string> search = dirs;
+  if (const char* env = std::getenv("CARBONROUTE_DATA_DIR"); env != nullptr && *env) search.push_back(env);
+  search.push_back("data");
+  search.push_back(CARBONROUTE_DATA_DIR);
+  for (const std::string& dir : search) {
+    const std::filesystem::path path = std::filesystem::path(dir) / name;
+    if (std::filesystem::exists(path)) return path.string();
+  }
+  return "";
+}
+
+struct SourceFlags {
+  std::vector<std::string> metrics;
+  std::string prometheus;
+  std::string rtt_matrix;
+  std::string region_zones;
+  std::vector<std::string> data_dirs;
+  std::string emissions_type = "average";
+
+  void Add(CLI::App* app) {
+    app->add_option("--metrics", metrics, "a collector's /metrics URL (repeatable; default http://127.0.0.1:9464/metrics)");
+    app->add_option("--prometheus", prometheus, "a Prometheus server's base URL, e.g. http://127.0.0.1:9090");
+    app->add_option("--rtt-matrix", rtt_matrix,
+                    "static RTT matrix CSV sending_region,receiving_region,milliseconds (default: data/gcp-inter-region-latency-ms.csv)");
+    app->add_option("--region-zones", region_zones, "region → grid zone CSV (default: data/gcp-region-zones.csv)");
+    app->add_option("--data-dir", data_dirs, "directory searched first for the default data files (repeatable)");
+    app->add_option("--emissions-type", emissions_type, "preferred signal where a location has both")
+        ->check(CLI::IsMember({"average", "marginal"}))
+        ->capture_default_str();
+  }
+  ModelSources Sources() const {
+    ModelSources sources;
+    sources.metrics_urls = metrics;
+    sources.prometheus_url = prometheus;
+    if (sources.empty()) sources.metrics_urls = {"http://127.0.0.1:9464/metrics"};
+    sources.rtt_matrix_csv = rtt_matrix.empty() ? DataFile(data_dirs, "gcp-inter-region-latency-ms.csv") : rtt_matrix;
+    sources.region_locations_csv = region_zones.empty() ? DataFile(data_dirs, "gcp-region-zones.csv") : region_zones;
+    sources.emissions_type = emissions_type;
+    return sources;
+  }
+};
+
+absl::Duration DurationFlag(const std::string& text, const char* flag) {
+  absl::Duration d;
+  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration()) {
+    throw CLI::ValidationError(flag, "expected a positive duration such as 2h or 90m, got \"" + text + "\"");
+  }
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"scheduler-lite: carbon- and latency-aware placement from carbonroute collectors' metrics."};
+  app.set_version_flag("--version", std::string("scheduler-lite ") + CARBONROUTE_VERSION);
+  app.require_subcommand(1);
+
+  SourceFlags sources;
+  RankRequest rank_request;
+  std::string locations, runtime;
+  auto add_rank_flags = [&](CLI::App* cmd) {
+    sources.Add(cmd);
+    cmd->add_option("--candidates", rank_request.candidates, "auto|locations|nodes|regions")
+        ->check(CLI::IsMember({"auto", "locations", "nodes", "regions"}))
+        ->capture_default_str();
+    cmd->add_option("--locations", locations, "only these candidates, comma-separated (e.g. DE,FR,SE-SE3)");
+    cmd->add_option("--from", rank_request.from, "origin node or region of the latency limit");
+    cmd->add_option("--max-rtt-ms", rank_request.max_rtt_ms, "largest RTT from --from, milliseconds");
+    cmd->add_option("--runtime", runtime, "expected runtime (e.g. 2h): score on the forecast mean over it");
+    cmd->add_option("--carbon-weight", rank_request.carbon_weight, "w_c")->capture_default_str();
+    cmd->add_option("--latency-weight", rank_request.latency_weight, "w_l")->capture_default_str();
+  };
+  CLI::App* rank = app.add_subcommand("rank", "rank candidates, cleanest first, with scores and reasons");
+  add_rank_flags(rank);
+  rank->add_option("--format", rank_request.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  std::string explain_name;
+  CLI::App* explain = app.add_subcommand("explain", "why one candidate scored as it did");
+  explain->add_option("name", explain_name, "node, region or location")->required();
+  add_rank_flags(explain);
+
+  WindowRequest window_request;
+  std::string duration;
+  CLI::App* window = app.add_subcommand("window", "best start time for a job from a location's forecast");
+  window->add_option("--collector", window_request.collector, "collector base URL")->capture_default_str();
+  window->add_option("--location", window_request.location, "grid location, e.g. DE")->required();
+  window->add_option("--duration", duration, "job duration, e.g. 2h")->required();
+  window->add_option("--deadline", window_request.deadline, "latest end: RFC 3339 or relative (+12h)")->required();
+  window->add_option("--format", window_request.format, "table or json")->check(CLI::IsMember({"table", "json"}));
+
+  KarmadaRequest karmada_request;
+  CLI::App* karmada = app.add_subcommand("karmada", "PropagationPolicy clusterNames patch for the N cleanest clusters");
+  sources.Add(karmada);
+  karmada->add_option("--policy", karmada_request.policy_file, "policy file: propagationPolicy, clusters, desiredClusters")->required();
+  karmada->add_option("--runtime", runtime, "expected runtime (e.g. 2h)");
+  karmada->add_flag("--apply", karmada_request.apply, "run kubectl patch with the result");
+
+  ServeRequest serve_request;
+  std::string refresh = "30s";
+  CLI::App* serve = app.add_subcommand("serve", "kube-scheduler extender: POST /filter, /prioritize");
+  sources.Add(serve);
+  serve->add_option("--listen", serve_request.listen, "host:port")->capture_default_str();
+  serve->add_option("--refresh", refresh, "how often the model is rebuilt from its sources")->capture_default_str();
+  serve->add_option("--carbon-weight", serve_request.carbon_weight, "w_c")->capture_default_str();
+  serve->add_option("--latency-weight", serve_request.latency_weight, "w_l")->capture_default_str();
+  serve->add_option("--max-body-bytes", serve_request.max_body_bytes, "largest request body")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+    if (!runtime.empty()) rank_request.runtime = karmada_request.runtime = DurationFlag(runtime, "--runtime");
+    if (window->parsed()) window_request.duration = DurationFlag(duration, "--duration");
+    if (serve->parsed()) serve_request.refresh = DurationFlag(refresh, "--refresh");
+    if (rank_request.max_rtt_ms && rank_request.from.empty()) {
+      throw CLI::ValidationError("--max-rtt-ms", "needs --from NODE (the origin of the latency limit)");
+    }
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (!locations.empty()) rank_request.only = absl::StrSplit(locations, ',', absl::SkipEmpty());
+
   absl::StatusOr<std::unique_ptr<carbonroute::CurlHttpClient>> http =
       carbonroute::CurlHttpClient::Create(std::string("scheduler-lite/") + CARBONROUTE_VERSION);
   if (!http.ok()) {
     std::cerr << "scheduler-lite: " << http.status().message() << "\n";
     return 1;
   }
-  ScrapeResult scraped = ScrapeCollectors(**http, urls, absl::Seconds(10));
-  for (const absl::Status& error : scraped.errors) {
-    std::cerr << "scheduler-lite: warning: " << error.message() << "\n";
-  }
-  if (scraped.errors.size() == urls.size()) {
-    std::cerr << "scheduler-lite: no collector could be read\n";
-    return 1;
-  }
-  RankOptions options;
-  if (!locations.empty()) options.locations = absl::StrSplit(locations, ',', absl::SkipEmpty());
-  options.emissions_type = emissions_type;
-  options.now = absl::Now();
-  const Ranking ranking = RankByIntensity(scraped.intensities, options);
-  std::cout << (format == "json" ? RankingJson(ranking) : RankingTable(ranking));
-  return ranking.ranked.empty() ? 3 : 0;
-}
+  carbonroute::Clock& clock = carbonroute::RealClock();
+  rank_request.sources = karmada_request.sources = serve_request.sources = sources.Sources();
+  if (rank->parsed()) return RankCommand(rank_request, **http, clock, std::cout, std::cerr);
+  if (explain->parsed()) return ExplainCommand(rank_request, explain_name, **http, clock, std::cout, std::cerr);
+  if (window->parsed()) return WindowCommand(window_request, **http, clock, std::cout, std::cerr);
+  if (karmada->parsed()) return KarmadaCommand(karmada_request, **http, clock, std::cout, std::cerr);
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"scheduler-lite: carbon-aware placement from carbonroute collectors' metrics."};
-  app.set_version_flag("--version", std::string("scheduler-lite ") + CARBONROUTE_VERSION);
-  app.require_subcommand(1);
-
-  CLI::App* rank = app.add_subcommand("rank", "rank grid locations by current carbon intensity, cleanest first");
-  std::vector<std::string> urls{"http://127.0.0.1:9464/metrics"};
-  std::string locations, emissions_type, format = "table";
-  rank->add_option("--metrics", urls, "a collector's /metrics URL (repeatable)")->capture_default_str();
-  rank->add_option("--locations", locations, "only these locations, comma-separated (e.g. DE,FR,SE-SE3)");
-  rank->add_option("--emissions-type", emissions_type, "average or marginal (default: both)")
-      ->check(CLI::IsMember({"average", "marginal"}));
-  rank->add_option("--format", format, "table or json")->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
-
-  CLI11_PARSE(app, argc, argv);
-  if (rank->parsed()) return Rank(urls, locations, emissions_type, format);
-  return 0;
+  // serve: SIGINT/SIGTERM stop it.
+  absl::Notification stop;
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread watcher([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    stop.Notify();
+  });
+  const int code = ServeCommand(serve_request, **http, clock, stop, std::cerr);
+  if (!stop.HasBeenNotified()) kill(getpid(), SIGTERM);
+  watcher.join();
+  return code;
 }

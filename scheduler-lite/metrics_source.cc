@@ -1,67 +1,123 @@
 #include "scheduler-lite/metrics_source.h"
 
-#include <cmath>
-#include <map>
-#include <tuple>
+#include <simdjson.h>
 
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "exporter/metric_names.h"
 
 namespace carbonroute::scheduler_lite {
+namespace {
 
-std::vector<IntensityObservation> ExtractIntensities(const Exposition& exposition,
-                                                     const std::string& source) {
-  using Key = std::tuple<std::string, std::string, std::string>;  // location, provider, type
-  std::map<Key, double> valid_to;
-  for (const Sample& sample : exposition.samples) {
-    if (sample.name == metric_names::kCarbonIntensityValidTo && std::isfinite(sample.value)) {
-      valid_to[{sample.Label("location"), sample.Label("provider"), sample.Label("emissions_type")}] =
-          sample.value;
-    }
+// The metrics the placement model is built from.
+constexpr const char* kModelMetrics[] = {
+    metric_names::kCarbonIntensity, metric_names::kCarbonIntensityValidTo, metric_names::kForecastMean,
+    metric_names::kNodeInfo, metric_names::kRtt};
+
+absl::StatusOr<std::string> Get(HttpClient& http, const std::string& url, absl::Duration timeout,
+                                const char* accept) {
+  HttpRequest request;
+  request.url = url;
+  request.timeout = timeout;
+  request.headers.emplace_back("Accept", accept);
+  absl::StatusOr<HttpResponse> response = http.Send(request);
+  if (!response.ok()) return response.status();
+  if (response->status != 200) {
+    return absl::FailedPreconditionError(absl::StrCat(url, " answered HTTP ", response->status));
   }
-  std::vector<IntensityObservation> observations;
-  for (const Sample& sample : exposition.samples) {
-    if (sample.name != metric_names::kCarbonIntensity || !std::isfinite(sample.value)) continue;
-    IntensityObservation observation;
-    observation.location = sample.Label("location");
-    observation.provider = sample.Label("provider");
-    observation.emissions_type = sample.Label("emissions_type");
-    observation.grams_per_kwh = sample.value;
-    observation.estimated = sample.Label("estimated") == "true";
-    observation.source = source;
-    auto it = valid_to.find({observation.location, observation.provider, observation.emissions_type});
-    if (it != valid_to.end()) observation.valid_to = absl::FromUnixSeconds(static_cast<int64_t>(it->second));
-    observations.push_back(std::move(observation));
-  }
-  return observations;
+  return std::move(response->body);
 }
 
-ScrapeResult ScrapeCollectors(HttpClient& http, const std::vector<std::string>& urls,
+double PrometheusValue(std::string_view text) {
+  if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (text == "+Inf") return std::numeric_limits<double>::infinity();
+  if (text == "-Inf") return -std::numeric_limits<double>::infinity();
+  double value = std::numeric_limits<double>::quiet_NaN();
+  if (!absl::SimpleAtod(absl::string_view(text.data(), text.size()), &value)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return value;
+}
+
+}  // namespace
+
+SourceResult ScrapeCollectors(HttpClient& http, const std::vector<std::string>& urls,
                               absl::Duration timeout) {
-  ScrapeResult result;
+  SourceResult result;
   for (const std::string& url : urls) {
-    HttpRequest request;
-    request.url = url;
-    request.timeout = timeout;
-    request.headers.emplace_back("Accept", "text/plain; version=0.0.4");
-    absl::StatusOr<HttpResponse> response = http.Send(request);
-    if (!response.ok()) {
-      result.errors.push_back(response.status());
+    absl::StatusOr<std::string> body = Get(http, url, timeout, "text/plain; version=0.0.4");
+    if (!body.ok()) {
+      result.errors.push_back(body.status());
       continue;
     }
-    if (response->status != 200) {
-      result.errors.push_back(absl::FailedPreconditionError(
-          absl::StrCat(url, " answered HTTP ", response->status)));
-      continue;
-    }
-    absl::StatusOr<Exposition> exposition = ParseExposition(response->body);
+    absl::StatusOr<Exposition> exposition = ParseExposition(*body);
     if (!exposition.ok()) {
       result.errors.push_back(absl::InvalidArgumentError(
           absl::StrCat(url, ": ", exposition.status().message())));
       continue;
     }
-    for (IntensityObservation& observation : ExtractIntensities(*exposition, url)) {
-      result.intensities.push_back(std::move(observation));
+    for (Sample& sample : exposition->samples) result.samples.push_back(std::move(sample));
+  }
+  return result;
+}
+
+absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& out) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto error = parser.parse(body.data(), body.size()).get(root); error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Prometheus answer is not valid JSON: ", simdjson::error_message(error)));
+  }
+  std::string_view status;
+  if (root["status"].get_string().get(status) || status != "success") {
+    std::string_view error = "no status";
+    if (root["error"].get_string().get(error)) error = "no status";
+    return absl::FailedPreconditionError(absl::StrCat("Prometheus query failed: ", std::string(error)));
+  }
+  simdjson::dom::array results;
+  if (root["data"]["result"].get_array().get(results)) {
+    return absl::InvalidArgumentError("Prometheus answer: data.result is not an array");
+  }
+  for (simdjson::dom::element series : results) {
+    Sample sample;
+    simdjson::dom::object metric;
+    if (series["metric"].get_object().get(metric)) {
+      return absl::InvalidArgumentError("Prometheus answer: result[].metric is not an object");
+    }
+    for (auto [key, value] : metric) {
+      std::string_view text;
+      if (value.get_string().get(text)) continue;
+      if (key == "__name__") {
+        sample.name = std::string(text);
+      } else {
+        sample.labels.emplace(std::string(key), std::string(text));
+      }
+    }
+    simdjson::dom::array pair;
+    std::string_view value_text;
+    if (series["value"].get_array().get(pair) || pair.at(1).get_string().get(value_text)) {
+      return absl::InvalidArgumentError("Prometheus answer: result[].value is not [time, \"value\"]");
+    }
+    sample.value = PrometheusValue(value_text);
+    out.push_back(std::move(sample));
+  }
+  return absl::OkStatus();
+}
+
+SourceResult QueryPrometheus(HttpClient& http, const std::string& base_url, absl::Duration timeout) {
+  SourceResult result;
+  for (const char* metric : kModelMetrics) {
+    const std::string url = absl::StrCat(base_url, "/api/v1/query?query=", metric);
+    absl::StatusOr<std::string> body = Get(http, url, timeout, "application/json");
+    if (!body.ok()) {
+      result.errors.push_back(body.status());
+      continue;
+    }
+    if (absl::Status parsed = ParsePrometheusVector(*body, result.samples); !parsed.ok()) {
+      result.errors.push_back(absl::Status(parsed.code(), absl::StrCat(url, ": ", parsed.message())));
     }
   }
   return result;

@@ -1,20 +1,22 @@
 // File: scheduler-lite/metrics_source.h
 //
-// Scrapes one or more collectors' /metrics and extracts what scheduling
-// needs: the current carbon-intensity readings
-// (carbonroute_carbon_intensity_grams_per_kilowatt_hour with its
-// valid_to companion).
+// Where scheduler-lite reads the carbonroute metrics from:
+//   - ScrapeCollectors: one or more collectors' /metrics (text exposition),
+//     each contributing its node's RTT row;
+//   - QueryPrometheus: a Prometheus server's HTTP API, one instant query
+//     (/api/v1/query) per metric the model uses, parsed with simdjson.
+// Both return the same Samples, so the model is built the same way from either.
 //
-// Errors (per URL, in ScrapeResult::errors; the other URLs still count):
-//   kUnavailable / kDeadlineExceeded  the collector could not be reached
-//   kFailedPrecondition               it answered with a non-200 status
-//   kInvalidArgument                  its body is not valid exposition text
+// Errors (per URL or query, in SourceResult::errors; the rest still count):
+//   kUnavailable / kDeadlineExceeded  the server could not be reached
+//   kFailedPrecondition               it answered with a non-200 status, or
+//                                     Prometheus said "status": "error"
+//   kInvalidArgument                  the body is not valid exposition text / JSON
 //
 // Ownership: borrows the HttpClient. Thread safety: as the HttpClient.
 #ifndef CARBONROUTE_SCHEDULER_LITE_METRICS_SOURCE_H_
 #define CARBONROUTE_SCHEDULER_LITE_METRICS_SOURCE_H_
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,29 +27,20 @@
 
 namespace carbonroute::scheduler_lite {
 
-// One current carbon-intensity reading as a collector exports it.
-struct IntensityObservation {
-  std::string location;
-  std::string provider;
-  std::string emissions_type;  // "average" or "marginal"
-  double grams_per_kwh = 0;
-  bool estimated = false;
-  std::optional<absl::Time> valid_to;  // from the valid_to gauge, when exported
-  std::string source;                  // the /metrics URL it came from
+struct SourceResult {
+  std::vector<Sample> samples;
+  std::vector<absl::Status> errors;
 };
 
-// The readings in one exposition. Non-finite values are skipped (a NaN is
-// "no data", never a ranking input).
-std::vector<IntensityObservation> ExtractIntensities(const Exposition& exposition,
-                                                     const std::string& source);
-
-struct ScrapeResult {
-  std::vector<IntensityObservation> intensities;
-  std::vector<absl::Status> errors;  // one per URL that failed, naming the URL
-};
-
-ScrapeResult ScrapeCollectors(HttpClient& http, const std::vector<std::string>& urls,
+SourceResult ScrapeCollectors(HttpClient& http, const std::vector<std::string>& urls,
                               absl::Duration timeout);
+
+// `base_url` like "http://127.0.0.1:9090".
+SourceResult QueryPrometheus(HttpClient& http, const std::string& base_url, absl::Duration timeout);
+
+// Parses a Prometheus /api/v1/query answer of resultType "vector" into samples
+// named by their __name__ label. Exposed for tests.
+absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& out);
 
 }  // namespace carbonroute::scheduler_lite
 

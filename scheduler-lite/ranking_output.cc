@@ -6,58 +6,78 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
 
-constexpr char kTimeFormat[] = "%Y-%m-%dT%H:%M:%SZ";
-
-std::string ValidTo(const IntensityObservation& o) {
-  return o.valid_to ? absl::FormatTime(kTimeFormat, *o.valid_to, absl::UTCTimeZone()) : "-";
-}
+std::string Or(const std::string& text, const char* fallback) { return text.empty() ? fallback : text; }
 
 }  // namespace
 
-std::string RankingTable(const Ranking& ranking) {
-  std::size_t location_width = 8, provider_width = 8;
-  for (const RankedLocation& row : ranking.ranked) {
-    location_width = std::max(location_width, row.reading.location.size());
-    provider_width = std::max(provider_width, row.reading.provider.size());
+std::string RankingTable(const std::vector<ScoredCandidate>& scored) {
+  std::size_t name_width = 9;
+  for (const ScoredCandidate& s : scored) name_width = std::max(name_width, s.name.size());
+  const int nw = static_cast<int>(name_width);
+  std::string out = absl::StrFormat("%4s  %-*s  %-12s  %10s  %-18s  %9s  %5s\n", "rank", nw, "candidate",
+                                    "location", "gCO2eq/kWh", "carbon basis", "RTT", "score");
+  int rank = 0;
+  for (const ScoredCandidate& s : scored) {
+    if (!s.feasible) continue;
+    absl::StrAppendFormat(&out, "%4d  %-*s  %-12s  %10s  %-18s  %9s  %5d\n", ++rank, nw, s.name,
+                          Or(s.location, "-"),
+                          s.grams_per_kwh ? absl::StrFormat("%.2f", *s.grams_per_kwh) : std::string("n/a"),
+                          s.grams_per_kwh ? s.carbon_basis : std::string("no data"),
+                          s.latency ? absl::StrFormat("%.2f ms", absl::ToDoubleMilliseconds(*s.latency)) : "-",
+                          FrameworkScore(s));
+    for (const std::string& reason : s.reasons) absl::StrAppend(&out, "      note: ", reason, "\n");
   }
-  const int lw = static_cast<int>(location_width), pw = static_cast<int>(provider_width);
-  std::string out = absl::StrFormat("%4s  %-*s  %10s  %-*s  %-8s  %-9s  %s\n", "rank", lw,
-                                    "location", "gCO2eq/kWh", pw, "provider", "type", "estimated",
-                                    "valid until (UTC)");
-  for (const RankedLocation& row : ranking.ranked) {
-    const IntensityObservation& o = row.reading;
-    absl::StrAppendFormat(&out, "%4d  %-*s  %10.2f  %-*s  %-8s  %-9s  %s\n", row.rank, lw,
-                          o.location, o.grams_per_kwh, pw, o.provider, o.emissions_type,
-                          o.estimated ? "yes" : "no", ValidTo(o));
-  }
-  for (const Exclusion& excluded : ranking.excluded) {
-    absl::StrAppend(&out, "not ranked: ", excluded.location, " (", excluded.reason, ")\n");
+  for (const ScoredCandidate& s : scored) {
+    if (s.feasible) continue;
+    absl::StrAppend(&out, "excluded: ", s.name, " (", absl::StrJoin(s.reasons, "; "), ")\n");
   }
   return out;
 }
 
-std::string RankingJson(const Ranking& ranking) {
-  nlohmann::json ranked = nlohmann::json::array();
-  for (const RankedLocation& row : ranking.ranked) {
-    const IntensityObservation& o = row.reading;
-    ranked.push_back({{"rank", row.rank},
-                      {"location", o.location},
-                      {"grams_per_kwh", o.grams_per_kwh},
-                      {"provider", o.provider},
-                      {"emissions_type", o.emissions_type},
-                      {"estimated", o.estimated},
-                      {"valid_to", o.valid_to ? nlohmann::json(ValidTo(o)) : nlohmann::json(nullptr)},
-                      {"source", o.source}});
+std::string RankingJson(const std::vector<ScoredCandidate>& scored) {
+  nlohmann::json candidates = nlohmann::json::array();
+  int rank = 0;
+  for (const ScoredCandidate& s : scored) {
+    candidates.push_back({{"rank", s.feasible ? nlohmann::json(++rank) : nlohmann::json(nullptr)},
+                          {"name", s.name},
+                          {"location", s.location},
+                          {"region", s.region},
+                          {"feasible", s.feasible},
+                          {"score", FrameworkScore(s)},
+                          {"grams_per_kwh", s.grams_per_kwh ? nlohmann::json(*s.grams_per_kwh) : nlohmann::json(nullptr)},
+                          {"carbon_basis", s.carbon_basis},
+                          {"rtt_ms", s.latency ? nlohmann::json(absl::ToDoubleMilliseconds(*s.latency)) : nlohmann::json(nullptr)},
+                          {"reasons", s.reasons}});
   }
-  nlohmann::json excluded = nlohmann::json::array();
-  for (const Exclusion& e : ranking.excluded) {
-    excluded.push_back({{"location", e.location}, {"reason", e.reason}});
+  return nlohmann::json{{"candidates", candidates}}.dump(2) + "\n";
+}
+
+std::string Explanation(const std::vector<ScoredCandidate>& scored, const std::string& name) {
+  auto it = std::find_if(scored.begin(), scored.end(), [&](const ScoredCandidate& s) { return s.name == name; });
+  if (it == scored.end()) return absl::StrCat(name, ": not a candidate (no node, region or location of that name)\n");
+  const ScoredCandidate& s = *it;
+  std::string out = absl::StrCat(s.name, "\n  location: ", Or(s.location, "unknown"), "\n  region:   ",
+                                 Or(s.region, "unknown"), "\n");
+  absl::StrAppend(&out, "  carbon:   ",
+                  s.grams_per_kwh ? absl::StrFormat("%.2f gCO2eq/kWh (%s)", *s.grams_per_kwh, s.carbon_basis)
+                                  : absl::StrCat("none: ", s.carbon_basis),
+                  "\n");
+  if (s.latency) absl::StrAppendFormat(&out, "  latency:  %.2f ms (largest RTT from the origins)\n", absl::ToDoubleMilliseconds(*s.latency));
+  if (s.feasible) {
+    const auto position = std::count_if(scored.begin(), it + 1, [](const ScoredCandidate& c) { return c.feasible; });
+    const auto feasible = std::count_if(scored.begin(), scored.end(), [](const ScoredCandidate& c) { return c.feasible; });
+    absl::StrAppendFormat(&out, "  verdict:  feasible, rank %d of %d, score %d/100 (extender %d/10)\n", position,
+                          feasible, FrameworkScore(s), ExtenderScore(s));
+  } else {
+    absl::StrAppend(&out, "  verdict:  excluded\n");
   }
-  return nlohmann::json{{"ranked", ranked}, {"excluded", excluded}}.dump(2) + "\n";
+  for (const std::string& reason : s.reasons) absl::StrAppend(&out, "  reason:   ", reason, "\n");
+  return out;
 }
 
 }  // namespace carbonroute::scheduler_lite

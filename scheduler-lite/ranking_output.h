@@ -1,25 +1,26 @@
 // File: scheduler-lite/ranking_output.h
 //
-// Renders a Ranking for people (aligned table) or programs (JSON).
+// Renders scored candidates for people (aligned table) or programs (JSON).
 //
 // JSON shape:
-//   {"ranked": [{"rank": 1, "location": "SE-SE3", "grams_per_kwh": 24.1,
-//                "provider": "replay", "emissions_type": "average",
-//                "estimated": false, "valid_to": "2026-11-22T02:00:00Z",
-//                "source": "http://127.0.0.1:9464/metrics"}, ...],
-//    "excluded": [{"location": "XX", "reason": "no current reading"}]}
-// "valid_to" is null when the collector did not export it.
+//   {"candidates": [{"rank": 1, "name": "europe-west1", "location": "BE", "region": "europe-west1",
+//                    "feasible": true, "score": 100, "grams_per_kwh": 76.96,
+//                    "carbon_basis": "current", "rtt_ms": 7.0, "reasons": []}, ...]}
+// "score" is 0–100; "grams_per_kwh" and "rtt_ms" are null when unknown / not asked.
 #ifndef CARBONROUTE_SCHEDULER_LITE_RANKING_OUTPUT_H_
 #define CARBONROUTE_SCHEDULER_LITE_RANKING_OUTPUT_H_
 
 #include <string>
+#include <vector>
 
-#include "scheduler-lite/intensity_ranking.h"
+#include "scheduler-lite/scoring.h"
 
 namespace carbonroute::scheduler_lite {
 
-std::string RankingTable(const Ranking& ranking);
-std::string RankingJson(const Ranking& ranking);
+std::string RankingTable(const std::vector<ScoredCandidate>& scored);
+std::string RankingJson(const std::vector<ScoredCandidate>& scored);
+// Everything known about one candidate and why it scored as it did.
+std::string Explanation(const std::vector<ScoredCandidate>& scored, const std::string& name);
 
 }  // namespace carbonroute::scheduler_lite
 

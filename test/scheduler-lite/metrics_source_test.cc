@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "exporter/http_server.h"
 #include "providers/curl_http_client.h"
@@ -11,33 +13,40 @@
 namespace carbonroute::scheduler_lite {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::IsOk;
 using testing::StatusIs;
 
 constexpr char kCollectorPage[] =
     "# TYPE carbonroute_carbon_intensity_grams_per_kilowatt_hour gauge\n"
     "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",estimated=\"false\","
-    "location=\"FR\",provider=\"replay\"} 69.39\n"
-    "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"marginal\",estimated=\"true\","
-    "location=\"CAISO_NORTH\",provider=\"watttime\"} 410.5\n"
-    "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",estimated=\"false\","
-    "location=\"XX\",provider=\"replay\"} NaN\n"
-    "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\",location=\"FR\","
-    "provider=\"replay\"} 1795312800\n";
+    "location=\"FR\",provider=\"replay\"} 69.39\n";
 
-TEST(ExtractIntensities, ReadsValueLabelsAndValidTo) {
-  absl::StatusOr<Exposition> exposition = ParseExposition(kCollectorPage);
-  ASSERT_THAT(exposition, IsOk());
-  std::vector<IntensityObservation> found = ExtractIntensities(*exposition, "src");
-  ASSERT_EQ(found.size(), 2u);  // the NaN series is "no data"
-  EXPECT_EQ(found[0].location, "FR");
-  EXPECT_EQ(found[0].grams_per_kwh, 69.39);
-  EXPECT_FALSE(found[0].estimated);
-  EXPECT_EQ(found[0].valid_to, absl::FromUnixSeconds(1795312800));
-  EXPECT_EQ(found[0].source, "src");
-  EXPECT_EQ(found[1].emissions_type, "marginal");
-  EXPECT_TRUE(found[1].estimated);
-  EXPECT_EQ(found[1].valid_to, std::nullopt);
+// The shape of a real Prometheus instant-query answer.
+constexpr char kPrometheusAnswer[] = R"({"status":"success","data":{"resultType":"vector","result":[
+  {"metric":{"__name__":"carbonroute_carbon_intensity_grams_per_kilowatt_hour","emissions_type":"average",
+             "estimated":"false","instance":"127.0.0.1:9464","job":"carbonroute","location":"DE","provider":"replay"},
+   "value":[1795312800.123,"454.59"]},
+  {"metric":{"__name__":"carbonroute_rtt_seconds","source":"a","target":"b"},"value":[1795312800.123,"NaN"]}]}})";
+
+TEST(ParsePrometheusVector, ReadsNameLabelsAndValues) {
+  std::vector<Sample> samples;
+  ASSERT_THAT(ParsePrometheusVector(kPrometheusAnswer, samples), IsOk());
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].name, "carbonroute_carbon_intensity_grams_per_kilowatt_hour");
+  EXPECT_EQ(samples[0].Label("location"), "DE");
+  EXPECT_EQ(samples[0].Label("__name__"), "");  // the name is not a label
+  EXPECT_EQ(samples[0].value, 454.59);
+  EXPECT_TRUE(std::isnan(samples[1].value));
+}
+
+TEST(ParsePrometheusVector, ErrorsAreReported) {
+  std::vector<Sample> samples;
+  EXPECT_THAT(ParsePrometheusVector(R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})", samples),
+              StatusIs(absl::StatusCode::kFailedPrecondition, "Prometheus query failed: parse error at char 3"));
+  EXPECT_THAT(ParsePrometheusVector("<html>", samples), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not valid JSON")));
+  EXPECT_THAT(ParsePrometheusVector(R"({"status":"success","data":{"result":[{"metric":{},"value":[1,2]}]}})", samples),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("value is not [time, \"value\"]")));
 }
 
 TEST(ScrapeCollectors, GoodUrlsCountAndBadOnesAreReported) {
@@ -55,14 +64,12 @@ TEST(ScrapeCollectors, GoodUrlsCountAndBadOnesAreReported) {
   ASSERT_THAT(http, IsOk());
   const std::string base = absl::StrCat("http://127.0.0.1:", (*server)->port());
 
-  ScrapeResult result = ScrapeCollectors(
-      **http, {base + "/metrics", base + "/missing", base + "/broken"}, absl::Seconds(5));
-  EXPECT_EQ(result.intensities.size(), 2u);
+  SourceResult result = ScrapeCollectors(**http, {base + "/metrics", base + "/missing", base + "/broken"}, absl::Seconds(5));
+  ASSERT_EQ(result.samples.size(), 1u);
+  EXPECT_EQ(result.samples[0].Label("location"), "FR");
   ASSERT_EQ(result.errors.size(), 2u);
-  EXPECT_THAT(result.errors[0], StatusIs(absl::StatusCode::kFailedPrecondition,
-                                         base + "/missing answered HTTP 404"));
-  EXPECT_THAT(result.errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
-                                         ::testing::StartsWith(base + "/broken: line 1:")));
+  EXPECT_THAT(result.errors[0], StatusIs(absl::StatusCode::kFailedPrecondition, base + "/missing answered HTTP 404"));
+  EXPECT_THAT(result.errors[1], StatusIs(absl::StatusCode::kInvalidArgument, ::testing::StartsWith(base + "/broken: line 1:")));
 }
 
 }  // namespace

@@ -1,0 +1,46 @@
+// File: scheduler-lite/best_window.h
+//
+// The temporal query: when, between now and a deadline, should a job of a
+// given duration start so that the grid's mean carbon intensity over its run
+// is lowest? (The "best window" of the Carbon Aware SDK; the savings
+// published for such shifting are in ../shared/reference/schedulers.md §6.)
+//
+// Candidate starts: now, and every forecast point boundary after now, such
+// that start + duration ≤ deadline. For each, the time-weighted mean over
+// [start, start + duration) (config/time_weighted_mean.h); starts whose run
+// the forecast does not fully cover are skipped. Ties go to the earliest start.
+// saving = (mean_now − mean_best) / mean_now.
+//
+// Errors: kInvalidArgument for a non-positive duration or a deadline before
+// now + duration; kNotFound when the forecast covers no full run before the deadline.
+// Thread safety: pure function.
+#ifndef CARBONROUTE_SCHEDULER_LITE_BEST_WINDOW_H_
+#define CARBONROUTE_SCHEDULER_LITE_BEST_WINDOW_H_
+
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace carbonroute::scheduler_lite {
+
+struct ForecastPoint {
+  absl::Time valid_from;
+  absl::Time valid_to;
+  double value = 0;  // gCO2eq/kWh
+};
+
+struct BestWindow {
+  absl::Time start;
+  double mean_grams_per_kwh = 0;
+  std::optional<double> mean_if_started_now;  // absent if the forecast does not cover a run from now
+  std::optional<double> saving_fraction;      // (now − best) / now
+};
+
+absl::StatusOr<BestWindow> FindBestWindow(const std::vector<ForecastPoint>& points, absl::Time now,
+                                          absl::Duration duration, absl::Time deadline);
+
+}  // namespace carbonroute::scheduler_lite
+
+#endif  // CARBONROUTE_SCHEDULER_LITE_BEST_WINDOW_H_

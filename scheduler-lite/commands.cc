@@ -1,0 +1,254 @@
+#include "scheduler-lite/commands.h"
+
+#include <simdjson.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "exporter/http_server.h"
+#include "scheduler-lite/best_window.h"
+#include "scheduler-lite/extender_service.h"
+#include "scheduler-lite/karmada_patch.h"
+#include "scheduler-lite/ranking_output.h"
+
+extern char** environ;
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+// Loads the model; prints source errors as warnings. nullopt (exit 1) if nothing could be read.
+std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, HttpClient& http, Clock& clock,
+                                           std::ostream& err) {
+  LoadedModel loaded = LoadModel(sources, http, clock.Now());
+  for (const absl::Status& error : loaded.errors) err << "scheduler-lite: warning: " << error.message() << "\n";
+  if (loaded.sources_read == 0) {
+    err << "scheduler-lite: no source could be read (give --metrics URL or --prometheus URL)\n";
+    return nullptr;
+  }
+  return loaded.model;
+}
+
+std::vector<Candidate> CandidatesOf(const PlacementModel& model, const RankRequest& request) {
+  std::string kind = request.candidates;
+  if (kind == "auto") kind = !request.from.empty() && !model.nodes.empty() ? "nodes" : "locations";
+  std::vector<Candidate> out;
+  if (kind == "nodes") {
+    for (const auto& [name, node] : model.nodes) out.push_back({name, node.location, node.region});
+  } else if (kind == "regions") {
+    for (const auto& [region, location] : model.region_locations) out.push_back({region, location, region});
+  } else {
+    for (const auto& [location, carbon] : model.carbon) out.push_back({location, location, ""});
+  }
+  if (!request.only.empty()) {
+    const std::set<std::string> only(request.only.begin(), request.only.end());
+    std::erase_if(out, [&](const Candidate& c) { return !only.contains(c.name); });
+    for (const std::string& name : request.only) {  // asked for but unknown: reported, never dropped silently
+      if (std::none_of(out.begin(), out.end(), [&](const Candidate& c) { return c.name == name; })) {
+        out.push_back({name, kind == "locations" ? name : "", ""});
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<ScoredCandidate> Score(const PlacementModel& model, const RankRequest& request, absl::Time now) {
+  Workload workload;
+  if (!request.from.empty() && request.max_rtt_ms) workload.max_rtt_ms[request.from] = *request.max_rtt_ms;
+  workload.expected_runtime = request.runtime;
+  ScoringOptions options;
+  options.carbon_weight = request.carbon_weight;
+  options.latency_weight = request.latency_weight;
+  options.now = now;
+  return ScoreCandidates(model, CandidatesOf(model, request), workload, options);
+}
+
+absl::StatusOr<absl::Time> ParseDeadline(const std::string& text, absl::Time now) {
+  absl::string_view rest = text;
+  absl::Duration relative;
+  if (absl::ConsumePrefix(&rest, "+") && absl::ParseDuration(rest, &relative)) return now + relative;
+  absl::Time when;
+  std::string error;
+  if (absl::ParseTime(absl::RFC3339_full, text, &when, &error)) return when;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--deadline \"", text, "\" is neither RFC 3339 (2026-11-23T06:00:00Z) nor relative (+12h)"));
+}
+
+absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(const WindowRequest& request, HttpClient& http) {
+  HttpRequest get;
+  get.url = absl::StrCat(request.collector, "/api/v1/forecast?location=", request.location);
+  absl::StatusOr<HttpResponse> response = http.Send(get);
+  if (!response.ok()) return response.status();
+  if (response->status != 200) {
+    return absl::FailedPreconditionError(absl::StrCat(get.url, " answered HTTP ", response->status, ": ", response->body));
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  simdjson::dom::array series, points;
+  if (parser.parse(response->body).get(root) || root["series"].get_array().get(series) || series.size() == 0 ||
+      series.at(0)["points"].get_array().get(points)) {
+    return absl::InvalidArgumentError(absl::StrCat(get.url, ": not a forecast answer"));
+  }
+  std::vector<ForecastPoint> out;
+  for (simdjson::dom::element point : points) {
+    std::string_view from, to;
+    double value = 0;
+    absl::Time valid_from, valid_to;
+    if (point["valid_from"].get_string().get(from) || point["valid_to"].get_string().get(to) ||
+        point["grams_per_kwh"].get_double().get(value) ||
+        !absl::ParseTime(absl::RFC3339_full, std::string(from), &valid_from, nullptr) ||
+        !absl::ParseTime(absl::RFC3339_full, std::string(to), &valid_to, nullptr)) {
+      return absl::InvalidArgumentError(absl::StrCat(get.url, ": malformed forecast point"));
+    }
+    out.push_back({valid_from, valid_to, value});
+  }
+  return out;
+}
+
+std::string Utc(absl::Time t) { return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone()); }
+
+}  // namespace
+
+int RankCommand(const RankRequest& request, HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err) {
+  std::shared_ptr<const PlacementModel> model = Load(request.sources, http, clock, err);
+  if (model == nullptr) return 1;
+  const std::vector<ScoredCandidate> scored = Score(*model, request, clock.Now());
+  out << (request.format == "json" ? RankingJson(scored) : RankingTable(scored));
+  const bool any = std::any_of(scored.begin(), scored.end(), [](const ScoredCandidate& s) { return s.feasible; });
+  return any ? 0 : 3;
+}
+
+int ExplainCommand(const RankRequest& request, const std::string& name, HttpClient& http, Clock& clock,
+                   std::ostream& out, std::ostream& err) {
+  std::shared_ptr<const PlacementModel> model = Load(request.sources, http, clock, err);
+  if (model == nullptr) return 1;
+  RankRequest all = request;
+  all.only.clear();
+  std::vector<ScoredCandidate> scored = Score(*model, all, clock.Now());
+  if (std::none_of(scored.begin(), scored.end(), [&](const ScoredCandidate& s) { return s.name == name; })) {
+    RankRequest with_name = request;
+    with_name.only = {name};
+    std::vector<ScoredCandidate> extra = Score(*model, with_name, clock.Now());
+    scored.insert(scored.end(), extra.begin(), extra.end());
+  }
+  out << Explanation(scored, name);
+  auto it = std::find_if(scored.begin(), scored.end(), [&](const ScoredCandidate& s) { return s.name == name; });
+  return it != scored.end() && it->feasible ? 0 : 3;
+}
+
+int WindowCommand(const WindowRequest& request, HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err) {
+  const absl::Time now = clock.Now();
+  absl::StatusOr<absl::Time> deadline = ParseDeadline(request.deadline, now);
+  if (!deadline.ok()) {
+    err << "scheduler-lite: " << deadline.status().message() << "\n";
+    return 2;
+  }
+  absl::StatusOr<std::vector<ForecastPoint>> points = FetchForecast(request, http);
+  if (!points.ok()) {
+    err << "scheduler-lite: " << points.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<BestWindow> best = FindBestWindow(*points, now, request.duration, *deadline);
+  if (!best.ok()) {
+    err << "scheduler-lite: " << best.status().message() << "\n";
+    return best.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 3;
+  }
+  if (request.format == "json") {
+    out << absl::StrFormat(
+        R"({"location":"%s","start":"%s","end":"%s","mean_grams_per_kwh":%.3f,"mean_if_started_now":%s,"saving_fraction":%s})",
+        request.location, Utc(best->start), Utc(best->start + request.duration), best->mean_grams_per_kwh,
+        best->mean_if_started_now ? absl::StrFormat("%.3f", *best->mean_if_started_now) : "null",
+        best->saving_fraction ? absl::StrFormat("%.4f", *best->saving_fraction) : "null")
+        << "\n";
+    return 0;
+  }
+  out << absl::StrFormat("best start for %s in %s before %s: %s (in %s)\n", absl::FormatDuration(request.duration),
+                         request.location, Utc(*deadline), Utc(best->start), absl::FormatDuration(best->start - now));
+  out << absl::StrFormat("  expected mean intensity: %.2f gCO2eq/kWh\n", best->mean_grams_per_kwh);
+  if (best->mean_if_started_now) {
+    out << absl::StrFormat("  starting now instead:    %.2f gCO2eq/kWh\n", *best->mean_if_started_now);
+  }
+  if (best->saving_fraction) out << absl::StrFormat("  saving: %.1f %%\n", *best->saving_fraction * 100);
+  return 0;
+}
+
+int KarmadaCommand(const KarmadaRequest& request, HttpClient& http, Clock& clock, std::ostream& out,
+                   std::ostream& err) {
+  std::ifstream in(request.policy_file);
+  if (!in) {
+    err << "scheduler-lite: cannot read policy file \"" << request.policy_file << "\"\n";
+    return 2;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<KarmadaPolicy> policy = ParseKarmadaPolicy(text.str(), request.policy_file);
+  if (!policy.ok()) {
+    err << "scheduler-lite: " << policy.status().message() << "\n";
+    return 2;
+  }
+  std::shared_ptr<const PlacementModel> model = Load(request.sources, http, clock, err);
+  if (model == nullptr) return 1;
+  Workload workload;
+  workload.expected_runtime = request.runtime;
+  ScoringOptions options;
+  options.now = clock.Now();
+  const std::vector<ScoredCandidate> scored = ScoreCandidates(*model, policy->clusters, workload, options);
+  const KarmadaPatch patch = MakeKarmadaPatch(*policy, scored, options.now);
+  out << patch.yaml;
+  if (patch.cluster_names.empty()) return 3;
+  if (!request.apply) return 0;
+  std::vector<std::string> argv = {"kubectl", "patch", "propagationpolicy", policy->name, "-n",
+                                   policy->namespace_name, "--type", "merge", "-p", patch.json};
+  std::vector<char*> args;
+  for (std::string& arg : argv) args.push_back(arg.data());
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "kubectl", nullptr, nullptr, args.data(), environ) != 0) {
+    err << "scheduler-lite: cannot run kubectl (is it on PATH?)\n";
+    return 1;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+int ServeCommand(const ServeRequest& request, HttpClient& http, Clock& clock, absl::Notification& stop,
+                 std::ostream& err) {
+  ModelStore models;
+  auto refresh = [&] {
+    LoadedModel loaded = LoadModel(request.sources, http, clock.Now());
+    for (const absl::Status& error : loaded.errors) err << "scheduler-lite: warning: " << error.message() << "\n";
+    if (loaded.sources_read > 0) models.Set(loaded.model);
+  };
+  refresh();
+  auto registry = std::make_shared<prometheus::Registry>();
+  ScoringOptions options;
+  options.carbon_weight = request.carbon_weight;
+  options.latency_weight = request.latency_weight;
+  ExtenderService service(models, options, clock, *registry);
+  exporter::HttpServerOptions server_options;
+  server_options.listen_address = request.listen;
+  server_options.routes = service.Routes(registry);
+  server_options.max_body_bytes = request.max_body_bytes;
+  server_options.threads = request.threads;
+  absl::StatusOr<std::unique_ptr<exporter::HttpServer>> server = exporter::HttpServer::Start(std::move(server_options));
+  if (!server.ok()) {
+    err << "scheduler-lite: " << server.status().message() << "\n";
+    return 1;
+  }
+  err << "scheduler-lite: serving the kube-scheduler extender on http://"
+      << request.listen.substr(0, request.listen.rfind(':')) << ":" << (*server)->port()
+      << " (POST /filter, /prioritize; GET /healthz, /metrics)" << std::endl;
+  while (!clock.WaitUntil(clock.Now() + request.refresh, stop)) refresh();
+  return 0;
+}
+
+}  // namespace carbonroute::scheduler_lite

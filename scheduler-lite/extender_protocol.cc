@@ -1,0 +1,184 @@
+#include "scheduler-lite/extender_protocol.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+constexpr std::string_view kDelayPrefix = "delay_";
+constexpr std::string_view kExpectedRuntime = "carbonroute.io/expected-runtime";
+constexpr std::string_view kRegionLabel = "topology.kubernetes.io/region";
+constexpr std::string_view kRegionAnnotation = "node.kubernetes.io/region";
+constexpr std::string_view kLocationLabel = "carbonroute.io/location";
+
+absl::Status Invalid(absl::string_view what) { return absl::InvalidArgumentError(std::string(what)); }
+
+// metadata.<field> of an object as a string map; absent or null → empty.
+absl::StatusOr<simdjson::dom::object> StringMap(simdjson::dom::element object, const char* field,
+                                                absl::string_view path) {
+  simdjson::dom::element metadata, map;
+  simdjson::dom::object out;
+  if (object["metadata"].get(metadata) || metadata.is_null()) return out;
+  if (metadata[field].get(map) || map.is_null()) return out;
+  if (map.get_object().get(out)) return Invalid(absl::StrCat(path, ".metadata.", field, " is not an object"));
+  return out;
+}
+
+std::string Text(std::string_view text) { return std::string(text); }
+
+absl::Status ReadPod(simdjson::dom::element pod, Workload& workload) {
+  absl::StatusOr<simdjson::dom::object> labels = StringMap(pod, "labels", "Pod");
+  if (!labels.ok()) return labels.status();
+  for (auto [key, value] : *labels) {
+    if (!key.starts_with(kDelayPrefix)) continue;
+    std::string_view text;
+    double ms = 0;
+    if (value.get_string().get(text) || !absl::SimpleAtod(absl::string_view(text.data(), text.size()), &ms) ||
+        !std::isfinite(ms) || ms < 0) {
+      return Invalid(absl::StrCat("Pod label ", Text(key), " must be a number of milliseconds, got ",
+                                  simdjson::minify(value)));
+    }
+    const std::string from = Text(key.substr(kDelayPrefix.size()));
+    if (from.empty()) return Invalid("Pod label delay_ names no origin");
+    workload.max_rtt_ms[from] = ms;
+  }
+  absl::StatusOr<simdjson::dom::object> annotations = StringMap(pod, "annotations", "Pod");
+  if (!annotations.ok()) return annotations.status();
+  std::string_view runtime;
+  if (!(*annotations)[kExpectedRuntime].get_string().get(runtime)) {
+    absl::Duration d;
+    if (!absl::ParseDuration(absl::string_view(runtime.data(), runtime.size()), &d) || d <= absl::ZeroDuration()) {
+      return Invalid(absl::StrCat("Pod annotation ", Text(kExpectedRuntime), " must be a duration such as \"2h\", got \"",
+                                  Text(runtime), "\""));
+    }
+    workload.expected_runtime = d;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadNode(simdjson::dom::element node, std::size_t index, ExtenderArgs& args) {
+  const std::string path = absl::StrCat("Nodes.items[", index, "]");
+  Candidate candidate;
+  std::string_view name;
+  if (node["metadata"]["name"].get_string().get(name) || name.empty()) {
+    return Invalid(absl::StrCat(path, ".metadata.name is missing or not a string"));
+  }
+  candidate.name = Text(name);
+  absl::StatusOr<simdjson::dom::object> labels = StringMap(node, "labels", path);
+  if (!labels.ok()) return labels.status();
+  absl::StatusOr<simdjson::dom::object> annotations = StringMap(node, "annotations", path);
+  if (!annotations.ok()) return annotations.status();
+  std::string_view text;
+  if (!(*labels)[kRegionLabel].get_string().get(text) || !(*annotations)[kRegionAnnotation].get_string().get(text)) {
+    candidate.region = Text(text);
+  }
+  if (!(*labels)[kLocationLabel].get_string().get(text)) candidate.location = Text(text);
+  args.candidates.push_back(std::move(candidate));
+  args.raw_nodes.push_back(simdjson::minify(node));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto error = parser.parse(body.data(), body.size()).get(root); error) {
+    return Invalid(absl::StrCat("request body is not valid JSON: ", simdjson::error_message(error)));
+  }
+  if (!root.is_object()) return Invalid("request body must be a JSON object (ExtenderArgs)");
+  ExtenderArgs args;
+  simdjson::dom::element pod;
+  if (root["Pod"].get(pod) || !pod.is_object()) return Invalid("Pod is missing or not an object");
+  if (absl::Status status = ReadPod(pod, args.workload); !status.ok()) return status;
+
+  simdjson::dom::element names, nodes;
+  const bool has_names = !root["NodeNames"].get(names) && !names.is_null();
+  const bool has_nodes = !root["Nodes"].get(nodes) && !nodes.is_null();
+  if (has_names) {
+    simdjson::dom::array array;
+    if (names.get_array().get(array)) return Invalid("NodeNames must be an array of strings");
+    std::size_t i = 0;
+    for (simdjson::dom::element name : array) {
+      std::string_view text;
+      if (name.get_string().get(text)) return Invalid(absl::StrCat("NodeNames[", i, "] is not a string"));
+      args.candidates.push_back({Text(text), "", ""});
+      ++i;
+    }
+    args.node_cache_capable = true;
+  } else if (has_nodes) {
+    simdjson::dom::array items;
+    simdjson::dom::element items_element;
+    if (!nodes.is_object() || nodes["items"].get(items_element)) return Invalid("Nodes must be a NodeList with items");
+    if (items_element.is_null()) {
+      args.node_cache_capable = false;
+      return args;
+    }
+    if (items_element.get_array().get(items)) return Invalid("Nodes.items must be an array");
+    std::size_t i = 0;
+    for (simdjson::dom::element node : items) {
+      if (absl::Status status = ReadNode(node, i++, args); !status.ok()) return status;
+    }
+    args.node_cache_capable = false;
+  } else {
+    return Invalid("neither NodeNames nor Nodes is set");
+  }
+  return args;
+}
+
+std::string FilterReply(const ExtenderArgs& args, const std::vector<ScoredCandidate>& scored) {
+  std::unordered_map<std::string, const ScoredCandidate*> by_name;
+  for (const ScoredCandidate& s : scored) by_name[s.name] = &s;
+  nlohmann::json failed = nlohmann::json::object();
+  nlohmann::json names = nlohmann::json::array();
+  std::string items;
+  for (std::size_t i = 0; i < args.candidates.size(); ++i) {
+    const std::string& name = args.candidates[i].name;
+    auto it = by_name.find(name);
+    if (it != by_name.end() && !it->second->feasible) {
+      std::string reason;
+      for (const std::string& r : it->second->reasons) absl::StrAppend(&reason, reason.empty() ? "" : "; ", r);
+      failed[name] = "carbonroute: " + reason;
+      continue;
+    }
+    if (args.node_cache_capable) {
+      names.push_back(name);
+    } else {
+      absl::StrAppend(&items, items.empty() ? "" : ",", args.raw_nodes[i]);
+    }
+  }
+  const std::string failed_json = failed.dump();
+  if (args.node_cache_capable) {
+    return absl::StrCat(R"({"Nodes":null,"NodeNames":)", names.dump(), R"(,"FailedNodes":{},"FailedAndUnresolvableNodes":)",
+                        failed_json, R"(,"Error":""})");
+  }
+  return absl::StrCat(R"({"Nodes":{"metadata":{},"items":[)", items, R"(]},"NodeNames":null,"FailedNodes":{},)",
+                      R"("FailedAndUnresolvableNodes":)", failed_json, R"(,"Error":""})");
+}
+
+std::string PrioritizeReply(const ExtenderArgs& args, const std::vector<ScoredCandidate>& scored) {
+  std::unordered_map<std::string, int64_t> score;
+  for (const ScoredCandidate& s : scored) score[s.name] = ExtenderScore(s);
+  std::string out = "[";
+  for (std::size_t i = 0; i < args.candidates.size(); ++i) {
+    const std::string& name = args.candidates[i].name;
+    absl::StrAppend(&out, i ? "," : "", R"({"Host":)", nlohmann::json(name).dump(), R"(,"Score":)", score[name], "}");
+  }
+  out += "]";
+  return out;
+}
+
+std::string FilterErrorReply(absl::string_view error) {
+  return absl::StrCat(R"({"Nodes":null,"NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":)",
+                      nlohmann::json(std::string(error)).dump(), "}");
+}
+
+}  // namespace carbonroute::scheduler_lite

@@ -1,0 +1,100 @@
+#include "scheduler-lite/extender_service.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "exporter/metric_names.h"
+#include "exporter/metrics_page.h"
+#include "scheduler-lite/extender_protocol.h"
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+constexpr char kJson[] = "application/json";
+
+prometheus::Histogram::BucketBoundaries LatencyBuckets() {
+  return {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1};
+}
+
+}  // namespace
+
+ExtenderService::ExtenderService(ModelStore& models, ScoringOptions options, Clock& clock,
+                                 prometheus::Registry& registry)
+    : models_(models),
+      options_(options),
+      clock_(clock),
+      requests_(prometheus::BuildCounter()
+                    .Name(metric_names::kExtenderRequests)
+                    .Help("kube-scheduler extender requests, by verb and HTTP status.")
+                    .Register(registry)),
+      duration_(prometheus::BuildHistogram()
+                    .Name(metric_names::kExtenderRequestDuration)
+                    .Help("Server-side time to answer an extender request, seconds.")
+                    .Register(registry)),
+      decisions_(prometheus::BuildCounter()
+                     .Name(metric_names::kSchedulerDecisions)
+                     .Help("Prioritize answers, by the grid location of the top-scored candidate.")
+                     .Register(registry)),
+      model_age_(prometheus::BuildGauge()
+                     .Name(metric_names::kSchedulerModelAge)
+                     .Help("Seconds since the placement model was rebuilt from its sources.")
+                     .Register(registry)
+                     .Add({})) {}
+
+exporter::HttpServerResponse ExtenderService::Handle(const std::string& verb,
+                                                     const exporter::HttpServerRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  exporter::HttpServerResponse response{200, kJson, ""};
+  const bool filter = verb == "filter";
+  if (request.method != "POST") {
+    response = {405, "text/plain; charset=utf-8", absl::StrCat("/", verb, " takes POST\n")};
+  } else if (absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(request.body); !args.ok()) {
+    const std::string message(args.status().message());
+    response = {400, kJson, FilterErrorReply(message)};
+  } else {
+    std::shared_ptr<const PlacementModel> model = models_.Get();
+    ScoringOptions options = options_;
+    options.now = clock_.Now();
+    const std::vector<ScoredCandidate> scored =
+        model ? ScoreCandidates(*model, args->candidates, args->workload, options) : std::vector<ScoredCandidate>();
+    if (model) model_age_.Set(absl::ToDoubleSeconds(options.now - model->built_at));
+    if (filter) {
+      response.body = FilterReply(*args, scored);
+    } else {
+      response.body = PrioritizeReply(*args, scored);
+      if (!scored.empty() && scored.front().feasible) {
+        decisions_.Add({{"location", scored.front().location}}).Increment();
+      }
+    }
+  }
+  requests_.Add({{"verb", verb}, {"code", std::to_string(response.status)}}).Increment();
+  duration_.Add({{"verb", verb}}, LatencyBuckets())
+      .Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  return response;
+}
+
+exporter::HttpServerResponse ExtenderService::Filter(const exporter::HttpServerRequest& request) {
+  return Handle("filter", request);
+}
+
+exporter::HttpServerResponse ExtenderService::Prioritize(const exporter::HttpServerRequest& request) {
+  return Handle("prioritize", request);
+}
+
+exporter::HttpServerResponse ExtenderService::Health(const exporter::HttpServerRequest&) {
+  std::shared_ptr<const PlacementModel> model = models_.Get();
+  if (model == nullptr) return {503, "text/plain; charset=utf-8", "no model loaded yet\n"};
+  return {200, "text/plain; charset=utf-8",
+          absl::StrCat("ok: ", model->carbon.size(), " locations, ", model->nodes.size(), " nodes, ",
+                       model->rtt.size(), " RTT entries\n")};
+}
+
+std::map<std::string, exporter::HttpHandler> ExtenderService::Routes(
+    std::shared_ptr<prometheus::Registry> registry) {
+  return {{"/filter", [this](const exporter::HttpServerRequest& r) { return Filter(r); }},
+          {"/prioritize", [this](const exporter::HttpServerRequest& r) { return Prioritize(r); }},
+          {"/healthz", [this](const exporter::HttpServerRequest& r) { return Health(r); }},
+          {"/metrics", exporter::MetricsPageHandler(std::move(registry))}};
+}
+
+}  // namespace carbonroute::scheduler_lite

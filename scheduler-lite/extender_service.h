@@ -1,0 +1,77 @@
+// File: scheduler-lite/extender_service.h
+//
+// `scheduler-lite serve`: the kube-scheduler extender over HTTP.
+//   POST /filter      ExtenderArgs → ExtenderFilterResult
+//   POST /prioritize  ExtenderArgs → HostPriorityList (0–10)
+//   GET  /healthz     200 once a model with at least one source is loaded, else 503
+//   GET  /metrics     requests by verb and code, latency histogram, decisions by location
+// Requests are scored against the current model snapshot (ModelStore),
+// refreshed by the caller on an interval — never per request. Malformed
+// input → HTTP 400 with the Error field set (filter) or the message (prioritize);
+// a wrong method → 405. Never a crash.
+//
+// Ownership: borrows the store, the clock and the registry (all must outlive it).
+// Thread safety: handlers run concurrently on the HTTP server's threads.
+#ifndef CARBONROUTE_SCHEDULER_LITE_EXTENDER_SERVICE_H_
+#define CARBONROUTE_SCHEDULER_LITE_EXTENDER_SERVICE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "config/clock.h"
+#include "exporter/http_server.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+#include "scheduler-lite/placement_model.h"
+#include "scheduler-lite/scoring.h"
+
+namespace carbonroute::scheduler_lite {
+
+// The current model; swapped whole by the refresher, read by every request.
+class ModelStore {
+ public:
+  std::shared_ptr<const PlacementModel> Get() const {
+    absl::MutexLock lock(&mutex_);
+    return model_;
+  }
+  void Set(std::shared_ptr<const PlacementModel> model) {
+    absl::MutexLock lock(&mutex_);
+    model_ = std::move(model);
+  }
+
+ private:
+  mutable absl::Mutex mutex_;
+  std::shared_ptr<const PlacementModel> model_ ABSL_GUARDED_BY(mutex_);
+};
+
+class ExtenderService {
+ public:
+  ExtenderService(ModelStore& models, ScoringOptions options, Clock& clock, prometheus::Registry& registry);
+
+  exporter::HttpServerResponse Filter(const exporter::HttpServerRequest& request);
+  exporter::HttpServerResponse Prioritize(const exporter::HttpServerRequest& request);
+  exporter::HttpServerResponse Health(const exporter::HttpServerRequest& request);
+
+  // /filter, /prioritize, /healthz, and /metrics rendering `registry`.
+  std::map<std::string, exporter::HttpHandler> Routes(std::shared_ptr<prometheus::Registry> registry);
+
+ private:
+  exporter::HttpServerResponse Handle(const std::string& verb, const exporter::HttpServerRequest& request);
+
+  ModelStore& models_;
+  const ScoringOptions options_;
+  Clock& clock_;
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Histogram>& duration_;
+  prometheus::Family<prometheus::Counter>& decisions_;
+  prometheus::Gauge& model_age_;
+};
+
+}  // namespace carbonroute::scheduler_lite
+
+#endif  // CARBONROUTE_SCHEDULER_LITE_EXTENDER_SERVICE_H_

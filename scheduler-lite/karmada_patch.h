@@ -1,0 +1,54 @@
+// File: scheduler-lite/karmada_patch.h
+//
+// Carbon-aware placement for Karmada without a custom scheduler build: from a
+// small policy file, pick the N cleanest member clusters and write the
+// PropagationPolicy merge patch that sets
+// spec.placement.clusterAffinity.clusterNames (Karmada v1alpha1,
+// propagation_types.go; with an empty activationPreference the change
+// re-drives propagation immediately — ../shared/reference/schedulers.md §5.1).
+//
+// Policy file (YAML):
+//   propagationPolicy: {name: web, namespace: default}
+//   clusters: [{name: member-be, location: BE}, {name: member-de, location: DE, region: europe-west3}]
+//   desiredClusters: 2
+//
+// The patch carries the readings it was decided on, in a comment and in the
+// annotation carbonroute.io/placement-readings.
+//
+// Errors: ParseKarmadaPolicy returns kInvalidArgument naming the key and value.
+// Thread safety: pure functions.
+#ifndef CARBONROUTE_SCHEDULER_LITE_KARMADA_PATCH_H_
+#define CARBONROUTE_SCHEDULER_LITE_KARMADA_PATCH_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scheduler-lite/scoring.h"
+
+namespace carbonroute::scheduler_lite {
+
+struct KarmadaPolicy {
+  std::string name;
+  std::string namespace_name = "default";
+  int desired_clusters = 1;
+  std::vector<Candidate> clusters;
+};
+
+absl::StatusOr<KarmadaPolicy> ParseKarmadaPolicy(absl::string_view yaml, absl::string_view origin);
+
+struct KarmadaPatch {
+  std::vector<std::string> cluster_names;  // the chosen clusters, cleanest first
+  std::string readings;                    // "member-be=BE:76.96 gCO2eq/kWh (current); ..."
+  std::string yaml;                        // for people: comment + patch
+  std::string json;                        // for `kubectl patch --type merge -p`
+};
+
+// Chooses the first `desired_clusters` feasible entries of `scored` (as ScoreCandidates orders them).
+KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy, const std::vector<ScoredCandidate>& scored,
+                              absl::Time now);
+
+}  // namespace carbonroute::scheduler_lite
+
+#endif  // CARBONROUTE_SCHEDULER_LITE_KARMADA_PATCH_H_

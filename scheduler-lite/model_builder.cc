@@ -1,0 +1,123 @@
+#include "scheduler-lite/model_builder.h"
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "exporter/metric_names.h"
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+using SeriesKey = std::tuple<std::string, std::string, std::string>;  // location, provider, type
+
+SeriesKey KeyOf(const Sample& s) {
+  return {s.Label("location"), s.Label("provider"), s.Label("emissions_type")};
+}
+
+// Calls `row(line_number, cells)` for each data line of a CSV with a header.
+template <typename Row>
+absl::Status ForEachRow(absl::string_view csv, absl::string_view origin, std::size_t columns, Row row) {
+  std::size_t line_number = 0;
+  for (absl::string_view line : absl::StrSplit(csv, '\n')) {
+    ++line_number;
+    line = absl::StripSuffix(line, "\r");
+    if (line_number == 1 || line.empty()) continue;
+    std::vector<absl::string_view> cells = absl::StrSplit(line, ',');
+    if (cells.size() != columns) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin, ":", line_number, ": expected ", columns, " cells, got ", cells.size()));
+    }
+    if (absl::Status status = row(line_number, cells); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ModelBuilder::ModelBuilder(absl::Time now, std::string preferred_emissions_type)
+    : preferred_(std::move(preferred_emissions_type)) {
+  model_.built_at = now;
+}
+
+bool ModelBuilder::Prefer(const LocationCarbon& a, const LocationCarbon& b) const {
+  const bool a_preferred = a.emissions_type == preferred_, b_preferred = b.emissions_type == preferred_;
+  if (a_preferred != b_preferred) return a_preferred;
+  const absl::Time a_to = a.valid_to.value_or(absl::InfinitePast()), b_to = b.valid_to.value_or(absl::InfinitePast());
+  if (a_to != b_to) return a_to > b_to;
+  return a.provider < b.provider;
+}
+
+void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
+  std::map<SeriesKey, double> valid_to;
+  std::map<SeriesKey, std::map<std::string, double>> forecast;
+  for (const Sample& s : samples) {
+    if (!std::isfinite(s.value)) continue;
+    if (s.name == metric_names::kCarbonIntensityValidTo) {
+      valid_to[KeyOf(s)] = s.value;
+    } else if (s.name == metric_names::kForecastMean) {
+      forecast[KeyOf(s)][s.Label("window")] = s.value;
+    } else if (s.name == metric_names::kNodeInfo) {
+      model_.nodes[s.Label("node")] = {s.Label("location"), s.Label("region")};
+    } else if (s.name == metric_names::kRtt && s.value >= 0) {
+      const std::string method = s.Label("method").empty() ? "measured" : s.Label("method");
+      model_.rtt[{s.Label("source"), s.Label("target")}] =
+          RttEntry{absl::Seconds(s.value), method, model_.built_at};
+    }
+  }
+  for (const Sample& s : samples) {
+    if (s.name != metric_names::kCarbonIntensity || !std::isfinite(s.value)) continue;
+    LocationCarbon carbon;
+    carbon.provider = s.Label("provider");
+    carbon.emissions_type = s.Label("emissions_type");
+    carbon.grams_per_kwh = s.value;
+    carbon.estimated = s.Label("estimated") == "true";
+    carbon.observed_at = model_.built_at;
+    const SeriesKey key = KeyOf(s);
+    if (auto it = valid_to.find(key); it != valid_to.end()) {
+      carbon.valid_to = absl::FromUnixSeconds(static_cast<int64_t>(it->second));
+    }
+    if (auto it = forecast.find(key); it != forecast.end()) carbon.forecast_mean = it->second;
+    const std::string& location = s.Label("location");
+    auto [it, inserted] = model_.carbon.emplace(location, carbon);
+    if (!inserted && Prefer(carbon, it->second)) it->second = carbon;
+  }
+}
+
+absl::Status ModelBuilder::AddStaticRttCsv(absl::string_view csv, absl::string_view origin) {
+  std::map<std::pair<std::string, std::string>, RttEntry> rows;
+  absl::Status status = ForEachRow(csv, origin, 3, [&](std::size_t line, const std::vector<absl::string_view>& cells) {
+    double ms = 0;
+    if (!absl::SimpleAtod(cells[2], &ms) || !std::isfinite(ms) || ms < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin, ":", line, ": milliseconds \"", cells[2], "\" is not a non-negative number"));
+    }
+    rows[{std::string(cells[0]), std::string(cells[1])}] =
+        RttEntry{absl::Microseconds(std::llround(ms * 1000)), "declared", model_.built_at};
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  for (auto& [key, entry] : rows) model_.rtt.emplace(key, entry);  // measured rows take precedence
+  return absl::OkStatus();
+}
+
+absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::string_view origin) {
+  std::map<std::string, std::string> rows;
+  absl::Status status = ForEachRow(csv, origin, 2, [&](std::size_t, const std::vector<absl::string_view>& cells) {
+    rows[std::string(cells[0])] = std::string(cells[1]);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  model_.region_locations.insert(rows.begin(), rows.end());
+  return absl::OkStatus();
+}
+
+std::shared_ptr<const PlacementModel> ModelBuilder::Build() {
+  return std::make_shared<const PlacementModel>(model_);
+}
+
+}  // namespace carbonroute::scheduler_lite

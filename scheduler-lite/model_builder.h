@@ -1,0 +1,53 @@
+// File: scheduler-lite/model_builder.h
+//
+// Builds a PlacementModel from what the sources give:
+//   - samples of the carbonroute metrics (exporter/metric_names.h), whether
+//     parsed from collectors' /metrics or returned by Prometheus instant queries:
+//       carbon_intensity_grams_per_kilowatt_hour (+ valid_to, forecast_mean),
+//       node_info{node, location, region}, rtt_seconds{source, target[, method]};
+//   - a static RTT matrix CSV `sending_region,receiving_region,milliseconds`
+//     (data/gcp-inter-region-latency-ms.csv), kept as method "declared";
+//   - a region → grid location CSV `gcp_region,zone` (data/gcp-region-zones.csv).
+//
+// Several series for one location (two providers, average and marginal): the
+// preferred emissions type wins, then the latest valid_to, then the provider
+// name — deterministic. Non-finite values are "no data" and skipped.
+//
+// Errors: the CSV readers return kInvalidArgument "origin:line: ..." for a
+// malformed row; nothing from that file is added.
+// Thread safety: a builder is used by one thread; Build() hands out an immutable model.
+#ifndef CARBONROUTE_SCHEDULER_LITE_MODEL_BUILDER_H_
+#define CARBONROUTE_SCHEDULER_LITE_MODEL_BUILDER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "scheduler-lite/exposition_parser.h"
+#include "scheduler-lite/placement_model.h"
+
+namespace carbonroute::scheduler_lite {
+
+class ModelBuilder {
+ public:
+  // `preferred_emissions_type`: "average" or "marginal".
+  ModelBuilder(absl::Time now, std::string preferred_emissions_type = "average");
+
+  void AddSamples(const std::vector<Sample>& samples);
+  absl::Status AddStaticRttCsv(absl::string_view csv, absl::string_view origin);
+  absl::Status AddRegionLocationsCsv(absl::string_view csv, absl::string_view origin);
+
+  std::shared_ptr<const PlacementModel> Build();
+
+ private:
+  bool Prefer(const LocationCarbon& candidate, const LocationCarbon& current) const;
+
+  const std::string preferred_;
+  PlacementModel model_;
+};
+
+}  // namespace carbonroute::scheduler_lite
+
+#endif  // CARBONROUTE_SCHEDULER_LITE_MODEL_BUILDER_H_

@@ -1,0 +1,51 @@
+#include "scheduler-lite/model_loader.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler-lite/metrics_source.h"
+#include "scheduler-lite/model_builder.h"
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read \"", path, "\""));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+LoadedModel LoadModel(const ModelSources& sources, HttpClient& http, absl::Time now) {
+  LoadedModel loaded;
+  ModelBuilder builder(now, sources.emissions_type);
+  if (!sources.metrics_urls.empty()) {
+    SourceResult scraped = ScrapeCollectors(http, sources.metrics_urls, sources.timeout);
+    loaded.sources_read += static_cast<int>(sources.metrics_urls.size() - scraped.errors.size());
+    builder.AddSamples(scraped.samples);
+    for (absl::Status& error : scraped.errors) loaded.errors.push_back(std::move(error));
+  }
+  if (!sources.prometheus_url.empty()) {
+    SourceResult queried = QueryPrometheus(http, sources.prometheus_url, sources.timeout);
+    if (queried.errors.empty() || !queried.samples.empty()) ++loaded.sources_read;
+    builder.AddSamples(queried.samples);
+    for (absl::Status& error : queried.errors) loaded.errors.push_back(std::move(error));
+  }
+  const std::pair<const std::string*, absl::Status (ModelBuilder::*)(absl::string_view, absl::string_view)> files[] = {
+      {&sources.rtt_matrix_csv, &ModelBuilder::AddStaticRttCsv},
+      {&sources.region_locations_csv, &ModelBuilder::AddRegionLocationsCsv}};
+  for (const auto& [path, add] : files) {
+    if (path->empty()) continue;
+    absl::StatusOr<std::string> text = ReadFile(*path);
+    absl::Status status = text.ok() ? (builder.*add)(*text, *path) : text.status();
+    if (!status.ok()) loaded.errors.push_back(status);
+  }
+  loaded.model = builder.Build();
+  return loaded;
+}
+
+}  // namespace carbonroute::scheduler_lite

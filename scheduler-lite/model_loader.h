@@ -1,0 +1,45 @@
+// File: scheduler-lite/model_loader.h
+//
+// Reads every configured source once and builds a PlacementModel: the CLI
+// calls it per command, `serve` on an interval (never per request).
+//
+// Errors of single sources are collected in LoadedModel::errors (the model is
+// built from what could be read); files that cannot be read or parsed are
+// errors too.
+// Ownership: borrows the HttpClient. Thread safety: as the HttpClient.
+#ifndef CARBONROUTE_SCHEDULER_LITE_MODEL_LOADER_H_
+#define CARBONROUTE_SCHEDULER_LITE_MODEL_LOADER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "providers/http_client.h"
+#include "scheduler-lite/placement_model.h"
+
+namespace carbonroute::scheduler_lite {
+
+struct ModelSources {
+  std::vector<std::string> metrics_urls;  // collectors' /metrics
+  std::string prometheus_url;             // e.g. http://prometheus:9090 ("" = none)
+  std::string rtt_matrix_csv;             // sending_region,receiving_region,milliseconds ("" = none)
+  std::string region_locations_csv;       // gcp_region,zone ("" = none)
+  std::string emissions_type = "average"; // preferred when a location has both
+  absl::Duration timeout = absl::Seconds(10);
+
+  bool empty() const { return metrics_urls.empty() && prometheus_url.empty(); }
+};
+
+struct LoadedModel {
+  std::shared_ptr<const PlacementModel> model;
+  std::vector<absl::Status> errors;
+  int sources_read = 0;  // metrics URLs + Prometheus answered
+};
+
+LoadedModel LoadModel(const ModelSources& sources, HttpClient& http, absl::Time now);
+
+}  // namespace carbonroute::scheduler_lite
+
+#endif  // CARBONROUTE_SCHEDULER_LITE_MODEL_LOADER_H_

@@ -1,0 +1,151 @@
+#include "scheduler-lite/scoring.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+PlacementModel Model() {
+  PlacementModel m;
+  m.built_at = kNow;
+  auto carbon = [](double g, std::map<std::string, double> forecast = {}) {
+    LocationCarbon c;
+    c.provider = "replay";
+    c.emissions_type = "average";
+    c.grams_per_kwh = g;
+    c.valid_to = kNow + absl::Minutes(30);
+    c.forecast_mean = std::move(forecast);
+    return c;
+  };
+  m.carbon["SE"] = carbon(30, {{"4h", 90}});
+  m.carbon["FR"] = carbon(60, {{"4h", 40}});
+  m.carbon["PL"] = carbon(700);
+  m.nodes["edge"] = {"FR", "europe-west9"};
+  m.nodes["n-se"] = {"SE", "europe-north1"};
+  m.nodes["n-fr"] = {"FR", "europe-west9"};
+  m.nodes["n-pl"] = {"PL", "europe-central2"};
+  m.rtt[{"edge", "n-se"}] = {absl::Milliseconds(25), "measured", kNow};
+  m.rtt[{"edge", "n-pl"}] = {absl::Milliseconds(30), "measured", kNow};
+  m.rtt[{"europe-west9", "europe-north1"}] = {absl::Milliseconds(40), "declared", kNow};
+  return m;
+}
+
+std::vector<Candidate> Nodes() { return {{"n-pl", "", ""}, {"n-fr", "", ""}, {"n-se", "", ""}}; }
+
+std::vector<std::string> Feasible(const std::vector<ScoredCandidate>& scored) {
+  std::vector<std::string> names;
+  for (const ScoredCandidate& s : scored) {
+    if (s.feasible) names.push_back(s.name);
+  }
+  return names;
+}
+
+const ScoredCandidate& Find(const std::vector<ScoredCandidate>& scored, const std::string& name) {
+  for (const ScoredCandidate& s : scored) {
+    if (s.name == name) return s;
+  }
+  static const ScoredCandidate* const kNone = new ScoredCandidate();
+  return *kNone;
+}
+
+TEST(ScoreCandidates, CleanestFirstAndScoreRanges) {
+  const auto scored = ScoreCandidates(Model(), Nodes(), {}, {.now = kNow});
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-fr", "n-pl"));
+  EXPECT_EQ(ExtenderScore(scored[0]), 10);
+  EXPECT_EQ(FrameworkScore(scored[0]), 100);
+  EXPECT_EQ(ExtenderScore(scored[2]), 0);  // the dirtiest
+  // (60 − 30) / (700 − 30) = 0.0448 → score 0.955 → 10/10 and 96/100.
+  EXPECT_EQ(ExtenderScore(scored[1]), 10);
+  EXPECT_EQ(FrameworkScore(scored[1]), 96);
+  EXPECT_EQ(scored[1].location, "FR");  // resolved from carbonroute_node_info
+  EXPECT_EQ(scored[1].carbon_basis, "current");
+}
+
+TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
+  Workload inside{{{"edge", 30}}, std::nullopt};
+  auto scored = ScoreCandidates(Model(), Nodes(), inside, {.now = kNow});
+  // n-se 25 ms (inside), n-pl 30 ms (on the limit: allowed), n-fr in edge's region: 5 ms convention.
+  // ĉ: se 0, fr (60−30)/670 = 0.045, pl 1;  l̂: se (25−5)/25 = 0.8, fr 0, pl 1.
+  // score = 1 − (ĉ + 0.2·l̂)/1.2: fr 0.963 > se 0.867 > pl 0 — among the two clean ones, latency decides.
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
+  EXPECT_NEAR(Find(scored, "n-se").score, 1 - 0.16 / 1.2, 1e-9);
+  EXPECT_EQ(Find(scored, "n-fr").latency, absl::Milliseconds(5));
+
+  Workload tight{{{"edge", 29.9}}, std::nullopt};
+  scored = ScoreCandidates(Model(), Nodes(), tight, {.now = kNow});
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-fr"));  // now SE is the cleanest by the full range
+  EXPECT_FALSE(Find(scored, "n-pl").feasible);
+  EXPECT_THAT(Find(scored, "n-pl").reasons, ElementsAre("RTT from edge is 30.00 ms (measured), over the 29.9 ms limit"));
+}
+
+TEST(ScoreCandidates, MissingRttAndUnknownOriginFailClosed) {
+  PlacementModel model = Model();
+  model.rtt.erase({"edge", "n-pl"});  // and no static entry between the regions
+  auto scored = ScoreCandidates(model, Nodes(), {{{"edge", 100}}, std::nullopt}, {.now = kNow});
+  EXPECT_FALSE(Find(scored, "n-pl").feasible);
+  EXPECT_THAT(Find(scored, "n-pl").reasons[0], HasSubstr("no RTT from edge to n-pl: the 100 ms limit cannot be verified"));
+
+  scored = ScoreCandidates(model, Nodes(), {{{"nowhere", 100}}, std::nullopt}, {.now = kNow});
+  EXPECT_TRUE(Feasible(scored).empty());
+  EXPECT_THAT(scored[0].reasons, ElementsAre("unknown origin \"nowhere\" in the latency limit"));
+}
+
+TEST(ScoreCandidates, StaticMatrixBetweenRegionsIsUsed) {
+  PlacementModel model = Model();
+  model.rtt.erase({"edge", "n-se"});
+  auto scored = ScoreCandidates(model, Nodes(), {{{"edge", 45}}, std::nullopt}, {.now = kNow});
+  EXPECT_EQ(Find(scored, "n-se").latency, absl::Milliseconds(40));
+  EXPECT_TRUE(Find(scored, "n-se").feasible);
+}
+
+TEST(ScoreCandidates, RuntimeUsesTheForecastMean) {
+  // Over 2 h (the 4h window), FR's forecast (40) beats SE's (90).
+  auto scored = ScoreCandidates(Model(), Nodes(), {{}, absl::Hours(2)}, {.now = kNow});
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
+  EXPECT_EQ(Find(scored, "n-fr").carbon_basis, "forecast mean 4h");
+  EXPECT_EQ(Find(scored, "n-pl").carbon_basis, "current (no 4h forecast)");
+}
+
+TEST(ScoreCandidates, StaleOrMissingCarbonIsScoredAsDirtiestNeverZero) {
+  PlacementModel model = Model();
+  model.carbon["SE"].valid_to = kNow - absl::Hours(1);  // beyond the 30 min allowance
+  model.carbon.erase("PL");
+  auto scored = ScoreCandidates(model, Nodes(), {}, {.now = kNow});
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-pl", "n-se"));  // both at ĉ = 1: ties by name
+  EXPECT_EQ(Find(scored, "n-se").grams_per_kwh, std::nullopt);
+  EXPECT_THAT(Find(scored, "n-se").reasons[0], HasSubstr("carbon data for SE is stale"));
+  EXPECT_THAT(Find(scored, "n-pl").reasons[0], HasSubstr("no carbon data for PL"));
+  EXPECT_EQ(ExtenderScore(Find(scored, "n-se")), 0);
+}
+
+TEST(ScoreCandidates, AllEqualInputsDoNotDivideByZeroAndTiesAreByName) {
+  PlacementModel model = Model();
+  for (auto& [location, carbon] : model.carbon) carbon.grams_per_kwh = 100;
+  auto scored = ScoreCandidates(model, Nodes(), {}, {.now = kNow});
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-pl", "n-se"));
+  for (const ScoredCandidate& s : scored) EXPECT_EQ(ExtenderScore(s), 10);
+  EXPECT_TRUE(ScoreCandidates(model, {}, {}, {.now = kNow}).empty());
+}
+
+TEST(ScoreCandidates, LatencyWeightBreaksNearTies) {
+  PlacementModel model = Model();
+  model.carbon["PL"].grams_per_kwh = 30;  // as clean as SE, but 30 ms away instead of 25
+  auto scored = ScoreCandidates(model, {{"n-pl", "", ""}, {"n-se", "", ""}}, {{{"edge", 50}}, std::nullopt}, {.now = kNow});
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-pl"));
+  EXPECT_LT(scored[1].score, scored[0].score);
+}
+
+TEST(ScoreCandidates, UnknownCandidateIsFeasibleButDirtiest) {
+  auto scored = ScoreCandidates(Model(), {{"n-se", "", ""}, {"mystery", "", ""}}, {}, {.now = kNow});
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "mystery"));
+  EXPECT_THAT(Find(scored, "mystery").reasons[0], HasSubstr("no grid location known"));
+}
+
+}  // namespace
+}  // namespace carbonroute::scheduler_lite
