@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -21,23 +22,29 @@ constexpr std::string_view kLocationLabel = "carbonroute.io/location";
 
 absl::Status Invalid(absl::string_view what) { return absl::InvalidArgumentError(std::string(what)); }
 
-// metadata.<field> of an object as a string map; absent or null → empty.
-absl::StatusOr<simdjson::dom::object> StringMap(simdjson::dom::element object, const char* field,
-                                                absl::string_view path) {
+// metadata.<field> of an object; nullopt when absent or null. (A default-constructed
+// simdjson::dom::object must not be iterated, hence the optional.)
+absl::StatusOr<std::optional<simdjson::dom::object>> StringMap(simdjson::dom::element object, const char* field,
+                                                               absl::string_view path) {
   simdjson::dom::element metadata, map;
+  if (object["metadata"].get(metadata) || metadata.is_null()) return std::optional<simdjson::dom::object>();
+  if (metadata[field].get(map) || map.is_null()) return std::optional<simdjson::dom::object>();
   simdjson::dom::object out;
-  if (object["metadata"].get(metadata) || metadata.is_null()) return out;
-  if (metadata[field].get(map) || map.is_null()) return out;
   if (map.get_object().get(out)) return Invalid(absl::StrCat(path, ".metadata.", field, " is not an object"));
-  return out;
+  return std::optional<simdjson::dom::object>(out);
+}
+
+// The string at `key` of an optional map.
+bool StringAt(const std::optional<simdjson::dom::object>& map, std::string_view key, std::string_view& out) {
+  return map && !(*map)[key].get_string().get(out);
 }
 
 std::string Text(std::string_view text) { return std::string(text); }
 
 absl::Status ReadPod(simdjson::dom::element pod, Workload& workload) {
-  absl::StatusOr<simdjson::dom::object> labels = StringMap(pod, "labels", "Pod");
+  absl::StatusOr<std::optional<simdjson::dom::object>> labels = StringMap(pod, "labels", "Pod");
   if (!labels.ok()) return labels.status();
-  for (auto [key, value] : *labels) {
+  if (*labels) for (auto [key, value] : **labels) {
     if (!key.starts_with(kDelayPrefix)) continue;
     std::string_view text;
     double ms = 0;
@@ -50,10 +57,10 @@ absl::Status ReadPod(simdjson::dom::element pod, Workload& workload) {
     if (from.empty()) return Invalid("Pod label delay_ names no origin");
     workload.max_rtt_ms[from] = ms;
   }
-  absl::StatusOr<simdjson::dom::object> annotations = StringMap(pod, "annotations", "Pod");
+  absl::StatusOr<std::optional<simdjson::dom::object>> annotations = StringMap(pod, "annotations", "Pod");
   if (!annotations.ok()) return annotations.status();
   std::string_view runtime;
-  if (!(*annotations)[kExpectedRuntime].get_string().get(runtime)) {
+  if (StringAt(*annotations, kExpectedRuntime, runtime)) {
     absl::Duration d;
     if (!absl::ParseDuration(absl::string_view(runtime.data(), runtime.size()), &d) || d <= absl::ZeroDuration()) {
       return Invalid(absl::StrCat("Pod annotation ", Text(kExpectedRuntime), " must be a duration such as \"2h\", got \"",
@@ -72,15 +79,15 @@ absl::Status ReadNode(simdjson::dom::element node, std::size_t index, ExtenderAr
     return Invalid(absl::StrCat(path, ".metadata.name is missing or not a string"));
   }
   candidate.name = Text(name);
-  absl::StatusOr<simdjson::dom::object> labels = StringMap(node, "labels", path);
+  absl::StatusOr<std::optional<simdjson::dom::object>> labels = StringMap(node, "labels", path);
   if (!labels.ok()) return labels.status();
-  absl::StatusOr<simdjson::dom::object> annotations = StringMap(node, "annotations", path);
+  absl::StatusOr<std::optional<simdjson::dom::object>> annotations = StringMap(node, "annotations", path);
   if (!annotations.ok()) return annotations.status();
   std::string_view text;
-  if (!(*labels)[kRegionLabel].get_string().get(text) || !(*annotations)[kRegionAnnotation].get_string().get(text)) {
+  if (StringAt(*labels, kRegionLabel, text) || StringAt(*annotations, kRegionAnnotation, text)) {
     candidate.region = Text(text);
   }
-  if (!(*labels)[kLocationLabel].get_string().get(text)) candidate.location = Text(text);
+  if (StringAt(*labels, kLocationLabel, text)) candidate.location = Text(text);
   args.candidates.push_back(std::move(candidate));
   args.raw_nodes.push_back(simdjson::minify(node));
   return absl::OkStatus();
