@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "collector/declared_rtt.h"
 #include "collector/reading_records.h"
 #include "config/status_macros.h"
 #include "exporter/metrics_page.h"
@@ -54,6 +55,16 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   daemon->registry_ = std::make_shared<prometheus::Registry>();
   daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
   daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region);
+  if (!config.rtt.static_matrix.empty()) {
+    absl::StatusOr<std::string> matrix = providers::FindDataFile(config.rtt.static_matrix, data);
+    if (!matrix.ok()) return Prefixed(matrix.status(), "rtt.static_matrix");
+    absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRttRow(config.node, config.rtt, *matrix);
+    if (!row.ok()) return Prefixed(row.status(), "rtt.static_matrix");
+    for (const DeclaredRtt& entry : *row) {
+      daemon->metrics_->SetRtt(config.node.name, entry.target, "declared", entry.rtt);
+    }
+    spdlog::info("declared RTTs to {} of {} peers from {}", row->size(), config.rtt.peers.size(), *matrix);
+  }
   daemon->poller_ = std::make_unique<Poller>(std::move(borrowed), *daemon->store_,
                                              *daemon->metrics_, config.poll);
 

@@ -118,6 +118,19 @@ struct PollConfig {
   absl::Duration config_error_retry = absl::Hours(6);
 };
 
+// A peer whose RTT from this node the collector exports.
+struct PeerConfig {
+  std::string name;    // the peer's node name: the `target` label (IPs are not identities)
+  std::string region;  // its cloud region, for the static matrix
+};
+
+struct RttConfig {
+  // CSV `sending_region,receiving_region,milliseconds` (data/gcp-inter-region-latency-ms.csv):
+  // RTTs declared, not measured, exported with method="declared". "" = none.
+  std::string static_matrix;
+  std::vector<PeerConfig> peers;
+};
+
 struct CollectorConfig {
   std::string listen_address = "127.0.0.1:9464";  // host:port of /metrics and /healthz
   std::string database = "carbonroute.sqlite";     // SQLite file, or ":memory:"
@@ -125,6 +138,7 @@ struct CollectorConfig {
   NodeConfig node;
   PollConfig poll;
   std::vector<ProviderConfig> providers;
+  RttConfig rtt;
 };
 
 // "replay", "static", "watttime", "electricity_maps" or "uk_carbon_intensity".

@@ -230,10 +230,34 @@ absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::s
   return provider;
 }
 
+absl::Status ReadRtt(MappingReader& root, RttConfig& rtt) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("rtt"));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"static_matrix", "peers"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("static_matrix", rtt.static_matrix));
+  CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> peers, reader.ReadSequence("peers"));
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    const std::string path = absl::StrCat(reader.PathOf("peers"), "[", i, "]");
+    CARBONROUTE_ASSIGN_OR_RETURN(MappingReader peer_reader, MappingReader::Create(peers[i], path));
+    CARBONROUTE_RETURN_IF_ERROR(peer_reader.ExpectOnly({"name", "region"}));
+    PeerConfig peer;
+    CARBONROUTE_RETURN_IF_ERROR(peer_reader.ReadString("name", peer.name, /*required=*/true));
+    CARBONROUTE_RETURN_IF_ERROR(peer_reader.ReadString("region", peer.region));
+    if (!names.insert(peer.name).second) {
+      return Invalid(absl::StrCat(path, ".name"), absl::StrCat("duplicate peer \"", peer.name, "\""));
+    }
+    rtt.peers.push_back(std::move(peer));
+  }
+  if (!rtt.peers.empty() && rtt.static_matrix.empty()) {
+    return Invalid(reader.PathOf("static_matrix"), "required when peers are listed (probing comes later)");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader root, MappingReader::Create(document, ""));
   CARBONROUTE_RETURN_IF_ERROR(root.ExpectOnly(
-      {"listen_address", "database", "log_level", "node", "poll", "providers"}));
+      {"listen_address", "database", "log_level", "node", "poll", "providers", "rtt"}));
   CollectorConfig config;
   CARBONROUTE_RETURN_IF_ERROR(root.ReadString("listen_address", config.listen_address));
   CARBONROUTE_RETURN_IF_ERROR(ValidateListenAddress(config.listen_address));
@@ -247,6 +271,7 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
   }
   CARBONROUTE_RETURN_IF_ERROR(ReadNode(root, config.node));
   CARBONROUTE_RETURN_IF_ERROR(ReadPoll(root, config.poll));
+  CARBONROUTE_RETURN_IF_ERROR(ReadRtt(root, config.rtt));
 
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> providers, root.ReadSequence("providers"));
   if (providers.empty()) return Invalid("providers", "list at least one provider");

@@ -55,6 +55,10 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                      .Name(metric_names::kNodeInfo)
                      .Help("The grid location and cloud region this node draws power from (=1).")
                      .Register(registry)),
+      rtt_(BuildGauge()
+               .Name(metric_names::kRtt)
+               .Help("Round-trip time from this node to a peer, seconds (method: measured or declared).")
+               .Register(registry)),
       last_poll_(BuildGauge()
                      .Name(metric_names::kLastPoll)
                      .Help("Unix time at which the last poll of every provider completed.")
@@ -145,6 +149,11 @@ void CollectorMetrics::CountCacheLookup(bool hit) {
 void CollectorMetrics::SetNodeInfo(const std::string& node, const std::string& location,
                                    const std::string& region) {
   node_info_.Add({{"node", node}, {"location", location}, {"region", region}}).Set(1);
+}
+
+void CollectorMetrics::SetRtt(const std::string& source, const std::string& target,
+                              const std::string& method, absl::Duration rtt) {
+  rtt_.Add({{"source", source}, {"target", target}, {"method", method}}).Set(absl::ToDoubleSeconds(rtt));
 }
 
 void CollectorMetrics::SetLastPoll(absl::Time t) {

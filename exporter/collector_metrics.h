@@ -59,6 +59,9 @@ class CollectorMetrics {
   void CountCacheLookup(bool hit);
 
   void SetNodeInfo(const std::string& node, const std::string& location, const std::string& region);
+  // carbonroute_rtt_seconds{source, target, method}; method "measured" or "declared".
+  void SetRtt(const std::string& source, const std::string& target, const std::string& method,
+              absl::Duration rtt);
   void SetLastPoll(absl::Time t);
 
  private:
@@ -79,6 +82,7 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Counter>& provider_requests_;
   prometheus::Family<prometheus::Counter>& cache_lookups_;
   prometheus::Family<prometheus::Gauge>& node_info_;
+  prometheus::Family<prometheus::Gauge>& rtt_;
   prometheus::Gauge& last_poll_;
 
   absl::Mutex mutex_;

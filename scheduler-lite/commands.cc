@@ -171,7 +171,7 @@ int WindowCommand(const WindowRequest& request, HttpClient& http, Clock& clock, 
     return 0;
   }
   out << absl::StrFormat("best start for %s in %s before %s: %s (in %s)\n", absl::FormatDuration(request.duration),
-                         request.location, Utc(*deadline), Utc(best->start), absl::FormatDuration(best->start - now));
+                         request.location, Utc(*deadline), Utc(best->start), absl::FormatDuration(absl::Trunc(best->start - now, absl::Seconds(1))));
   out << absl::StrFormat("  expected mean intensity: %.2f gCO2eq/kWh\n", best->mean_grams_per_kwh);
   if (best->mean_if_started_now) {
     out << absl::StrFormat("  starting now instead:    %.2f gCO2eq/kWh\n", *best->mean_if_started_now);

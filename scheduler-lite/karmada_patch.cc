@@ -91,8 +91,8 @@ KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy, const std::vector<Sco
   patch.json = json.dump();
   patch.yaml = absl::StrCat("# carbonroute: the ", patch.cluster_names.size(), " cleanest of ",
                             policy.clusters.size(), " member clusters at ", when, "\n# ", patch.readings,
-                            "\n# kubectl patch propagationpolicy ", policy.name, " -n ", policy.namespace_name,
-                            " --type merge -p \"$(this output)\"\n");
+                            "\n# merge patch for propagationpolicy/", policy.name, " -n ", policy.namespace_name,
+                            " (--apply runs kubectl patch --type merge)\n");
   absl::StrAppend(&patch.yaml, "metadata:\n  annotations:\n    carbonroute.io/placement-readings: ",
                   nlohmann::json(patch.readings).dump(), "\n    carbonroute.io/placement-time: \"", when,
                   "\"\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames:\n");

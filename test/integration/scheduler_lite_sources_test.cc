@@ -1,0 +1,93 @@
+// Two collectors (node-a in europe-west1 on BE, node-b in europe-west4 on NL),
+// each exporting its RTT row to the other, and a real Prometheus scraping both:
+// `scheduler-lite rank --prometheus` must give the same answer as
+// `scheduler-lite rank --metrics A --metrics B`.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "test/testing/collector_process.h"
+
+namespace carbonroute {
+namespace {
+
+std::string CollectorConfig(const std::string& dir, const std::string& node, const std::string& region,
+                            const std::string& location, const std::string& peer, const std::string& peer_region) {
+  return absl::StrCat("listen_address: 127.0.0.1:0\ndatabase: ", dir, "/", node, ".sqlite\n",
+                      "node: {name: ", node, ", region: ", region, ", location: ", location, "}\n",
+                      "providers: [{type: replay, locations: [BE, NL, FR, DE, PL]}]\n",
+                      "rtt: {static_matrix: gcp-inter-region-latency-ms.csv, peers: [{name: ", peer,
+                      ", region: ", peer_region, "}]}\n");
+}
+
+std::string RunCommand(const std::string& command, int* code) {
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
+  const int status = pclose(pipe);
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
+  const std::string root = ::testing::TempDir() + "/two_collectors";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root + "/a");
+  std::filesystem::create_directories(root + "/b");
+  testing::CollectorProcess a = testing::StartCollector(
+      root + "/a", CollectorConfig(root, "node-a", "europe-west1", "BE", "node-b", "europe-west4"));
+  testing::CollectorProcess b = testing::StartCollector(
+      root + "/b", CollectorConfig(root, "node-b", "europe-west4", "NL", "node-a", "europe-west1"));
+  ASSERT_GT(a.port, 0) << a.process->Log();
+  ASSERT_GT(b.port, 0) << b.process->Log();
+  ASSERT_THAT(testing::HttpGet(a.port, "/metrics"),
+              ::testing::HasSubstr("carbonroute_rtt_seconds{method=\"declared\",source=\"node-a\",target=\"node-b\"} 0.007"));
+
+  const int prometheus_port = testing::FreeLoopbackPort();
+  std::ofstream(root + "/prometheus.yml") << absl::StrCat(
+      "global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: carbonroute\n"
+      "    static_configs: [{targets: ['127.0.0.1:", a.port, "', '127.0.0.1:", b.port, "']}]\n");
+  testing::Subprocess prometheus({"/usr/bin/prometheus", "--config.file=" + root + "/prometheus.yml",
+                                  "--storage.tsdb.path=" + root + "/tsdb",
+                                  "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
+                                 root + "/prometheus.log");
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        const std::string body = testing::HttpGet(prometheus_port, "/api/v1/query?query=count(carbonroute_rtt_seconds)");
+        return body.find("\"2\"]") != std::string::npos;
+      },
+      absl::Seconds(60)))
+      << prometheus.Log();
+
+  const std::string binary = CARBONROUTE_SCHEDULER_LITE_BINARY;
+  const std::string flags = absl::StrCat(" --candidates nodes --from node-a --max-rtt-ms 10 --format json --data-dir ",
+                                         CARBONROUTE_SOURCE_DIR, "/data");
+  int direct_code = 0, prometheus_code = 0;
+  const std::string via_metrics =
+      RunCommand(absl::StrCat(binary, " rank --metrics http://127.0.0.1:", a.port, "/metrics --metrics http://127.0.0.1:",
+                       b.port, "/metrics", flags),
+          &direct_code);
+  const std::string via_prometheus =
+      RunCommand(absl::StrCat(binary, " rank --prometheus http://127.0.0.1:", prometheus_port, flags),
+          &prometheus_code);
+  EXPECT_EQ(direct_code, 0) << via_metrics;
+  EXPECT_EQ(prometheus_code, 0) << via_prometheus;
+  const nlohmann::json metrics_json = nlohmann::json::parse(via_metrics);
+  const nlohmann::json prometheus_json = nlohmann::json::parse(via_prometheus);
+  EXPECT_EQ(metrics_json, prometheus_json);
+  // Both nodes are within 10 ms of node-a (itself: 0; node-b: 7 ms declared), ranked by carbon.
+  ASSERT_EQ(metrics_json["candidates"].size(), 2u);
+  EXPECT_TRUE(metrics_json["candidates"][0]["feasible"].get<bool>());
+  EXPECT_TRUE(metrics_json["candidates"][1]["feasible"].get<bool>());
+  EXPECT_EQ(prometheus.Terminate(), 0);
+}
+
+}  // namespace
+}  // namespace carbonroute
