@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
                  "validate this configuration file, print the result and exit (0 = valid)");
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error|off (overrides the config)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  std::string node_name, node_region, node_location;
+  app.add_option("--node-name", node_name, "this node's name (overrides node.name; e.g. from the downward API)");
+  app.add_option("--node-region", node_region, "overrides node.region");
+  app.add_option("--node-location", node_location, "overrides node.location");
   app.add_option("--data-dir", data_dirs,
                  "directory searched first for data files named by a relative path (repeatable)");
   app.set_version_flag("--version", std::string("carbonroute-collector ") + CARBONROUTE_VERSION);
@@ -87,6 +91,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   spdlog::set_level(spdlog::level::from_str(log_level.empty() ? config->log_level : log_level));
+  if (!node_name.empty()) config->node.name = node_name;
+  if (!node_region.empty()) config->node.region = node_region;
+  if (!node_location.empty()) config->node.location = node_location;
 
   absl::Notification stop;
   std::thread signal_watcher = StartSignalWatcher(stop);

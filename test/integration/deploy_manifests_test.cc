@@ -1,0 +1,73 @@
+// The Kubernetes manifests in deploy/kubernetes/: the extender configuration uses
+// only KubeSchedulerConfiguration v1 Extender keys (k8s.io/kube-scheduler/config/v1,
+// type Extender; ../shared/reference/schedulers.md §1.4), and the examples opt in.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "config/load_collector_config.h"
+#include "test/testing/status_matchers.h"
+#include "test/testing/subprocess.h"
+#include "yaml-cpp/yaml.h"
+
+namespace carbonroute {
+namespace {
+
+std::vector<YAML::Node> Documents(const std::string& file) {
+  return YAML::LoadAll(testing::ReadFile(std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/kubernetes/" + file));
+}
+
+YAML::Node FindKind(const std::vector<YAML::Node>& docs, const std::string& kind) {
+  for (const YAML::Node& doc : docs) {
+    if (doc["kind"] && doc["kind"].as<std::string>() == kind) return doc;
+  }
+  return YAML::Node();
+}
+
+TEST(DeployManifests, ExtenderUsesTheV1FieldNames) {
+  const YAML::Node config_map = FindKind(Documents("scheduler.yaml"), "ConfigMap");
+  ASSERT_TRUE(config_map) << "no ConfigMap in scheduler.yaml";
+  const YAML::Node config = YAML::Load(config_map["data"]["scheduler-config.yaml"].as<std::string>());
+  EXPECT_EQ(config["apiVersion"].as<std::string>(), "kubescheduler.config.k8s.io/v1");
+  EXPECT_EQ(config["kind"].as<std::string>(), "KubeSchedulerConfiguration");
+  EXPECT_EQ(config["profiles"][0]["schedulerName"].as<std::string>(), "carbonroute");
+  const std::set<std::string> v1_keys = {"urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight",
+                                         "bindVerb", "enableHTTPS", "tlsConfig", "httpTimeout", "nodeCacheCapable",
+                                         "managedResources", "ignorable"};
+  ASSERT_EQ(config["extenders"].size(), 1u);
+  const YAML::Node extender = config["extenders"][0];
+  for (const auto& entry : extender) {
+    EXPECT_TRUE(v1_keys.contains(entry.first.as<std::string>())) << "not a v1 Extender key: " << entry.first.as<std::string>();
+  }
+  EXPECT_EQ(extender["filterVerb"].as<std::string>(), "filter");
+  EXPECT_EQ(extender["prioritizeVerb"].as<std::string>(), "prioritize");
+  EXPECT_GT(extender["weight"].as<int>(), 0);  // validation: a prioritizeVerb needs a positive weight
+  EXPECT_TRUE(extender["nodeCacheCapable"].as<bool>());
+  EXPECT_TRUE(extender["ignorable"].as<bool>());
+  EXPECT_EQ(extender["httpTimeout"].as<std::string>(), "2s");
+  EXPECT_EQ(extender["urlPrefix"].as<std::string>(), "http://127.0.0.1:8888");
+  // scheduler-lite listens where the extender points.
+  const YAML::Node deployment = FindKind(Documents("scheduler.yaml"), "Deployment");
+  const YAML::Node sidecar = deployment["spec"]["template"]["spec"]["containers"][1];
+  EXPECT_EQ(sidecar["args"][2].as<std::string>(), "--listen=127.0.0.1:8888");
+}
+
+TEST(DeployManifests, ExamplesOptIntoTheCarbonrouteProfile) {
+  const YAML::Node deployment = FindKind(Documents("example-deployment.yaml"), "Deployment");
+  const YAML::Node pod = deployment["spec"]["template"];
+  EXPECT_EQ(pod["spec"]["schedulerName"].as<std::string>(), "carbonroute");
+  EXPECT_EQ(pod["metadata"]["labels"]["delay_edge-gw-1"].as<std::string>(), "25");
+  EXPECT_EQ(pod["metadata"]["annotations"]["carbonroute.io/expected-runtime"].as<std::string>(), "2h");
+  const YAML::Node knative = FindKind(Documents("example-knative-service.yaml"), "Service");
+  EXPECT_EQ(knative["spec"]["template"]["spec"]["schedulerName"].as<std::string>(), "carbonroute");
+}
+
+TEST(DeployManifests, CollectorConfigMapIsAValidCollectorConfig) {
+  const YAML::Node config_map = FindKind(Documents("collector-daemonset.yaml"), "ConfigMap");
+  EXPECT_THAT(ParseCollectorConfig(config_map["data"]["collector.yaml"].as<std::string>(), "configmap"),
+              testing::IsOk());
+}
+
+}  // namespace
+}  // namespace carbonroute
