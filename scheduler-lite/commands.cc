@@ -48,6 +48,7 @@ std::vector<Candidate> CandidatesOf(const PlacementModel& model, const RankReque
   } else {
     for (const auto& [location, carbon] : model.carbon) out.push_back({location, location, ""});
   }
+  std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.name < b.name; });
   if (!request.only.empty()) {
     const std::set<std::string> only(request.only.begin(), request.only.end());
     std::erase_if(out, [&](const Candidate& c) { return !only.contains(c.name); });
@@ -229,6 +230,7 @@ int ServeCommand(const ServeRequest& request, HttpClient& http, Clock& clock, ab
     if (loaded.sources_read > 0) models.Set(loaded.model);
   };
   refresh();
+  TuneAllocatorForLargeRequests();
   auto registry = std::make_shared<prometheus::Registry>();
   ScoringOptions options;
   options.carbon_weight = request.carbon_weight;

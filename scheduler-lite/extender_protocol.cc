@@ -4,12 +4,12 @@
 
 #include <cmath>
 #include <optional>
-#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
@@ -113,6 +113,7 @@ absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
   if (has_names) {
     simdjson::dom::array array;
     if (names.get_array().get(array)) return Invalid("NodeNames must be an array of strings");
+    args.candidates.reserve(array.size());
     std::size_t i = 0;
     for (simdjson::dom::element name : array) {
       std::string_view text;
@@ -141,51 +142,78 @@ absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
   return args;
 }
 
+void AppendJsonString(std::string& out, absl::string_view text) {
+  out.push_back('"');
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
 std::string FilterReply(const ExtenderArgs& args, const std::vector<ScoredCandidate>& scored) {
-  std::unordered_map<std::string, const ScoredCandidate*> by_name;
-  for (const ScoredCandidate& s : scored) by_name[s.name] = &s;
-  nlohmann::json failed = nlohmann::json::object();
-  nlohmann::json names = nlohmann::json::array();
-  std::string items;
+  std::vector<const ScoredCandidate*> by_index(args.candidates.size(), nullptr);
+  for (const ScoredCandidate& s : scored) {
+    if (s.input_index < by_index.size()) by_index[s.input_index] = &s;
+  }
+  std::string passed, failed;
   for (std::size_t i = 0; i < args.candidates.size(); ++i) {
-    const std::string& name = args.candidates[i].name;
-    auto it = by_name.find(name);
-    if (it != by_name.end() && !it->second->feasible) {
-      std::string reason;
-      for (const std::string& r : it->second->reasons) absl::StrAppend(&reason, reason.empty() ? "" : "; ", r);
-      failed[name] = "carbonroute: " + reason;
+    const ScoredCandidate* s = by_index[i];
+    if (s != nullptr && !s->feasible) {
+      std::string reason = "carbonroute: ";
+      for (std::size_t r = 0; r < s->reasons.size(); ++r) absl::StrAppend(&reason, r ? "; " : "", s->reasons[r]);
+      if (!failed.empty()) failed.push_back(',');
+      AppendJsonString(failed, args.candidates[i].name);
+      failed.push_back(':');
+      AppendJsonString(failed, reason);
       continue;
     }
+    if (!passed.empty()) passed.push_back(',');
     if (args.node_cache_capable) {
-      names.push_back(name);
+      AppendJsonString(passed, args.candidates[i].name);
     } else {
-      absl::StrAppend(&items, items.empty() ? "" : ",", args.raw_nodes[i]);
+      passed += args.raw_nodes[i];
     }
   }
-  const std::string failed_json = failed.dump();
   if (args.node_cache_capable) {
-    return absl::StrCat(R"({"Nodes":null,"NodeNames":)", names.dump(), R"(,"FailedNodes":{},"FailedAndUnresolvableNodes":)",
-                        failed_json, R"(,"Error":""})");
+    return absl::StrCat(R"({"Nodes":null,"NodeNames":[)", passed,
+                        R"(],"FailedNodes":{},"FailedAndUnresolvableNodes":{)", failed, R"(},"Error":""})");
   }
-  return absl::StrCat(R"({"Nodes":{"metadata":{},"items":[)", items, R"(]},"NodeNames":null,"FailedNodes":{},)",
-                      R"("FailedAndUnresolvableNodes":)", failed_json, R"(,"Error":""})");
+  return absl::StrCat(R"({"Nodes":{"metadata":{},"items":[)", passed, R"(]},"NodeNames":null,"FailedNodes":{},)",
+                      R"("FailedAndUnresolvableNodes":{)", failed, R"(},"Error":""})");
 }
 
 std::string PrioritizeReply(const ExtenderArgs& args, const std::vector<ScoredCandidate>& scored) {
-  std::unordered_map<std::string, int64_t> score;
-  for (const ScoredCandidate& s : scored) score[s.name] = ExtenderScore(s);
+  std::vector<int64_t> score(args.candidates.size(), 0);
+  for (const ScoredCandidate& s : scored) {
+    if (s.input_index < score.size()) score[s.input_index] = ExtenderScore(s);
+  }
   std::string out = "[";
+  out.reserve(args.candidates.size() * 32);
   for (std::size_t i = 0; i < args.candidates.size(); ++i) {
-    const std::string& name = args.candidates[i].name;
-    absl::StrAppend(&out, i ? "," : "", R"({"Host":)", nlohmann::json(name).dump(), R"(,"Score":)", score[name], "}");
+    out += i ? R"(,{"Host":)" : R"({"Host":)";
+    AppendJsonString(out, args.candidates[i].name);
+    absl::StrAppend(&out, R"(,"Score":)", score[i], "}");
   }
   out += "]";
   return out;
 }
 
 std::string FilterErrorReply(absl::string_view error) {
-  return absl::StrCat(R"({"Nodes":null,"NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":)",
-                      nlohmann::json(std::string(error)).dump(), "}");
+  std::string out = R"({"Nodes":null,"NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":)";
+  AppendJsonString(out, error);
+  return out + "}";
 }
 
 }  // namespace carbonroute::scheduler_lite

@@ -55,6 +55,9 @@ std::string PrioritizeReply(const ExtenderArgs& args, const std::vector<ScoredCa
 // ExtenderFilterResult with only Error set.
 std::string FilterErrorReply(absl::string_view error);
 
+// Appends `text` as a JSON string literal (RFC 8259 escapes: \" \\ and control characters).
+void AppendJsonString(std::string& out, absl::string_view text);
+
 }  // namespace carbonroute::scheduler_lite
 
 #endif  // CARBONROUTE_SCHEDULER_LITE_EXTENDER_PROTOCOL_H_

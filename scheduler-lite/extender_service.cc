@@ -1,5 +1,7 @@
 #include "scheduler-lite/extender_service.h"
 
+#include <malloc.h>
+
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +19,11 @@ prometheus::Histogram::BucketBoundaries LatencyBuckets() {
 }
 
 }  // namespace
+
+void TuneAllocatorForLargeRequests() {
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
 
 ExtenderService::ExtenderService(ModelStore& models, ScoringOptions options, Clock& clock,
                                  prometheus::Registry& registry)
@@ -55,6 +62,7 @@ exporter::HttpServerResponse ExtenderService::Handle(const std::string& verb,
     std::shared_ptr<const PlacementModel> model = models_.Get();
     ScoringOptions options = options_;
     options.now = clock_.Now();
+    options.sort = false;  // replies are in request order
     const std::vector<ScoredCandidate> scored =
         model ? ScoreCandidates(*model, args->candidates, args->workload, options) : std::vector<ScoredCandidate>();
     if (model) model_age_.Set(absl::ToDoubleSeconds(options.now - model->built_at));
@@ -62,9 +70,13 @@ exporter::HttpServerResponse ExtenderService::Handle(const std::string& verb,
       response.body = FilterReply(*args, scored);
     } else {
       response.body = PrioritizeReply(*args, scored);
-      if (!scored.empty() && scored.front().feasible) {
-        decisions_.Add({{"location", scored.front().location}}).Increment();
+      const ScoredCandidate* best = nullptr;
+      for (const ScoredCandidate& s : scored) {
+        if (s.feasible && (best == nullptr || s.score > best->score || (s.score == best->score && s.name < best->name))) {
+          best = &s;
+        }
       }
+      if (best != nullptr) decisions_.Add({{"location", best->location}}).Increment();
     }
   }
   requests_.Add({{"verb", verb}, {"code", std::to_string(response.status)}}).Increment();
@@ -86,7 +98,7 @@ exporter::HttpServerResponse ExtenderService::Health(const exporter::HttpServerR
   if (model == nullptr) return {503, "text/plain; charset=utf-8", "no model loaded yet\n"};
   return {200, "text/plain; charset=utf-8",
           absl::StrCat("ok: ", model->carbon.size(), " locations, ", model->nodes.size(), " nodes, ",
-                       model->rtt.size(), " RTT entries\n")};
+                       model->rtt.size(), " RTT rows\n")};
 }
 
 std::map<std::string, exporter::HttpHandler> ExtenderService::Routes(

@@ -65,8 +65,7 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
       model_.nodes[s.Label("node")] = {s.Label("location"), s.Label("region")};
     } else if (s.name == metric_names::kRtt && s.value >= 0) {
       const std::string method = s.Label("method").empty() ? "measured" : s.Label("method");
-      model_.rtt[{s.Label("source"), s.Label("target")}] =
-          RttEntry{absl::Seconds(s.value), method, model_.built_at};
+      model_.rtt[s.Label("source")][s.Label("target")] = RttEntry{absl::Seconds(s.value), method, model_.built_at};
     }
   }
   for (const Sample& s : samples) {
@@ -101,7 +100,7 @@ absl::Status ModelBuilder::AddStaticRttCsv(absl::string_view csv, absl::string_v
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  for (auto& [key, entry] : rows) model_.rtt.emplace(key, entry);  // measured rows take precedence
+  for (auto& [key, entry] : rows) model_.rtt[key.first].emplace(key.second, entry);  // measured rows take precedence
   return absl::OkStatus();
 }
 

@@ -17,6 +17,8 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace carbonroute::scheduler_lite {
@@ -42,13 +44,23 @@ struct RttEntry {
   absl::Time observed_at;
 };
 
+// All lookups accept absl::string_view without building a key string (hash maps
+// with heterogeneous lookup; ordered maps with std::less<>), since scoring does
+// several per candidate and thousands of candidates per extender request.
 struct PlacementModel {
   absl::Time built_at;
-  std::map<std::string, LocationCarbon> carbon;   // by location
-  std::map<std::string, NodePlacement> nodes;     // by node name
-  std::map<std::string, std::string> region_locations;  // region → grid location
-  // (source, target) → RTT. Keys are node names (collector rows) or regions (static matrix).
-  std::map<std::pair<std::string, std::string>, RttEntry> rtt;
+  absl::flat_hash_map<std::string, LocationCarbon> carbon;            // by location
+  absl::flat_hash_map<std::string, NodePlacement> nodes;              // by node name
+  std::map<std::string, std::string, std::less<>> region_locations;  // region → grid location
+  // source → target → RTT. Names are node names (collector rows) or regions (static matrix).
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, RttEntry>> rtt;
+
+  const RttEntry* FindRtt(absl::string_view source, absl::string_view target) const {
+    auto row = rtt.find(source);
+    if (row == rtt.end()) return nullptr;
+    auto entry = row->second.find(target);
+    return entry == row->second.end() ? nullptr : &entry->second;
+  }
 };
 
 }  // namespace carbonroute::scheduler_lite

@@ -15,13 +15,21 @@ struct Window {
 };
 constexpr Window kWindows[] = {{"1h", absl::Hours(1)}, {"4h", absl::Hours(4)}, {"24h", absl::Hours(24)}};
 
-Candidate Resolve(const PlacementModel& model, const Candidate& input) {
-  Candidate out = input;
+// A candidate with its location and region resolved from the model (views into
+// the input or the model, which outlive the scoring call).
+struct Resolved {
+  absl::string_view name, location, region;
+};
+
+Resolved Resolve(const PlacementModel& model, const Candidate& input) {
+  Resolved out{input.name, input.location, input.region};
   if (auto node = model.nodes.find(input.name); node != model.nodes.end()) {
     if (out.location.empty()) out.location = node->second.location;
     if (out.region.empty()) out.region = node->second.region;
   }
-  if (out.region.empty() && model.region_locations.contains(input.name)) out.region = input.name;
+  if (out.region.empty() && out.location.empty() && model.region_locations.contains(input.name)) {
+    out.region = input.name;
+  }
   if (out.location.empty() && !out.region.empty()) {
     if (auto it = model.region_locations.find(out.region); it != model.region_locations.end()) {
       out.location = it->second;
@@ -30,23 +38,39 @@ Candidate Resolve(const PlacementModel& model, const Candidate& input) {
   return out;
 }
 
-bool KnownOrigin(const PlacementModel& model, const std::string& from) {
-  if (model.nodes.contains(from) || model.region_locations.contains(from)) return true;
-  auto it = model.rtt.lower_bound({from, ""});
-  return it != model.rtt.end() && it->first.first == from;
+bool KnownOrigin(const PlacementModel& model, absl::string_view from) {
+  return model.nodes.contains(from) || model.region_locations.contains(from) || model.rtt.contains(from);
 }
 
-std::string RegionOf(const PlacementModel& model, const std::string& place) {
+absl::string_view RegionOf(const PlacementModel& model, absl::string_view place) {
   auto node = model.nodes.find(place);
-  return node != model.nodes.end() ? node->second.region : place;
+  return node != model.nodes.end() ? absl::string_view(node->second.region) : place;
 }
 
 std::string Ms(absl::Duration d) { return absl::StrFormat("%.2f ms", absl::ToDoubleMilliseconds(d)); }
 
+// The latency origins of a workload, checked once per request.
+struct Origin {
+  const std::string* from;
+  double limit_ms;
+  bool known;
+  absl::string_view region;
+};
+
+std::optional<RttEntry> Lookup(const PlacementModel& model, absl::string_view from, absl::string_view from_region,
+                               const Resolved& to) {
+  if (from == to.name) return RttEntry{absl::ZeroDuration(), "same node", model.built_at};
+  if (const RttEntry* entry = model.FindRtt(from, to.name)) return *entry;
+  if (!from_region.empty() && !to.region.empty()) {
+    if (const RttEntry* entry = model.FindRtt(from_region, to.region)) return *entry;
+    if (from_region == to.region) return RttEntry{kSameRegionRtt, "declared: same region", model.built_at};
+  }
+  return std::nullopt;
+}
+
 // The carbon value and what it is based on; nullopt with the reason in `basis`.
-std::optional<double> CarbonValue(const PlacementModel& model, const std::string& location,
-                                  const Workload& workload, const ScoringOptions& options,
-                                  std::string& basis) {
+std::optional<double> CarbonValue(const PlacementModel& model, absl::string_view location, const Window* window,
+                                  const ScoringOptions& options, std::string& basis) {
   auto it = location.empty() ? model.carbon.end() : model.carbon.find(location);
   if (it == model.carbon.end()) {
     basis = location.empty() ? "no grid location known" : absl::StrCat("no carbon data for ", location);
@@ -58,19 +82,12 @@ std::optional<double> CarbonValue(const PlacementModel& model, const std::string
                          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", *carbon.valid_to, absl::UTCTimeZone()), ")");
     return std::nullopt;
   }
-  if (workload.expected_runtime) {
-    const Window* chosen = &kWindows[2];
-    for (const Window& window : kWindows) {
-      if (window.length >= *workload.expected_runtime) {
-        chosen = &window;
-        break;
-      }
-    }
-    if (auto mean = carbon.forecast_mean.find(chosen->label); mean != carbon.forecast_mean.end()) {
-      basis = absl::StrCat("forecast mean ", chosen->label);
+  if (window != nullptr) {
+    if (auto mean = carbon.forecast_mean.find(window->label); mean != carbon.forecast_mean.end()) {
+      basis = absl::StrCat("forecast ", window->label);  // short enough to need no allocation
       return mean->second;
     }
-    basis = absl::StrCat("current (no ", chosen->label, " forecast)");
+    basis = absl::StrCat("current (no ", window->label, " forecast)");
     return carbon.grams_per_kwh;
   }
   basis = "current";
@@ -83,55 +100,62 @@ double Normalised(double value, double min, double max) {
 
 }  // namespace
 
-std::optional<RttEntry> LookupRtt(const PlacementModel& model, const std::string& from,
-                                  const Candidate& to) {
-  if (from == to.name) return RttEntry{absl::ZeroDuration(), "same node", model.built_at};
-  if (auto it = model.rtt.find({from, to.name}); it != model.rtt.end()) return it->second;
-  const std::string from_region = RegionOf(model, from);
-  if (!from_region.empty() && !to.region.empty()) {
-    if (auto it = model.rtt.find({from_region, to.region}); it != model.rtt.end()) return it->second;
-    if (from_region == to.region) return RttEntry{kSameRegionRtt, "declared: same region", model.built_at};
-  }
-  return std::nullopt;
+std::optional<RttEntry> LookupRtt(const PlacementModel& model, const std::string& from, const Candidate& to) {
+  return Lookup(model, from, RegionOf(model, from), Resolve(model, to));
 }
 
 std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const std::vector<Candidate>& candidates,
                                              const Workload& workload, const ScoringOptions& options) {
-  std::vector<ScoredCandidate> scored;
-  for (const Candidate& input : candidates) {
-    const Candidate candidate = Resolve(model, input);
-    ScoredCandidate out;
-    out.name = candidate.name;
-    out.location = candidate.location;
-    out.region = candidate.region;
+  std::vector<Origin> origins;
+  for (const auto& [from, limit_ms] : workload.max_rtt_ms) {
+    origins.push_back({&from, limit_ms, KnownOrigin(model, from), RegionOf(model, from)});
+  }
+  const Window* window = nullptr;
+  if (workload.expected_runtime) {
+    window = &kWindows[2];
+    for (const Window& w : kWindows) {
+      if (w.length >= *workload.expected_runtime) {
+        window = &w;
+        break;
+      }
+    }
+  }
+
+  std::vector<ScoredCandidate> scored(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Resolved candidate = Resolve(model, candidates[i]);
+    ScoredCandidate& out = scored[i];
+    out.input_index = i;
+    out.name = candidates[i].name;
+    out.location = std::string(candidate.location);
+    out.region = std::string(candidate.region);
     out.feasible = true;
     absl::Duration worst = absl::ZeroDuration();
-    for (const auto& [from, limit_ms] : workload.max_rtt_ms) {
-      if (!KnownOrigin(model, from)) {
+    for (const Origin& origin : origins) {
+      if (!origin.known) {
         out.feasible = false;
-        out.reasons.push_back(absl::StrCat("unknown origin \"", from, "\" in the latency limit"));
+        out.reasons.push_back(absl::StrCat("unknown origin \"", *origin.from, "\" in the latency limit"));
         continue;
       }
-      std::optional<RttEntry> rtt = LookupRtt(model, from, candidate);
+      std::optional<RttEntry> rtt = Lookup(model, *origin.from, origin.region, candidate);
       if (!rtt) {
         out.feasible = false;
-        out.reasons.push_back(absl::StrCat("no RTT from ", from, " to ", candidate.name,
-                                           ": the ", limit_ms, " ms limit cannot be verified"));
+        out.reasons.push_back(absl::StrCat("no RTT from ", *origin.from, " to ", out.name, ": the ",
+                                           origin.limit_ms, " ms limit cannot be verified"));
         continue;
       }
-      if (absl::ToDoubleMilliseconds(rtt->rtt) > limit_ms) {
+      if (absl::ToDoubleMilliseconds(rtt->rtt) > origin.limit_ms) {
         out.feasible = false;
-        out.reasons.push_back(absl::StrCat("RTT from ", from, " is ", Ms(rtt->rtt), " (", rtt->method,
-                                           "), over the ", limit_ms, " ms limit"));
+        out.reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->rtt), " (", rtt->method,
+                                           "), over the ", origin.limit_ms, " ms limit"));
         continue;
       }
       worst = std::max(worst, rtt->rtt);
     }
-    if (!workload.max_rtt_ms.empty()) out.latency = worst;
-    out.grams_per_kwh = CarbonValue(model, candidate.location, workload, options, out.carbon_basis);
+    if (!origins.empty()) out.latency = worst;
+    out.grams_per_kwh = CarbonValue(model, candidate.location, window, options, out.carbon_basis);
     if (!out.grams_per_kwh) out.reasons.push_back(out.carbon_basis + ": scored as the dirtiest");
-    scored.push_back(std::move(out));
   }
 
   double c_min = INFINITY, c_max = -INFINITY, l_min = INFINITY, l_max = -INFINITY;
@@ -157,12 +181,21 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
     const double l_hat = Normalised(s.latency ? absl::ToDoubleMilliseconds(*s.latency) : 0, l_min, l_max);
     s.score = weights > 0 ? 1.0 - (options.carbon_weight * c_hat + latency_weight * l_hat) / weights : 1.0;
   }
-  std::sort(scored.begin(), scored.end(), [](const ScoredCandidate& a, const ScoredCandidate& b) {
+  if (!options.sort) return scored;
+  // Sort indices, then move once: the entries are large.
+  std::vector<std::size_t> order(scored.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    const ScoredCandidate& a = scored[x];
+    const ScoredCandidate& b = scored[y];
     if (a.feasible != b.feasible) return a.feasible;
     if (a.feasible && a.score != b.score) return a.score > b.score;
     return a.name < b.name;
   });
-  return scored;
+  std::vector<ScoredCandidate> sorted;
+  sorted.reserve(scored.size());
+  for (std::size_t i : order) sorted.push_back(std::move(scored[i]));
+  return sorted;
 }
 
 int64_t ExtenderScore(const ScoredCandidate& candidate) {

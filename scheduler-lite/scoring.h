@@ -65,22 +65,26 @@ struct ScoringOptions {
   double latency_weight = 0.2;
   absl::Duration stale_after = absl::Minutes(30);  // beyond valid_to
   absl::Time now;
+  // Order the result as in point 4. The extender answers in request order and
+  // turns this off (sorting 5000 candidates was a third of a request).
+  bool sort = true;
 };
 
 struct ScoredCandidate {
+  std::size_t input_index = 0;  // position in the `candidates` given to ScoreCandidates
   std::string name;
   std::string location;
   std::string region;
   bool feasible = false;
   std::optional<double> grams_per_kwh;  // the carbon value used (absent: no usable data)
-  std::string carbon_basis;             // "current", "forecast mean 4h", or why none
+  std::string carbon_basis;             // "current", "forecast 4h", or why there is none
   std::optional<absl::Duration> latency;  // the largest RTT over the origins
   double score = 0;                     // [0, 1]; 0 when not feasible
   std::vector<std::string> reasons;     // why excluded, and what was assumed
 };
 
-// Scores and orders `candidates` (feasible first, by the order above; then the
-// excluded ones by name).
+// Scores `candidates` and, with options.sort, orders them (feasible first, by
+// the order above; then the excluded ones by name); else in input order.
 std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const std::vector<Candidate>& candidates,
                                              const Workload& workload, const ScoringOptions& options);

@@ -42,8 +42,8 @@ PlacementModel Model() {
   m.nodes = {{"edge", {"FR", "europe-west9"}}, {"n-se", {"SE", "europe-north1"}},
              {"n-fr", {"FR", "europe-west9"}}, {"n-pl", {"PL", "europe-central2"}}};
   m.region_locations = {{"europe-north1", "SE"}, {"europe-central2", "PL"}, {"europe-west9", "FR"}};
-  m.rtt[{"edge", "n-se"}] = {absl::Milliseconds(20), "measured", kNow};
-  m.rtt[{"edge", "n-pl"}] = {absl::Milliseconds(31), "measured", kNow};
+  m.rtt["edge"]["n-se"] = {absl::Milliseconds(20), "measured", kNow};
+  m.rtt["edge"]["n-pl"] = {absl::Milliseconds(31), "measured", kNow};
   return m;
 }
 
@@ -150,6 +150,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadArgs{R"({"Pod":{"metadata":{"annotations":{"carbonroute.io/expected-runtime":"soon"}}},"NodeNames":[]})",
                 "must be a duration such as \"2h\", got \"soon\""},
         BadArgs{R"({"Pod":{"metadata":{"labels":[]}},"NodeNames":[]})", "Pod.metadata.labels is not an object"}));
+
+TEST(AppendJsonString, EscapesWhatJsonRequires) {
+  std::string out;
+  AppendJsonString(out, "a\"b\\c\nd\x01" "e/é");
+  EXPECT_EQ(out, "\"a\\\"b\\\\c\\nd\\u0001e/é\"");
+  EXPECT_EQ(nlohmann::json::parse(out).get<std::string>(), "a\"b\\c\nd\x01" "e/é");
+}
 
 TEST(FilterErrorReply, SetsOnlyError) {
   const nlohmann::json reply = nlohmann::json::parse(FilterErrorReply("bad \"input\""));

@@ -37,9 +37,9 @@ TEST(ModelBuilder, ReadsCarbonForecastNodesAndRtt) {
   EXPECT_EQ(de.valid_to, absl::FromUnixSeconds(1800003600));
   EXPECT_EQ(de.forecast_mean.at("4h"), 350);
   EXPECT_EQ(model->nodes.at("node-a").region, "europe-west3");
-  EXPECT_EQ(model->rtt.at({"node-a", "node-b"}).rtt, absl::Microseconds(12300));
-  EXPECT_EQ(model->rtt.at({"node-a", "node-b"}).method, "measured");
-  EXPECT_EQ(model->rtt.at({"node-a", "node-c"}).method, "declared");
+  EXPECT_EQ(model->rtt.at("node-a").at("node-b").rtt, absl::Microseconds(12300));
+  EXPECT_EQ(model->rtt.at("node-a").at("node-b").method, "measured");
+  EXPECT_EQ(model->rtt.at("node-a").at("node-c").method, "declared");
 }
 
 TEST(ModelBuilder, PreferredEmissionsTypeThenLatestValidToWins) {
@@ -63,8 +63,8 @@ TEST(ModelBuilder, StaticMatrixAndRegionMap) {
   ASSERT_THAT(builder.AddStaticRttCsv("sending_region,receiving_region,milliseconds\neurope-west1,europe-west4,7\n", "m.csv"), IsOk());
   ASSERT_THAT(builder.AddRegionLocationsCsv("gcp_region,zone\neurope-west1,BE\n", "z.csv"), IsOk());
   auto model = builder.Build();
-  EXPECT_EQ(model->rtt.at({"europe-west1", "europe-west4"}).rtt, absl::Milliseconds(7));
-  EXPECT_EQ(model->rtt.at({"europe-west1", "europe-west4"}).method, "declared");
+  EXPECT_EQ(model->rtt.at("europe-west1").at("europe-west4").rtt, absl::Milliseconds(7));
+  EXPECT_EQ(model->rtt.at("europe-west1").at("europe-west4").method, "declared");
   EXPECT_EQ(model->region_locations.at("europe-west1"), "BE");
   EXPECT_THAT(builder.AddStaticRttCsv("h\na,b,seven\n", "m.csv"),
               StatusIs(absl::StatusCode::kInvalidArgument, "m.csv:2: milliseconds \"seven\" is not a non-negative number"));
