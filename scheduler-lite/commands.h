@@ -66,7 +66,7 @@ struct ServeRequest {
   double carbon_weight = 1.0;
   double latency_weight = 0.2;
   std::size_t max_body_bytes = 64 << 20;  // full NodeLists of thousands of nodes
-  int threads = 8;
+  int threads = 64;  // civetweb serves one open connection per thread
 };
 // Serves until `stop` is notified.
 int ServeCommand(const ServeRequest& request, HttpClient& http, Clock& clock, absl::Notification& stop,

@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
   serve->add_option("--carbon-weight", serve_request.carbon_weight, "w_c")->capture_default_str();
   serve->add_option("--latency-weight", serve_request.latency_weight, "w_l")->capture_default_str();
   serve->add_option("--max-body-bytes", serve_request.max_body_bytes, "largest request body")->capture_default_str();
+  serve->add_option("--threads", serve_request.threads, "HTTP worker threads (one per open connection)")->capture_default_str();
 
   try {
     app.parse(argc, argv);
