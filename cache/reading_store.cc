@@ -194,10 +194,9 @@ absl::StatusOr<int64_t> ReadingStore::PutMany(const std::vector<IntensityRecord>
   return written;
 }
 
-absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::ValidAt(const SeriesKey& series,
-                                                                     absl::Time t) {
-  absl::MutexLock lock(&mutex_);
-  Statement& query = statements_->valid_at;
+absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::QueryRecord(Statement& query,
+                                                                         const SeriesKey& series,
+                                                                         absl::Time t) {
   BindSeries(query, series);
   query.Bind(4, Seconds(t));
   absl::StatusOr<bool> row = query.Step();
@@ -208,18 +207,16 @@ absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::ValidAt(const Serie
   return record;
 }
 
+absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::ValidAt(const SeriesKey& series,
+                                                                     absl::Time t) {
+  absl::MutexLock lock(&mutex_);
+  return QueryRecord(statements_->valid_at, series, t);
+}
+
 absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::LatestEndingAfter(
     const SeriesKey& series, absl::Time t) {
   absl::MutexLock lock(&mutex_);
-  Statement& query = statements_->latest_ending_after;
-  BindSeries(query, series);
-  query.Bind(4, Seconds(t));
-  absl::StatusOr<bool> row = query.Step();
-  std::optional<IntensityRecord> record;
-  if (row.ok() && *row) record = RecordAt(query);
-  query.Reset();
-  if (!row.ok()) return row.status();
-  return record;
+  return QueryRecord(statements_->latest_ending_after, series, t);
 }
 
 absl::StatusOr<bool> ReadingStore::HasEstimateEndingAfter(const SeriesKey& series, absl::Time t) {

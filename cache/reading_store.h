@@ -100,6 +100,9 @@ class ReadingStore {
  private:
   explicit ReadingStore(sqlite3* db);
   absl::Status PrepareStatements() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Binds (series, t) to a one-row query of `readings`, steps once, resets.
+  absl::StatusOr<std::optional<IntensityRecord>> QueryRecord(Statement& query, const SeriesKey& series,
+                                                             absl::Time t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   absl::Mutex mutex_;
   sqlite3* const db_;
