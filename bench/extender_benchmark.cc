@@ -87,6 +87,30 @@ void BM_Filter(benchmark::State& state) { Run(state, true); }
 BENCHMARK(BM_Prioritize)->Arg(100)->Arg(1000)->Arg(5000)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Filter)->Arg(100)->Arg(1000)->Arg(5000)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
+// The phases of one 5000-name prioritize, each alone.
+void BM_Phase_Parse(benchmark::State& state) {
+  const std::string body = Args(5000);
+  for (auto _ : state) benchmark::DoNotOptimize(ParseExtenderArgs(body));
+}
+void BM_Phase_Score(benchmark::State& state) {
+  const ExtenderArgs args = *ParseExtenderArgs(Args(5000));
+  ScoringOptions options;
+  options.now = kNow;
+  options.sort = false;
+  for (auto _ : state) benchmark::DoNotOptimize(ScoreCandidates(Model(), args.candidates, args.workload, options));
+}
+void BM_Phase_Reply(benchmark::State& state) {
+  const ExtenderArgs args = *ParseExtenderArgs(Args(5000));
+  ScoringOptions options;
+  options.now = kNow;
+  options.sort = false;
+  const auto scored = ScoreCandidates(Model(), args.candidates, args.workload, options);
+  for (auto _ : state) benchmark::DoNotOptimize(PrioritizeReply(args, scored));
+}
+BENCHMARK(BM_Phase_Parse)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Phase_Score)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Phase_Reply)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

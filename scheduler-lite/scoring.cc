@@ -49,18 +49,28 @@ absl::string_view RegionOf(const PlacementModel& model, absl::string_view place)
 
 std::string Ms(absl::Duration d) { return absl::StrFormat("%.2f ms", absl::ToDoubleMilliseconds(d)); }
 
+using RttRow = absl::flat_hash_map<std::string, RttEntry>;
+
 // The latency origins of a workload, checked once per request.
 struct Origin {
   const std::string* from;
   double limit_ms;
   bool known;
   absl::string_view region;
+  const RttRow* row;  // the origin's own RTT row, if any (looked up once, not per candidate)
 };
 
-std::optional<RttEntry> Lookup(const PlacementModel& model, absl::string_view from, absl::string_view from_region,
-                               const Resolved& to) {
+const RttRow* RowOf(const PlacementModel& model, absl::string_view source) {
+  auto it = model.rtt.find(source);
+  return it == model.rtt.end() ? nullptr : &it->second;
+}
+
+std::optional<RttEntry> Lookup(const PlacementModel& model, absl::string_view from, const RttRow* row,
+                               absl::string_view from_region, const Resolved& to) {
   if (from == to.name) return RttEntry{absl::ZeroDuration(), "same node", model.built_at};
-  if (const RttEntry* entry = model.FindRtt(from, to.name)) return *entry;
+  if (row != nullptr) {
+    if (auto it = row->find(to.name); it != row->end()) return it->second;
+  }
   if (!from_region.empty() && !to.region.empty()) {
     if (const RttEntry* entry = model.FindRtt(from_region, to.region)) return *entry;
     if (from_region == to.region) return RttEntry{kSameRegionRtt, "declared: same region", model.built_at};
@@ -101,7 +111,7 @@ double Normalised(double value, double min, double max) {
 }  // namespace
 
 std::optional<RttEntry> LookupRtt(const PlacementModel& model, const std::string& from, const Candidate& to) {
-  return Lookup(model, from, RegionOf(model, from), Resolve(model, to));
+  return Lookup(model, from, RowOf(model, from), RegionOf(model, from), Resolve(model, to));
 }
 
 std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
@@ -109,7 +119,7 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const Workload& workload, const ScoringOptions& options) {
   std::vector<Origin> origins;
   for (const auto& [from, limit_ms] : workload.max_rtt_ms) {
-    origins.push_back({&from, limit_ms, KnownOrigin(model, from), RegionOf(model, from)});
+    origins.push_back({&from, limit_ms, KnownOrigin(model, from), RegionOf(model, from), RowOf(model, from)});
   }
   const Window* window = nullptr;
   if (workload.expected_runtime) {
@@ -138,7 +148,7 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
         out.reasons.push_back(absl::StrCat("unknown origin \"", *origin.from, "\" in the latency limit"));
         continue;
       }
-      std::optional<RttEntry> rtt = Lookup(model, *origin.from, origin.region, candidate);
+      std::optional<RttEntry> rtt = Lookup(model, *origin.from, origin.row, origin.region, candidate);
       if (!rtt) {
         out.feasible = false;
         out.reasons.push_back(absl::StrCat("no RTT from ", *origin.from, " to ", out.name, ": the ",
