@@ -67,8 +67,8 @@ void Run(benchmark::State& state, bool filter) {
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(body);
     if (!args.ok()) state.SkipWithError("parse failed");
-    const auto scored = ScoreCandidates(model, args->candidates, args->workload, options);
-    std::string reply = filter ? FilterReply(*args, scored) : PrioritizeReply(*args, scored);
+    const CompactScores scores = ScoreCompact(model, args->candidates, args->workload, options);
+    std::string reply = filter ? FilterReply(*args, scores) : PrioritizeReply(*args, scores);
     benchmark::DoNotOptimize(reply);
     const double elapsed = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     micros.push_back(elapsed);
@@ -97,15 +97,15 @@ void BM_Phase_Score(benchmark::State& state) {
   ScoringOptions options;
   options.now = kNow;
   options.sort = false;
-  for (auto _ : state) benchmark::DoNotOptimize(ScoreCandidates(Model(), args.candidates, args.workload, options));
+  for (auto _ : state) benchmark::DoNotOptimize(ScoreCompact(Model(), args.candidates, args.workload, options));
 }
 void BM_Phase_Reply(benchmark::State& state) {
   const ExtenderArgs args = *ParseExtenderArgs(Args(5000));
   ScoringOptions options;
   options.now = kNow;
   options.sort = false;
-  const auto scored = ScoreCandidates(Model(), args.candidates, args.workload, options);
-  for (auto _ : state) benchmark::DoNotOptimize(PrioritizeReply(args, scored));
+  const CompactScores scores = ScoreCompact(Model(), args.candidates, args.workload, options);
+  for (auto _ : state) benchmark::DoNotOptimize(PrioritizeReply(args, scores));
 }
 BENCHMARK(BM_Phase_Parse)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Phase_Score)->Unit(benchmark::kMicrosecond);

@@ -162,21 +162,18 @@ void AppendJsonString(std::string& out, absl::string_view text) {
   out.push_back('"');
 }
 
-std::string FilterReply(const ExtenderArgs& args, const std::vector<ScoredCandidate>& scored) {
-  std::vector<const ScoredCandidate*> by_index(args.candidates.size(), nullptr);
-  for (const ScoredCandidate& s : scored) {
-    if (s.input_index < by_index.size()) by_index[s.input_index] = &s;
+std::string FilterReply(const ExtenderArgs& args, const CompactScores& scores) {
+  std::vector<const std::string*> failure(args.candidates.size(), nullptr);
+  for (const auto& [index, reason] : scores.failures) {
+    if (index < failure.size()) failure[index] = &reason;
   }
   std::string passed, failed;
   for (std::size_t i = 0; i < args.candidates.size(); ++i) {
-    const ScoredCandidate* s = by_index[i];
-    if (s != nullptr && !s->feasible) {
-      std::string reason = "carbonroute: ";
-      for (std::size_t r = 0; r < s->reasons.size(); ++r) absl::StrAppend(&reason, r ? "; " : "", s->reasons[r]);
+    if (failure[i] != nullptr) {
       if (!failed.empty()) failed.push_back(',');
       AppendJsonString(failed, args.candidates[i].name);
       failed.push_back(':');
-      AppendJsonString(failed, reason);
+      AppendJsonString(failed, absl::StrCat("carbonroute: ", *failure[i]));
       continue;
     }
     if (!passed.empty()) passed.push_back(',');
@@ -194,17 +191,13 @@ std::string FilterReply(const ExtenderArgs& args, const std::vector<ScoredCandid
                       R"("FailedAndUnresolvableNodes":{)", failed, R"(},"Error":""})");
 }
 
-std::string PrioritizeReply(const ExtenderArgs& args, const std::vector<ScoredCandidate>& scored) {
-  std::vector<int64_t> score(args.candidates.size(), 0);
-  for (const ScoredCandidate& s : scored) {
-    if (s.input_index < score.size()) score[s.input_index] = ExtenderScore(s);
-  }
+std::string PrioritizeReply(const ExtenderArgs& args, const CompactScores& scores) {
   std::string out = "[";
   out.reserve(args.candidates.size() * 32);
   for (std::size_t i = 0; i < args.candidates.size(); ++i) {
     out += i ? R"(,{"Host":)" : R"({"Host":)";
     AppendJsonString(out, args.candidates[i].name);
-    absl::StrAppend(&out, R"(,"Score":)", score[i], "}");
+    absl::StrAppend(&out, R"(,"Score":)", i < scores.extender_scores.size() ? scores.extender_scores[i] : 0, "}");
   }
   out += "]";
   return out;

@@ -48,10 +48,10 @@ struct ExtenderArgs {
 
 absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body);
 
-// ExtenderFilterResult for `scored` (any order).
-std::string FilterReply(const ExtenderArgs& args, const std::vector<ScoredCandidate>& scored);
+// ExtenderFilterResult for the scores of `args.candidates` (ScoreCompact).
+std::string FilterReply(const ExtenderArgs& args, const CompactScores& scores);
 // HostPriorityList, in request order, 0–10.
-std::string PrioritizeReply(const ExtenderArgs& args, const std::vector<ScoredCandidate>& scored);
+std::string PrioritizeReply(const ExtenderArgs& args, const CompactScores& scores);
 // ExtenderFilterResult with only Error set.
 std::string FilterErrorReply(absl::string_view error);
 

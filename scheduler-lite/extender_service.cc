@@ -62,21 +62,14 @@ exporter::HttpServerResponse ExtenderService::Handle(const std::string& verb,
     std::shared_ptr<const PlacementModel> model = models_.Get();
     ScoringOptions options = options_;
     options.now = clock_.Now();
-    options.sort = false;  // replies are in request order
-    const std::vector<ScoredCandidate> scored =
-        model ? ScoreCandidates(*model, args->candidates, args->workload, options) : std::vector<ScoredCandidate>();
+    const CompactScores scores =
+        model ? ScoreCompact(*model, args->candidates, args->workload, options) : CompactScores{};
     if (model) model_age_.Set(absl::ToDoubleSeconds(options.now - model->built_at));
     if (filter) {
-      response.body = FilterReply(*args, scored);
+      response.body = FilterReply(*args, scores);
     } else {
-      response.body = PrioritizeReply(*args, scored);
-      const ScoredCandidate* best = nullptr;
-      for (const ScoredCandidate& s : scored) {
-        if (s.feasible && (best == nullptr || s.score > best->score || (s.score == best->score && s.name < best->name))) {
-          best = &s;
-        }
-      }
-      if (best != nullptr) decisions_.Add({{"location", best->location}}).Increment();
+      response.body = PrioritizeReply(*args, scores);
+      if (scores.best) decisions_.Add({{"location", scores.best_location}}).Increment();
     }
   }
   requests_.Add({{"verb", verb}, {"code", std::to_string(response.status)}}).Increment();

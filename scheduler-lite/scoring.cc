@@ -78,34 +78,152 @@ std::optional<RttEntry> Lookup(const PlacementModel& model, absl::string_view fr
   return std::nullopt;
 }
 
-// The carbon value and what it is based on; nullopt with the reason in `basis`.
-std::optional<double> CarbonValue(const PlacementModel& model, absl::string_view location, const Window* window,
-                                  const ScoringOptions& options, std::string& basis) {
+enum class Basis : uint8_t { kCurrent, kForecast, kCurrentNoForecast, kNoLocation, kNoData, kStale };
+enum class Failure : uint8_t { kNone, kUnknownOrigin, kNoRtt, kOverLimit };
+
+// One candidate's evaluation, kept small (no strings): thousands of these make
+// up an extender request's working set, and at ~230-byte ScoredCandidates a
+// 5000-name request no longer fit in cache (bench/extender_benchmark.cc).
+struct Evaluation {
+  Resolved candidate;
+  double grams = 0;       // valid when has_carbon
+  double latency_ms = 0;  // the largest RTT over the origins
+  double score = 0;
+  const LocationCarbon* carbon = nullptr;
+  Basis basis = Basis::kCurrent;
+  Failure failure = Failure::kNone;
+  bool has_carbon = false;
+};
+
+void EvaluateCarbon(const PlacementModel& model, const Window* window, const ScoringOptions& options,
+                    Evaluation& e) {
+  const absl::string_view location = e.candidate.location;
   auto it = location.empty() ? model.carbon.end() : model.carbon.find(location);
   if (it == model.carbon.end()) {
-    basis = location.empty() ? "no grid location known" : absl::StrCat("no carbon data for ", location);
-    return std::nullopt;
+    e.basis = location.empty() ? Basis::kNoLocation : Basis::kNoData;
+    return;
   }
-  const LocationCarbon& carbon = it->second;
-  if (carbon.valid_to && *carbon.valid_to + options.stale_after < options.now) {
-    basis = absl::StrCat("carbon data for ", location, " is stale (valid until ",
-                         absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", *carbon.valid_to, absl::UTCTimeZone()), ")");
-    return std::nullopt;
+  e.carbon = &it->second;
+  if (e.carbon->valid_to && *e.carbon->valid_to + options.stale_after < options.now) {
+    e.basis = Basis::kStale;
+    return;
   }
+  e.has_carbon = true;
+  e.grams = e.carbon->grams_per_kwh;
+  e.basis = Basis::kCurrent;
   if (window != nullptr) {
-    if (auto mean = carbon.forecast_mean.find(window->label); mean != carbon.forecast_mean.end()) {
-      basis = absl::StrCat("forecast ", window->label);  // short enough to need no allocation
-      return mean->second;
+    if (auto mean = e.carbon->forecast_mean.find(window->label); mean != e.carbon->forecast_mean.end()) {
+      e.grams = mean->second;
+      e.basis = Basis::kForecast;
+    } else {
+      e.basis = Basis::kCurrentNoForecast;
     }
-    basis = absl::StrCat("current (no ", window->label, " forecast)");
-    return carbon.grams_per_kwh;
   }
-  basis = "current";
-  return carbon.grams_per_kwh;
+}
+
+std::string BasisText(const Evaluation& e, const Window* window) {
+  switch (e.basis) {
+    case Basis::kCurrent: return "current";
+    case Basis::kForecast: return absl::StrCat("forecast ", window->label);  // short: no allocation
+    case Basis::kCurrentNoForecast: return absl::StrCat("current (no ", window->label, " forecast)");
+    case Basis::kNoLocation: return "no grid location known";
+    case Basis::kNoData: return absl::StrCat("no carbon data for ", e.candidate.location);
+    case Basis::kStale:
+      return absl::StrCat("carbon data for ", e.candidate.location, " is stale (valid until ",
+                          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", *e.carbon->valid_to, absl::UTCTimeZone()), ")");
+  }
+  return "";
 }
 
 double Normalised(double value, double min, double max) {
   return max > min ? (value - min) / (max - min) : 0.0;
+}
+
+const Window* WindowFor(const Workload& workload) {
+  if (!workload.expected_runtime) return nullptr;
+  for (const Window& w : kWindows) {
+    if (w.length >= *workload.expected_runtime) return &w;
+  }
+  return &kWindows[2];
+}
+
+// The scoring core: hard filters, carbon and latency values, normalised scores.
+std::vector<Evaluation> Evaluate(const PlacementModel& model, const std::vector<Candidate>& candidates,
+                                 const std::vector<Origin>& origins, const Window* window,
+                                 const Workload& workload, const ScoringOptions& options) {
+  std::vector<Evaluation> evaluations(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    Evaluation& e = evaluations[i];
+    e.candidate = Resolve(model, candidates[i]);
+    for (const Origin& origin : origins) {
+      if (!origin.known) {
+        e.failure = Failure::kUnknownOrigin;
+        break;
+      }
+      std::optional<RttEntry> rtt = Lookup(model, *origin.from, origin.row, origin.region, e.candidate);
+      if (!rtt) {
+        e.failure = Failure::kNoRtt;
+        break;
+      }
+      const double ms = absl::ToDoubleMilliseconds(rtt->rtt);
+      if (ms > origin.limit_ms) {
+        e.failure = Failure::kOverLimit;
+        break;
+      }
+      e.latency_ms = std::max(e.latency_ms, ms);
+    }
+    EvaluateCarbon(model, window, options, e);
+  }
+  double c_min = INFINITY, c_max = -INFINITY, l_min = INFINITY, l_max = -INFINITY;
+  for (const Evaluation& e : evaluations) {
+    if (e.failure != Failure::kNone) continue;
+    if (e.has_carbon) {
+      c_min = std::min(c_min, e.grams);
+      c_max = std::max(c_max, e.grams);
+    }
+    l_min = std::min(l_min, e.latency_ms);
+    l_max = std::max(l_max, e.latency_ms);
+  }
+  // The latency term counts only when the workload has latency limits.
+  const double latency_weight = workload.max_rtt_ms.empty() ? 0.0 : options.latency_weight;
+  const double weights = options.carbon_weight + latency_weight;
+  for (Evaluation& e : evaluations) {
+    if (e.failure != Failure::kNone) continue;
+    const double c_hat = e.has_carbon ? Normalised(e.grams, c_min, c_max) : 1.0;
+    const double l_hat = Normalised(e.latency_ms, l_min, l_max);
+    e.score = weights > 0 ? 1.0 - (options.carbon_weight * c_hat + latency_weight * l_hat) / weights : 1.0;
+  }
+  return evaluations;
+}
+
+// Every reason a candidate was excluded, or what was assumed about it (the slow path: text).
+std::vector<std::string> Reasons(const PlacementModel& model, const std::vector<Origin>& origins,
+                                 const Evaluation& e, const Window* window) {
+  std::vector<std::string> reasons;
+  for (const Origin& origin : origins) {
+    if (!origin.known) {
+      reasons.push_back(absl::StrCat("unknown origin \"", *origin.from, "\" in the latency limit"));
+      continue;
+    }
+    std::optional<RttEntry> rtt = Lookup(model, *origin.from, origin.row, origin.region, e.candidate);
+    if (!rtt) {
+      reasons.push_back(absl::StrCat("no RTT from ", *origin.from, " to ", e.candidate.name, ": the ",
+                                     origin.limit_ms, " ms limit cannot be verified"));
+    } else if (absl::ToDoubleMilliseconds(rtt->rtt) > origin.limit_ms) {
+      reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->rtt), " (", rtt->method,
+                                     "), over the ", origin.limit_ms, " ms limit"));
+    }
+  }
+  if (!e.has_carbon) reasons.push_back(BasisText(e, window) + ": scored as the dirtiest");
+  return reasons;
+}
+
+std::vector<Origin> OriginsOf(const PlacementModel& model, const Workload& workload) {
+  std::vector<Origin> origins;
+  for (const auto& [from, limit_ms] : workload.max_rtt_ms) {
+    origins.push_back({&from, limit_ms, KnownOrigin(model, from), RegionOf(model, from), RowOf(model, from)});
+  }
+  return origins;
 }
 
 }  // namespace
@@ -117,79 +235,23 @@ std::optional<RttEntry> LookupRtt(const PlacementModel& model, const std::string
 std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const std::vector<Candidate>& candidates,
                                              const Workload& workload, const ScoringOptions& options) {
-  std::vector<Origin> origins;
-  for (const auto& [from, limit_ms] : workload.max_rtt_ms) {
-    origins.push_back({&from, limit_ms, KnownOrigin(model, from), RegionOf(model, from), RowOf(model, from)});
-  }
-  const Window* window = nullptr;
-  if (workload.expected_runtime) {
-    window = &kWindows[2];
-    for (const Window& w : kWindows) {
-      if (w.length >= *workload.expected_runtime) {
-        window = &w;
-        break;
-      }
-    }
-  }
-
-  std::vector<ScoredCandidate> scored(candidates.size());
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const Resolved candidate = Resolve(model, candidates[i]);
+  const std::vector<Origin> origins = OriginsOf(model, workload);
+  const Window* window = WindowFor(workload);
+  const std::vector<Evaluation> evaluations = Evaluate(model, candidates, origins, window, workload, options);
+  std::vector<ScoredCandidate> scored(evaluations.size());
+  for (std::size_t i = 0; i < evaluations.size(); ++i) {
+    const Evaluation& e = evaluations[i];
     ScoredCandidate& out = scored[i];
     out.input_index = i;
     out.name = candidates[i].name;
-    out.location = std::string(candidate.location);
-    out.region = std::string(candidate.region);
-    out.feasible = true;
-    absl::Duration worst = absl::ZeroDuration();
-    for (const Origin& origin : origins) {
-      if (!origin.known) {
-        out.feasible = false;
-        out.reasons.push_back(absl::StrCat("unknown origin \"", *origin.from, "\" in the latency limit"));
-        continue;
-      }
-      std::optional<RttEntry> rtt = Lookup(model, *origin.from, origin.row, origin.region, candidate);
-      if (!rtt) {
-        out.feasible = false;
-        out.reasons.push_back(absl::StrCat("no RTT from ", *origin.from, " to ", out.name, ": the ",
-                                           origin.limit_ms, " ms limit cannot be verified"));
-        continue;
-      }
-      if (absl::ToDoubleMilliseconds(rtt->rtt) > origin.limit_ms) {
-        out.feasible = false;
-        out.reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->rtt), " (", rtt->method,
-                                           "), over the ", origin.limit_ms, " ms limit"));
-        continue;
-      }
-      worst = std::max(worst, rtt->rtt);
-    }
-    if (!origins.empty()) out.latency = worst;
-    out.grams_per_kwh = CarbonValue(model, candidate.location, window, options, out.carbon_basis);
-    if (!out.grams_per_kwh) out.reasons.push_back(out.carbon_basis + ": scored as the dirtiest");
-  }
-
-  double c_min = INFINITY, c_max = -INFINITY, l_min = INFINITY, l_max = -INFINITY;
-  for (const ScoredCandidate& s : scored) {
-    if (!s.feasible) continue;
-    if (s.grams_per_kwh) {
-      c_min = std::min(c_min, *s.grams_per_kwh);
-      c_max = std::max(c_max, *s.grams_per_kwh);
-    }
-    const double l = s.latency ? absl::ToDoubleMilliseconds(*s.latency) : 0;
-    l_min = std::min(l_min, l);
-    l_max = std::max(l_max, l);
-  }
-  // The latency term counts only when the workload has latency limits.
-  const double latency_weight = workload.max_rtt_ms.empty() ? 0.0 : options.latency_weight;
-  const double weights = options.carbon_weight + latency_weight;
-  for (ScoredCandidate& s : scored) {
-    if (!s.feasible) {
-      s.score = 0;
-      continue;
-    }
-    const double c_hat = s.grams_per_kwh ? Normalised(*s.grams_per_kwh, c_min, c_max) : 1.0;
-    const double l_hat = Normalised(s.latency ? absl::ToDoubleMilliseconds(*s.latency) : 0, l_min, l_max);
-    s.score = weights > 0 ? 1.0 - (options.carbon_weight * c_hat + latency_weight * l_hat) / weights : 1.0;
+    out.location = std::string(e.candidate.location);
+    out.region = std::string(e.candidate.region);
+    out.feasible = e.failure == Failure::kNone;
+    out.score = out.feasible ? e.score : 0;
+    if (!origins.empty() && out.feasible) out.latency = absl::Milliseconds(e.latency_ms);
+    if (e.has_carbon) out.grams_per_kwh = e.grams;
+    out.carbon_basis = BasisText(e, window);
+    if (!out.feasible || !e.has_carbon) out.reasons = Reasons(model, origins, e, window);
   }
   if (!options.sort) return scored;
   // Sort indices, then move once: the entries are large.
@@ -206,6 +268,32 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
   sorted.reserve(scored.size());
   for (std::size_t i : order) sorted.push_back(std::move(scored[i]));
   return sorted;
+}
+
+CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candidate>& candidates,
+                           const Workload& workload, const ScoringOptions& options) {
+  const std::vector<Origin> origins = OriginsOf(model, workload);
+  const Window* window = WindowFor(workload);
+  const std::vector<Evaluation> evaluations = Evaluate(model, candidates, origins, window, workload, options);
+  CompactScores out;
+  out.extender_scores.resize(evaluations.size());
+  for (std::size_t i = 0; i < evaluations.size(); ++i) {
+    const Evaluation& e = evaluations[i];
+    if (e.failure != Failure::kNone) {
+      std::string reason;
+      for (const std::string& r : Reasons(model, origins, e, window)) absl::StrAppend(&reason, reason.empty() ? "" : "; ", r);
+      out.failures.emplace_back(i, std::move(reason));
+      continue;
+    }
+    out.extender_scores[i] = static_cast<uint8_t>(std::llround(e.score * 10));
+    const Evaluation* best = out.best ? &evaluations[*out.best] : nullptr;
+    if (best == nullptr || e.score > best->score ||
+        (e.score == best->score && e.candidate.name < best->candidate.name)) {
+      out.best = i;
+      out.best_location = std::string(e.candidate.location);
+    }
+  }
+  return out;
 }
 
 int64_t ExtenderScore(const ScoredCandidate& candidate) {

@@ -37,6 +37,7 @@
 #ifndef CARBONROUTE_SCHEDULER_LITE_SCORING_H_
 #define CARBONROUTE_SCHEDULER_LITE_SCORING_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -88,6 +89,18 @@ struct ScoredCandidate {
 std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const std::vector<Candidate>& candidates,
                                              const Workload& workload, const ScoringOptions& options);
+
+// The scoring core's answer for the extender, compact and in input order: the
+// same filters and scores as ScoreCandidates, without the per-candidate text
+// (reasons are written only for excluded candidates).
+struct CompactScores {
+  std::vector<uint8_t> extender_scores;                          // 0–10 per input candidate (0 if excluded)
+  std::vector<std::pair<std::size_t, std::string>> failures;     // input index → "reason; reason"
+  std::optional<std::size_t> best;                               // input index of the top-scored feasible one
+  std::string best_location;
+};
+CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candidate>& candidates,
+                           const Workload& workload, const ScoringOptions& options);
 
 // round(score × 10), 0 when not feasible.
 int64_t ExtenderScore(const ScoredCandidate& candidate);

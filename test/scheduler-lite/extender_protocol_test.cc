@@ -71,7 +71,7 @@ TEST(ParseExtenderArgs, NodeListModeReadsRegionSources) {
 TEST(FilterReply, NodeNamesModeWithDelayLimit) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(kNamesArgs);
   ASSERT_THAT(args, IsOk());
-  const auto scored = ScoreCandidates(Model(), args->candidates, args->workload, {.now = kNow});
+  const CompactScores scored = ScoreCompact(Model(), args->candidates, args->workload, {.now = kNow});
   const nlohmann::json reply = nlohmann::json::parse(FilterReply(*args, scored));
   EXPECT_TRUE(reply["Nodes"].is_null());
   EXPECT_EQ(reply["NodeNames"], nlohmann::json({"n-fr", "n-se"}));  // request order kept
@@ -85,7 +85,7 @@ TEST(FilterReply, NodeListModeEchoesFeasibleNodes) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(kNodesArgs);
   ASSERT_THAT(args, IsOk());
   args->workload.max_rtt_ms["europe-north1"] = 10;  // only a (same region, 5 ms) passes
-  const auto scored = ScoreCandidates(Model(), args->candidates, args->workload, {.now = kNow});
+  const CompactScores scored = ScoreCompact(Model(), args->candidates, args->workload, {.now = kNow});
   const nlohmann::json reply = nlohmann::json::parse(FilterReply(*args, scored));
   ASSERT_EQ(reply["Nodes"]["items"].size(), 1u);
   EXPECT_EQ(reply["Nodes"]["items"][0]["metadata"]["name"], "a");
@@ -97,7 +97,7 @@ TEST(FilterReply, NodeListModeEchoesFeasibleNodes) {
 TEST(PrioritizeReply, ScoresInRequestOrderWithinZeroToTen) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":["n-pl","n-fr","n-se"]})");
   ASSERT_THAT(args, IsOk());
-  const auto scored = ScoreCandidates(Model(), args->candidates, args->workload, {.now = kNow});
+  const CompactScores scored = ScoreCompact(Model(), args->candidates, args->workload, {.now = kNow});
   const nlohmann::json reply = nlohmann::json::parse(PrioritizeReply(*args, scored));
   ASSERT_TRUE(reply.is_array());
   ASSERT_EQ(reply.size(), 3u);
@@ -114,11 +114,11 @@ TEST(ParseExtenderArgs, EmptyNodeListsAreValid) {
   absl::StatusOr<ExtenderArgs> names = ParseExtenderArgs(R"({"Pod":{},"NodeNames":[]})");
   ASSERT_THAT(names, IsOk());
   EXPECT_TRUE(names->candidates.empty());
-  EXPECT_EQ(nlohmann::json::parse(FilterReply(*names, {}))["NodeNames"], nlohmann::json::array());
-  EXPECT_EQ(PrioritizeReply(*names, {}), "[]");
+  EXPECT_EQ(nlohmann::json::parse(FilterReply(*names, CompactScores{}))["NodeNames"], nlohmann::json::array());
+  EXPECT_EQ(PrioritizeReply(*names, CompactScores{}), "[]");
   absl::StatusOr<ExtenderArgs> nodes = ParseExtenderArgs(R"({"Pod":{},"Nodes":{"items":[]}})");
   ASSERT_THAT(nodes, IsOk());
-  EXPECT_EQ(nlohmann::json::parse(FilterReply(*nodes, {}))["Nodes"]["items"], nlohmann::json::array());
+  EXPECT_EQ(nlohmann::json::parse(FilterReply(*nodes, CompactScores{}))["Nodes"]["items"], nlohmann::json::array());
 }
 
 struct BadArgs {

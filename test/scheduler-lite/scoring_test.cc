@@ -147,5 +147,33 @@ TEST(ScoreCandidates, UnknownCandidateIsFeasibleButDirtiest) {
   EXPECT_THAT(Find(scored, "mystery").reasons[0], HasSubstr("no grid location known"));
 }
 
+TEST(ScoreCompact, AgreesWithScoreCandidates) {
+  PlacementModel model = Model();
+  model.carbon.erase("PL");
+  const std::vector<Candidate> candidates = {{"n-pl", "", ""}, {"n-fr", "", ""}, {"n-se", "", ""}, {"x", "", ""}};
+  for (const Workload& workload : {Workload{}, Workload{{{"edge", 26}}, absl::Hours(2)}, Workload{{{"nowhere", 5}}, std::nullopt}}) {
+    const CompactScores compact = ScoreCompact(model, candidates, workload, {.now = kNow});
+    const auto full = ScoreCandidates(model, candidates, workload, {.now = kNow, .sort = false});
+    ASSERT_EQ(compact.extender_scores.size(), full.size());
+    std::size_t failures = 0;
+    for (std::size_t i = 0; i < full.size(); ++i) {
+      EXPECT_EQ(compact.extender_scores[i], ExtenderScore(full[i])) << full[i].name;
+      failures += !full[i].feasible;
+    }
+    ASSERT_EQ(compact.failures.size(), failures);
+    for (const auto& [index, reason] : compact.failures) {
+      EXPECT_FALSE(full[index].feasible);
+      EXPECT_THAT(reason, HasSubstr(full[index].reasons[0]));
+    }
+    const auto sorted = ScoreCandidates(model, candidates, workload, {.now = kNow});
+    if (sorted[0].feasible) {
+      ASSERT_TRUE(compact.best.has_value());
+      EXPECT_EQ(candidates[*compact.best].name, sorted[0].name);
+    } else {
+      EXPECT_FALSE(compact.best.has_value());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace carbonroute::scheduler_lite
