@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (!locations.empty()) rank_request.only = absl::StrSplit(locations, ',', absl::SkipEmpty());
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  if (serve->parsed()) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   absl::StatusOr<std::unique_ptr<carbonroute::CurlHttpClient>> http =
       carbonroute::CurlHttpClient::Create(std::string("scheduler-lite/") + CARBONROUTE_VERSION);
@@ -152,13 +157,8 @@ int main(int argc, char** argv) {
   if (window->parsed()) return WindowCommand(window_request, **http, clock, std::cout, std::cerr);
   if (karmada->parsed()) return KarmadaCommand(karmada_request, **http, clock, std::cout, std::cerr);
 
-  // serve: SIGINT/SIGTERM stop it.
+  // serve: SIGINT/SIGTERM stop it (blocked above, before any library could start a thread).
   absl::Notification stop;
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::thread watcher([&] {
     int received = 0;
     sigwait(&signals, &received);

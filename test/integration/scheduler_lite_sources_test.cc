@@ -89,5 +89,32 @@ TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
   EXPECT_EQ(prometheus.Terminate(), 0);
 }
 
+TEST(SchedulerLiteServe, AnswersTheExtenderAndStopsCleanlyOnSigterm) {
+  const std::string root = ::testing::TempDir() + "/serve";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  testing::CollectorProcess collector = testing::StartCollector(
+      root, "listen_address: 127.0.0.1:0\ndatabase: " + root + "/c.sqlite\nnode: {name: node-a, location: SE-SE3}\n"
+            "providers: [{type: replay, locations: [SE-SE3, PL]}]\n");
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  const int port = testing::FreeLoopbackPort();
+  testing::Subprocess serve({CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--listen", "127.0.0.1:" + std::to_string(port),
+                             "--metrics", absl::StrCat("http://127.0.0.1:", collector.port, "/metrics")},
+                            root + "/serve.log");
+  ASSERT_TRUE(testing::WaitFor([&] {
+    int status = 0;
+    testing::HttpGet(port, "/healthz", &status);
+    return status == 200;
+  }, absl::Seconds(30))) << serve.Log();
+  int code = 0;
+  const std::string reply = RunCommand(
+      absl::StrCat("curl -s -X POST -H 'Content-Type: application/json' --data '",
+                   R"({"Pod":{"metadata":{"name":"p"}},"Nodes":null,"NodeNames":["node-a","node-x"]})",
+                   "' http://127.0.0.1:", port, "/prioritize"),
+      &code);
+  EXPECT_EQ(reply, R"([{"Host":"node-a","Score":10},{"Host":"node-x","Score":0}])");
+  EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
+}
+
 }  // namespace
 }  // namespace carbonroute
