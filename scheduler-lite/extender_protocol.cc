@@ -144,21 +144,22 @@ absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
 
 void AppendJsonString(std::string& out, absl::string_view text) {
   out.push_back('"');
-  for (char c : text) {
+  std::size_t clean_from = 0;  // runs that need no escaping are copied whole
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(text.data() + clean_from, i - clean_from);
+    clean_from = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out.push_back(c);
-        }
+      default: absl::StrAppendFormat(&out, "\\u%04x", c);
     }
   }
+  out.append(text.data() + clean_from, text.size() - clean_from);
   out.push_back('"');
 }
 
@@ -197,7 +198,11 @@ std::string PrioritizeReply(const ExtenderArgs& args, const CompactScores& score
   for (std::size_t i = 0; i < args.candidates.size(); ++i) {
     out += i ? R"(,{"Host":)" : R"({"Host":)";
     AppendJsonString(out, args.candidates[i].name);
-    absl::StrAppend(&out, R"(,"Score":)", i < scores.extender_scores.size() ? scores.extender_scores[i] : 0, "}");
+    const int score = i < scores.extender_scores.size() ? scores.extender_scores[i] : 0;  // 0–10
+    out += R"(,"Score":)";
+    if (score >= 10) out.push_back('1');
+    out.push_back(static_cast<char>('0' + score % 10));
+    out.push_back('}');
   }
   out += "]";
   return out;
