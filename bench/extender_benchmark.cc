@@ -61,7 +61,6 @@ void Run(benchmark::State& state, bool filter) {
   const std::string body = Args(static_cast<int>(state.range(0)));
   ScoringOptions options;
   options.now = kNow;
-  options.sort = false;  // as ExtenderService scores
   std::vector<double> micros;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
@@ -96,14 +95,12 @@ void BM_Phase_Score(benchmark::State& state) {
   const ExtenderArgs args = *ParseExtenderArgs(Args(5000));
   ScoringOptions options;
   options.now = kNow;
-  options.sort = false;
   for (auto _ : state) benchmark::DoNotOptimize(ScoreCompact(Model(), args.candidates, args.workload, options));
 }
 void BM_Phase_Reply(benchmark::State& state) {
   const ExtenderArgs args = *ParseExtenderArgs(Args(5000));
   ScoringOptions options;
   options.now = kNow;
-  options.sort = false;
   const CompactScores scores = ScoreCompact(Model(), args.candidates, args.workload, options);
   for (auto _ : state) benchmark::DoNotOptimize(PrioritizeReply(args, scores));
 }

@@ -228,10 +228,6 @@ std::vector<Origin> OriginsOf(const PlacementModel& model, const Workload& workl
 
 }  // namespace
 
-std::optional<RttEntry> LookupRtt(const PlacementModel& model, const std::string& from, const Candidate& to) {
-  return Lookup(model, from, RowOf(model, from), RegionOf(model, from), Resolve(model, to));
-}
-
 std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const std::vector<Candidate>& candidates,
                                              const Workload& workload, const ScoringOptions& options) {
@@ -253,7 +249,6 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
     out.carbon_basis = BasisText(e, window);
     if (!out.feasible || !e.has_carbon) out.reasons = Reasons(model, origins, e, window);
   }
-  if (!options.sort) return scored;
   // Sort indices, then move once: the entries are large.
   std::vector<std::size_t> order(scored.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -66,9 +66,6 @@ struct ScoringOptions {
   double latency_weight = 0.2;
   absl::Duration stale_after = absl::Minutes(30);  // beyond valid_to
   absl::Time now;
-  // Order the result as in point 4. The extender answers in request order and
-  // turns this off (sorting 5000 candidates was a third of a request).
-  bool sort = true;
 };
 
 struct ScoredCandidate {
@@ -84,8 +81,8 @@ struct ScoredCandidate {
   std::vector<std::string> reasons;     // why excluded, and what was assumed
 };
 
-// Scores `candidates` and, with options.sort, orders them (feasible first, by
-// the order above; then the excluded ones by name); else in input order.
+// Scores `candidates` and orders them (feasible first, by the order above;
+// then the excluded ones by name). ScoredCandidate::input_index maps back.
 std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const std::vector<Candidate>& candidates,
                                              const Workload& workload, const ScoringOptions& options);
@@ -107,9 +104,6 @@ int64_t ExtenderScore(const ScoredCandidate& candidate);
 // round(score × 100), 0 when not feasible.
 int64_t FrameworkScore(const ScoredCandidate& candidate);
 
-// The RTT between two places by the lookup order above; nullopt = no measurement.
-std::optional<RttEntry> LookupRtt(const PlacementModel& model, const std::string& from,
-                                  const Candidate& to);
 
 }  // namespace carbonroute::scheduler_lite
 

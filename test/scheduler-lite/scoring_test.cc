@@ -153,7 +153,9 @@ TEST(ScoreCompact, AgreesWithScoreCandidates) {
   const std::vector<Candidate> candidates = {{"n-pl", "", ""}, {"n-fr", "", ""}, {"n-se", "", ""}, {"x", "", ""}};
   for (const Workload& workload : {Workload{}, Workload{{{"edge", 26}}, absl::Hours(2)}, Workload{{{"nowhere", 5}}, std::nullopt}}) {
     const CompactScores compact = ScoreCompact(model, candidates, workload, {.now = kNow});
-    const auto full = ScoreCandidates(model, candidates, workload, {.now = kNow, .sort = false});
+    const auto sorted = ScoreCandidates(model, candidates, workload, {.now = kNow});
+    std::vector<ScoredCandidate> full(sorted.size());
+    for (const ScoredCandidate& s : sorted) full[s.input_index] = s;  // back to input order
     ASSERT_EQ(compact.extender_scores.size(), full.size());
     std::size_t failures = 0;
     for (std::size_t i = 0; i < full.size(); ++i) {
@@ -165,7 +167,6 @@ TEST(ScoreCompact, AgreesWithScoreCandidates) {
       EXPECT_FALSE(full[index].feasible);
       EXPECT_THAT(reason, HasSubstr(full[index].reasons[0]));
     }
-    const auto sorted = ScoreCandidates(model, candidates, workload, {.now = kNow});
     if (sorted[0].feasible) {
       ASSERT_TRUE(compact.best.has_value());
       EXPECT_EQ(candidates[*compact.best].name, sorted[0].name);
