@@ -1,0 +1,64 @@
+// File: collector/probe_schedule.h
+//
+// When to probe each target: every `interval`, with jitter, so that a thousand
+// targets do not all fire in the same millisecond (a burst distorts RTTs and
+// looks like a flood to the peers).
+//
+//   first probe  uniformly spread over [now, now + interval)
+//   next probe   previous due time + interval × (1 + jitter·u), u uniform in [−1, 1)
+//
+// Due times are kept in a min-heap: Due() costs O(k log n) for k due targets.
+// Removing a target is lazy (its heap entries are skipped). The random source
+// is seeded, so tests and benchmarks are reproducible.
+//
+// Thread safety: not thread-safe; the prober's event loop owns it.
+#ifndef CARBONROUTE_COLLECTOR_PROBE_SCHEDULE_H_
+#define CARBONROUTE_COLLECTOR_PROBE_SCHEDULE_H_
+
+#include <cstdint>
+#include <queue>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
+
+namespace carbonroute::collector {
+
+class ProbeSchedule {
+ public:
+  // REQUIRES: interval > 0, 0 ≤ jitter < 1.
+  ProbeSchedule(absl::Duration interval, double jitter, uint64_t seed);
+
+  void Add(const std::string& target, absl::Time now);
+  void Remove(const std::string& target);
+  bool Contains(const std::string& target) const { return due_.contains(target); }
+  std::size_t size() const { return due_.size(); }
+
+  // Targets whose probe is due at or before `now`, earliest first; each is
+  // rescheduled for its next probe.
+  std::vector<std::string> Due(absl::Time now);
+  // The earliest due time (InfiniteFuture when empty): how long the loop may sleep.
+  absl::Time NextDue();
+
+ private:
+  struct Entry {
+    absl::Time due;
+    std::string target;
+    uint64_t generation;
+    bool operator>(const Entry& other) const { return due > other.due; }
+  };
+  void Pop();  // drops stale heap entries at the top
+
+  const absl::Duration interval_;
+  const double jitter_;
+  std::mt19937_64 random_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+  absl::flat_hash_map<std::string, std::pair<absl::Time, uint64_t>> due_;  // target → (due, generation)
+  uint64_t next_generation_ = 0;
+};
+
+}  // namespace carbonroute::collector
+
+#endif  // CARBONROUTE_COLLECTOR_PROBE_SCHEDULE_H_
