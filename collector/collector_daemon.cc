@@ -24,7 +24,7 @@ absl::Status Prefixed(const absl::Status& status, absl::string_view what) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
-    const CollectorConfig& config, const providers::DataPaths& data, Clock& clock,
+    const CollectorConfig& config, const DataPaths& data, Clock& clock,
     std::unique_ptr<HttpClient> http) {
   std::unique_ptr<CollectorDaemon> daemon(new CollectorDaemon(clock));
   if (http == nullptr) {
@@ -56,7 +56,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
   daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region);
   if (!config.rtt.static_matrix.empty()) {
-    absl::StatusOr<std::string> matrix = providers::FindDataFile(config.rtt.static_matrix, data);
+    absl::StatusOr<std::string> matrix = FindDataFile(config.rtt.static_matrix, data);
     if (!matrix.ok()) return Prefixed(matrix.status(), "rtt.static_matrix");
     absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRttRow(config.node, config.rtt, *matrix);
     if (!row.ok()) return Prefixed(row.status(), "rtt.static_matrix");

@@ -40,7 +40,7 @@ class CollectorDaemon {
   // each prefixed with what was being built.
   // `http` (may be null: a CurlHttpClient is made) carries the live providers' requests.
   static absl::StatusOr<std::unique_ptr<CollectorDaemon>> Create(
-      const CollectorConfig& config, const providers::DataPaths& data, Clock& clock,
+      const CollectorConfig& config, const DataPaths& data, Clock& clock,
       std::unique_ptr<HttpClient> http = nullptr);
 
   // The bound port of the HTTP endpoint.

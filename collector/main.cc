@@ -5,46 +5,18 @@
 #include <systemd/sd-daemon.h>
 
 #include <CLI/CLI.hpp>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
 #include "collector/collector_daemon.h"
 #include "config/clock.h"
+#include "config/data_files.h"
+#include "config/stop_signals.h"
 #include "config/load_collector_config.h"
 
 namespace {
 
 using carbonroute::CollectorConfig;
-
-// Blocks SIGINT/SIGTERM in every thread started after this call; a watcher
-// thread waits for them and notifies `stop`.
-std::thread StartSignalWatcher(absl::Notification& stop) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  return std::thread([signals, &stop] {
-    int received = 0;
-    sigwait(&signals, &received);
-    spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");
-    stop.Notify();
-  });
-}
-
-carbonroute::providers::DataPaths DataPathsFor(const std::vector<std::string>& flags,
-                                               const std::string& config_path) {
-  carbonroute::providers::DataPaths paths;
-  paths.search_dirs = flags;
-  if (const char* env = std::getenv("CARBONROUTE_DATA_DIR"); env != nullptr && *env != '\0') {
-    paths.search_dirs.push_back(env);
-  }
-  paths.search_dirs.push_back(std::filesystem::path(config_path).parent_path().string());
-  paths.search_dirs.push_back(CARBONROUTE_DATA_DIR);
-  return paths;
-}
 
 }  // namespace
 
@@ -95,12 +67,15 @@ int main(int argc, char** argv) {
   if (!node_region.empty()) config->node.region = node_region;
   if (!node_location.empty()) config->node.location = node_location;
 
-  absl::Notification stop;
-  std::thread signal_watcher = StartSignalWatcher(stop);
+  carbonroute::StopSignals signals([](int received) {
+    spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");
+  });
+  absl::Notification& stop = signals.stop();
   int exit_code = 0;
   {
     absl::StatusOr<std::unique_ptr<carbonroute::collector::CollectorDaemon>> daemon =
-        carbonroute::collector::CollectorDaemon::Create(*config, DataPathsFor(data_dirs, config_path),
+        carbonroute::collector::CollectorDaemon::Create(*config,
+            carbonroute::DataPathsFrom(data_dirs, std::filesystem::path(config_path).parent_path().string()),
                                                         carbonroute::RealClock());
     if (!daemon.ok()) {
       spdlog::critical("{}", std::string(daemon.status().message()));
@@ -115,8 +90,6 @@ int main(int argc, char** argv) {
       sd_notify(0, "STOPPING=1");
     }
   }  // the daemon (HTTP endpoint, then cache) is closed here
-  if (!stop.HasBeenNotified()) kill(getpid(), SIGTERM);  // release the watcher thread
-  signal_watcher.join();
   spdlog::info("stopped");
   return exit_code;
 }

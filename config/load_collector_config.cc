@@ -1,13 +1,12 @@
 #include "config/load_collector_config.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "config/data_files.h"
 #include "config/status_macros.h"
 #include "config/yaml_reader.h"
 
@@ -320,11 +319,8 @@ absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml, abs
 }
 
 absl::StatusOr<CollectorConfig> LoadCollectorConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read config file \"", path, "\""));
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseCollectorConfig(text.str(), path);
+  CARBONROUTE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path, "config file"));
+  return ParseCollectorConfig(text, path);
 }
 
 }  // namespace carbonroute

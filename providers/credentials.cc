@@ -1,21 +1,18 @@
 #include "providers/credentials.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "config/data_files.h"
 
 namespace carbonroute::providers {
 namespace {
 
 absl::StatusOr<std::string> ReadSecretFile(const std::string& path, absl::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(what, ": cannot read secret file \"", path, "\""));
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string value = text.str();
+  absl::StatusOr<std::string> text = ReadFileToString(path, "secret file");
+  if (!text.ok()) return absl::NotFoundError(absl::StrCat(what, ": ", text.status().message()));
+  std::string value = *std::move(text);
   while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
   if (value.empty()) return absl::NotFoundError(absl::StrCat(what, ": secret file \"", path, "\" is empty"));
   return value;

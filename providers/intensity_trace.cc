@@ -1,14 +1,13 @@
 #include "providers/intensity_trace.h"
 
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "config/data_files.h"
 
 namespace carbonroute::providers {
 namespace {
@@ -20,11 +19,9 @@ absl::Status LineError(absl::string_view origin, std::size_t line, absl::string_
 }  // namespace
 
 absl::StatusOr<IntensityTrace> IntensityTrace::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read trace file \"", path, "\""));
-  std::stringstream text;
-  text << in.rdbuf();
-  return Parse(text.str(), path);
+  absl::StatusOr<std::string> text = ReadFileToString(path, "trace file");
+  if (!text.ok()) return text.status();
+  return Parse(*text, path);
 }
 
 absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv, absl::string_view origin) {

@@ -1,9 +1,6 @@
 #include "providers/make_provider.h"
 
-#include <filesystem>
-
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "config/status_macros.h"
 #include "providers/intensity_trace.h"
 #include "providers/replay_provider.h"
@@ -13,20 +10,6 @@
 #include "providers/watttime_provider.h"
 
 namespace carbonroute::providers {
-
-absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> tried;
-  if (fs::path(name).is_absolute() || fs::exists(name)) return name;
-  tried.push_back(name);
-  for (const std::string& dir : paths.search_dirs) {
-    const std::string candidate = (fs::path(dir) / name).string();
-    if (fs::exists(candidate)) return candidate;
-    tried.push_back(candidate);
-  }
-  return absl::NotFoundError(absl::StrCat("data file \"", name, "\" not found; tried: ",
-                                          absl::StrJoin(tried, ", ")));
-}
 
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config,
                                                        const DataPaths& paths, HttpClient& http) {

@@ -10,20 +10,11 @@
 
 #include "absl/status/statusor.h"
 #include "config/collector_config.h"
+#include "config/data_files.h"
 #include "providers/http_client.h"
 #include "providers/provider.h"
 
 namespace carbonroute::providers {
-
-// Where providers look for data files named by a relative path, in order.
-struct DataPaths {
-  std::vector<std::string> search_dirs;
-};
-
-// Returns the first `search_dirs[i]/name` that exists, or `name` itself when it
-// is absolute or exists relative to the working directory.
-// kNotFound listing every place tried.
-absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths);
 
 // Builds the provider `config` describes; live providers send their requests
 // through `http`, which must outlive the provider. kNotFound if a data file

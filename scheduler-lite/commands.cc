@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "config/data_files.h"
 #include "exporter/http_server.h"
 #include "scheduler-lite/best_window.h"
 #include "scheduler-lite/extender_service.h"
@@ -183,14 +184,12 @@ int WindowCommand(const WindowRequest& request, HttpClient& http, Clock& clock, 
 
 int KarmadaCommand(const KarmadaRequest& request, HttpClient& http, Clock& clock, std::ostream& out,
                    std::ostream& err) {
-  std::ifstream in(request.policy_file);
-  if (!in) {
-    err << "scheduler-lite: cannot read policy file \"" << request.policy_file << "\"\n";
+  absl::StatusOr<std::string> text = ReadFileToString(request.policy_file, "policy file");
+  if (!text.ok()) {
+    err << "scheduler-lite: " << text.status().message() << "\n";
     return 2;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<KarmadaPolicy> policy = ParseKarmadaPolicy(text.str(), request.policy_file);
+  absl::StatusOr<KarmadaPolicy> policy = ParseKarmadaPolicy(*text, request.policy_file);
   if (!policy.ok()) {
     err << "scheduler-lite: " << policy.status().message() << "\n";
     return 2;

@@ -1,15 +1,14 @@
 // scheduler-lite: carbon- and latency-aware placement from carbonroute collectors' metrics.
 // Flags only; the commands live in scheduler-lite/commands.cc.
-#include <signal.h>
 
 #include <CLI/CLI.hpp>
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
-#include <thread>
+#include <optional>
 
 #include "absl/strings/str_split.h"
 #include "config/clock.h"
+#include "config/data_files.h"
+#include "config/stop_signals.h"
 #include "providers/curl_http_client.h"
 #include "scheduler-lite/commands.h"
 
@@ -17,17 +16,11 @@ namespace {
 
 using namespace carbonroute::scheduler_lite;  // NOLINT: main only
 
-// The first of data dirs that holds `name`, or "".
+// The default data file `name` from the data directories (--data-dir, $CARBONROUTE_DATA_DIR,
+// ./data, the installed one), or "" (no such source) when there is none.
 std::string DataFile(const std::vector<std::string>& dirs, const std::string& name) {
-  std::vector<std::string> search = dirs;
-  if (const char* env = std::getenv("CARBONROUTE_DATA_DIR"); env != nullptr && *env) search.push_back(env);
-  search.push_back("data");
-  search.push_back(CARBONROUTE_DATA_DIR);
-  for (const std::string& dir : search) {
-    const std::filesystem::path path = std::filesystem::path(dir) / name;
-    if (std::filesystem::exists(path)) return path.string();
-  }
-  return "";
+  absl::StatusOr<std::string> path = carbonroute::FindDataFile(name, carbonroute::DataPathsFrom(dirs, "data"));
+  return path.ok() ? *path : "";
 }
 
 struct SourceFlags {
@@ -138,11 +131,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (!locations.empty()) rank_request.only = absl::StrSplit(locations, ',', absl::SkipEmpty());
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  if (serve->parsed()) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // serve: SIGINT/SIGTERM stop it; watched from here, before any library could start a thread.
+  std::optional<carbonroute::StopSignals> signals;
+  if (serve->parsed()) signals.emplace();
 
   absl::StatusOr<std::unique_ptr<carbonroute::CurlHttpClient>> http =
       carbonroute::CurlHttpClient::Create(std::string("scheduler-lite/") + CARBONROUTE_VERSION);
@@ -157,15 +148,5 @@ int main(int argc, char** argv) {
   if (window->parsed()) return WindowCommand(window_request, **http, clock, std::cout, std::cerr);
   if (karmada->parsed()) return KarmadaCommand(karmada_request, **http, clock, std::cout, std::cerr);
 
-  // serve: SIGINT/SIGTERM stop it (blocked above, before any library could start a thread).
-  absl::Notification stop;
-  std::thread watcher([&] {
-    int received = 0;
-    sigwait(&signals, &received);
-    stop.Notify();
-  });
-  const int code = ServeCommand(serve_request, **http, clock, stop, std::cerr);
-  if (!stop.HasBeenNotified()) kill(getpid(), SIGTERM);
-  watcher.join();
-  return code;
+  return ServeCommand(serve_request, **http, clock, signals->stop(), std::cerr);
 }

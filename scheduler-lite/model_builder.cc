@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "config/rtt_matrix.h"
 #include "exporter/metric_names.h"
 
 namespace carbonroute::scheduler_lite {
@@ -88,19 +89,11 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
 }
 
 absl::Status ModelBuilder::AddStaticRttCsv(absl::string_view csv, absl::string_view origin) {
-  std::map<std::pair<std::string, std::string>, RttEntry> rows;
-  absl::Status status = ForEachRow(csv, origin, 3, [&](std::size_t line, const std::vector<absl::string_view>& cells) {
-    double ms = 0;
-    if (!absl::SimpleAtod(cells[2], &ms) || !std::isfinite(ms) || ms < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(origin, ":", line, ": milliseconds \"", cells[2], "\" is not a non-negative number"));
-    }
-    rows[{std::string(cells[0]), std::string(cells[1])}] =
-        RttEntry{absl::Microseconds(std::llround(ms * 1000)), "declared", model_.built_at};
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  for (auto& [key, entry] : rows) model_.rtt[key.first].emplace(key.second, entry);  // measured rows take precedence
+  absl::StatusOr<std::vector<RttMatrixEntry>> entries = ParseRttMatrixCsv(csv, origin);
+  if (!entries.ok()) return entries.status();
+  for (const RttMatrixEntry& e : *entries) {  // measured rows take precedence
+    model_.rtt[e.sending_region].emplace(e.receiving_region, RttEntry{e.rtt, "declared", model_.built_at});
+  }
   return absl::OkStatus();
 }
 

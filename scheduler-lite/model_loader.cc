@@ -1,22 +1,14 @@
 #include "scheduler-lite/model_loader.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "config/data_files.h"
 #include "scheduler-lite/metrics_source.h"
 #include "scheduler-lite/model_builder.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read \"", path, "\""));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -40,7 +32,7 @@ LoadedModel LoadModel(const ModelSources& sources, HttpClient& http, absl::Time 
       {&sources.region_locations_csv, &ModelBuilder::AddRegionLocationsCsv}};
   for (const auto& [path, add] : files) {
     if (path->empty()) continue;
-    absl::StatusOr<std::string> text = ReadFile(*path);
+    absl::StatusOr<std::string> text = ReadFileToString(*path, "data file");
     absl::Status status = text.ok() ? (builder.*add)(*text, *path) : text.status();
     if (!status.ok()) loaded.errors.push_back(status);
   }

@@ -1,0 +1,44 @@
+#include "config/data_files.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace carbonroute {
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path, absl::string_view kind) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", kind, " \"", path, "\""));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra) {
+  DataPaths paths{std::move(first)};
+  if (const char* env = std::getenv("CARBONROUTE_DATA_DIR"); env != nullptr && *env != '\0') {
+    paths.search_dirs.push_back(env);
+  }
+  if (!extra.empty()) paths.search_dirs.push_back(extra);
+  paths.search_dirs.push_back(CARBONROUTE_DATA_DIR);
+  return paths;
+}
+
+absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths) {
+  namespace fs = std::filesystem;
+  if (fs::path(name).is_absolute() || fs::exists(name)) return name;
+  std::vector<std::string> tried = {name};
+  for (const std::string& dir : paths.search_dirs) {
+    const std::string candidate = (fs::path(dir) / name).string();
+    if (fs::exists(candidate)) return candidate;
+    tried.push_back(candidate);
+  }
+  return absl::NotFoundError(absl::StrCat("data file \"", name, "\" not found; tried: ",
+                                          absl::StrJoin(tried, ", ")));
+}
+
+}  // namespace carbonroute

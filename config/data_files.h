@@ -1,0 +1,39 @@
+// File: config/data_files.h
+//
+// Reading whole files and finding data files named by a relative path: shared
+// by the collector (configuration, replay trace, RTT matrix, secrets) and
+// scheduler-lite (RTT matrix, region map, Karmada policy). In config/ because
+// it is the leaf every binary links.
+//
+// Thread safety: functions only read the file system and the environment.
+#ifndef CARBONROUTE_CONFIG_DATA_FILES_H_
+#define CARBONROUTE_CONFIG_DATA_FILES_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace carbonroute {
+
+// The whole file. kNotFound "cannot read <kind> \"<path>\"" if it cannot be opened.
+absl::StatusOr<std::string> ReadFileToString(const std::string& path, absl::string_view kind);
+
+// Where data files named by a relative path are looked for, in order.
+struct DataPaths {
+  std::vector<std::string> search_dirs;
+};
+
+// `first` (e.g. --data-dir flags), then $CARBONROUTE_DATA_DIR, then `extra`
+// (if not empty), then the installed data directory (<prefix>/share/carbonroute).
+DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra);
+
+// `name` itself when it is absolute or exists relative to the working
+// directory, else the first `search_dirs[i]/name` that exists.
+// kNotFound listing every place tried.
+absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths);
+
+}  // namespace carbonroute
+
+#endif  // CARBONROUTE_CONFIG_DATA_FILES_H_

@@ -1,0 +1,43 @@
+// File: config/stop_signals.h
+//
+// Turns SIGINT/SIGTERM into an absl::Notification for the daemons' loops.
+//
+// The constructor blocks both signals in the calling thread, and so in every
+// thread started after it: construct it in main before any library starts a
+// thread (an earlier thread would leave SIGTERM deliverable there and the
+// default action would kill the process). A thread then waits for either
+// signal, calls `on_signal` and notifies stop(). The destructor releases that
+// thread if no signal came (without calling `on_signal`) and joins it.
+//
+// Thread safety: stop() may be read from any thread. One instance per process.
+#ifndef CARBONROUTE_CONFIG_STOP_SIGNALS_H_
+#define CARBONROUTE_CONFIG_STOP_SIGNALS_H_
+
+#include <atomic>
+#include <functional>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+
+namespace carbonroute {
+
+class StopSignals {
+ public:
+  // `on_signal` receives SIGINT or SIGTERM (may be empty).
+  explicit StopSignals(std::function<void(int)> on_signal = nullptr);
+  ~StopSignals();
+
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  absl::Notification& stop() { return stop_; }
+
+ private:
+  absl::Notification stop_;
+  std::atomic<bool> releasing_{false};
+  std::thread thread_;
+};
+
+}  // namespace carbonroute
+
+#endif  // CARBONROUTE_CONFIG_STOP_SIGNALS_H_
