@@ -47,19 +47,19 @@ int HttpServer::HandleRequest(mg_connection* connection) {
     Reply(connection, {404, "text/plain; charset=utf-8", absl::StrCat("no such path: ", request.path, "\n")});
     return 1;
   }
-  if (info->content_length > 0 &&
-      static_cast<std::size_t>(info->content_length) > server->options_.max_body_bytes) {
-    Reply(connection, {413, "text/plain; charset=utf-8",
-                       absl::StrCat("request body over ", server->options_.max_body_bytes, " bytes\n")});
+  const std::size_t limit = server->options_.max_body_bytes;
+  const HttpServerResponse too_large{413, "text/plain; charset=utf-8",
+                                     absl::StrCat("request body over ", limit, " bytes\n")};
+  if (info->content_length > 0 && static_cast<std::size_t>(info->content_length) > limit) {
+    Reply(connection, too_large);
     return 1;
   }
   char buffer[16 * 1024];
   int read = 0;
   while ((read = mg_read(connection, buffer, sizeof(buffer))) > 0) {
     request.body.append(buffer, static_cast<std::size_t>(read));
-    if (request.body.size() > server->options_.max_body_bytes) {
-      Reply(connection, {413, "text/plain; charset=utf-8",
-                         absl::StrCat("request body over ", server->options_.max_body_bytes, " bytes\n")});
+    if (request.body.size() > limit) {
+      Reply(connection, too_large);
       return 1;
     }
   }

@@ -9,10 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "absl/time/clock.h"
+#include "config/data_files.h"
 
 extern char** environ;
 
@@ -71,10 +70,7 @@ int FreeLoopbackPort() {
 }
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ReadFileToString(path, "file").value_or("");
 }
 
 }  // namespace carbonroute::testing
