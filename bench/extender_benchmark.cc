@@ -26,8 +26,8 @@ constexpr int kModelNodes = 5000;
 constexpr int kLocations = 123;
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
-const PlacementModel& Model() {
-  static const PlacementModel* const model = [] {
+const ScoringIndex& Model() {
+  static const ScoringIndex* const model = [] {
     auto* m = new PlacementModel();
     m->built_at = kNow;
     for (int l = 0; l < kLocations; ++l) {
@@ -42,22 +42,23 @@ const PlacementModel& Model() {
       m->nodes[node] = {absl::StrCat("Z", n % kLocations), absl::StrCat("region-", n % 40)};
       m->rtt["edge-gw-1"][node] = {absl::Microseconds(1000 + (n * 7919) % 60000), "measured", kNow};
     }
-    return m;
+    return new ScoringIndex(*m);  // as ModelStore::Set builds it at each model refresh
   }();
   return *model;
 }
 
 std::string Args(int nodes) {
-  std::string body = R"({"Pod":{"metadata":{"name":"web-1","labels":{"app":"web","delay_edge-gw-1":"40"},)"
-                     R"("annotations":{"carbonroute.io/expected-runtime":"2h"}},"spec":{"containers":null},"status":{}},)"
-                     R"("Nodes":null,"NodeNames":[)";
+  std::string body =
+      R"({"Pod":{"metadata":{"name":"web-1","labels":{"app":"web","delay_edge-gw-1":"40"},)"
+      R"("annotations":{"carbonroute.io/expected-runtime":"2h"}},"spec":{"containers":null},"status":{}},)"
+      R"("Nodes":null,"NodeNames":[)";
   for (int n = 0; n < nodes; ++n) absl::StrAppend(&body, n ? "," : "", "\"node-", n, "\"");
   body += "]}";
   return body;
 }
 
 void Run(benchmark::State& state, bool filter) {
-  const PlacementModel& model = Model();
+  const ScoringIndex& model = Model();
   const std::string body = Args(static_cast<int>(state.range(0)));
   ScoringOptions options;
   options.now = kNow;
@@ -66,10 +67,13 @@ void Run(benchmark::State& state, bool filter) {
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(body);
     if (!args.ok()) state.SkipWithError("parse failed");
-    const CompactScores scores = ScoreCompact(model, args->candidates, args->workload, options);
+    const CompactScores scores =
+        ScoreCompact(model, args->candidates, args->workload, options,
+                     filter ? FailureDetail::kReasons : FailureDetail::kScoresOnly);
     std::string reply = filter ? FilterReply(*args, scores) : PrioritizeReply(*args, scores);
     benchmark::DoNotOptimize(reply);
-    const double elapsed = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    const double elapsed =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     micros.push_back(elapsed);
     state.SetIterationTime(elapsed / 1e6);
   }
@@ -83,8 +87,14 @@ void BM_Prioritize(benchmark::State& state) { Run(state, false); }
 // As `scheduler-lite serve` runs (TuneAllocatorForLargeRequests is called there).
 const bool kTuned = (TuneAllocatorForLargeRequests(), true);
 void BM_Filter(benchmark::State& state) { Run(state, true); }
-BENCHMARK(BM_Prioritize)->Arg(100)->Arg(1000)->Arg(5000)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Filter)->Arg(100)->Arg(1000)->Arg(5000)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Prioritize)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Filter)->Arg(100)->Arg(1000)->Arg(5000)->UseManualTime()->Unit(
+    benchmark::kMicrosecond);
 
 // The phases of one 5000-name prioritize, each alone.
 void BM_Phase_Parse(benchmark::State& state) {
@@ -95,13 +105,17 @@ void BM_Phase_Score(benchmark::State& state) {
   const ExtenderArgs args = *ParseExtenderArgs(Args(5000));
   ScoringOptions options;
   options.now = kNow;
-  for (auto _ : state) benchmark::DoNotOptimize(ScoreCompact(Model(), args.candidates, args.workload, options));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        ScoreCompact(Model(), args.candidates, args.workload, options, FailureDetail::kScoresOnly));
+  }
 }
 void BM_Phase_Reply(benchmark::State& state) {
   const ExtenderArgs args = *ParseExtenderArgs(Args(5000));
   ScoringOptions options;
   options.now = kNow;
-  const CompactScores scores = ScoreCompact(Model(), args.candidates, args.workload, options);
+  const CompactScores scores =
+      ScoreCompact(Model(), args.candidates, args.workload, options, FailureDetail::kScoresOnly);
   for (auto _ : state) benchmark::DoNotOptimize(PrioritizeReply(args, scores));
 }
 BENCHMARK(BM_Phase_Parse)->Unit(benchmark::kMicrosecond);

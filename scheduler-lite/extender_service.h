@@ -29,6 +29,7 @@
 #include "prometheus/registry.h"
 #include "scheduler-lite/placement_model.h"
 #include "scheduler-lite/scoring.h"
+#include "scheduler-lite/scoring_index.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -39,36 +40,44 @@ namespace carbonroute::scheduler_lite {
 // heap. Called once by `serve` before it starts answering.
 void TuneAllocatorForLargeRequests();
 
-// The current model; swapped whole by the refresher, read by every request.
+// The current model with its scoring index; swapped whole by the refresher
+// (which pays for building the index), read by every request.
 class ModelStore {
  public:
-  std::shared_ptr<const PlacementModel> Get() const {
+  std::shared_ptr<const ScoringIndex> Get() const {
     absl::MutexLock lock(&mutex_);
     return model_;
   }
+  // A null model clears the store.
   void Set(std::shared_ptr<const PlacementModel> model) {
+    std::shared_ptr<const ScoringIndex> indexed;
+    if (model != nullptr)
+      indexed = std::make_shared<const ScoringIndex>(std::move(model));  // outside the lock
     absl::MutexLock lock(&mutex_);
-    model_ = std::move(model);
+    model_ = std::move(indexed);
   }
 
  private:
   mutable absl::Mutex mutex_;
-  std::shared_ptr<const PlacementModel> model_ ABSL_GUARDED_BY(mutex_);
+  std::shared_ptr<const ScoringIndex> model_ ABSL_GUARDED_BY(mutex_);
 };
 
 class ExtenderService {
  public:
-  ExtenderService(ModelStore& models, ScoringOptions options, Clock& clock, prometheus::Registry& registry);
+  ExtenderService(ModelStore& models, ScoringOptions options, Clock& clock,
+                  prometheus::Registry& registry);
 
   exporter::HttpServerResponse Filter(const exporter::HttpServerRequest& request);
   exporter::HttpServerResponse Prioritize(const exporter::HttpServerRequest& request);
   exporter::HttpServerResponse Health(const exporter::HttpServerRequest& request);
 
   // /filter, /prioritize, /healthz, and /metrics rendering `registry`.
-  std::map<std::string, exporter::HttpHandler> Routes(std::shared_ptr<prometheus::Registry> registry);
+  std::map<std::string, exporter::HttpHandler> Routes(
+      std::shared_ptr<prometheus::Registry> registry);
 
  private:
-  exporter::HttpServerResponse Handle(const std::string& verb, const exporter::HttpServerRequest& request);
+  exporter::HttpServerResponse Handle(const std::string& verb,
+                                      const exporter::HttpServerRequest& request);
 
   ModelStore& models_;
   const ScoringOptions options_;

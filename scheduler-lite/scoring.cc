@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,7 +14,8 @@ struct Window {
   const char* label;
   absl::Duration length;
 };
-constexpr Window kWindows[] = {{"1h", absl::Hours(1)}, {"4h", absl::Hours(4)}, {"24h", absl::Hours(24)}};
+constexpr Window kWindows[] = {
+    {"1h", absl::Hours(1)}, {"4h", absl::Hours(4)}, {"24h", absl::Hours(24)}};
 
 // A candidate with its location and region resolved from the model (views into
 // the input or the model, which outlive the scoring call).
@@ -21,25 +23,9 @@ struct Resolved {
   absl::string_view name, location, region;
 };
 
-Resolved Resolve(const PlacementModel& model, const Candidate& input) {
-  Resolved out{input.name, input.location, input.region};
-  if (auto node = model.nodes.find(input.name); node != model.nodes.end()) {
-    if (out.location.empty()) out.location = node->second.location;
-    if (out.region.empty()) out.region = node->second.region;
-  }
-  if (out.region.empty() && out.location.empty() && model.region_locations.contains(input.name)) {
-    out.region = input.name;
-  }
-  if (out.location.empty() && !out.region.empty()) {
-    if (auto it = model.region_locations.find(out.region); it != model.region_locations.end()) {
-      out.location = it->second;
-    }
-  }
-  return out;
-}
-
 bool KnownOrigin(const PlacementModel& model, absl::string_view from) {
-  return model.nodes.contains(from) || model.region_locations.contains(from) || model.rtt.contains(from);
+  return model.nodes.contains(from) || model.region_locations.contains(from) ||
+         model.rtt.contains(from);
 }
 
 absl::string_view RegionOf(const PlacementModel& model, absl::string_view place) {
@@ -47,9 +33,13 @@ absl::string_view RegionOf(const PlacementModel& model, absl::string_view place)
   return node != model.nodes.end() ? absl::string_view(node->second.region) : place;
 }
 
-std::string Ms(absl::Duration d) { return absl::StrFormat("%.2f ms", absl::ToDoubleMilliseconds(d)); }
+std::string Ms(absl::Duration d) {
+  return absl::StrFormat("%.2f ms", absl::ToDoubleMilliseconds(d));
+}
 
 using RttRow = absl::flat_hash_map<std::string, RttEntry>;
+constexpr uint32_t kNoId = ScoringIndex::kNone;
+constexpr double kNotLookedUp = -1;  // in Origin::region_ms (an RTT is never negative)
 
 // The latency origins of a workload, checked once per request.
 struct Origin {
@@ -57,80 +47,162 @@ struct Origin {
   double limit_ms;
   bool known;
   absl::string_view region;
-  const RttRow* row;  // the origin's own RTT row, if any (looked up once, not per candidate)
+  const RttRow* row;                     // the origin's own RTT row, if any (for the reasons' text)
+  const std::vector<double>* dense_row;  // the same row by place id (ScoringIndex::Row)
+  std::vector<double> region_ms;         // by candidate region id: kNotLookedUp, NaN (none) or ms
 };
 
-const RttRow* RowOf(const PlacementModel& model, absl::string_view source) {
-  auto it = model.rtt.find(source);
-  return it == model.rtt.end() ? nullptr : &it->second;
-}
-
-std::optional<RttEntry> Lookup(const PlacementModel& model, absl::string_view from, const RttRow* row,
-                               absl::string_view from_region, const Resolved& to) {
-  if (from == to.name) return RttEntry{absl::ZeroDuration(), "same node", model.built_at};
-  if (row != nullptr) {
-    if (auto it = row->find(to.name); it != row->end()) return it->second;
-  }
-  if (!from_region.empty() && !to.region.empty()) {
-    if (const RttEntry* entry = model.FindRtt(from_region, to.region)) return *entry;
-    if (from_region == to.region) return RttEntry{kSameRegionRtt, "declared: same region", model.built_at};
-  }
+// RTT between two regions: the static matrix, else the same-region convention.
+std::optional<RttEntry> RegionRtt(const PlacementModel& model, absl::string_view from_region,
+                                  absl::string_view to_region) {
+  if (from_region.empty() || to_region.empty()) return std::nullopt;
+  if (const RttEntry* entry = model.FindRtt(from_region, to_region)) return *entry;
+  if (from_region == to_region)
+    return RttEntry{kSameRegionRtt, "declared: same region", model.built_at};
   return std::nullopt;
 }
 
-enum class Basis : uint8_t { kCurrent, kForecast, kCurrentNoForecast, kNoLocation, kNoData, kStale };
-enum class Failure : uint8_t { kNone, kUnknownOrigin, kNoRtt, kOverLimit };
+// The RTT lookup of the header, with its provenance (for the reasons' text).
+std::optional<RttEntry> Lookup(const PlacementModel& model, const Origin& origin,
+                               const Resolved& to) {
+  if (*origin.from == to.name) return RttEntry{absl::ZeroDuration(), "same node", model.built_at};
+  if (origin.row != nullptr) {
+    if (auto it = origin.row->find(to.name); it != origin.row->end()) return it->second;
+  }
+  return RegionRtt(model, origin.region, to.region);
+}
 
-// One candidate's evaluation, kept small (no strings): thousands of these make
-// up an extender request's working set, and at ~230-byte ScoredCandidates a
-// 5000-name request no longer fit in cache (bench/extender_benchmark.cc).
-struct Evaluation {
-  Resolved candidate;
-  double grams = 0;       // valid when has_carbon
-  double latency_ms = 0;  // the largest RTT over the origins
-  double score = 0;
-  const LocationCarbon* carbon = nullptr;
-  Basis basis = Basis::kCurrent;
-  Failure failure = Failure::kNone;
+enum class Basis : uint8_t {
+  kCurrent,
+  kForecast,
+  kCurrentNoForecast,
+  kNoLocation,
+  kNoData,
+  kStale
+};
+enum class Failure : uint8_t { kFeasible, kUnknownOrigin, kNoRtt, kOverLimit };
+
+// The carbon value of one grid location for this request (computed once per
+// location, not per candidate).
+struct CarbonValue {
+  bool looked_up = false;
   bool has_carbon = false;
+  Basis basis = Basis::kNoLocation;
+  double grams = 0;  // valid when has_carbon
+  const LocationCarbon* carbon = nullptr;
 };
 
-void EvaluateCarbon(const PlacementModel& model, const Window* window, const ScoringOptions& options,
-                    Evaluation& e) {
-  const absl::string_view location = e.candidate.location;
-  auto it = location.empty() ? model.carbon.end() : model.carbon.find(location);
-  if (it == model.carbon.end()) {
-    e.basis = location.empty() ? Basis::kNoLocation : Basis::kNoData;
-    return;
+// One candidate's evaluation, kept small (no strings): thousands of these make
+// up an extender request's working set (bench/extender_benchmark.cc).
+struct Evaluation {
+  Resolved candidate;
+  uint32_t place = kNoId, location_id = kNoId, region_id = kNoId;  // ScoringIndex ids
+  double latency_ms = 0;  // the largest RTT over the origins
+  double score = 0;
+  const CarbonValue* carbon = nullptr;
+  Failure failure = Failure::kFeasible;
+};
+
+// The candidate's location and region, through the index: the input's own
+// location/region first, then the node's, then a region-named candidate, then
+// the region's grid location.
+void ResolveInto(const ScoringIndex& index, const Candidate& input, Evaluation& e) {
+  Resolved& r = e.candidate;
+  r = {input.name, input.location, input.region};
+  e.place = index.PlaceId(r.name);
+  e.location_id = r.location.empty() ? kNoId : index.LocationId(r.location);
+  e.region_id = r.region.empty() ? kNoId : index.RegionId(r.region);
+  if (e.place != kNoId) {
+    const ScoringIndex::Place& place = index.place(e.place);
+    if (place.is_node) {
+      if (r.location.empty() && place.location != kNoId) {
+        e.location_id = place.location;
+        r.location = index.location(place.location);
+      }
+      if (r.region.empty() && place.region != kNoId) {
+        e.region_id = place.region;
+        r.region = index.region(place.region);
+      }
+    }
+    if (r.region.empty() && r.location.empty() && place.is_region) {
+      r.region = r.name;
+      e.region_id = index.RegionId(r.name);
+    }
   }
-  e.carbon = &it->second;
-  if (e.carbon->valid_to && *e.carbon->valid_to + options.stale_after < options.now) {
-    e.basis = Basis::kStale;
-    return;
-  }
-  e.has_carbon = true;
-  e.grams = e.carbon->grams_per_kwh;
-  e.basis = Basis::kCurrent;
-  if (window != nullptr) {
-    if (auto mean = e.carbon->forecast_mean.find(window->label); mean != e.carbon->forecast_mean.end()) {
-      e.grams = mean->second;
-      e.basis = Basis::kForecast;
-    } else {
-      e.basis = Basis::kCurrentNoForecast;
+  if (r.location.empty() && e.region_id != kNoId) {
+    if (const uint32_t location = index.RegionLocation(e.region_id); location != kNoId) {
+      e.location_id = location;
+      r.location = index.location(location);
     }
   }
 }
 
+// The RTT lookup of the header through the index, in milliseconds.
+std::optional<double> RttMs(const ScoringIndex& index, Origin& origin, const Evaluation& e) {
+  if (*origin.from == e.candidate.name) return 0.0;
+  if (origin.dense_row != nullptr && e.place != kNoId) {
+    if (const double ms = (*origin.dense_row)[e.place]; !std::isnan(ms)) return ms;
+  }
+  if (e.region_id == kNoId) {  // a region the model does not name: look it up directly
+    std::optional<RttEntry> entry = RegionRtt(index.model(), origin.region, e.candidate.region);
+    if (!entry) return std::nullopt;
+    return absl::ToDoubleMilliseconds(entry->rtt);
+  }
+  double& ms = origin.region_ms[e.region_id];
+  if (ms == kNotLookedUp) {
+    std::optional<RttEntry> entry = RegionRtt(index.model(), origin.region, e.candidate.region);
+    ms = entry ? absl::ToDoubleMilliseconds(entry->rtt) : std::numeric_limits<double>::quiet_NaN();
+  }
+  if (std::isnan(ms)) return std::nullopt;
+  return ms;
+}
+
+CarbonValue CarbonOf(const PlacementModel& model, absl::string_view location, const Window* window,
+                     const ScoringOptions& options) {
+  CarbonValue v;
+  v.looked_up = true;
+  auto it = location.empty() ? model.carbon.end() : model.carbon.find(location);
+  if (it == model.carbon.end()) {
+    v.basis = location.empty() ? Basis::kNoLocation : Basis::kNoData;
+    return v;
+  }
+  v.carbon = &it->second;
+  if (v.carbon->valid_to && *v.carbon->valid_to + options.stale_after < options.now) {
+    v.basis = Basis::kStale;
+    return v;
+  }
+  v.has_carbon = true;
+  v.grams = v.carbon->grams_per_kwh;
+  v.basis = Basis::kCurrent;
+  if (window != nullptr) {
+    if (auto mean = v.carbon->forecast_mean.find(window->label);
+        mean != v.carbon->forecast_mean.end()) {
+      v.grams = mean->second;
+      v.basis = Basis::kForecast;
+    } else {
+      v.basis = Basis::kCurrentNoForecast;
+    }
+  }
+  return v;
+}
+
 std::string BasisText(const Evaluation& e, const Window* window) {
-  switch (e.basis) {
-    case Basis::kCurrent: return "current";
-    case Basis::kForecast: return absl::StrCat("forecast ", window->label);  // short: no allocation
-    case Basis::kCurrentNoForecast: return absl::StrCat("current (no ", window->label, " forecast)");
-    case Basis::kNoLocation: return "no grid location known";
-    case Basis::kNoData: return absl::StrCat("no carbon data for ", e.candidate.location);
+  switch (e.carbon->basis) {
+    case Basis::kCurrent:
+      return "current";
+    case Basis::kForecast:
+      return absl::StrCat("forecast ", window->label);  // short: no allocation
+    case Basis::kCurrentNoForecast:
+      return absl::StrCat("current (no ", window->label, " forecast)");
+    case Basis::kNoLocation:
+      return "no grid location known";
+    case Basis::kNoData:
+      return absl::StrCat("no carbon data for ", e.candidate.location);
     case Basis::kStale:
-      return absl::StrCat("carbon data for ", e.candidate.location, " is stale (valid until ",
-                          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", *e.carbon->valid_to, absl::UTCTimeZone()), ")");
+      return absl::StrCat(
+          "carbon data for ", e.candidate.location, " is stale (valid until ",
+          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", *e.carbon->carbon->valid_to, absl::UTCTimeZone()),
+          ")");
   }
   return "";
 }
@@ -147,39 +219,63 @@ const Window* WindowFor(const Workload& workload) {
   return &kWindows[2];
 }
 
+// The per-request memo of carbon values: one per grid location id, plus the
+// two without an id (no location; a location the model does not name).
+struct CarbonMemo {
+  std::vector<CarbonValue> by_location;
+  CarbonValue no_location, unknown_location;
+};
+
+const CarbonValue* CarbonFor(const ScoringIndex& index, const Window* window,
+                             const ScoringOptions& options, CarbonMemo& memo, const Evaluation& e) {
+  if (e.location_id == kNoId) {
+    if (e.candidate.location.empty()) return &memo.no_location;
+    return &memo.unknown_location;
+  }
+  CarbonValue& value = memo.by_location[e.location_id];
+  if (!value.looked_up)
+    value = CarbonOf(index.model(), index.location(e.location_id), window, options);
+  return &value;
+}
+
 // The scoring core: hard filters, carbon and latency values, normalised scores.
-std::vector<Evaluation> Evaluate(const PlacementModel& model, const std::vector<Candidate>& candidates,
-                                 const std::vector<Origin>& origins, const Window* window,
-                                 const Workload& workload, const ScoringOptions& options) {
+// `memo` must outlive the evaluations (they point into it).
+std::vector<Evaluation> Evaluate(const ScoringIndex& index,
+                                 const std::vector<Candidate>& candidates,
+                                 std::vector<Origin>& origins, const Window* window,
+                                 const Workload& workload, const ScoringOptions& options,
+                                 CarbonMemo& memo) {
+  memo.by_location.assign(index.location_count(), CarbonValue{});
+  memo.no_location.basis = Basis::kNoLocation;
+  memo.unknown_location.basis = Basis::kNoData;
   std::vector<Evaluation> evaluations(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Evaluation& e = evaluations[i];
-    e.candidate = Resolve(model, candidates[i]);
-    for (const Origin& origin : origins) {
+    ResolveInto(index, candidates[i], e);
+    for (Origin& origin : origins) {
       if (!origin.known) {
         e.failure = Failure::kUnknownOrigin;
         break;
       }
-      std::optional<RttEntry> rtt = Lookup(model, *origin.from, origin.row, origin.region, e.candidate);
-      if (!rtt) {
+      const std::optional<double> ms = RttMs(index, origin, e);
+      if (!ms) {
         e.failure = Failure::kNoRtt;
         break;
       }
-      const double ms = absl::ToDoubleMilliseconds(rtt->rtt);
-      if (ms > origin.limit_ms) {
+      if (*ms > origin.limit_ms) {
         e.failure = Failure::kOverLimit;
         break;
       }
-      e.latency_ms = std::max(e.latency_ms, ms);
+      e.latency_ms = std::max(e.latency_ms, *ms);
     }
-    EvaluateCarbon(model, window, options, e);
+    e.carbon = CarbonFor(index, window, options, memo, e);
   }
   double c_min = INFINITY, c_max = -INFINITY, l_min = INFINITY, l_max = -INFINITY;
   for (const Evaluation& e : evaluations) {
-    if (e.failure != Failure::kNone) continue;
-    if (e.has_carbon) {
-      c_min = std::min(c_min, e.grams);
-      c_max = std::max(c_max, e.grams);
+    if (e.failure != Failure::kFeasible) continue;
+    if (e.carbon->has_carbon) {
+      c_min = std::min(c_min, e.carbon->grams);
+      c_max = std::max(c_max, e.carbon->grams);
     }
     l_min = std::min(l_min, e.latency_ms);
     l_max = std::max(l_max, e.latency_ms);
@@ -188,10 +284,11 @@ std::vector<Evaluation> Evaluate(const PlacementModel& model, const std::vector<
   const double latency_weight = workload.max_rtt_ms.empty() ? 0.0 : options.latency_weight;
   const double weights = options.carbon_weight + latency_weight;
   for (Evaluation& e : evaluations) {
-    if (e.failure != Failure::kNone) continue;
-    const double c_hat = e.has_carbon ? Normalised(e.grams, c_min, c_max) : 1.0;
+    if (e.failure != Failure::kFeasible) continue;
+    const double c_hat = e.carbon->has_carbon ? Normalised(e.carbon->grams, c_min, c_max) : 1.0;
     const double l_hat = Normalised(e.latency_ms, l_min, l_max);
-    e.score = weights > 0 ? 1.0 - (options.carbon_weight * c_hat + latency_weight * l_hat) / weights : 1.0;
+    e.score = weights > 0 ? 1.0 - (options.carbon_weight * c_hat + latency_weight * l_hat) / weights
+                          : 1.0;
   }
   return evaluations;
 }
@@ -205,35 +302,42 @@ std::vector<std::string> Reasons(const PlacementModel& model, const std::vector<
       reasons.push_back(absl::StrCat("unknown origin \"", *origin.from, "\" in the latency limit"));
       continue;
     }
-    std::optional<RttEntry> rtt = Lookup(model, *origin.from, origin.row, origin.region, e.candidate);
+    std::optional<RttEntry> rtt = Lookup(model, origin, e.candidate);
     if (!rtt) {
-      reasons.push_back(absl::StrCat("no RTT from ", *origin.from, " to ", e.candidate.name, ": the ",
-                                     origin.limit_ms, " ms limit cannot be verified"));
+      reasons.push_back(absl::StrCat("no RTT from ", *origin.from, " to ", e.candidate.name,
+                                     ": the ", origin.limit_ms, " ms limit cannot be verified"));
     } else if (absl::ToDoubleMilliseconds(rtt->rtt) > origin.limit_ms) {
-      reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->rtt), " (", rtt->method,
-                                     "), over the ", origin.limit_ms, " ms limit"));
+      reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->rtt), " (",
+                                     rtt->method, "), over the ", origin.limit_ms, " ms limit"));
     }
   }
-  if (!e.has_carbon) reasons.push_back(BasisText(e, window) + ": scored as the dirtiest");
+  if (!e.carbon->has_carbon) reasons.push_back(BasisText(e, window) + ": scored as the dirtiest");
   return reasons;
 }
 
-std::vector<Origin> OriginsOf(const PlacementModel& model, const Workload& workload) {
+std::vector<Origin> OriginsOf(const ScoringIndex& index, const Workload& workload) {
+  const PlacementModel& model = index.model();
   std::vector<Origin> origins;
   for (const auto& [from, limit_ms] : workload.max_rtt_ms) {
-    origins.push_back({&from, limit_ms, KnownOrigin(model, from), RegionOf(model, from), RowOf(model, from)});
+    auto row = model.rtt.find(from);
+    origins.push_back({&from, limit_ms, KnownOrigin(model, from), RegionOf(model, from),
+                       row == model.rtt.end() ? nullptr : &row->second, index.Row(from),
+                       std::vector<double>(index.region_count(), kNotLookedUp)});
   }
   return origins;
 }
 
 }  // namespace
 
-std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
+std::vector<ScoredCandidate> ScoreCandidates(const ScoringIndex& index,
                                              const std::vector<Candidate>& candidates,
-                                             const Workload& workload, const ScoringOptions& options) {
-  const std::vector<Origin> origins = OriginsOf(model, workload);
+                                             const Workload& workload,
+                                             const ScoringOptions& options) {
+  std::vector<Origin> origins = OriginsOf(index, workload);
   const Window* window = WindowFor(workload);
-  const std::vector<Evaluation> evaluations = Evaluate(model, candidates, origins, window, workload, options);
+  CarbonMemo memo;
+  const std::vector<Evaluation> evaluations =
+      Evaluate(index, candidates, origins, window, workload, options, memo);
   std::vector<ScoredCandidate> scored(evaluations.size());
   for (std::size_t i = 0; i < evaluations.size(); ++i) {
     const Evaluation& e = evaluations[i];
@@ -242,12 +346,13 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
     out.name = candidates[i].name;
     out.location = std::string(e.candidate.location);
     out.region = std::string(e.candidate.region);
-    out.feasible = e.failure == Failure::kNone;
+    out.feasible = e.failure == Failure::kFeasible;
     out.score = out.feasible ? e.score : 0;
     if (!origins.empty() && out.feasible) out.latency = absl::Milliseconds(e.latency_ms);
-    if (e.has_carbon) out.grams_per_kwh = e.grams;
+    if (e.carbon->has_carbon) out.grams_per_kwh = e.carbon->grams;
     out.carbon_basis = BasisText(e, window);
-    if (!out.feasible || !e.has_carbon) out.reasons = Reasons(model, origins, e, window);
+    if (!out.feasible || !e.carbon->has_carbon)
+      out.reasons = Reasons(index.model(), origins, e, window);
   }
   // Sort indices, then move once: the entries are large.
   std::vector<std::size_t> order(scored.size());
@@ -265,30 +370,50 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
   return sorted;
 }
 
-CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candidate>& candidates,
-                           const Workload& workload, const ScoringOptions& options) {
-  const std::vector<Origin> origins = OriginsOf(model, workload);
+std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
+                                             const std::vector<Candidate>& candidates,
+                                             const Workload& workload,
+                                             const ScoringOptions& options) {
+  return ScoreCandidates(ScoringIndex(model), candidates, workload, options);
+}
+
+CompactScores ScoreCompact(const ScoringIndex& index, const std::vector<Candidate>& candidates,
+                           const Workload& workload, const ScoringOptions& options,
+                           FailureDetail detail) {
+  std::vector<Origin> origins = OriginsOf(index, workload);
   const Window* window = WindowFor(workload);
-  const std::vector<Evaluation> evaluations = Evaluate(model, candidates, origins, window, workload, options);
+  CarbonMemo memo;
+  const std::vector<Evaluation> evaluations =
+      Evaluate(index, candidates, origins, window, workload, options, memo);
   CompactScores out;
   out.extender_scores.resize(evaluations.size());
+  const Evaluation* best = nullptr;
   for (std::size_t i = 0; i < evaluations.size(); ++i) {
     const Evaluation& e = evaluations[i];
-    if (e.failure != Failure::kNone) {
+    if (e.failure != Failure::kFeasible) {
+      if (detail == FailureDetail::kScoresOnly) continue;
       std::string reason;
-      for (const std::string& r : Reasons(model, origins, e, window)) absl::StrAppend(&reason, reason.empty() ? "" : "; ", r);
+      for (const std::string& r : Reasons(index.model(), origins, e, window)) {
+        absl::StrAppend(&reason, reason.empty() ? "" : "; ", r);
+      }
       out.failures.emplace_back(i, std::move(reason));
       continue;
     }
     out.extender_scores[i] = static_cast<uint8_t>(std::llround(e.score * 10));
-    const Evaluation* best = out.best ? &evaluations[*out.best] : nullptr;
     if (best == nullptr || e.score > best->score ||
         (e.score == best->score && e.candidate.name < best->candidate.name)) {
       out.best = i;
-      out.best_location = std::string(e.candidate.location);
+      best = &e;
     }
   }
+  if (best != nullptr) out.best_location = std::string(best->candidate.location);
   return out;
+}
+
+CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candidate>& candidates,
+                           const Workload& workload, const ScoringOptions& options,
+                           FailureDetail detail) {
+  return ScoreCompact(ScoringIndex(model), candidates, workload, options, detail);
 }
 
 int64_t ExtenderScore(const ScoredCandidate& candidate) {

@@ -27,9 +27,9 @@
 //       score = 1 − (w_c·ĉ + w_l·l̂) / (w_c + w_l)           ∈ [0, 1]
 //    Weights default to w_c = 1, w_l = 0.2 (carbon first, latency a
 //    tie-breaker within the limits); w_l counts only when the workload has
-//    latency limits (else w_l = 0, so the cleanest scores 1 and the dirtiest 0). Min–max normalisation is GreenCourier's
-//    (thandayuthapani/GreenCourier, carbon.go), with its max == min division
-//    by zero removed.
+//    latency limits (else w_l = 0, so the cleanest scores 1 and the dirtiest 0). Min–max
+//    normalisation is GreenCourier's (thandayuthapani/GreenCourier, carbon.go), with its max == min
+//    division by zero removed.
 // 4. Order: score descending, then name ascending (deterministic ties).
 //    Ranges: ExtenderScore() 0–10 (MaxExtenderPriority), FrameworkScore() 0–100.
 //
@@ -45,6 +45,7 @@
 
 #include "absl/time/time.h"
 #include "scheduler-lite/placement_model.h"
+#include "scheduler-lite/scoring_index.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -74,36 +75,49 @@ struct ScoredCandidate {
   std::string location;
   std::string region;
   bool feasible = false;
-  std::optional<double> grams_per_kwh;  // the carbon value used (absent: no usable data)
-  std::string carbon_basis;             // "current", "forecast 4h", or why there is none
+  std::optional<double> grams_per_kwh;    // the carbon value used (absent: no usable data)
+  std::string carbon_basis;               // "current", "forecast 4h", or why there is none
   std::optional<absl::Duration> latency;  // the largest RTT over the origins
-  double score = 0;                     // [0, 1]; 0 when not feasible
-  std::vector<std::string> reasons;     // why excluded, and what was assumed
+  double score = 0;                       // [0, 1]; 0 when not feasible
+  std::vector<std::string> reasons;       // why excluded, and what was assumed
 };
 
 // Scores `candidates` and orders them (feasible first, by the order above;
 // then the excluded ones by name). ScoredCandidate::input_index maps back.
+// The PlacementModel overloads build a ScoringIndex for the one call (O(model));
+// callers that score repeatedly against one model keep the index instead.
+std::vector<ScoredCandidate> ScoreCandidates(const ScoringIndex& index,
+                                             const std::vector<Candidate>& candidates,
+                                             const Workload& workload,
+                                             const ScoringOptions& options);
 std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const std::vector<Candidate>& candidates,
-                                             const Workload& workload, const ScoringOptions& options);
+                                             const Workload& workload,
+                                             const ScoringOptions& options);
 
 // The scoring core's answer for the extender, compact and in input order: the
 // same filters and scores as ScoreCandidates, without the per-candidate text
 // (reasons are written only for excluded candidates).
 struct CompactScores {
-  std::vector<uint8_t> extender_scores;                          // 0–10 per input candidate (0 if excluded)
-  std::vector<std::pair<std::size_t, std::string>> failures;     // input index → "reason; reason"
-  std::optional<std::size_t> best;                               // input index of the top-scored feasible one
+  std::vector<uint8_t> extender_scores;  // 0–10 per input candidate (0 if excluded)
+  std::vector<std::pair<std::size_t, std::string>> failures;  // input index → "reason; reason"
+  std::optional<std::size_t> best;  // input index of the top-scored feasible one
   std::string best_location;
 };
+// kScoresOnly leaves CompactScores::failures empty (prioritize answers only scores;
+// writing the reasons was a third of a 5000-node request's time).
+enum class FailureDetail { kReasons, kScoresOnly };
+CompactScores ScoreCompact(const ScoringIndex& index, const std::vector<Candidate>& candidates,
+                           const Workload& workload, const ScoringOptions& options,
+                           FailureDetail detail = FailureDetail::kReasons);
 CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candidate>& candidates,
-                           const Workload& workload, const ScoringOptions& options);
+                           const Workload& workload, const ScoringOptions& options,
+                           FailureDetail detail = FailureDetail::kReasons);
 
 // round(score × 10), 0 when not feasible.
 int64_t ExtenderScore(const ScoredCandidate& candidate);
 // round(score × 100), 0 when not feasible.
 int64_t FrameworkScore(const ScoredCandidate& candidate);
-
 
 }  // namespace carbonroute::scheduler_lite
 
