@@ -9,6 +9,7 @@
 #ifndef CARBONROUTE_CONFIG_COLLECTOR_CONFIG_H_
 #define CARBONROUTE_CONFIG_COLLECTOR_CONFIG_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -118,16 +119,40 @@ struct PollConfig {
   absl::Duration config_error_retry = absl::Hours(6);
 };
 
-// A peer whose RTT from this node the collector exports.
+enum class ProbeProtocol { kIcmp, kTcp };
+// Which ICMP socket the prober opens: kAuto prefers an unprivileged datagram
+// socket (allowed when net.ipv4.ping_group_range covers the process's group)
+// and falls back to a raw socket (needs CAP_NET_RAW).
+enum class IcmpMode { kAuto, kDatagram, kRaw };
+
+// A peer whose RTT from this node the collector exports: measured by probes
+// when it has an address, declared from the static matrix by its region.
 struct PeerConfig {
-  std::string name;    // the peer's node name: the `target` label (IPs are not identities)
-  std::string region;  // its cloud region, for the static matrix
+  std::string name;      // the peer's node name: the `target` label (IPs are not identities)
+  std::string region;    // its cloud region, for the static matrix
+  std::string location;  // its grid location (informational: logged with the probe set)
+  std::string address;   // IPv4/IPv6 literal or hostname to probe; "" = not probed
+  ProbeProtocol protocol = ProbeProtocol::kIcmp;
+  uint16_t port = 0;     // TCP port (protocol tcp); 0 = ProbeConfig::tcp_port
+};
+
+// How peers are probed (collector/prober.h).
+struct ProbeConfig {
+  IcmpMode icmp_mode = IcmpMode::kAuto;
+  absl::Duration interval = absl::Seconds(1);   // between two probes to one peer
+  absl::Duration timeout = absl::Seconds(1);    // a reply later than this is a loss
+  double jitter = 0.1;                          // interval × (1 ± jitter)
+  int window = 60;                              // probes in the loss-ratio window
+  absl::Duration stale_after = absl::ZeroDuration();  // 0 = 5 × interval + timeout
+  absl::Duration resolve_interval = absl::Minutes(5);  // hostnames are resolved again this often
+  uint16_t tcp_port = 22;                       // default port of tcp peers
 };
 
 struct RttConfig {
   // CSV `sending_region,receiving_region,milliseconds` (data/gcp-inter-region-latency-ms.csv):
   // RTTs declared, not measured, exported with method="declared". "" = none.
   std::string static_matrix;
+  ProbeConfig probe;
   std::vector<PeerConfig> peers;
 };
 

@@ -1,5 +1,6 @@
 #include "config/load_collector_config.h"
 
+#include <cmath>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -229,26 +230,112 @@ absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::s
   return provider;
 }
 
+// A whole number in [min, max] at `key` (unchanged when absent).
+absl::Status ReadWholeNumber(MappingReader& reader, absl::string_view key, double min, double max, double& out) {
+  double value = out;
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDouble(key, value));
+  if (value != std::floor(value) || value < min || value > max) {
+    return Invalid(reader.PathOf(key),
+                   absl::StrCat("must be a whole number between ", min, " and ", max, ", got ", value));
+  }
+  out = value;
+  return absl::OkStatus();
+}
+
+absl::Status ReadPort(MappingReader& reader, absl::string_view key, uint16_t& port) {
+  if (!reader.Has(key)) return absl::OkStatus();
+  double value = port;
+  CARBONROUTE_RETURN_IF_ERROR(ReadWholeNumber(reader, key, 1, 65535, value));
+  port = static_cast<uint16_t>(value);
+  return absl::OkStatus();
+}
+
+absl::Status ReadProbe(MappingReader& rtt_reader, ProbeConfig& probe) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, rtt_reader.ReadMapping("probe"));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"icmp_mode", "interval", "timeout", "jitter", "window",
+                                                 "stale_after", "resolve_interval", "tcp_port"}));
+  std::string mode = "auto";
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("icmp_mode", mode));
+  if (mode == "auto") {
+    probe.icmp_mode = IcmpMode::kAuto;
+  } else if (mode == "datagram") {
+    probe.icmp_mode = IcmpMode::kDatagram;
+  } else if (mode == "raw") {
+    probe.icmp_mode = IcmpMode::kRaw;
+  } else {
+    return Invalid(reader.PathOf("icmp_mode"),
+                   absl::StrCat("must be auto, datagram or raw, got \"", mode, "\""));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("interval", probe.interval));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "interval", probe.interval));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("timeout", probe.timeout));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "timeout", probe.timeout));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDouble("jitter", probe.jitter));
+  if (probe.jitter < 0 || probe.jitter >= 1) {
+    return Invalid(reader.PathOf("jitter"), absl::StrCat("must be in [0, 1), got ", probe.jitter));
+  }
+  double window = probe.window;
+  CARBONROUTE_RETURN_IF_ERROR(ReadWholeNumber(reader, "window", 1, 100000, window));
+  probe.window = static_cast<int>(window);
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("stale_after", probe.stale_after));
+  if (probe.stale_after < absl::ZeroDuration()) {
+    return Invalid(reader.PathOf("stale_after"), "must not be negative");
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("resolve_interval", probe.resolve_interval));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "resolve_interval", probe.resolve_interval));
+  CARBONROUTE_RETURN_IF_ERROR(ReadPort(reader, "tcp_port", probe.tcp_port));
+  return reader.Finish();
+}
+
+absl::StatusOr<PeerConfig> ReadPeer(const YAML::Node& node, const std::string& path) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, MappingReader::Create(node, path));
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ExpectOnly({"name", "region", "location", "address", "protocol", "port"}));
+  PeerConfig peer;
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", peer.name, /*required=*/true));
+  if (peer.name.empty()) return Invalid(reader.PathOf("name"), "must not be empty");
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("region", peer.region));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("location", peer.location));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("address", peer.address));
+  std::string protocol = "icmp";
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("protocol", protocol));
+  if (protocol == "icmp") {
+    peer.protocol = ProbeProtocol::kIcmp;
+  } else if (protocol == "tcp") {
+    peer.protocol = ProbeProtocol::kTcp;
+  } else {
+    return Invalid(reader.PathOf("protocol"), absl::StrCat("must be icmp or tcp, got \"", protocol, "\""));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(ReadPort(reader, "port", peer.port));
+  if (reader.Has("port") && peer.protocol != ProbeProtocol::kTcp) {
+    return Invalid(reader.PathOf("port"), "only tcp peers have a port (set protocol: tcp)");
+  }
+  if (reader.Has("protocol") && peer.address.empty()) {
+    return Invalid(reader.PathOf("address"), "required when a protocol is given: there is nothing to probe");
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.Finish());
+  return peer;
+}
+
 absl::Status ReadRtt(MappingReader& root, RttConfig& rtt) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("rtt"));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"static_matrix", "peers"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"static_matrix", "probe", "peers"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("static_matrix", rtt.static_matrix));
+  CARBONROUTE_RETURN_IF_ERROR(ReadProbe(reader, rtt.probe));
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> peers, reader.ReadSequence("peers"));
   std::set<std::string> names;
   for (std::size_t i = 0; i < peers.size(); ++i) {
     const std::string path = absl::StrCat(reader.PathOf("peers"), "[", i, "]");
-    CARBONROUTE_ASSIGN_OR_RETURN(MappingReader peer_reader, MappingReader::Create(peers[i], path));
-    CARBONROUTE_RETURN_IF_ERROR(peer_reader.ExpectOnly({"name", "region"}));
-    PeerConfig peer;
-    CARBONROUTE_RETURN_IF_ERROR(peer_reader.ReadString("name", peer.name, /*required=*/true));
-    CARBONROUTE_RETURN_IF_ERROR(peer_reader.ReadString("region", peer.region));
+    CARBONROUTE_ASSIGN_OR_RETURN(PeerConfig peer, ReadPeer(peers[i], path));
     if (!names.insert(peer.name).second) {
       return Invalid(absl::StrCat(path, ".name"), absl::StrCat("duplicate peer \"", peer.name, "\""));
     }
+    if (peer.address.empty() && rtt.static_matrix.empty()) {
+      return Invalid(absl::StrCat(path, ".address"),
+                     absl::StrCat("peer \"", peer.name,
+                                  "\" has neither an address to probe nor a static_matrix to declare its RTT"));
+    }
     rtt.peers.push_back(std::move(peer));
-  }
-  if (!rtt.peers.empty() && rtt.static_matrix.empty()) {
-    return Invalid(reader.PathOf("static_matrix"), "required when peers are listed (probing comes later)");
   }
   return absl::OkStatus();
 }

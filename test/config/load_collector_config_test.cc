@@ -219,10 +219,61 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfigCase{"BackoffMaxBelowInitial",
                       "node: {name: n}\npoll: {backoff_initial: 1m, backoff_max: 10s}\nproviders: [{type: replay, locations: [DE]}]\n",
                       "test.yaml: poll.backoff_max: must be at least backoff_initial, got \"10s\""},
+        BadConfigCase{"UnknownIcmpMode",
+                      "node: {name: n}\nrtt: {probe: {icmp_mode: setuid}}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.probe.icmp_mode: must be auto, datagram or raw, got \"setuid\""},
+        BadConfigCase{"ProbeJitterOutOfRange",
+                      "node: {name: n}\nrtt: {probe: {jitter: 1.5}}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.probe.jitter: must be in [0, 1), got 1.5"},
+        BadConfigCase{"ProbeWindowNotWhole",
+                      "node: {name: n}\nrtt: {probe: {window: 2.5}}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.probe.window: must be a whole number between 1 and 100000, got 2.5"},
+        BadConfigCase{"PeerUnknownProtocol",
+                      "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, protocol: udp}]}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.peers[0].protocol: must be icmp or tcp, got \"udp\""},
+        BadConfigCase{"PeerPortWithoutTcp",
+                      "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, port: 80}]}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.peers[0].port: only tcp peers have a port"},
+        BadConfigCase{"PeerPortOutOfRange",
+                      "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, protocol: tcp, port: 70000}]}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.peers[0].port: must be a whole number between 1 and 65535, got 70000"},
+        BadConfigCase{"PeerWithNothingToDo",
+                      "node: {name: n}\nrtt: {peers: [{name: b, region: x}]}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.peers[0].address: peer \"b\" has neither an address to probe nor a static_matrix"},
+        BadConfigCase{"DuplicatePeer",
+                      "node: {name: n}\nrtt: {peers: [{name: b, address: ::1}, {name: b, address: 127.0.0.1}]}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.peers[1].name: duplicate peer \"b\""},
         BadConfigCase{"ReplayKeyOnLiveProvider",
                       "node: {name: n}\nproviders: [{type: uk_carbon_intensity, trace: x.csv, locations: [national]}]\n",
                       "test.yaml: providers[0].trace: unknown key"}),
     [](const ::testing::TestParamInfo<BadConfigCase>& param_info) { return std::string(param_info.param.name); });
+
+TEST(LoadCollectorConfig, ProbedPeers) {
+  absl::StatusOr<CollectorConfig> config = Parse(R"yaml(
+node: {name: a}
+providers: [{type: replay, locations: [DE]}]
+rtt:
+  probe: {icmp_mode: datagram, interval: 500ms, timeout: 300ms, window: 20, tcp_port: 9464}
+  peers:
+    - {name: b, address: "::1", location: FR, region: europe-west9}
+    - {name: c, address: c.example.internal, protocol: tcp}
+    - {name: d, address: 127.0.0.1, protocol: tcp, port: 8080}
+)yaml");
+  ASSERT_THAT(config, IsOk());
+  const ProbeConfig& probe = config->rtt.probe;
+  EXPECT_EQ(probe.icmp_mode, IcmpMode::kDatagram);
+  EXPECT_EQ(probe.interval, absl::Milliseconds(500));
+  EXPECT_EQ(probe.timeout, absl::Milliseconds(300));
+  EXPECT_EQ(probe.window, 20);
+  EXPECT_EQ(probe.tcp_port, 9464);
+  EXPECT_EQ(probe.resolve_interval, absl::Minutes(5));
+  ASSERT_EQ(config->rtt.peers.size(), 3u);
+  EXPECT_EQ(config->rtt.peers[0].protocol, ProbeProtocol::kIcmp);
+  EXPECT_EQ(config->rtt.peers[0].location, "FR");
+  EXPECT_EQ(config->rtt.peers[1].protocol, ProbeProtocol::kTcp);
+  EXPECT_EQ(config->rtt.peers[1].port, 0);  // the probe section's tcp_port
+  EXPECT_EQ(config->rtt.peers[2].port, 8080);
+}
 
 TEST(LoadCollectorConfig, YamlSyntaxErrorNamesLineAndColumn) {
   EXPECT_THAT(Parse("node: {name: n1\nproviders: [\n"),
