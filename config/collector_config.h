@@ -27,8 +27,8 @@ enum class ProviderType { kReplay, kStatic, kWattTime, kElectricityMaps, kUkCarb
 // exported or stored. YAML forms:
 //   password: {env: WATTTIME_PASSWORD}          environment variable
 //   password: {file: /etc/carbonroute/wt-pass}  whole file, trailing newline dropped
-//   password: {credential: watttime-password}   $CREDENTIALS_DIRECTORY/<name> (systemd LoadCredential=)
-//   password: "literal"                          discouraged, but accepted
+//   password: {credential: watttime-password}   $CREDENTIALS_DIRECTORY/<name> (systemd
+//   LoadCredential=) password: "literal"                          discouraged, but accepted
 struct SecretRef {
   enum class Source { kNone, kLiteral, kEnv, kFile, kCredential };
   Source source = Source::kNone;
@@ -39,8 +39,8 @@ struct SecretRef {
 
 // Settings common to the HTTP providers.
 struct HttpProviderSettings {
-  std::string base_url;  // defaults per provider type (see README)
-  absl::Duration timeout = absl::Seconds(10);          // whole request
+  std::string base_url;                        // defaults per provider type (see README)
+  absl::Duration timeout = absl::Seconds(10);  // whole request
   absl::Duration connect_timeout = absl::Seconds(5);
 };
 
@@ -57,7 +57,7 @@ struct WattTimeSettings {
 // `electricity_maps`: Electricity Maps API v3. Average emissions.
 struct ElectricityMapsSettings {
   SecretRef token;
-  std::string auth_header = "auth-token";  // "X-BLOBR-KEY" for the api-access trial host
+  std::string auth_header = "auth-token";          // "X-BLOBR-KEY" for the api-access trial host
   std::string emission_factor_type = "lifecycle";  // or "direct"
 };
 
@@ -133,19 +133,19 @@ struct PeerConfig {
   std::string location;  // its grid location (informational: logged with the probe set)
   std::string address;   // IPv4/IPv6 literal or hostname to probe; "" = not probed
   ProbeProtocol protocol = ProbeProtocol::kIcmp;
-  uint16_t port = 0;     // TCP port (protocol tcp); 0 = ProbeConfig::tcp_port
+  uint16_t port = 0;  // TCP port (protocol tcp); 0 = ProbeConfig::tcp_port
 };
 
 // How peers are probed (collector/prober.h).
 struct ProbeConfig {
   IcmpMode icmp_mode = IcmpMode::kAuto;
-  absl::Duration interval = absl::Seconds(1);   // between two probes to one peer
-  absl::Duration timeout = absl::Seconds(1);    // a reply later than this is a loss
-  double jitter = 0.1;                          // interval × (1 ± jitter)
-  int window = 60;                              // probes in the loss-ratio window
-  absl::Duration stale_after = absl::ZeroDuration();  // 0 = 5 × interval + timeout
+  absl::Duration interval = absl::Seconds(1);          // between two probes to one peer
+  absl::Duration timeout = absl::Seconds(1);           // a reply later than this is a loss
+  double jitter = 0.1;                                 // interval × (1 ± jitter)
+  int window = 60;                                     // probes in the loss-ratio window
+  absl::Duration stale_after = absl::ZeroDuration();   // 0 = 5 × interval + timeout
   absl::Duration resolve_interval = absl::Minutes(5);  // hostnames are resolved again this often
-  uint16_t tcp_port = 22;                       // default port of tcp peers
+  uint16_t tcp_port = 22;                              // default port of tcp peers
 };
 
 struct RttConfig {
@@ -158,8 +158,8 @@ struct RttConfig {
 
 struct CollectorConfig {
   std::string listen_address = "127.0.0.1:9464";  // host:port of /metrics and /healthz
-  std::string database = "carbonroute.sqlite";     // SQLite file, or ":memory:"
-  std::string log_level = "info";                  // trace|debug|info|warn|error|off
+  std::string database = "carbonroute.sqlite";    // SQLite file, or ":memory:"
+  std::string log_level = "info";                 // trace|debug|info|warn|error|off
   NodeConfig node;
   PollConfig poll;
   std::vector<ProviderConfig> providers;

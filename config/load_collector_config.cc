@@ -28,8 +28,9 @@ absl::Status ValidateListenAddress(const std::string& address) {
   if (colon == std::string::npos || colon == 0 ||
       !absl::SimpleAtoi(absl::string_view(address).substr(colon + 1), &port) || port < 0 ||
       port > 65535) {
-    return Invalid("listen_address",
-                   absl::StrCat("expected host:port such as \"127.0.0.1:9464\", got \"", address, "\""));
+    return Invalid(
+        "listen_address",
+        absl::StrCat("expected host:port such as \"127.0.0.1:9464\", got \"", address, "\""));
   }
   return absl::OkStatus();
 }
@@ -53,9 +54,9 @@ absl::Status ReadNode(MappingReader& root, NodeConfig& node) {
 
 absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("poll"));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"interval", "forecast_horizon", "retention", "grace",
-                                                 "backoff_initial", "backoff_max",
-                                                 "config_error_retry"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ExpectOnly({"interval", "forecast_horizon", "retention", "grace", "backoff_initial",
+                         "backoff_max", "config_error_retry"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("forecast_horizon", poll.forecast_horizon));
@@ -80,7 +81,8 @@ absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
                                 absl::FormatDuration(poll.backoff_max), "\""));
   }
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("config_error_retry", poll.config_error_retry));
-  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "config_error_retry", poll.config_error_retry));
+  CARBONROUTE_RETURN_IF_ERROR(
+      RequirePositive(reader, "config_error_retry", poll.config_error_retry));
   return reader.Finish();
 }
 
@@ -90,8 +92,9 @@ absl::Status ReadStaticSettings(MappingReader& reader, ProviderConfig& provider)
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("emissions_type", emissions_type));
   std::optional<EmissionsType> parsed = ParseEmissionsType(emissions_type);
   if (!parsed) {
-    return Invalid(reader.PathOf("emissions_type"),
-                   absl::StrCat("expected \"average\" or \"marginal\", got \"", emissions_type, "\""));
+    return Invalid(
+        reader.PathOf("emissions_type"),
+        absl::StrCat("expected \"average\" or \"marginal\", got \"", emissions_type, "\""));
   }
   settings.emissions_type = *parsed;
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("validity", settings.validity));
@@ -135,45 +138,52 @@ absl::Status RequireLocations(const MappingReader& reader, const ProviderConfig&
 }
 
 absl::Status RequireOneOf(const MappingReader& reader, absl::string_view key,
-                          const std::string& value, std::initializer_list<absl::string_view> allowed) {
+                          const std::string& value,
+                          std::initializer_list<absl::string_view> allowed) {
   if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
-    return Invalid(reader.PathOf(key), absl::StrCat("unknown value \"", value, "\"; expected one of: ",
-                                                    absl::StrJoin(allowed, ", ")));
+    return Invalid(reader.PathOf(key),
+                   absl::StrCat("unknown value \"", value,
+                                "\"; expected one of: ", absl::StrJoin(allowed, ", ")));
   }
   return absl::OkStatus();
 }
 
 absl::Status ReadWattTime(MappingReader& reader, ProviderConfig& provider) {
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout",
-                                                 "connect_timeout", "username", "password",
-                                                 "signal_type", "data"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout", "connect_timeout",
+                         "username", "password", "signal_type", "data"}));
   CARBONROUTE_RETURN_IF_ERROR(ReadHttpSettings(reader, "https://api.watttime.org", provider.http));
   WattTimeSettings& settings = provider.watttime;
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadSecret("username", settings.username));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadSecret("password", settings.password));
-  if (settings.username.empty()) return Invalid(reader.PathOf("username"), "required key is missing");
-  if (settings.password.empty()) return Invalid(reader.PathOf("password"), "required key is missing");
+  if (settings.username.empty())
+    return Invalid(reader.PathOf("username"), "required key is missing");
+  if (settings.password.empty())
+    return Invalid(reader.PathOf("password"), "required key is missing");
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("signal_type", settings.signal_type));
   CARBONROUTE_RETURN_IF_ERROR(
       RequireOneOf(reader, "signal_type", settings.signal_type, {"co2_moer", "health_damage"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("data", settings.data));
-  CARBONROUTE_RETURN_IF_ERROR(RequireOneOf(reader, "data", settings.data, {"forecast", "signal_index"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      RequireOneOf(reader, "data", settings.data, {"forecast", "signal_index"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
   return RequireLocations(reader, provider);
 }
 
 absl::Status ReadElectricityMaps(MappingReader& reader, ProviderConfig& provider) {
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout",
-                                                 "connect_timeout", "token", "auth_header",
-                                                 "emission_factor_type"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout", "connect_timeout",
+                         "token", "auth_header", "emission_factor_type"}));
   CARBONROUTE_RETURN_IF_ERROR(
       ReadHttpSettings(reader, "https://api.electricitymaps.com/v3", provider.http));
   ElectricityMapsSettings& settings = provider.electricity_maps;
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadSecret("token", settings.token));
   if (settings.token.empty()) return Invalid(reader.PathOf("token"), "required key is missing");
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("auth_header", settings.auth_header));
-  if (settings.auth_header.empty()) return Invalid(reader.PathOf("auth_header"), "must not be empty");
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("emission_factor_type", settings.emission_factor_type));
+  if (settings.auth_header.empty())
+    return Invalid(reader.PathOf("auth_header"), "must not be empty");
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ReadString("emission_factor_type", settings.emission_factor_type));
   CARBONROUTE_RETURN_IF_ERROR(RequireOneOf(reader, "emission_factor_type",
                                            settings.emission_factor_type, {"lifecycle", "direct"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
@@ -181,8 +191,8 @@ absl::Status ReadElectricityMaps(MappingReader& reader, ProviderConfig& provider
 }
 
 absl::Status ReadUkCarbonIntensity(MappingReader& reader, ProviderConfig& provider) {
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly(
-      {"type", "name", "locations", "base_url", "timeout", "connect_timeout"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout", "connect_timeout"}));
   CARBONROUTE_RETURN_IF_ERROR(
       ReadHttpSettings(reader, "https://api.carbonintensity.org.uk", provider.http));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
@@ -231,12 +241,13 @@ absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::s
 }
 
 // A whole number in [min, max] at `key` (unchanged when absent).
-absl::Status ReadWholeNumber(MappingReader& reader, absl::string_view key, double min, double max, double& out) {
+absl::Status ReadWholeNumber(MappingReader& reader, absl::string_view key, double min, double max,
+                             double& out) {
   double value = out;
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDouble(key, value));
   if (value != std::floor(value) || value < min || value > max) {
-    return Invalid(reader.PathOf(key),
-                   absl::StrCat("must be a whole number between ", min, " and ", max, ", got ", value));
+    return Invalid(reader.PathOf(key), absl::StrCat("must be a whole number between ", min, " and ",
+                                                    max, ", got ", value));
   }
   out = value;
   return absl::OkStatus();
@@ -252,8 +263,9 @@ absl::Status ReadPort(MappingReader& reader, absl::string_view key, uint16_t& po
 
 absl::Status ReadProbe(MappingReader& rtt_reader, ProbeConfig& probe) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, rtt_reader.ReadMapping("probe"));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"icmp_mode", "interval", "timeout", "jitter", "window",
-                                                 "stale_after", "resolve_interval", "tcp_port"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ExpectOnly({"icmp_mode", "interval", "timeout", "jitter", "window", "stale_after",
+                         "resolve_interval", "tcp_port"}));
   std::string mode = "auto";
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("icmp_mode", mode));
   if (mode == "auto") {
@@ -304,14 +316,16 @@ absl::StatusOr<PeerConfig> ReadPeer(const YAML::Node& node, const std::string& p
   } else if (protocol == "tcp") {
     peer.protocol = ProbeProtocol::kTcp;
   } else {
-    return Invalid(reader.PathOf("protocol"), absl::StrCat("must be icmp or tcp, got \"", protocol, "\""));
+    return Invalid(reader.PathOf("protocol"),
+                   absl::StrCat("must be icmp or tcp, got \"", protocol, "\""));
   }
   CARBONROUTE_RETURN_IF_ERROR(ReadPort(reader, "port", peer.port));
   if (reader.Has("port") && peer.protocol != ProbeProtocol::kTcp) {
     return Invalid(reader.PathOf("port"), "only tcp peers have a port (set protocol: tcp)");
   }
   if (reader.Has("protocol") && peer.address.empty()) {
-    return Invalid(reader.PathOf("address"), "required when a protocol is given: there is nothing to probe");
+    return Invalid(reader.PathOf("address"),
+                   "required when a protocol is given: there is nothing to probe");
   }
   CARBONROUTE_RETURN_IF_ERROR(reader.Finish());
   return peer;
@@ -328,12 +342,15 @@ absl::Status ReadRtt(MappingReader& root, RttConfig& rtt) {
     const std::string path = absl::StrCat(reader.PathOf("peers"), "[", i, "]");
     CARBONROUTE_ASSIGN_OR_RETURN(PeerConfig peer, ReadPeer(peers[i], path));
     if (!names.insert(peer.name).second) {
-      return Invalid(absl::StrCat(path, ".name"), absl::StrCat("duplicate peer \"", peer.name, "\""));
+      return Invalid(absl::StrCat(path, ".name"),
+                     absl::StrCat("duplicate peer \"", peer.name, "\""));
     }
     if (peer.address.empty() && rtt.static_matrix.empty()) {
-      return Invalid(absl::StrCat(path, ".address"),
-                     absl::StrCat("peer \"", peer.name,
-                                  "\" has neither an address to probe nor a static_matrix to declare its RTT"));
+      return Invalid(
+          absl::StrCat(path, ".address"),
+          absl::StrCat(
+              "peer \"", peer.name,
+              "\" has neither an address to probe nor a static_matrix to declare its RTT"));
     }
     rtt.peers.push_back(std::move(peer));
   }
@@ -352,8 +369,9 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
   CARBONROUTE_RETURN_IF_ERROR(root.ReadString("log_level", config.log_level));
   if (std::find(std::begin(kLogLevels), std::end(kLogLevels), config.log_level) ==
       std::end(kLogLevels)) {
-    return Invalid("log_level", absl::StrCat("unknown level \"", config.log_level,
-                                             "\"; expected one of: ", absl::StrJoin(kLogLevels, ", ")));
+    return Invalid("log_level",
+                   absl::StrCat("unknown level \"", config.log_level,
+                                "\"; expected one of: ", absl::StrJoin(kLogLevels, ", ")));
   }
   CARBONROUTE_RETURN_IF_ERROR(ReadNode(root, config.node));
   CARBONROUTE_RETURN_IF_ERROR(ReadPoll(root, config.poll));
@@ -380,22 +398,28 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
 
 absl::string_view ProviderTypeName(ProviderType type) {
   switch (type) {
-    case ProviderType::kReplay: return "replay";
-    case ProviderType::kStatic: return "static";
-    case ProviderType::kWattTime: return "watttime";
-    case ProviderType::kElectricityMaps: return "electricity_maps";
-    case ProviderType::kUkCarbonIntensity: return "uk_carbon_intensity";
+    case ProviderType::kReplay:
+      return "replay";
+    case ProviderType::kStatic:
+      return "static";
+    case ProviderType::kWattTime:
+      return "watttime";
+    case ProviderType::kElectricityMaps:
+      return "electricity_maps";
+    case ProviderType::kUkCarbonIntensity:
+      return "uk_carbon_intensity";
   }
   return "unknown";
 }
 
-absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml, absl::string_view origin) {
+absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml,
+                                                     absl::string_view origin) {
   YAML::Node document;
   try {
     document = YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(origin, ":", e.mark.line + 1, ":",
-                                                   e.mark.column + 1, ": YAML syntax error: ", e.msg));
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin, ":", e.mark.line + 1, ":", e.mark.column + 1, ": YAML syntax error: ", e.msg));
   }
   absl::StatusOr<CollectorConfig> config = ParseDocument(document);
   if (!config.ok()) {

@@ -3,6 +3,7 @@
 #include "exporter/metric_names.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
 
 namespace carbonroute::exporter {
 namespace {
@@ -57,8 +58,27 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                      .Register(registry)),
       rtt_(BuildGauge()
                .Name(metric_names::kRtt)
-               .Help("Round-trip time from this node to a peer, seconds (method: measured or declared).")
+               .Help("Round-trip time from this node to a peer, seconds (method: measured or "
+                     "declared).")
                .Register(registry)),
+      probe_rtt_(
+          prometheus::BuildHistogram()
+              .Name(metric_names::kProbeRtt)
+              .Help("Round-trip time of every answered probe from this node to a peer, seconds.")
+              .Register(registry)),
+      probe_loss_(BuildGauge()
+                      .Name(metric_names::kProbeLossRatio)
+                      .Help("Probes to a peer lost (no reply within the timeout) over the recent "
+                            "window, 0-1.")
+                      .Register(registry)),
+      probes_sent_(BuildCounter()
+                       .Name(metric_names::kProbesSent)
+                       .Help("Probes sent from this node to a peer.")
+                       .Register(registry)),
+      probes_received_(BuildCounter()
+                           .Name(metric_names::kProbesReceived)
+                           .Help("Probes from this node to a peer answered within the timeout.")
+                           .Register(registry)),
       last_poll_(BuildGauge()
                      .Name(metric_names::kLastPoll)
                      .Help("Unix time at which the last poll of every provider completed.")
@@ -138,7 +158,8 @@ void CollectorMetrics::ClearForecastMean(const SeriesLabels& series, const std::
   forecast_series_.erase(it);
 }
 
-void CollectorMetrics::CountProviderRequest(const std::string& provider, const std::string& outcome) {
+void CollectorMetrics::CountProviderRequest(const std::string& provider,
+                                            const std::string& outcome) {
   provider_requests_.Add({{"provider", provider}, {"outcome", outcome}}).Increment();
 }
 
@@ -153,7 +174,67 @@ void CollectorMetrics::SetNodeInfo(const std::string& node, const std::string& l
 
 void CollectorMetrics::SetRtt(const std::string& source, const std::string& target,
                               const std::string& method, absl::Duration rtt) {
-  rtt_.Add({{"source", source}, {"target", target}, {"method", method}}).Set(absl::ToDoubleSeconds(rtt));
+  rtt_.Add({{"source", source}, {"target", target}, {"method", method}})
+      .Set(absl::ToDoubleSeconds(rtt));
+}
+
+std::vector<double> CollectorMetrics::ProbeRttBuckets() {
+  return {50e-6, 100e-6, 250e-6, 500e-6, 1e-3,   2.5e-3, 5e-3, 10e-3,
+          25e-3, 50e-3,  100e-3, 250e-3, 500e-3, 1,      2.5,  5};
+}
+
+CollectorMetrics::ProbeSeries& CollectorMetrics::Probe(const std::string& source,
+                                                       const std::string& target) {
+  auto [it, inserted] = probe_series_.try_emplace({source, target});
+  ProbeSeries& series = it->second;
+  if (inserted) {
+    const prometheus::Labels labels = {{"source", source}, {"target", target}};
+    series.rtt_histogram = &probe_rtt_.Add(labels, ProbeRttBuckets());
+    series.loss = &probe_loss_.Add(labels);
+    series.sent = &probes_sent_.Add(labels);
+    series.received = &probes_received_.Add(labels);
+  }
+  return series;
+}
+
+void CollectorMetrics::ObserveProbe(const std::string& source, const std::string& target,
+                                    std::optional<absl::Duration> rtt) {
+  absl::MutexLock lock(&mutex_);
+  ProbeSeries& series = Probe(source, target);
+  series.sent->Increment();
+  if (!rtt) return;
+  series.received->Increment();
+  series.rtt_histogram->Observe(absl::ToDoubleSeconds(*rtt));
+}
+
+void CollectorMetrics::SetProbeState(const std::string& source, const std::string& target,
+                                     std::optional<absl::Duration> smoothed, double loss_ratio) {
+  absl::MutexLock lock(&mutex_);
+  ProbeSeries& series = Probe(source, target);
+  series.loss->Set(loss_ratio);
+  if (smoothed) {
+    if (series.measured_rtt == nullptr) {
+      series.measured_rtt =
+          &rtt_.Add({{"source", source}, {"target", target}, {"method", "measured"}});
+    }
+    series.measured_rtt->Set(absl::ToDoubleSeconds(*smoothed));
+  } else if (series.measured_rtt != nullptr) {
+    rtt_.Remove(series.measured_rtt);
+    series.measured_rtt = nullptr;
+  }
+}
+
+void CollectorMetrics::RemoveProbeTarget(const std::string& source, const std::string& target) {
+  absl::MutexLock lock(&mutex_);
+  auto it = probe_series_.find({source, target});
+  if (it == probe_series_.end()) return;
+  ProbeSeries& series = it->second;
+  probe_rtt_.Remove(series.rtt_histogram);
+  probe_loss_.Remove(series.loss);
+  probes_sent_.Remove(series.sent);
+  probes_received_.Remove(series.received);
+  if (series.measured_rtt != nullptr) rtt_.Remove(series.measured_rtt);
+  probe_series_.erase(it);
 }
 
 void CollectorMetrics::SetLastPoll(absl::Time t) {

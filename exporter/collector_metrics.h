@@ -10,14 +10,18 @@
 #define CARBONROUTE_EXPORTER_COLLECTOR_METRICS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 
 namespace carbonroute::exporter {
@@ -64,9 +68,24 @@ class CollectorMetrics {
               absl::Duration rtt);
   void SetLastPoll(absl::Time t);
 
+  // Probe series of one (source, target) pair: the RTT histogram, the loss
+  // ratio, the sent/received counters and the measured RTT gauge. Created on
+  // the first call naming the pair.
+  // One probe's outcome: `rtt` when answered in time, nullopt when lost.
+  void ObserveProbe(const std::string& source, const std::string& target,
+                    std::optional<absl::Duration> rtt);
+  // The target's state after that probe: the smoothed RTT while fresh
+  // (nullopt removes carbonroute_rtt_seconds{method="measured"}), and the loss ratio.
+  void SetProbeState(const std::string& source, const std::string& target,
+                     std::optional<absl::Duration> smoothed, double loss_ratio);
+  // Deletes every probe series of the pair (a peer removed from the config).
+  void RemoveProbeTarget(const std::string& source, const std::string& target);
+  // The histogram's upper bounds, seconds: 50 µs to 5 s in 1–2.5–5 steps.
+  static std::vector<double> ProbeRttBuckets();
+
  private:
   struct IntensitySeries {
-    prometheus::Gauge* value = nullptr;       // in intensity_ or percentile_
+    prometheus::Gauge* value = nullptr;  // in intensity_ or percentile_
     bool percentile = false;
     prometheus::Gauge* valid_to = nullptr;
     prometheus::Gauge* age = nullptr;
@@ -83,13 +102,28 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Counter>& cache_lookups_;
   prometheus::Family<prometheus::Gauge>& node_info_;
   prometheus::Family<prometheus::Gauge>& rtt_;
+  prometheus::Family<prometheus::Histogram>& probe_rtt_;
+  prometheus::Family<prometheus::Gauge>& probe_loss_;
+  prometheus::Family<prometheus::Counter>& probes_sent_;
+  prometheus::Family<prometheus::Counter>& probes_received_;
   prometheus::Gauge& last_poll_;
+
+  struct ProbeSeries {
+    prometheus::Histogram* rtt_histogram = nullptr;
+    prometheus::Gauge* loss = nullptr;
+    prometheus::Counter* sent = nullptr;
+    prometheus::Counter* received = nullptr;
+    prometheus::Gauge* measured_rtt = nullptr;  // null while not fresh
+  };
+  ProbeSeries& Probe(const std::string& source, const std::string& target)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   absl::Mutex mutex_;
   std::map<SeriesLabels, IntensitySeries> intensity_series_ ABSL_GUARDED_BY(mutex_);
   std::map<std::pair<SeriesLabels, std::string>, prometheus::Gauge*> forecast_series_
       ABSL_GUARDED_BY(mutex_);
   std::map<SeriesLabels, prometheus::Gauge*> units_series_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::pair<std::string, std::string>, ProbeSeries> probe_series_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace carbonroute::exporter

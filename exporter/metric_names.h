@@ -21,12 +21,16 @@ inline constexpr char kCarbonIntensityValidTo[] =
 // gauge{location, provider, emissions_type, window}: forecast mean over the next window.
 inline constexpr char kForecastMean[] =
     "carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour";
-// gauge{source, target}: smoothed RTT from this node to a peer.
+// gauge{source, target, method}: smoothed RTT from this node to a peer
+// (method "measured": probes, only while fresh; "declared": the static matrix).
 inline constexpr char kRtt[] = "carbonroute_rtt_seconds";
-// histogram{source, target}: every probe's RTT.
+// histogram{source, target}: every answered probe's RTT (buckets 50 µs – 5 s).
 inline constexpr char kProbeRtt[] = "carbonroute_probe_rtt_seconds";
-// gauge{source, target}: loss over the recent window, 0–1.
+// gauge{source, target}: loss over the recent window of probes, 0–1.
 inline constexpr char kProbeLossRatio[] = "carbonroute_probe_loss_ratio";
+// counter{source, target}: probes sent / answered within the timeout.
+inline constexpr char kProbesSent[] = "carbonroute_probe_sent_total";
+inline constexpr char kProbesReceived[] = "carbonroute_probe_received_total";
 // counter{provider, outcome}: upstream calls by outcome (ok, not_found, http_4xx, ...).
 inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total";
 // gauge (=1){node, location, region}: which grid location a node draws power from.

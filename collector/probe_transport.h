@@ -1,0 +1,72 @@
+// File: collector/probe_transport.h
+//
+// The prober's socket layer, as an interface (the seam DESIGN.md names): the
+// prober (prober.h) decides what to probe and when and keeps the statistics;
+// a transport sends probes and reports answers with their times. The real
+// one is SocketProbeTransport (socket_probe_transport.h); tests also use a
+// scripted one driven by a FakeClock.
+//
+// Times are absl::Time on the real-time clock, because kernel receive
+// timestamps (SO_TIMESTAMPNS) are CLOCK_REALTIME: RTT = received_at − sent_at.
+//
+// Thread safety: one thread (the prober's loop) calls Send, Cancel and Wait;
+// Wake may be called from any thread.
+#ifndef CARBONROUTE_COLLECTOR_PROBE_TRANSPORT_H_
+#define CARBONROUTE_COLLECTOR_PROBE_TRANSPORT_H_
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "config/collector_config.h"
+
+namespace carbonroute::collector {
+
+// Where one probe goes: an IPv4 or IPv6 socket address (the port is used by TCP only).
+struct ProbeEndpoint {
+  ProbeProtocol protocol = ProbeProtocol::kIcmp;
+  sockaddr_storage address{};
+  socklen_t length = 0;
+
+  int family() const { return address.ss_family; }
+  std::string ToString() const;  // "127.0.0.1", "[::1]:22"
+};
+
+// An answer to probe `token`.
+struct ProbeAnswer {
+  uint64_t token = 0;
+  // ICMP: the kernel's receive timestamp of the echo reply. TCP: when the
+  // connect completed (SYN-ACK, or RST — see SocketProbeTransport).
+  absl::Time received_at;
+  // false: a definite failure without an answer (host or network unreachable,
+  // ...); the prober counts it as lost at once instead of waiting for the timeout.
+  bool answered = true;
+};
+
+class ProbeTransport {
+ public:
+  virtual ~ProbeTransport() = default;
+
+  // Sends probe `token` (unique among probes in flight) to `to`; returns the
+  // time taken immediately before the packet was handed to the kernel.
+  // Errors: kUnavailable when the kernel refused the send (no route, no
+  // socket for the address family); the prober counts the probe as lost.
+  virtual absl::StatusOr<absl::Time> Send(const ProbeEndpoint& to, uint64_t token) = 0;
+  // Forgets probe `token` (it timed out): a pending TCP connect is closed.
+  virtual void Cancel(uint64_t token) = 0;
+  // Blocks until at least one answer is ready, `deadline` passes or Wake() is
+  // called; returns the ready answers (possibly none). Answers for unknown
+  // tokens may be returned; the caller ignores them.
+  virtual std::vector<ProbeAnswer> Wait(absl::Time deadline) = 0;
+  // Makes a blocked Wait() return. Safe to call from any thread.
+  virtual void Wake() = 0;
+};
+
+}  // namespace carbonroute::collector
+
+#endif  // CARBONROUTE_COLLECTOR_PROBE_TRANSPORT_H_

@@ -1,0 +1,130 @@
+// File: collector/prober.h
+//
+// This node's row of the RTT matrix, measured: probes each peer on its
+// ProbeSchedule through a ProbeTransport, keeps RttStatistics per peer and
+// exports them through CollectorMetrics:
+//   carbonroute_rtt_seconds{source, target, method="measured"}  smoothed RTT, only while fresh
+//   carbonroute_probe_rtt_seconds{source, target}               histogram of every answered probe
+//   carbonroute_probe_loss_ratio{source, target}                loss over the last `window` probes
+//   carbonroute_probe_sent_total / _received_total{source, target}
+// `source` is this node's name, `target` the peer's configured name (not its IP).
+//
+// A probe is lost when no answer arrives within `timeout`; an answer after it
+// is a late reply and stays a loss. A probe that cannot be sent (the name does
+// not resolve, no route) counts as sent and lost. Freshness: the smoothed RTT
+// is exported only while the newest answered probe is younger than
+// `stale_after` (default 5 × interval + timeout).
+//
+// Hostnames are resolved when a peer is added and again every
+// `resolve_interval` (numeric addresses never); resolution runs on the
+// prober's thread through the injected Resolver (getaddrinfo by default), so
+// a slow DNS server delays probes, which then count as lost.
+//
+// SetTargets replaces the peer set; a peer no longer listed has every series
+// deleted, not left stale.
+//
+// Ownership: borrows the transport, the clock and the metrics; all must outlive it.
+// Thread safety: Run() on one thread; SetTargets() and Stop() from any thread.
+#ifndef CARBONROUTE_COLLECTOR_PROBER_H_
+#define CARBONROUTE_COLLECTOR_PROBER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "collector/probe_schedule.h"
+#include "collector/probe_transport.h"
+#include "collector/rtt_statistics.h"
+#include "config/clock.h"
+#include "config/collector_config.h"
+#include "exporter/collector_metrics.h"
+
+namespace carbonroute::collector {
+
+// Resolves a peer address (IP literal or hostname) to its first address.
+// Errors: kNotFound when the name has no address.
+using Resolver = std::function<absl::StatusOr<ProbeEndpoint>(const std::string& host, ProbeProtocol,
+                                                             uint16_t port)>;
+absl::StatusOr<ProbeEndpoint> ResolveWithGetaddrinfo(const std::string& host,
+                                                     ProbeProtocol protocol, uint16_t port);
+
+// One probe's result, as reported to a ProbeListener (after the metrics are updated).
+struct ProbeOutcome {
+  const std::string& target;
+  std::optional<absl::Duration> rtt;  // nullopt: lost
+  const RttStatistics& stats;
+  bool fresh;  // whether the smoothed RTT is exported
+};
+using ProbeListener = std::function<void(const ProbeOutcome&)>;
+
+class Prober {
+ public:
+  Prober(std::string source, const ProbeConfig& config, ProbeTransport& transport, Clock& clock,
+         exporter::CollectorMetrics& metrics, Resolver resolver = ResolveWithGetaddrinfo,
+         uint64_t seed = 1);
+
+  // The peers to probe (those with an address). Applied by the loop.
+  void SetTargets(const std::vector<PeerConfig>& peers);
+  // Called on the loop's thread after every probe result.
+  void SetListener(ProbeListener listener) { listener_ = std::move(listener); }
+
+  // Probes until Stop(); returns at once if Stop() came first. Consumes the
+  // stop, so Run() may be called again.
+  void Run();
+  void Stop();
+
+ private:
+  struct Target {
+    PeerConfig peer;
+    std::optional<ProbeEndpoint> endpoint;
+    absl::Time resolved_at = absl::InfinitePast();
+    std::string resolve_error;  // the last error logged, to log each change once
+    RttStatistics stats;
+    explicit Target(std::size_t window) : stats(window) {}
+  };
+  struct InFlight {
+    std::string target;
+    absl::Time sent_at;
+  };
+
+  void ApplyPendingTargets(absl::Time now);
+  void SendDue(absl::Time now);
+  void Answer(const ProbeAnswer& answer);
+  void ExpireTimedOut(absl::Time now);
+  void Record(Target& target, const std::string& name, absl::Time sent_at,
+              std::optional<absl::Duration> rtt);
+  bool Resolve(Target& target, absl::Time now);
+
+  const std::string source_;
+  const ProbeConfig config_;
+  const absl::Duration stale_after_;
+  ProbeTransport& transport_;
+  Clock& clock_;
+  exporter::CollectorMetrics& metrics_;
+  Resolver resolver_;
+  ProbeListener listener_;
+
+  ProbeSchedule schedule_;
+  std::map<std::string, Target> targets_;  // by peer name
+  absl::flat_hash_map<uint64_t, InFlight> in_flight_;
+  std::deque<std::pair<absl::Time, uint64_t>>
+      expiries_;  // (sent_at + timeout, token), in send order
+  uint64_t next_token_;
+
+  std::atomic<bool> stop_{false};
+  absl::Mutex mutex_;
+  std::optional<std::vector<PeerConfig>> pending_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace carbonroute::collector
+
+#endif  // CARBONROUTE_COLLECTOR_PROBER_H_

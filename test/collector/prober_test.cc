@@ -1,0 +1,258 @@
+#include "collector/prober.h"
+
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "prometheus/registry.h"
+#include "prometheus/text_serializer.h"
+#include "test/testing/fake_clock.h"
+
+namespace carbonroute::collector {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
+
+ProbeEndpoint Endpoint(const std::string& ip) {
+  ProbeEndpoint endpoint;
+  auto* in = reinterpret_cast<sockaddr_in*>(&endpoint.address);
+  in->sin_family = AF_INET;
+  inet_pton(AF_INET, ip.c_str(), &in->sin_addr);
+  endpoint.length = sizeof(sockaddr_in);
+  return endpoint;
+}
+
+// Answers each address as scripted, on a FakeClock: Wait() jumps to the next
+// answer or the deadline.
+class ScriptedTransport : public ProbeTransport {
+ public:
+  struct Behaviour {
+    absl::Duration delay = absl::Milliseconds(1);
+    int drop_every_of_ten = 0;  // drop probes whose count % 10 < this (a deterministic fraction)
+    bool silent = false;
+    bool unreachable = false;
+  };
+  explicit ScriptedTransport(testing::FakeClock& clock) : clock_(clock) {}
+
+  std::map<std::string, Behaviour> behaviour;  // by address text
+  std::map<std::string, int> sent;
+
+  absl::StatusOr<absl::Time> Send(const ProbeEndpoint& to, uint64_t token) override {
+    const std::string address = to.ToString();
+    const Behaviour& b = behaviour[address];
+    const int n = sent[address]++;
+    const absl::Time now = clock_.Now();
+    if (b.unreachable) {
+      pending_.emplace(now, ProbeAnswer{token, now, false});
+    } else if (!b.silent && n % 10 >= b.drop_every_of_ten) {
+      pending_.emplace(now + b.delay, ProbeAnswer{token, now + b.delay, true});
+    }
+    return now;
+  }
+  void Cancel(uint64_t) override { ++cancels; }
+  std::vector<ProbeAnswer> Wait(absl::Time deadline) override {
+    std::vector<ProbeAnswer> out;
+    if (!pending_.empty() && pending_.begin()->first <= deadline) {
+      const absl::Time t = pending_.begin()->first;
+      if (t > clock_.Now()) clock_.Advance(t - clock_.Now());
+      while (!pending_.empty() && pending_.begin()->first == t) {
+        out.push_back(pending_.begin()->second);
+        pending_.erase(pending_.begin());
+      }
+    } else if (deadline != absl::InfiniteFuture() && deadline > clock_.Now()) {
+      clock_.Advance(deadline - clock_.Now());
+    }
+    return out;
+  }
+  void Wake() override {}
+  int cancels = 0;
+
+ private:
+  testing::FakeClock& clock_;
+  std::multimap<absl::Time, ProbeAnswer> pending_;
+};
+
+class ProberTest : public ::testing::Test {
+ protected:
+  ProberTest() {
+    config_.interval = absl::Seconds(1);
+    config_.timeout = absl::Seconds(1);
+    config_.window = 20;
+  }
+
+  PeerConfig Peer(const std::string& name, const std::string& address) {
+    PeerConfig peer;
+    peer.name = name;
+    peer.address = address;
+    return peer;
+  }
+
+  // Runs until every listed target has had `probes` results.
+  void RunProbes(Prober& prober, const std::vector<std::string>& targets, int probes) {
+    std::map<std::string, int> seen;
+    prober.SetListener([&](const ProbeOutcome& outcome) {
+      ++seen[outcome.target];
+      last_[outcome.target] = {outcome.stats.smoothed(), outcome.stats.loss_ratio(), outcome.fresh,
+                               outcome.stats.received()};
+      for (const std::string& t : targets) {
+        if (seen[t] < probes) return;
+      }
+      prober.Stop();
+    });
+    prober.Run();
+  }
+
+  std::string Scrape() { return prometheus::TextSerializer().Serialize(registry_.Collect()); }
+
+  struct Last {
+    std::optional<absl::Duration> smoothed;
+    std::optional<double> loss;
+    bool fresh;
+    std::size_t received;
+  };
+  std::map<std::string, Last> last_;
+  ProbeConfig config_;
+  testing::FakeClock clock_{kStart};
+  ScriptedTransport transport_{clock_};
+  prometheus::Registry registry_;
+  exporter::CollectorMetrics metrics_{registry_};
+};
+
+TEST_F(ProberTest, SmoothedRttLossAndMetrics) {
+  transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(5);
+  transport_.behaviour["10.0.0.2"].delay = absl::Milliseconds(40);
+  transport_.behaviour["10.0.0.2"].drop_every_of_ten = 3;  // 30 %
+  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  prober.SetTargets(
+      {Peer("node-b", "10.0.0.1"), Peer("node-c", "10.0.0.2"), Peer("declared-only", "")});
+  RunProbes(prober, {"node-b", "node-c"}, 40);
+  EXPECT_EQ(last_["node-b"].smoothed, absl::Milliseconds(5));
+  EXPECT_EQ(last_["node-b"].loss, 0.0);
+  EXPECT_EQ(last_["node-c"].smoothed, absl::Milliseconds(40));
+  EXPECT_DOUBLE_EQ(*last_["node-c"].loss, 0.3);  // 6 of the last 20
+  const std::string page = Scrape();
+  EXPECT_THAT(
+      page,
+      HasSubstr(
+          R"(carbonroute_rtt_seconds{method="measured",source="node-a",target="node-b"} 0.005)"));
+  EXPECT_THAT(page,
+              HasSubstr(R"(carbonroute_probe_loss_ratio{source="node-a",target="node-c"} 0.3)"));
+  EXPECT_THAT(page,
+              HasSubstr(R"(carbonroute_probe_sent_total{source="node-a",target="node-b"} 40)"));
+  EXPECT_THAT(page,
+              HasSubstr(R"(carbonroute_probe_received_total{source="node-a",target="node-c"} 28)"));
+  EXPECT_THAT(
+      page,
+      HasSubstr(
+          R"(carbonroute_probe_rtt_seconds_bucket{source="node-a",target="node-b",le="5e-05"} 0)"));
+  EXPECT_THAT(
+      page,
+      HasSubstr(
+          R"(carbonroute_probe_rtt_seconds_bucket{source="node-a",target="node-b",le="0.005"} 40)"));
+  EXPECT_THAT(page, Not(HasSubstr("declared-only")));  // no address: not probed
+}
+
+TEST_F(ProberTest, LateRepliesAreLossAndASilentTargetGoesStale) {
+  transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(1500);  // after the 1 s timeout
+  transport_.behaviour["10.0.0.2"].silent = true;
+  transport_.behaviour["10.0.0.3"].unreachable = true;
+  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  prober.SetTargets(
+      {Peer("late", "10.0.0.1"), Peer("silent", "10.0.0.2"), Peer("unreachable", "10.0.0.3")});
+  RunProbes(prober, {"late", "silent", "unreachable"}, 25);
+  for (const char* name : {"late", "silent", "unreachable"}) {
+    EXPECT_EQ(last_[name].loss, 1.0) << name;
+    EXPECT_EQ(last_[name].received, 0u) << name;
+    EXPECT_FALSE(last_[name].fresh) << name;
+  }
+  EXPECT_GE(transport_.cancels, 40);  // the late and silent probes were given up
+  EXPECT_THAT(Scrape(), Not(HasSubstr("carbonroute_rtt_seconds{")));
+}
+
+TEST_F(ProberTest, ATargetThatStopsAnsweringIsNoLongerFresh) {
+  transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(5);
+  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  prober.SetTargets({Peer("b", "10.0.0.1")});
+  RunProbes(prober, {"b"}, 10);
+  EXPECT_TRUE(last_["b"].fresh);
+  EXPECT_THAT(
+      Scrape(),
+      HasSubstr(R"(carbonroute_rtt_seconds{method="measured",source="node-a",target="b"})"));
+  transport_.behaviour["10.0.0.1"].silent = true;
+  RunProbes(prober, {"b"}, 20);  // stale_after = 5 × 1 s + 1 s
+  EXPECT_FALSE(last_["b"].fresh);
+  EXPECT_DOUBLE_EQ(*last_["b"].loss, 1.0);
+  EXPECT_THAT(Scrape(), Not(HasSubstr("carbonroute_rtt_seconds{")));
+  EXPECT_THAT(Scrape(), HasSubstr(R"(carbonroute_probe_loss_ratio{source="node-a",target="b"} 1)"));
+}
+
+TEST_F(ProberTest, RemovedTargetHasItsSeriesDeleted) {
+  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  prober.SetTargets({Peer("b", "10.0.0.1"), Peer("c", "10.0.0.2")});
+  RunProbes(prober, {"b", "c"}, 3);
+  EXPECT_THAT(Scrape(), HasSubstr(R"(target="c")"));
+  prober.SetTargets({Peer("b", "10.0.0.1")});
+  RunProbes(prober, {"b"}, 6);
+  const std::string page = Scrape();
+  EXPECT_THAT(page, HasSubstr(R"(target="b")"));
+  EXPECT_THAT(page, Not(HasSubstr(R"(target="c")")));
+}
+
+TEST_F(ProberTest, HostnamesAreResolvedAgainEveryResolveInterval) {
+  config_.resolve_interval = absl::Seconds(10);
+  int calls = 0;
+  std::string answer = "10.0.0.1";
+  Resolver resolver = [&](const std::string& host, ProbeProtocol protocol,
+                          uint16_t) -> absl::StatusOr<ProbeEndpoint> {
+    EXPECT_EQ(host, "peer.internal");
+    ++calls;
+    if (answer.empty()) return absl::NotFoundError("cannot resolve \"peer.internal\"");
+    ProbeEndpoint endpoint = Endpoint(answer);
+    endpoint.protocol = protocol;
+    return endpoint;
+  };
+  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver);
+  prober.SetTargets({Peer("b", "peer.internal")});
+  RunProbes(prober, {"b"}, 10);
+  EXPECT_EQ(calls, 1);  // 10 probes in < 10 s
+  answer = "10.0.0.9";  // the peer moved
+  RunProbes(prober, {"b"}, 10);
+  EXPECT_EQ(calls, 2);
+  EXPECT_GT(transport_.sent["10.0.0.9"], 0);
+  answer = "";  // DNS fails: the last address is kept
+  const int before = transport_.sent["10.0.0.9"];
+  RunProbes(prober, {"b"}, 12);
+  EXPECT_GT(transport_.sent["10.0.0.9"], before);
+}
+
+TEST_F(ProberTest, AnUnresolvableNameCountsAsLost) {
+  Resolver resolver = [](const std::string&, ProbeProtocol,
+                         uint16_t) -> absl::StatusOr<ProbeEndpoint> {
+    return absl::NotFoundError("cannot resolve \"nowhere\"");
+  };
+  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver);
+  prober.SetTargets({Peer("b", "nowhere.invalid")});
+  RunProbes(prober, {"b"}, 5);
+  EXPECT_EQ(last_["b"].loss, 1.0);
+  EXPECT_THAT(Scrape(), HasSubstr(R"(carbonroute_probe_sent_total{source="node-a",target="b"} 5)"));
+}
+
+TEST(ResolveWithGetaddrinfo, NumericAddressesAndPorts) {
+  absl::StatusOr<ProbeEndpoint> v4 = ResolveWithGetaddrinfo("127.0.0.1", ProbeProtocol::kTcp, 9464);
+  ASSERT_TRUE(v4.ok()) << v4.status();
+  EXPECT_EQ(v4->ToString(), "127.0.0.1:9464");
+  absl::StatusOr<ProbeEndpoint> v6 = ResolveWithGetaddrinfo("::1", ProbeProtocol::kIcmp, 0);
+  if (v6.ok()) {
+    EXPECT_EQ(v6->ToString(), "::1");  // AI_ADDRCONFIG: absent without IPv6
+  }
+  EXPECT_FALSE(ResolveWithGetaddrinfo("999.1.1.1", ProbeProtocol::kIcmp, 0).ok());
+}
+
+}  // namespace
+}  // namespace carbonroute::collector
