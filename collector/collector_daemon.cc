@@ -35,7 +35,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   }
   daemon->http_ = std::move(http);
 
-  absl::StatusOr<std::unique_ptr<cache::ReadingStore>> store = cache::ReadingStore::Open(config.database);
+  absl::StatusOr<std::unique_ptr<cache::ReadingStore>> store =
+      cache::ReadingStore::Open(config.database);
   if (!store.ok()) return Prefixed(store.status(), "opening the cache");
   daemon->store_ = *std::move(store);
 
@@ -47,7 +48,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
       return Prefixed(provider.status(), absl::StrCat("provider \"", provider_config.name, "\""));
     }
     spdlog::info("provider {} ({}): {} locations", provider_config.name,
-                 std::string(ProviderTypeName(provider_config.type)), (*provider)->locations().size());
+                 std::string(ProviderTypeName(provider_config.type)),
+                 (*provider)->locations().size());
     borrowed.push_back(provider->get());
     daemon->providers_.push_back(*std::move(provider));
   }
@@ -63,7 +65,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     for (const DeclaredRtt& entry : *row) {
       daemon->metrics_->SetRtt(config.node.name, entry.target, "declared", entry.rtt);
     }
-    spdlog::info("declared RTTs to {} of {} peers from {}", row->size(), config.rtt.peers.size(), *matrix);
+    spdlog::info("declared RTTs to {} of {} peers from {}", row->size(), config.rtt.peers.size(),
+                 *matrix);
   }
   daemon->poller_ = std::make_unique<Poller>(std::move(borrowed), *daemon->store_,
                                              *daemon->metrics_, config.poll);
@@ -78,9 +81,10 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
                          : exporter::HttpServerResponse{503, "text/plain; charset=utf-8",
                                                         "starting: first poll not done\n"};
   };
-  server_options.routes["/api/v1/forecast"] = [daemon = daemon.get()](const exporter::HttpServerRequest& request) {
-    return daemon->ForecastPage(request);
-  };
+  server_options.routes["/api/v1/forecast"] =
+      [daemon = daemon.get()](const exporter::HttpServerRequest& request) {
+        return daemon->ForecastPage(request);
+      };
   absl::StatusOr<std::unique_ptr<exporter::HttpServer>> server =
       exporter::HttpServer::Start(std::move(server_options));
   if (!server.ok()) return Prefixed(server.status(), "starting the HTTP endpoint");
@@ -88,13 +92,15 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   return daemon;
 }
 
-exporter::HttpServerResponse CollectorDaemon::ForecastPage(const exporter::HttpServerRequest& request) const {
+exporter::HttpServerResponse CollectorDaemon::ForecastPage(
+    const exporter::HttpServerRequest& request) const {
   std::string location;
   for (absl::string_view param : absl::StrSplit(request.query, '&')) {
     if (absl::ConsumePrefix(&param, "location=")) location = std::string(param);
   }
   if (location.empty()) {
-    return {400, "application/json", R"({"error":"query parameter location is required, e.g. ?location=DE"})"};
+    return {400, "application/json",
+            R"({"error":"query parameter location is required, e.g. ?location=DE"})"};
   }
   const absl::Time now = clock_.Now();
   nlohmann::json series = nlohmann::json::array();
@@ -104,23 +110,30 @@ exporter::HttpServerResponse CollectorDaemon::ForecastPage(const exporter::HttpS
     const cache::SeriesKey key{provider->name(), location, provider->emissions_type()};
     absl::StatusOr<std::vector<cache::IntensityRecord>> points =
         store_->ForecastBetween(key, now, now + absl::Hours(24 * 8));
-    if (!points.ok()) return {503, "application/json", nlohmann::json{{"error", points.status().ToString()}}.dump()};
+    if (!points.ok())
+      return {503, "application/json",
+              nlohmann::json{{"error", points.status().ToString()}}.dump()};
     nlohmann::json out = nlohmann::json::array();
     for (const cache::IntensityRecord& point : *points) {
       if (point.unit != kGramsPerKwhUnit) continue;
-      out.push_back({{"valid_from", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", point.valid_from, absl::UTCTimeZone())},
-                     {"valid_to", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", point.valid_to, absl::UTCTimeZone())},
+      out.push_back({{"valid_from", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", point.valid_from,
+                                                     absl::UTCTimeZone())},
+                     {"valid_to",
+                      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", point.valid_to, absl::UTCTimeZone())},
                      {"grams_per_kwh", point.value}});
     }
-    series.push_back({{"provider", provider->name()},
-                      {"emissions_type", std::string(EmissionsTypeName(provider->emissions_type()))},
-                      {"points", out}});
+    series.push_back(
+        {{"provider", provider->name()},
+         {"emissions_type", std::string(EmissionsTypeName(provider->emissions_type()))},
+         {"points", out}});
   }
   if (series.empty()) {
-    return {404, "application/json",
-            nlohmann::json{{"error", absl::StrCat("no provider polls location ", location)}}.dump()};
+    return {
+        404, "application/json",
+        nlohmann::json{{"error", absl::StrCat("no provider polls location ", location)}}.dump()};
   }
-  return {200, "application/json", nlohmann::json{{"location", location}, {"series", series}}.dump()};
+  return {200, "application/json",
+          nlohmann::json{{"location", location}, {"series", series}}.dump()};
 }
 
 void CollectorDaemon::Run(absl::Notification& stop) {
@@ -133,7 +146,8 @@ void CollectorDaemon::Run(absl::Notification& stop) {
   const PollStats first = poller_->PollOnce(clock_.Now());
   first_poll_done_->store(true);
   spdlog::info("first poll: {} series exported, {} provider calls ({} failed), {} cache hits",
-               first.exported_series, first.provider_calls, first.provider_errors, first.cache_hits);
+               first.exported_series, first.provider_calls, first.provider_errors,
+               first.cache_hits);
   if (clock_.WaitUntil(first.next_poll, stop)) return;
   poller_->Run(clock_, stop);
 }

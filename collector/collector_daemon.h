@@ -28,9 +28,9 @@
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
 #include "exporter/http_server.h"
+#include "prometheus/registry.h"
 #include "providers/http_client.h"
 #include "providers/make_provider.h"
-#include "prometheus/registry.h"
 
 namespace carbonroute::collector {
 

@@ -7,7 +7,8 @@
 
 namespace carbonroute::collector {
 
-absl::StatusOr<std::vector<DeclaredRtt>> DeclaredRttRow(const NodeConfig& node, const RttConfig& config,
+absl::StatusOr<std::vector<DeclaredRtt>> DeclaredRttRow(const NodeConfig& node,
+                                                        const RttConfig& config,
                                                         const std::string& matrix_path) {
   absl::StatusOr<std::string> text = ReadFileToString(matrix_path, "RTT matrix");
   if (!text.ok()) return text.status();

@@ -27,7 +27,8 @@ struct DeclaredRtt {
 };
 
 // `matrix_path` is the resolved path of config.rtt.static_matrix.
-absl::StatusOr<std::vector<DeclaredRtt>> DeclaredRttRow(const NodeConfig& node, const RttConfig& config,
+absl::StatusOr<std::vector<DeclaredRtt>> DeclaredRttRow(const NodeConfig& node,
+                                                        const RttConfig& config,
                                                         const std::string& matrix_path);
 
 }  // namespace carbonroute::collector

@@ -22,15 +22,16 @@ uint16_t InternetChecksum(absl::Span<const uint8_t> bytes) {
   return static_cast<uint16_t>(~sum);
 }
 
-std::vector<uint8_t> BuildEchoRequest(IpFamily family, uint16_t identifier, uint16_t sequence, uint64_t token,
-                                      std::size_t payload_bytes) {
+std::vector<uint8_t> BuildEchoRequest(IpFamily family, uint16_t identifier, uint16_t sequence,
+                                      uint64_t token, std::size_t payload_bytes) {
   std::vector<uint8_t> packet(kHeaderBytes + std::max(payload_bytes, kTokenBytes), 0);
   packet[0] = family == IpFamily::kV4 ? kEchoRequestV4 : kEchoRequestV6;
   packet[4] = static_cast<uint8_t>(identifier >> 8);
   packet[5] = static_cast<uint8_t>(identifier);
   packet[6] = static_cast<uint8_t>(sequence >> 8);
   packet[7] = static_cast<uint8_t>(sequence);
-  for (std::size_t i = 0; i < kTokenBytes; ++i) packet[kHeaderBytes + i] = static_cast<uint8_t>(token >> (56 - 8 * i));
+  for (std::size_t i = 0; i < kTokenBytes; ++i)
+    packet[kHeaderBytes + i] = static_cast<uint8_t>(token >> (56 - 8 * i));
   if (family == IpFamily::kV4) {
     const uint16_t checksum = InternetChecksum(packet);
     packet[2] = static_cast<uint8_t>(checksum >> 8);
@@ -39,7 +40,8 @@ std::vector<uint8_t> BuildEchoRequest(IpFamily family, uint16_t identifier, uint
   return packet;
 }
 
-std::optional<EchoReply> ParseEchoReply(IpFamily family, absl::Span<const uint8_t> packet, bool with_ip_header) {
+std::optional<EchoReply> ParseEchoReply(IpFamily family, absl::Span<const uint8_t> packet,
+                                        bool with_ip_header) {
   if (with_ip_header && family == IpFamily::kV4) {
     if (packet.empty() || (packet[0] >> 4) != 4) return std::nullopt;
     const std::size_t ip_header = static_cast<std::size_t>(packet[0] & 0x0f) * 4;
@@ -47,12 +49,15 @@ std::optional<EchoReply> ParseEchoReply(IpFamily family, absl::Span<const uint8_
     packet.remove_prefix(ip_header);
   }
   if (packet.size() < kHeaderBytes + kTokenBytes) return std::nullopt;
-  if (packet[0] != (family == IpFamily::kV4 ? kEchoReplyV4 : kEchoReplyV6) || packet[1] != 0) return std::nullopt;
-  if (family == IpFamily::kV4 && InternetChecksum(packet) != 0) return std::nullopt;  // a valid sum folds to 0
+  if (packet[0] != (family == IpFamily::kV4 ? kEchoReplyV4 : kEchoReplyV6) || packet[1] != 0)
+    return std::nullopt;
+  if (family == IpFamily::kV4 && InternetChecksum(packet) != 0)
+    return std::nullopt;  // a valid sum folds to 0
   EchoReply reply;
   reply.identifier = Read16(packet, 4);
   reply.sequence = Read16(packet, 6);
-  for (std::size_t i = 0; i < kTokenBytes; ++i) reply.token = reply.token << 8 | packet[kHeaderBytes + i];
+  for (std::size_t i = 0; i < kTokenBytes; ++i)
+    reply.token = reply.token << 8 | packet[kHeaderBytes + i];
   return reply;
 }
 

@@ -33,8 +33,8 @@ enum class IpFamily { kV4, kV6 };
 uint16_t InternetChecksum(absl::Span<const uint8_t> bytes);
 
 // An echo request with `token` first in the payload, padded to `payload_bytes` (≥ 8).
-std::vector<uint8_t> BuildEchoRequest(IpFamily family, uint16_t identifier, uint16_t sequence, uint64_t token,
-                                      std::size_t payload_bytes = 16);
+std::vector<uint8_t> BuildEchoRequest(IpFamily family, uint16_t identifier, uint16_t sequence,
+                                      uint64_t token, std::size_t payload_bytes = 16);
 
 struct EchoReply {
   uint16_t identifier = 0;
@@ -46,7 +46,8 @@ struct EchoReply {
 // header first (its length from the IHL field); datagram sockets and IPv6
 // sockets do not. nullopt for anything else: another ICMP type, a short
 // packet, or (IPv4) a bad checksum.
-std::optional<EchoReply> ParseEchoReply(IpFamily family, absl::Span<const uint8_t> packet, bool with_ip_header);
+std::optional<EchoReply> ParseEchoReply(IpFamily family, absl::Span<const uint8_t> packet,
+                                        bool with_ip_header);
 
 }  // namespace carbonroute::collector
 

@@ -11,8 +11,8 @@
 #include "collector/collector_daemon.h"
 #include "config/clock.h"
 #include "config/data_files.h"
-#include "config/stop_signals.h"
 #include "config/load_collector_config.h"
+#include "config/stop_signals.h"
 
 namespace {
 
@@ -21,8 +21,9 @@ using carbonroute::CollectorConfig;
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"carbonroute-collector: polls carbon-intensity providers, caches readings in SQLite "
-               "and exports them as Prometheus metrics."};
+  CLI::App app{
+      "carbonroute-collector: polls carbon-intensity providers, caches readings in SQLite "
+      "and exports them as Prometheus metrics."};
   std::string config_path;
   std::string check_config_path;
   std::string log_level;
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error|off (overrides the config)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   std::string node_name, node_region, node_location;
-  app.add_option("--node-name", node_name, "this node's name (overrides node.name; e.g. from the downward API)");
+  app.add_option("--node-name", node_name,
+                 "this node's name (overrides node.name; e.g. from the downward API)");
   app.add_option("--node-region", node_region, "overrides node.region");
   app.add_option("--node-location", node_location, "overrides node.location");
   app.add_option("--data-dir", data_dirs,
@@ -74,9 +76,11 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   {
     absl::StatusOr<std::unique_ptr<carbonroute::collector::CollectorDaemon>> daemon =
-        carbonroute::collector::CollectorDaemon::Create(*config,
-            carbonroute::DataPathsFrom(data_dirs, std::filesystem::path(config_path).parent_path().string()),
-                                                        carbonroute::RealClock());
+        carbonroute::collector::CollectorDaemon::Create(
+            *config,
+            carbonroute::DataPathsFrom(data_dirs,
+                                       std::filesystem::path(config_path).parent_path().string()),
+            carbonroute::RealClock());
     if (!daemon.ok()) {
       spdlog::critical("{}", std::string(daemon.status().message()));
       exit_code = 1;

@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "config/time_weighted_mean.h"
 #include "collector/reading_records.h"
+#include "config/time_weighted_mean.h"
 #include "providers/http_status.h"
 
 namespace carbonroute::collector {
@@ -36,7 +36,8 @@ std::string KeyOf(const cache::SeriesKey& series) {
 }
 
 bool IsConfigurationError(absl::StatusCode code) {
-  return code == absl::StatusCode::kUnauthenticated || code == absl::StatusCode::kPermissionDenied ||
+  return code == absl::StatusCode::kUnauthenticated ||
+         code == absl::StatusCode::kPermissionDenied ||
          code == absl::StatusCode::kFailedPrecondition || code == absl::StatusCode::kNotFound;
 }
 
@@ -44,16 +45,26 @@ bool IsConfigurationError(absl::StatusCode code) {
 
 std::string OutcomeLabel(const absl::Status& status) {
   switch (status.code()) {
-    case absl::StatusCode::kOk: return "ok";
-    case absl::StatusCode::kNotFound: return "not_found";
-    case absl::StatusCode::kInvalidArgument: return "parse_error";
-    case absl::StatusCode::kDeadlineExceeded: return "timeout";
-    case absl::StatusCode::kUnavailable: return "unavailable";
-    case absl::StatusCode::kResourceExhausted: return "rate_limited";
-    case absl::StatusCode::kUnauthenticated: return "unauthenticated";
-    case absl::StatusCode::kPermissionDenied: return "permission_denied";
-    case absl::StatusCode::kFailedPrecondition: return "not_in_plan";
-    default: return "error";
+    case absl::StatusCode::kOk:
+      return "ok";
+    case absl::StatusCode::kNotFound:
+      return "not_found";
+    case absl::StatusCode::kInvalidArgument:
+      return "parse_error";
+    case absl::StatusCode::kDeadlineExceeded:
+      return "timeout";
+    case absl::StatusCode::kUnavailable:
+      return "unavailable";
+    case absl::StatusCode::kResourceExhausted:
+      return "rate_limited";
+    case absl::StatusCode::kUnauthenticated:
+      return "unauthenticated";
+    case absl::StatusCode::kPermissionDenied:
+      return "permission_denied";
+    case absl::StatusCode::kFailedPrecondition:
+      return "not_in_plan";
+    default:
+      return "error";
   }
 }
 
@@ -111,7 +122,8 @@ void Poller::RecordOutcome(const cache::SeriesKey& series, const std::string& wh
         std::min(config_.backoff_initial * std::pow(2.0, doublings), config_.backoff_max);
     pause = base * std::uniform_real_distribution<double>(0.5, 1.5)(jitter_);
     if (code == absl::StatusCode::kResourceExhausted) {
-      if (std::optional<absl::Duration> retry_after = providers::RetryAfter(status)) pause = *retry_after;
+      if (std::optional<absl::Duration> retry_after = providers::RetryAfter(status))
+        pause = *retry_after;
     }
     provider.blocked_until = std::max(provider.blocked_until, now + pause);
   }
@@ -196,7 +208,8 @@ void Poller::PollForecast(providers::Provider& provider, const cache::SeriesKey&
   const exporter::SeriesLabels labels = LabelsOf(series);
   for (const ForecastWindow& window : kForecastWindows) {
     std::optional<double> mean;
-    if (points.ok() && window.length <= horizon && (points->empty() || points->front().unit == kGramsPerKwhUnit)) {
+    if (points.ok() && window.length <= horizon &&
+        (points->empty() || points->front().unit == kGramsPerKwhUnit)) {
       mean = TimeWeightedMean(*points, now, now + window.length);
     }
     if (mean) {
@@ -256,10 +269,12 @@ void Poller::Run(Clock& clock, absl::Notification& stop) {
   while (!stop.HasBeenNotified()) {
     const absl::Time now = clock.Now();
     const PollStats stats = PollOnce(now);
-    spdlog::debug("poll: {} cache hits, {} provider calls ({} failed, {} skipped), {} series exported",
-                  stats.cache_hits, stats.provider_calls, stats.provider_errors, stats.skipped_calls,
-                  stats.exported_series);
-    // At least 1 s apart, so a provider answering with already-expired readings cannot spin the loop.
+    spdlog::debug(
+        "poll: {} cache hits, {} provider calls ({} failed, {} skipped), {} series exported",
+        stats.cache_hits, stats.provider_calls, stats.provider_errors, stats.skipped_calls,
+        stats.exported_series);
+    // At least 1 s apart, so a provider answering with already-expired readings cannot spin the
+    // loop.
     if (clock.WaitUntil(std::max(stats.next_poll, now + absl::Seconds(1)), stop)) return;
   }
 }

@@ -61,7 +61,7 @@ struct PollStats {
   int cache_hits = 0;
   int provider_calls = 0;  // every call that reached a provider, failed ones included
   int provider_errors = 0;
-  int skipped_calls = 0;   // calls not made because of a backoff or configuration-error pause
+  int skipped_calls = 0;  // calls not made because of a backoff or configuration-error pause
   int exported_series = 0;
   absl::Time next_poll;
 };

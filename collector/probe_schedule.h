@@ -55,7 +55,8 @@ class ProbeSchedule {
   const double jitter_;
   std::mt19937_64 random_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
-  absl::flat_hash_map<std::string, std::pair<absl::Time, uint64_t>> due_;  // target → (due, generation)
+  absl::flat_hash_map<std::string, std::pair<absl::Time, uint64_t>>
+      due_;  // target → (due, generation)
   uint64_t next_generation_ = 0;
 };
 

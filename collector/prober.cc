@@ -13,6 +13,7 @@ namespace carbonroute::collector {
 namespace {
 
 uint16_t PortOf(const PeerConfig& peer, const ProbeConfig& config) {
+  if (peer.protocol != ProbeProtocol::kTcp) return 0;
   return peer.port != 0 ? peer.port : config.tcp_port;
 }
 

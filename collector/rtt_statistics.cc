@@ -31,7 +31,8 @@ void RttStatistics::RecordReply(absl::Time sent_at, absl::Duration rtt) {
     srtt_ = rtt;
     mdev_ = rtt / 2;
   } else {
-    mdev_ = (1 - kBeta) * *mdev_ + kBeta * absl::AbsDuration(*srtt_ - rtt);  // before srtt moves (RFC 6298 order)
+    mdev_ = (1 - kBeta) * *mdev_ +
+            kBeta * absl::AbsDuration(*srtt_ - rtt);  // before srtt moves (RFC 6298 order)
     srtt_ = (1 - kAlpha) * *srtt_ + kAlpha * rtt;
   }
   last_answer_sent_at_ = std::max(last_answer_sent_at_, sent_at);

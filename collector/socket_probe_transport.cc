@@ -158,7 +158,8 @@ absl::StatusOr<absl::Time> SocketProbeTransport::SendEcho(const ProbeEndpoint& t
   const std::vector<uint8_t> packet =
       BuildEchoRequest(v6 ? IpFamily::kV6 : IpFamily::kV4, identifier_, ++sequence_, token);
   sockaddr_storage address = to.address;
-  if (!raw_) {  // datagram sockets take the "port" as the identifier; leave it to the kernel
+  {  // datagram sockets take the "port" as the identifier (left to the kernel); raw IPv6 ones
+     // reject a port
     if (v6) {
       reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = 0;
     } else {
