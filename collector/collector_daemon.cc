@@ -1,15 +1,19 @@
 #include "collector/collector_daemon.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "collector/declared_rtt.h"
 #include "collector/reading_records.h"
+#include "collector/socket_probe_transport.h"
 #include "config/status_macros.h"
 #include "exporter/metrics_page.h"
 #include "providers/curl_http_client.h"
@@ -70,6 +74,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   }
   daemon->poller_ = std::make_unique<Poller>(std::move(borrowed), *daemon->store_,
                                              *daemon->metrics_, config.poll);
+  if (absl::Status probes = daemon->StartProber(config); !probes.ok()) return probes;
 
   daemon->first_poll_done_ = std::make_shared<std::atomic<bool>>(false);
   exporter::HttpServerOptions server_options;
@@ -136,7 +141,44 @@ exporter::HttpServerResponse CollectorDaemon::ForecastPage(
           nlohmann::json{{"location", location}, {"series", series}}.dump()};
 }
 
+absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {
+  std::vector<std::string> probed;
+  bool icmp = false;
+  for (const PeerConfig& peer : config.rtt.peers) {
+    if (peer.address.empty()) continue;
+    probed.push_back(peer.location.empty() ? peer.name
+                                           : absl::StrCat(peer.name, " (", peer.location, ")"));
+    icmp = icmp || peer.protocol == ProbeProtocol::kIcmp;
+  }
+  if (probed.empty()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<SocketProbeTransport>> transport = SocketProbeTransport::Create(
+      icmp ? config.rtt.probe.icmp_mode : IcmpMode::kAuto, static_cast<uint16_t>(getpid()));
+  if (!transport.ok() && icmp) return Prefixed(transport.status(), "rtt.peers");
+  if (!transport.ok()) {  // TCP only: ICMP sockets are not needed
+    return Prefixed(transport.status(),
+                    "rtt.peers (only tcp peers, but the prober's sockets failed)");
+  }
+  if (icmp) spdlog::info("prober: ICMP mode {}", (*transport)->icmp_mode_description());
+  spdlog::info("prober: probing {} peers every {}: {}", probed.size(),
+               absl::FormatDuration(config.rtt.probe.interval), absl::StrJoin(probed, ", "));
+  transport_ = *std::move(transport);
+  prober_ =
+      std::make_unique<Prober>(config.node.name, config.rtt.probe, *transport_, clock_, *metrics_);
+  prober_->SetTargets(config.rtt.peers);
+  return absl::OkStatus();
+}
+
 void CollectorDaemon::Run(absl::Notification& stop) {
+  std::thread probes;
+  if (prober_ != nullptr) probes = std::thread([this] { prober_->Run(); });
+  RunPolls(stop);
+  if (prober_ != nullptr) {
+    prober_->Stop();
+    probes.join();
+  }
+}
+
+void CollectorDaemon::RunPolls(absl::Notification& stop) {
   for (const std::unique_ptr<providers::Provider>& provider : providers_) {
     if (absl::Status started = provider->Start(clock_.Now()); !started.ok()) {
       spdlog::warn("provider {}: start-up check failed (polling goes ahead): {}", provider->name(),

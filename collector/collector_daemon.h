@@ -24,6 +24,8 @@
 #include "absl/synchronization/notification.h"
 #include "cache/reading_store.h"
 #include "collector/poller.h"
+#include "collector/probe_transport.h"
+#include "collector/prober.h"
 #include "config/clock.h"
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
@@ -36,8 +38,8 @@ namespace carbonroute::collector {
 
 class CollectorDaemon {
  public:
-  // Errors: those of ReadingStore::Open, MakeProvider and HttpServer::Start,
-  // each prefixed with what was being built.
+  // Errors: those of ReadingStore::Open, MakeProvider, SocketProbeTransport::Create
+  // and HttpServer::Start, each prefixed with what was being built.
   // `http` (may be null: a CurlHttpClient is made) carries the live providers' requests.
   static absl::StatusOr<std::unique_ptr<CollectorDaemon>> Create(
       const CollectorConfig& config, const DataPaths& data, Clock& clock,
@@ -46,13 +48,17 @@ class CollectorDaemon {
   // The bound port of the HTTP endpoint.
   int port() const { return server_->port(); }
 
-  // Polls until `stop` is notified. The HTTP endpoint serves until destruction.
+  // Polls, and probes the peers that have an address on a second thread
+  // (prober.h), until `stop` is notified. The HTTP endpoint serves until destruction.
   void Run(absl::Notification& stop);
 
   exporter::HttpServerResponse ForecastPage(const exporter::HttpServerRequest& request) const;
 
  private:
   CollectorDaemon(Clock& clock) : clock_(clock) {}
+  // Errors: those of SocketProbeTransport::Create, prefixed "rtt.peers".
+  absl::Status StartProber(const CollectorConfig& config);
+  void RunPolls(absl::Notification& stop);
 
   Clock& clock_;
   std::unique_ptr<HttpClient> http_;
@@ -62,6 +68,8 @@ class CollectorDaemon {
   std::unique_ptr<exporter::CollectorMetrics> metrics_;
   std::unique_ptr<Poller> poller_;
   std::shared_ptr<std::atomic<bool>> first_poll_done_;
+  std::unique_ptr<ProbeTransport> transport_;  // null without probed peers
+  std::unique_ptr<Prober> prober_;
   // Declared last: destroyed first, so no handler runs against freed state.
   std::unique_ptr<exporter::HttpServer> server_;
 };
