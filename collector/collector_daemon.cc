@@ -151,14 +151,12 @@ absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {
     icmp = icmp || peer.protocol == ProbeProtocol::kIcmp;
   }
   if (probed.empty()) return absl::OkStatus();
-  absl::StatusOr<std::unique_ptr<SocketProbeTransport>> transport = SocketProbeTransport::Create(
-      icmp ? config.rtt.probe.icmp_mode : IcmpMode::kAuto, static_cast<uint16_t>(getpid()));
-  if (!transport.ok() && icmp) return Prefixed(transport.status(), "rtt.peers");
-  if (!transport.ok()) {  // TCP only: ICMP sockets are not needed
-    return Prefixed(transport.status(),
-                    "rtt.peers (only tcp peers, but the prober's sockets failed)");
-  }
-  if (icmp) spdlog::info("prober: ICMP mode {}", (*transport)->icmp_mode_description());
+  // ICMP sockets only when an ICMP peer needs them: TCP-only setups need no privilege.
+  absl::StatusOr<std::unique_ptr<SocketProbeTransport>> transport =
+      SocketProbeTransport::Create(icmp ? std::optional(config.rtt.probe.icmp_mode) : std::nullopt,
+                                   static_cast<uint16_t>(getpid()));
+  if (!transport.ok()) return Prefixed(transport.status(), "rtt.peers");
+  spdlog::info("prober: ICMP mode {}", (*transport)->icmp_mode_description());
   spdlog::info("prober: probing {} peers every {}: {}", probed.size(),
                absl::FormatDuration(config.rtt.probe.interval), absl::StrJoin(probed, ", "));
   transport_ = *std::move(transport);

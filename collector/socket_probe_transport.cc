@@ -82,34 +82,51 @@ std::string ProbeEndpoint::ToString() const {
 }
 
 absl::StatusOr<std::unique_ptr<SocketProbeTransport>> SocketProbeTransport::Create(
-    IcmpMode mode, uint16_t identifier) {
+    std::optional<IcmpMode> icmp_mode, uint16_t identifier) {
   std::unique_ptr<SocketProbeTransport> transport(new SocketProbeTransport());
   transport->identifier_ = identifier;
+  transport->epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  transport->wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (transport->epoll_fd_ < 0 || transport->wake_fd_ < 0) {
+    return absl::InternalError(absl::StrCat("prober: epoll/eventfd: ", ErrnoText(errno)));
+  }
+  AddToEpoll(transport->epoll_fd_, transport->wake_fd_, EPOLLIN);
+  if (!icmp_mode) {
+    transport->icmp_description_ = "none (TCP probes only)";
+    return transport;
+  }
+  if (absl::Status opened = transport->OpenIcmpSockets(*icmp_mode); !opened.ok()) return opened;
+  AddToEpoll(transport->epoll_fd_, transport->icmp4_fd_, EPOLLIN);
+  if (transport->icmp6_fd_ >= 0) AddToEpoll(transport->epoll_fd_, transport->icmp6_fd_, EPOLLIN);
+  return transport;
+}
+
+absl::Status SocketProbeTransport::OpenIcmpSockets(IcmpMode mode) {
   const std::string range = PingGroupRange();
   const gid_t group = getegid();
   int datagram_error = 0;
   if (mode != IcmpMode::kRaw) {
-    transport->icmp4_fd_ = OpenIcmp(AF_INET, /*raw=*/false);
+    icmp4_fd_ = OpenIcmp(AF_INET, /*raw=*/false);
     datagram_error = errno;
-    if (transport->icmp4_fd_ >= 0) {
-      transport->icmp_description_ = absl::StrFormat(
+    if (icmp4_fd_ >= 0) {
+      icmp_description_ = absl::StrFormat(
           "datagram (unprivileged): net.ipv4.ping_group_range \"%s\" includes group %d", range,
           group);
     }
   }
-  if (transport->icmp4_fd_ < 0 && mode != IcmpMode::kDatagram) {
-    transport->icmp4_fd_ = OpenIcmp(AF_INET, /*raw=*/true);
-    if (transport->icmp4_fd_ >= 0) {
-      transport->raw_ = true;
-      transport->icmp_description_ = mode == IcmpMode::kRaw
-                                         ? std::string("raw (icmp_mode: raw; CAP_NET_RAW held)")
-                                         : absl::StrFormat(
-                                               "raw (CAP_NET_RAW held): net.ipv4.ping_group_range "
-                                               "\"%s\" excludes group %d, so no datagram socket",
-                                               range, group);
+  if (icmp4_fd_ < 0 && mode != IcmpMode::kDatagram) {
+    icmp4_fd_ = OpenIcmp(AF_INET, /*raw=*/true);
+    if (icmp4_fd_ >= 0) {
+      raw_ = true;
+      icmp_description_ = mode == IcmpMode::kRaw
+                              ? std::string("raw (icmp_mode: raw; CAP_NET_RAW held)")
+                              : absl::StrFormat(
+                                    "raw (CAP_NET_RAW held): net.ipv4.ping_group_range "
+                                    "\"%s\" excludes group %d, so no datagram socket",
+                                    range, group);
     }
   }
-  if (transport->icmp4_fd_ < 0) {
+  if (icmp4_fd_ < 0) {
     const int error = errno;
     return absl::PermissionDeniedError(absl::StrFormat(
         "cannot open an ICMP socket (%s): net.ipv4.ping_group_range is \"%s\" and group %d is "
@@ -124,20 +141,12 @@ absl::StatusOr<std::unique_ptr<SocketProbeTransport>> SocketProbeTransport::Crea
         range, group, datagram_error ? absl::StrCat(" (", ErrnoText(datagram_error), ")") : "",
         mode == IcmpMode::kDatagram ? "not tried: icmp_mode datagram" : ErrnoText(error)));
   }
-  transport->icmp6_fd_ = OpenIcmp(AF_INET6, transport->raw_);
-  if (transport->icmp6_fd_ < 0) {
+  icmp6_fd_ = OpenIcmp(AF_INET6, raw_);
+  if (icmp6_fd_ < 0) {
     spdlog::warn("prober: no ICMPv6 socket ({}); IPv6 peers cannot be probed with ICMP",
                  ErrnoText(errno));
   }
-  transport->epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  transport->wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (transport->epoll_fd_ < 0 || transport->wake_fd_ < 0) {
-    return absl::InternalError(absl::StrCat("prober: epoll/eventfd: ", ErrnoText(errno)));
-  }
-  AddToEpoll(transport->epoll_fd_, transport->wake_fd_, EPOLLIN);
-  AddToEpoll(transport->epoll_fd_, transport->icmp4_fd_, EPOLLIN);
-  if (transport->icmp6_fd_ >= 0) AddToEpoll(transport->epoll_fd_, transport->icmp6_fd_, EPOLLIN);
-  return transport;
+  return absl::OkStatus();
 }
 
 SocketProbeTransport::~SocketProbeTransport() {

@@ -22,7 +22,7 @@
 // loss, and so is an ICMP unreachable. Connections are closed at once with
 // SO_LINGER 0 (an RST, no TIME_WAIT), so a thousand peers do not pile up sockets.
 //
-// Errors (Create): kPermissionDenied when no ICMP socket can be opened in the
+// Errors (Create): kPermissionDenied when ICMP is asked for and no ICMP socket can be opened in the
 // requested mode, with a message naming both remedies (widen
 // net.ipv4.ping_group_range, or grant CAP_NET_RAW). An address family whose
 // socket cannot be opened (IPv6 disabled) is logged; sends to it fail.
@@ -31,6 +31,7 @@
 #define CARBONROUTE_COLLECTOR_SOCKET_PROBE_TRANSPORT_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,10 +44,12 @@ namespace carbonroute::collector {
 
 class SocketProbeTransport : public ProbeTransport {
  public:
+  // `icmp_mode`: which ICMP sockets to open; nullopt opens none (only TCP
+  // peers: no ping_group_range or CAP_NET_RAW needed, and ICMP sends fail).
   // `identifier`: the echo identifier of raw-socket requests (datagram
   // sockets get theirs from the kernel).
-  static absl::StatusOr<std::unique_ptr<SocketProbeTransport>> Create(IcmpMode mode,
-                                                                      uint16_t identifier);
+  static absl::StatusOr<std::unique_ptr<SocketProbeTransport>> Create(
+      std::optional<IcmpMode> icmp_mode, uint16_t identifier);
   ~SocketProbeTransport() override;
 
   // The ICMP socket kind in use and why, e.g. "datagram (unprivileged):
@@ -61,6 +64,7 @@ class SocketProbeTransport : public ProbeTransport {
 
  private:
   SocketProbeTransport() = default;
+  absl::Status OpenIcmpSockets(IcmpMode mode);
   absl::StatusOr<absl::Time> SendEcho(const ProbeEndpoint& to, uint64_t token);
   absl::StatusOr<absl::Time> Connect(const ProbeEndpoint& to, uint64_t token);
   void ReadEchoReplies(int fd, bool v6, std::vector<ProbeAnswer>& out);

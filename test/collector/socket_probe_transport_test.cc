@@ -222,7 +222,8 @@ TEST(SocketProbeTransport, AccuracyAgainstInjectedDelayAndLoss) {
   });
 }
 
-// RST counts as reachable (the peer answered); no answer is a loss.
+// RST counts as reachable (the peer answered); no answer is a loss. Run
+// without any ICMP privilege, as a TCP-only collector may be.
 TEST(SocketProbeTransport, TcpConnectOpenRefusedAndSilent) {
   RUN_IN_NETNS([] {
     absl::StatusOr<std::unique_ptr<testing::TunEchoResponder>> tun =
@@ -244,8 +245,12 @@ TEST(SocketProbeTransport, TcpConnectOpenRefusedAndSilent) {
     const uint16_t closed_port = ntohs(address.sin_port);
     close(closed);  // nothing listens there: the kernel answers SYN with RST
 
+    // TCP probes need no ICMP privilege: neither ping_group_range nor CAP_NET_RAW.
+    ASSERT_TRUE(testing::SetPingGroupRange("1 0"));
+    ASSERT_TRUE(DropNetRawOnThisThread());
+    EXPECT_FALSE(SocketProbeTransport::Create(IcmpMode::kAuto, 1).ok());
     absl::StatusOr<std::unique_ptr<SocketProbeTransport>> transport =
-        SocketProbeTransport::Create(IcmpMode::kAuto, 1);
+        SocketProbeTransport::Create(std::nullopt, 1);
     ASSERT_TRUE(transport.ok()) << transport.status();
     ProbeConfig config = FastProbes();
     config.timeout = absl::Milliseconds(200);
