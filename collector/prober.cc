@@ -68,6 +68,7 @@ void Prober::SetTargets(const std::vector<PeerConfig>& peers) {
   {
     absl::MutexLock lock(&mutex_);
     pending_ = peers;
+    has_pending_ = true;
   }
   transport_.Wake();
 }
@@ -78,10 +79,12 @@ void Prober::Stop() {
 }
 
 void Prober::ApplyPendingTargets(absl::Time now) {
+  if (!has_pending_.load(std::memory_order_acquire)) return;  // the loop's common case: no lock
   std::optional<std::vector<PeerConfig>> peers;
   {
     absl::MutexLock lock(&mutex_);
     peers.swap(pending_);
+    has_pending_ = false;
   }
   if (!peers) return;
   std::map<std::string, const PeerConfig*> wanted;
@@ -113,10 +116,7 @@ void Prober::ApplyPendingTargets(absl::Time now) {
 }
 
 bool Prober::Resolve(Target& target, absl::Time now) {
-  if (target.endpoint &&
-      (IsNumeric(target.peer.address) || now - target.resolved_at < config_.resolve_interval)) {
-    return true;
-  }
+  if (target.endpoint && now < target.resolve_again_at) return true;
   absl::StatusOr<ProbeEndpoint> endpoint =
       resolver_(target.peer.address, target.peer.protocol, PortOf(target.peer, config_));
   if (!endpoint.ok()) {
@@ -130,7 +130,9 @@ bool Prober::Resolve(Target& target, absl::Time now) {
     spdlog::info("prober: peer {} resolves again", target.peer.name);
   target.resolve_error.clear();
   target.endpoint = *endpoint;
-  target.resolved_at = now;
+  // An IP literal never changes: it is "resolved" once.
+  target.resolve_again_at =
+      IsNumeric(target.peer.address) ? absl::InfiniteFuture() : now + config_.resolve_interval;
   return true;
 }
 
@@ -142,8 +144,9 @@ void Prober::Record(Target& target, const std::string& name, absl::Time sent_at,
     target.stats.RecordLoss(sent_at);
   }
   const bool fresh = target.stats.Fresh(clock_.Now(), stale_after_);
-  metrics_.ObserveProbe(source_, name, rtt);
-  metrics_.SetProbeState(source_, name, fresh ? target.stats.smoothed() : std::nullopt,
+  if (target.series == nullptr) target.series = &metrics_.ProbeSeriesFor(source_, name);
+  metrics_.ObserveProbe(*target.series, rtt);
+  metrics_.SetProbeState(*target.series, fresh ? target.stats.smoothed() : std::nullopt,
                          target.stats.loss_ratio().value_or(0));
   if (listener_) listener_(ProbeOutcome{name, rtt, target.stats, fresh});
 }

@@ -86,9 +86,12 @@ class Prober {
   struct Target {
     PeerConfig peer;
     std::optional<ProbeEndpoint> endpoint;
-    absl::Time resolved_at = absl::InfinitePast();
+    absl::Time resolve_again_at = absl::InfinitePast();
     std::string resolve_error;  // the last error logged, to log each change once
     RttStatistics stats;
+    // Made on the first result (no series before there is a value), kept so
+    // a probe's metrics update needs no lookup; released by RemoveProbeTarget.
+    exporter::CollectorMetrics::ProbeSeries* series = nullptr;
     explicit Target(std::size_t window) : stats(window) {}
   };
   struct InFlight {
@@ -123,6 +126,7 @@ class Prober {
   std::atomic<bool> stop_{false};
   absl::Mutex mutex_;
   std::optional<std::vector<PeerConfig>> pending_ ABSL_GUARDED_BY(mutex_);
+  std::atomic<bool> has_pending_{false};  // set with pending_, read without the lock
 };
 
 }  // namespace carbonroute::collector

@@ -183,12 +183,15 @@ std::vector<double> CollectorMetrics::ProbeRttBuckets() {
           25e-3, 50e-3,  100e-3, 250e-3, 500e-3, 1,      2.5,  5};
 }
 
-CollectorMetrics::ProbeSeries& CollectorMetrics::Probe(const std::string& source,
-                                                       const std::string& target) {
+CollectorMetrics::ProbeSeries& CollectorMetrics::ProbeSeriesFor(const std::string& source,
+                                                                const std::string& target) {
+  absl::MutexLock lock(&mutex_);
   auto [it, inserted] = probe_series_.try_emplace({source, target});
-  ProbeSeries& series = it->second;
+  ProbeSeries& series = it->second;  // std::map: the address is stable until erased
   if (inserted) {
     const prometheus::Labels labels = {{"source", source}, {"target", target}};
+    series.source = source;
+    series.target = target;
     series.rtt_histogram = &probe_rtt_.Add(labels, ProbeRttBuckets());
     series.loss = &probe_loss_.Add(labels);
     series.sent = &probes_sent_.Add(labels);
@@ -197,25 +200,20 @@ CollectorMetrics::ProbeSeries& CollectorMetrics::Probe(const std::string& source
   return series;
 }
 
-void CollectorMetrics::ObserveProbe(const std::string& source, const std::string& target,
-                                    std::optional<absl::Duration> rtt) {
-  absl::MutexLock lock(&mutex_);
-  ProbeSeries& series = Probe(source, target);
+void CollectorMetrics::ObserveProbe(ProbeSeries& series, std::optional<absl::Duration> rtt) {
   series.sent->Increment();
   if (!rtt) return;
   series.received->Increment();
   series.rtt_histogram->Observe(absl::ToDoubleSeconds(*rtt));
 }
 
-void CollectorMetrics::SetProbeState(const std::string& source, const std::string& target,
-                                     std::optional<absl::Duration> smoothed, double loss_ratio) {
-  absl::MutexLock lock(&mutex_);
-  ProbeSeries& series = Probe(source, target);
+void CollectorMetrics::SetProbeState(ProbeSeries& series, std::optional<absl::Duration> smoothed,
+                                     double loss_ratio) {
   series.loss->Set(loss_ratio);
   if (smoothed) {
-    if (series.measured_rtt == nullptr) {
+    if (series.measured_rtt == nullptr) {  // Family::Add and Remove lock the family themselves
       series.measured_rtt =
-          &rtt_.Add({{"source", source}, {"target", target}, {"method", "measured"}});
+          &rtt_.Add({{"source", series.source}, {"target", series.target}, {"method", "measured"}});
     }
     series.measured_rtt->Set(absl::ToDoubleSeconds(*smoothed));
   } else if (series.measured_rtt != nullptr) {

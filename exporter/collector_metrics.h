@@ -68,16 +68,29 @@ class CollectorMetrics {
               absl::Duration rtt);
   void SetLastPoll(absl::Time t);
 
-  // Probe series of one (source, target) pair: the RTT histogram, the loss
-  // ratio, the sent/received counters and the measured RTT gauge. Created on
-  // the first call naming the pair.
+  // The probe series of one (source, target) pair: the RTT histogram, the
+  // loss ratio, the sent/received counters and the measured RTT gauge.
+  // ProbeSeriesFor creates them on the first call naming the pair and
+  // returns the same handle after; the handle stays valid until
+  // RemoveProbeTarget of the pair. The prober keeps it, so a probe's update
+  // takes no lock and builds no label key. One thread updates a given series.
+  class ProbeSeries {
+   private:
+    friend class CollectorMetrics;
+    std::string source, target;
+    prometheus::Histogram* rtt_histogram = nullptr;
+    prometheus::Gauge* loss = nullptr;
+    prometheus::Counter* sent = nullptr;
+    prometheus::Counter* received = nullptr;
+    prometheus::Gauge* measured_rtt = nullptr;  // null while not fresh
+  };
+  ProbeSeries& ProbeSeriesFor(const std::string& source, const std::string& target);
   // One probe's outcome: `rtt` when answered in time, nullopt when lost.
-  void ObserveProbe(const std::string& source, const std::string& target,
-                    std::optional<absl::Duration> rtt);
+  void ObserveProbe(ProbeSeries& series, std::optional<absl::Duration> rtt);
   // The target's state after that probe: the smoothed RTT while fresh
   // (nullopt removes carbonroute_rtt_seconds{method="measured"}), and the loss ratio.
-  void SetProbeState(const std::string& source, const std::string& target,
-                     std::optional<absl::Duration> smoothed, double loss_ratio);
+  void SetProbeState(ProbeSeries& series, std::optional<absl::Duration> smoothed,
+                     double loss_ratio);
   // Deletes every probe series of the pair (a peer removed from the config).
   void RemoveProbeTarget(const std::string& source, const std::string& target);
   // The histogram's upper bounds, seconds: 50 µs to 5 s in 1–2.5–5 steps.
@@ -107,16 +120,6 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Counter>& probes_sent_;
   prometheus::Family<prometheus::Counter>& probes_received_;
   prometheus::Gauge& last_poll_;
-
-  struct ProbeSeries {
-    prometheus::Histogram* rtt_histogram = nullptr;
-    prometheus::Gauge* loss = nullptr;
-    prometheus::Counter* sent = nullptr;
-    prometheus::Counter* received = nullptr;
-    prometheus::Gauge* measured_rtt = nullptr;  // null while not fresh
-  };
-  ProbeSeries& Probe(const std::string& source, const std::string& target)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   absl::Mutex mutex_;
   std::map<SeriesLabels, IntensitySeries> intensity_series_ ABSL_GUARDED_BY(mutex_);
