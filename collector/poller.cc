@@ -8,17 +8,14 @@
 #include "absl/strings/str_cat.h"
 #include "collector/reading_records.h"
 #include "config/time_weighted_mean.h"
+#include "exporter/forecast_windows.h"
 #include "providers/http_status.h"
 
 namespace carbonroute::collector {
 namespace {
 
-struct ForecastWindow {
-  const char* label;
-  absl::Duration length;
-};
-constexpr ForecastWindow kForecastWindows[] = {
-    {"1h", absl::Hours(1)}, {"4h", absl::Hours(4)}, {"24h", absl::Hours(24)}};
+using exporter::ForecastWindow;
+using exporter::kForecastWindows;
 
 constexpr absl::Duration kPruneEvery = absl::Hours(1);
 constexpr absl::Duration kForecastSlack = absl::Hours(1);

@@ -6,16 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "exporter/forecast_windows.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
 
-struct Window {
-  const char* label;
-  absl::Duration length;
-};
-constexpr Window kWindows[] = {
-    {"1h", absl::Hours(1)}, {"4h", absl::Hours(4)}, {"24h", absl::Hours(24)}};
+using Window = exporter::ForecastWindow;
+using exporter::kForecastWindows;
 
 // A candidate with its location and region resolved from the model (views into
 // the input or the model, which outlive the scoring call).
@@ -213,10 +210,10 @@ double Normalised(double value, double min, double max) {
 
 const Window* WindowFor(const Workload& workload) {
   if (!workload.expected_runtime) return nullptr;
-  for (const Window& w : kWindows) {
+  for (const Window& w : kForecastWindows) {
     if (w.length >= *workload.expected_runtime) return &w;
   }
-  return &kWindows[2];
+  return &kForecastWindows[2];
 }
 
 // The per-request memo of carbon values: one per grid location id, plus the
