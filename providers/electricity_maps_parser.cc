@@ -16,9 +16,10 @@ absl::Duration Granularity(simdjson::dom::element point) {
 }
 
 // One point; nullopt when carbonIntensity is null.
-absl::StatusOr<std::optional<Reading>> ParsePoint(simdjson::dom::element point, absl::string_view provider,
-                                                  absl::string_view location, absl::string_view what,
-                                                  bool forecast) {
+absl::StatusOr<std::optional<Reading>> ParsePoint(simdjson::dom::element point,
+                                                  absl::string_view provider,
+                                                  absl::string_view location,
+                                                  absl::string_view what, bool forecast) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::optional<double> value,
                                json::NullableNumber(point, "carbonIntensity", what));
   if (!value) return std::optional<Reading>();
@@ -40,8 +41,7 @@ absl::StatusOr<std::vector<Reading>> ParseSeries(absl::string_view body, absl::s
                                                  absl::string_view location, const char* key,
                                                  bool forecast) {
   const std::string what = absl::StrCat("electricity_maps ", location, " ", key);
-  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
-  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element series, json::Field(root, key, what));
   simdjson::dom::array points;
   if (series.get_array().get(points)) return json::FieldError(what, key, "expected an array");
@@ -56,11 +56,11 @@ absl::StatusOr<std::vector<Reading>> ParseSeries(absl::string_view body, absl::s
 
 }  // namespace
 
-absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body, absl::string_view provider,
+absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body,
+                                                   absl::string_view provider,
                                                    absl::string_view location) {
   const std::string what = absl::StrCat("electricity_maps ", location, " latest");
-  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
-  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(std::optional<Reading> reading,
                                ParsePoint(root, provider, location, what, /*forecast=*/false));
   if (!reading) return absl::UnavailableError(absl::StrCat(what, ": carbonIntensity is null"));

@@ -18,19 +18,24 @@
 
 namespace carbonroute::providers::json {
 
-// Parses `body`; kInvalidArgument naming `what` for malformed or truncated JSON.
-inline absl::StatusOr<simdjson::dom::element> Parse(simdjson::dom::parser& parser,
-                                                    absl::string_view body, absl::string_view what) {
+// Parses `body` with this thread's parser (its buffers are allocated once per
+// thread and reused); kInvalidArgument naming `what` for malformed or
+// truncated JSON. The element is valid until the next Parse on this thread:
+// read what is needed before parsing again.
+inline absl::StatusOr<simdjson::dom::element> Parse(absl::string_view body,
+                                                    absl::string_view what) {
+  thread_local simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto error = parser.parse(body.data(), body.size()).get(root); error) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": response is not valid JSON (", simdjson::error_message(error),
-                     "): ", body.substr(0, 80)));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": response is not valid JSON (",
+                                                   simdjson::error_message(error),
+                                                   "): ", body.substr(0, 80)));
   }
   return root;
 }
 
-inline absl::Status FieldError(absl::string_view what, absl::string_view field, absl::string_view problem) {
+inline absl::Status FieldError(absl::string_view what, absl::string_view field,
+                               absl::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat(what, ": ", field, ": ", problem));
 }
 

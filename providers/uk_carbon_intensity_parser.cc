@@ -16,14 +16,17 @@ absl::StatusOr<simdjson::dom::array> Periods(simdjson::dom::element data, absl::
   simdjson::dom::array array;
   simdjson::dom::object object;
   if (!data.get_object().get(object)) {  // regional forward window: {"regionid", "data": [...]}
-    if (data["data"].get_array().get(array)) return json::FieldError(what, "data.data", "expected an array");
+    if (data["data"].get_array().get(array))
+      return json::FieldError(what, "data.data", "expected an array");
     return array;
   }
-  if (data.get_array().get(array)) return json::FieldError(what, "data", "expected an array or object");
+  if (data.get_array().get(array))
+    return json::FieldError(what, "data", "expected an array or object");
   simdjson::dom::element first;
   if (array.at(0).get(first) || first["from"].error() == simdjson::SUCCESS) return array;
   simdjson::dom::array nested;  // regionid / postcode: data[0].data
-  if (first["data"].get_array().get(nested)) return json::FieldError(what, "data[0]", "expected periods");
+  if (first["data"].get_array().get(nested))
+    return json::FieldError(what, "data[0]", "expected periods");
   return nested;
 }
 
@@ -33,15 +36,15 @@ absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view bo
                                                             absl::string_view provider,
                                                             absl::string_view location) {
   const std::string what = absl::StrCat("uk_carbon_intensity ", location);
-  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
-  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element data, json::Field(root, "data", what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::array periods, Periods(data, what));
   // All-regions shape (/regional, /regional/intensity/{from}/fw48h): each period lists
   // "regions"; the one whose regionid matches "region/<id>" is read.
   int64_t wanted_region = 0;
   absl::string_view rest = location;
-  const bool by_region = absl::ConsumePrefix(&rest, "region/") && absl::SimpleAtoi(rest, &wanted_region);
+  const bool by_region =
+      absl::ConsumePrefix(&rest, "region/") && absl::SimpleAtoi(rest, &wanted_region);
   std::vector<Reading> readings;
   for (simdjson::dom::element period : periods) {
     CARBONROUTE_ASSIGN_OR_RETURN(absl::Time from, json::Time(period, "from", what, kTimeFormat));
@@ -49,7 +52,9 @@ absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view bo
     simdjson::dom::element holder = period;
     simdjson::dom::array regions;
     if (!period["regions"].get_array().get(regions)) {
-      if (!by_region) return json::FieldError(what, "regions", "an all-regions answer needs a region/<id> location");
+      if (!by_region)
+        return json::FieldError(what, "regions",
+                                "an all-regions answer needs a region/<id> location");
       bool found = false;
       for (simdjson::dom::element region : regions) {
         int64_t id = 0;
@@ -61,7 +66,8 @@ absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view bo
       }
       if (!found) continue;
     }
-    CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element intensity, json::Field(holder, "intensity", what));
+    CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element intensity,
+                                 json::Field(holder, "intensity", what));
     std::optional<double> actual;
     if (json::Field(intensity, "actual", what).ok()) {
       CARBONROUTE_ASSIGN_OR_RETURN(actual, json::NullableNumber(intensity, "actual", what));
@@ -80,7 +86,8 @@ absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view bo
     reading.valid_to = to;
     readings.push_back(std::move(reading));
   }
-  if (readings.empty()) return absl::UnavailableError(absl::StrCat(what, ": no period has a value"));
+  if (readings.empty())
+    return absl::UnavailableError(absl::StrCat(what, ": no period has a value"));
   return readings;
 }
 

@@ -10,8 +10,7 @@ absl::StatusOr<WattTimeSignal> ParseWattTimeSignal(absl::string_view body,
                                                    absl::string_view provider,
                                                    absl::string_view location) {
   const std::string what = absl::StrCat("watttime ", location);
-  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
-  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, what));
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element meta, json::Field(root, "meta", what));
   const std::string meta_what = absl::StrCat(what, " meta");
   WattTimeSignal signal;
@@ -35,7 +34,8 @@ absl::StatusOr<WattTimeSignal> ParseWattTimeSignal(absl::string_view body,
   }
   const absl::Duration period = absl::Seconds(*period_seconds);
   if (json::Field(meta, "generated_at", meta_what).ok()) {
-    CARBONROUTE_ASSIGN_OR_RETURN(absl::Time generated_at, json::Time(meta, "generated_at", meta_what));
+    CARBONROUTE_ASSIGN_OR_RETURN(absl::Time generated_at,
+                                 json::Time(meta, "generated_at", meta_what));
     signal.generated_at = generated_at;
   }
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element data, json::Field(root, "data", what));
@@ -44,7 +44,8 @@ absl::StatusOr<WattTimeSignal> ParseWattTimeSignal(absl::string_view body,
   signal.points.reserve(points.size());
   for (simdjson::dom::element point : points) {
     CARBONROUTE_ASSIGN_OR_RETURN(absl::Time point_time, json::Time(point, "point_time", what));
-    CARBONROUTE_ASSIGN_OR_RETURN(std::optional<double> value, json::NullableNumber(point, "value", what));
+    CARBONROUTE_ASSIGN_OR_RETURN(std::optional<double> value,
+                                 json::NullableNumber(point, "value", what));
     if (!value) continue;
     Reading reading;
     reading.provider = std::string(provider);
@@ -64,23 +65,20 @@ absl::StatusOr<WattTimeSignal> ParseWattTimeSignal(absl::string_view body,
 }
 
 absl::StatusOr<std::string> ParseWattTimeToken(absl::string_view body) {
-  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
-  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, "watttime login"));
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, "watttime login"));
   return json::String(root, "token", "watttime login");
 }
 
 absl::StatusOr<std::string> ParseWattTimeRegion(absl::string_view body) {
-  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root,
-                               json::Parse(parser, body, "watttime region-from-loc"));
+                               json::Parse(body, "watttime region-from-loc"));
   return json::String(root, "region", "watttime region-from-loc");
 }
 
 absl::StatusOr<std::vector<WattTimeAccess>> ParseWattTimeAccess(absl::string_view body,
                                                                 absl::string_view signal_type) {
   constexpr char kWhat[] = "watttime my-access";
-  thread_local simdjson::dom::parser parser;  // reused: its buffers are allocated once per thread
-  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(parser, body, kWhat));
+  CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, kWhat));
   simdjson::dom::array signals;
   if (root["signal_types"].get_array().get(signals)) {
     return json::FieldError(kWhat, "signal_types", "expected an array");
