@@ -166,14 +166,13 @@ absl::StatusOr<absl::Time> SocketProbeTransport::SendEcho(const ProbeEndpoint& t
   if (fd < 0) return absl::UnavailableError("no ICMP socket for this address family");
   const std::vector<uint8_t> packet =
       BuildEchoRequest(v6 ? IpFamily::kV6 : IpFamily::kV4, identifier_, ++sequence_, token);
+  // Port 0 whatever the endpoint says: datagram sockets take the port as the
+  // echo identifier (left to the kernel), and raw IPv6 sockets reject one (EINVAL).
   sockaddr_storage address = to.address;
-  {  // datagram sockets take the "port" as the identifier (left to the kernel); raw IPv6 ones
-     // reject a port
-    if (v6) {
-      reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = 0;
-    } else {
-      reinterpret_cast<sockaddr_in*>(&address)->sin_port = 0;
-    }
+  if (v6) {
+    reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = 0;
+  } else {
+    reinterpret_cast<sockaddr_in*>(&address)->sin_port = 0;
   }
   const absl::Time sent_at = RealNow();
   if (sendto(fd, packet.data(), packet.size(), 0, reinterpret_cast<const sockaddr*>(&address),

@@ -21,12 +21,6 @@
 #include "test/testing/netns.h"
 
 namespace carbonroute::testing {
-namespace {
-
-absl::Time Now() { return absl::Now(); }
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<TunEchoResponder>> TunEchoResponder::Create(
     const std::string& name, const std::string& gateway) {
   std::unique_ptr<TunEchoResponder> responder(new TunEchoResponder());
@@ -81,7 +75,7 @@ void TunEchoResponder::Loop() {
   priority.sched_priority = 10;
   pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority);
   for (;;) {
-    const absl::Time now = Now();
+    const absl::Time now = absl::Now();
     while (!due.empty() && due.top().at <= now) {
       [[maybe_unused]] ssize_t ignored =
           write(fd_, due.top().packet.data(), due.top().packet.size());
@@ -96,7 +90,7 @@ void TunEchoResponder::Loop() {
     for (;;) {
       const ssize_t n = read(fd_, buffer, sizeof(buffer));
       if (n <= 0) break;
-      const absl::Time arrived = Now();
+      const absl::Time arrived = absl::Now();
       // IPv4 + ICMP echo request only.
       if (n < 28 || (buffer[0] >> 4) != 4 || buffer[9] != 1) continue;
       const std::size_t header = (buffer[0] & 0x0f) * 4u;
