@@ -10,6 +10,7 @@
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
 #include "test/testing/fake_clock.h"
+#include "test/testing/probe_until.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -86,37 +87,9 @@ class ProberTest : public ::testing::Test {
     config_.window = 20;
   }
 
-  PeerConfig Peer(const std::string& name, const std::string& address) {
-    PeerConfig peer;
-    peer.name = name;
-    peer.address = address;
-    return peer;
-  }
-
-  // Runs until every listed target has had `probes` results.
-  void RunProbes(Prober& prober, const std::vector<std::string>& targets, int probes) {
-    std::map<std::string, int> seen;
-    prober.SetListener([&](const ProbeOutcome& outcome) {
-      ++seen[outcome.target];
-      last_[outcome.target] = {outcome.stats.smoothed(), outcome.stats.loss_ratio(), outcome.fresh,
-                               outcome.stats.received()};
-      for (const std::string& t : targets) {
-        if (seen[t] < probes) return;
-      }
-      prober.Stop();
-    });
-    prober.Run();
-  }
-
   std::string Scrape() { return prometheus::TextSerializer().Serialize(registry_.Collect()); }
 
-  struct Last {
-    std::optional<absl::Duration> smoothed;
-    std::optional<double> loss;
-    bool fresh;
-    std::size_t received;
-  };
-  std::map<std::string, Last> last_;
+  std::map<std::string, testing::ProbeResult> last_;
   ProbeConfig config_;
   testing::FakeClock clock_{kStart};
   ScriptedTransport transport_{clock_};
@@ -129,13 +102,13 @@ TEST_F(ProberTest, SmoothedRttLossAndMetrics) {
   transport_.behaviour["10.0.0.2"].delay = absl::Milliseconds(40);
   transport_.behaviour["10.0.0.2"].drop_every_of_ten = 3;  // 30 %
   Prober prober("node-a", config_, transport_, clock_, metrics_);
-  prober.SetTargets(
-      {Peer("node-b", "10.0.0.1"), Peer("node-c", "10.0.0.2"), Peer("declared-only", "")});
-  RunProbes(prober, {"node-b", "node-c"}, 40);
+  prober.SetTargets({testing::Peer("node-b", "10.0.0.1"), testing::Peer("node-c", "10.0.0.2"),
+                     testing::Peer("declared-only", "")});
+  last_ = testing::ProbeUntil(prober, {"node-b", "node-c"}, 40);
   EXPECT_EQ(last_["node-b"].smoothed, absl::Milliseconds(5));
   EXPECT_EQ(last_["node-b"].loss, 0.0);
   EXPECT_EQ(last_["node-c"].smoothed, absl::Milliseconds(40));
-  EXPECT_DOUBLE_EQ(*last_["node-c"].loss, 0.3);  // 6 of the last 20
+  EXPECT_DOUBLE_EQ(last_["node-c"].loss, 0.3);  // 6 of the last 20
   const std::string page = Scrape();
   EXPECT_THAT(
       page,
@@ -163,9 +136,9 @@ TEST_F(ProberTest, LateRepliesAreLossAndASilentTargetGoesStale) {
   transport_.behaviour["10.0.0.2"].silent = true;
   transport_.behaviour["10.0.0.3"].unreachable = true;
   Prober prober("node-a", config_, transport_, clock_, metrics_);
-  prober.SetTargets(
-      {Peer("late", "10.0.0.1"), Peer("silent", "10.0.0.2"), Peer("unreachable", "10.0.0.3")});
-  RunProbes(prober, {"late", "silent", "unreachable"}, 25);
+  prober.SetTargets({testing::Peer("late", "10.0.0.1"), testing::Peer("silent", "10.0.0.2"),
+                     testing::Peer("unreachable", "10.0.0.3")});
+  last_ = testing::ProbeUntil(prober, {"late", "silent", "unreachable"}, 25);
   for (const char* name : {"late", "silent", "unreachable"}) {
     EXPECT_EQ(last_[name].loss, 1.0) << name;
     EXPECT_EQ(last_[name].received, 0u) << name;
@@ -178,27 +151,27 @@ TEST_F(ProberTest, LateRepliesAreLossAndASilentTargetGoesStale) {
 TEST_F(ProberTest, ATargetThatStopsAnsweringIsNoLongerFresh) {
   transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(5);
   Prober prober("node-a", config_, transport_, clock_, metrics_);
-  prober.SetTargets({Peer("b", "10.0.0.1")});
-  RunProbes(prober, {"b"}, 10);
+  prober.SetTargets({testing::Peer("b", "10.0.0.1")});
+  last_ = testing::ProbeUntil(prober, {"b"}, 10);
   EXPECT_TRUE(last_["b"].fresh);
   EXPECT_THAT(
       Scrape(),
       HasSubstr(R"(carbonroute_rtt_seconds{method="measured",source="node-a",target="b"})"));
   transport_.behaviour["10.0.0.1"].silent = true;
-  RunProbes(prober, {"b"}, 20);  // stale_after = 5 × 1 s + 1 s
+  last_ = testing::ProbeUntil(prober, {"b"}, 20);  // stale_after = 5 × 1 s + 1 s
   EXPECT_FALSE(last_["b"].fresh);
-  EXPECT_DOUBLE_EQ(*last_["b"].loss, 1.0);
+  EXPECT_DOUBLE_EQ(last_["b"].loss, 1.0);
   EXPECT_THAT(Scrape(), Not(HasSubstr("carbonroute_rtt_seconds{")));
   EXPECT_THAT(Scrape(), HasSubstr(R"(carbonroute_probe_loss_ratio{source="node-a",target="b"} 1)"));
 }
 
 TEST_F(ProberTest, RemovedTargetHasItsSeriesDeleted) {
   Prober prober("node-a", config_, transport_, clock_, metrics_);
-  prober.SetTargets({Peer("b", "10.0.0.1"), Peer("c", "10.0.0.2")});
-  RunProbes(prober, {"b", "c"}, 3);
+  prober.SetTargets({testing::Peer("b", "10.0.0.1"), testing::Peer("c", "10.0.0.2")});
+  last_ = testing::ProbeUntil(prober, {"b", "c"}, 3);
   EXPECT_THAT(Scrape(), HasSubstr(R"(target="c")"));
-  prober.SetTargets({Peer("b", "10.0.0.1")});
-  RunProbes(prober, {"b"}, 6);
+  prober.SetTargets({testing::Peer("b", "10.0.0.1")});
+  last_ = testing::ProbeUntil(prober, {"b"}, 6);
   const std::string page = Scrape();
   EXPECT_THAT(page, HasSubstr(R"(target="b")"));
   EXPECT_THAT(page, Not(HasSubstr(R"(target="c")")));
@@ -218,16 +191,16 @@ TEST_F(ProberTest, HostnamesAreResolvedAgainEveryResolveInterval) {
     return endpoint;
   };
   Prober prober("node-a", config_, transport_, clock_, metrics_, resolver);
-  prober.SetTargets({Peer("b", "peer.internal")});
-  RunProbes(prober, {"b"}, 10);
+  prober.SetTargets({testing::Peer("b", "peer.internal")});
+  last_ = testing::ProbeUntil(prober, {"b"}, 10);
   EXPECT_EQ(calls, 1);  // 10 probes in < 10 s
   answer = "10.0.0.9";  // the peer moved
-  RunProbes(prober, {"b"}, 10);
+  last_ = testing::ProbeUntil(prober, {"b"}, 10);
   EXPECT_EQ(calls, 2);
   EXPECT_GT(transport_.sent["10.0.0.9"], 0);
   answer = "";  // DNS fails: the last address is kept
   const int before = transport_.sent["10.0.0.9"];
-  RunProbes(prober, {"b"}, 12);
+  last_ = testing::ProbeUntil(prober, {"b"}, 12);
   EXPECT_GT(transport_.sent["10.0.0.9"], before);
 }
 
@@ -237,8 +210,8 @@ TEST_F(ProberTest, AnUnresolvableNameCountsAsLost) {
     return absl::NotFoundError("cannot resolve \"nowhere\"");
   };
   Prober prober("node-a", config_, transport_, clock_, metrics_, resolver);
-  prober.SetTargets({Peer("b", "nowhere.invalid")});
-  RunProbes(prober, {"b"}, 5);
+  prober.SetTargets({testing::Peer("b", "nowhere.invalid")});
+  last_ = testing::ProbeUntil(prober, {"b"}, 5);
   EXPECT_EQ(last_["b"].loss, 1.0);
   EXPECT_THAT(Scrape(), HasSubstr(R"(carbonroute_probe_sent_total{source="node-a",target="b"} 5)"));
 }

@@ -11,13 +11,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "collector/prober.h"
 #include "prometheus/registry.h"
 #include "test/testing/netns.h"
+#include "test/testing/probe_until.h"
 #include "test/testing/tun_echo_responder.h"
 
 namespace carbonroute::collector {
@@ -25,53 +25,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-PeerConfig Peer(const std::string& name, const std::string& address,
-                ProbeProtocol protocol = ProbeProtocol::kIcmp, uint16_t port = 0) {
-  PeerConfig peer;
-  peer.name = name;
-  peer.address = address;
-  peer.protocol = protocol;
-  peer.port = port;
-  return peer;
-}
-
-struct Result {
-  std::optional<absl::Duration> smoothed;
-  std::vector<double> smoothed_ms;  // the smoothed RTT after each answered probe
-  double loss = 0;
-  bool fresh = false;
-  int outcomes = 0;
-
-  // The median of the smoothed RTT over the last `n` answered probes: a
-  // stall of this 2-core VM (steal time: every probe in flight is late at
-  // once) moves a few EWMA values, not their median.
-  double MedianSmoothedMs(std::size_t n) const {
-    std::vector<double> tail(smoothed_ms.end() - std::min(n, smoothed_ms.size()),
-                             smoothed_ms.end());
-    std::sort(tail.begin(), tail.end());
-    return tail.empty() ? NAN : tail[tail.size() / 2];
-  }
-};
-
-// Probes `peers` until each has at least `probes` results (counted from now).
-std::map<std::string, Result> ProbeUntil(Prober& prober, const std::vector<std::string>& names,
-                                         int probes) {
-  std::map<std::string, Result> results;
-  prober.SetListener([&](const ProbeOutcome& outcome) {
-    Result& r = results[outcome.target];
-    r.smoothed = outcome.stats.smoothed();
-    if (outcome.rtt && r.smoothed) r.smoothed_ms.push_back(absl::ToDoubleMilliseconds(*r.smoothed));
-    r.loss = outcome.stats.loss_ratio().value_or(0);
-    r.fresh = outcome.fresh;
-    ++r.outcomes;
-    for (const std::string& name : names) {
-      if (results[name].outcomes < probes) return;
-    }
-    prober.Stop();
-  });
-  prober.Run();
-  return results;
-}
+using testing::Peer;
+using testing::ProbeResult;
+using testing::ProbeUntil;
 
 ProbeConfig FastProbes() {
   ProbeConfig config;
@@ -101,7 +57,7 @@ void ProbeLoopback(IcmpMode mode, bool expect_raw) {
   exporter::CollectorMetrics metrics(registry);
   Prober prober("self", FastProbes(), **transport, RealClock(), metrics);
   prober.SetTargets({Peer("v4", "127.0.0.1"), Peer("v6", "::1")});
-  std::map<std::string, Result> results = ProbeUntil(prober, {"v4", "v6"}, 20);
+  std::map<std::string, ProbeResult> results = ProbeUntil(prober, {"v4", "v6"}, 20);
   for (const char* name : {"v4", "v6"}) {
     EXPECT_EQ(results[name].loss, 0) << name;
     ASSERT_TRUE(results[name].smoothed.has_value()) << name;
@@ -193,7 +149,7 @@ TEST(SocketProbeTransport, AccuracyAgainstInjectedDelayAndLoss) {
     // responder then really answers late and the prober rightly measures it.
     // So up to 4 rounds are run and one round must be within ±0.5 ms for all
     // three peers at once; every round's figures are printed.
-    std::map<std::string, Result> results;
+    std::map<std::string, ProbeResult> results;
     bool accurate = false;
     const std::map<std::string, double> injected = {{"d5", 5}, {"d40", 40}, {"d120", 120}};
     for (int round = 1; round <= 4 && !accurate; ++round) {
@@ -260,7 +216,8 @@ TEST(SocketProbeTransport, TcpConnectOpenRefusedAndSilent) {
     prober.SetTargets({Peer("open", "127.0.0.1", ProbeProtocol::kTcp, open_port),
                        Peer("refused", "127.0.0.1", ProbeProtocol::kTcp, closed_port),
                        Peer("silent", "10.78.0.9", ProbeProtocol::kTcp, 80)});
-    std::map<std::string, Result> results = ProbeUntil(prober, {"open", "refused", "silent"}, 10);
+    std::map<std::string, ProbeResult> results =
+        ProbeUntil(prober, {"open", "refused", "silent"}, 10);
     close(listener);
     for (const char* name : {"open", "refused"}) {
       EXPECT_EQ(results[name].loss, 0) << name;
