@@ -22,9 +22,9 @@ uint16_t InternetChecksum(absl::Span<const uint8_t> bytes) {
   return static_cast<uint16_t>(~sum);
 }
 
-std::vector<uint8_t> BuildEchoRequest(IpFamily family, uint16_t identifier, uint16_t sequence,
-                                      uint64_t token, std::size_t payload_bytes) {
-  std::vector<uint8_t> packet(kHeaderBytes + std::max(payload_bytes, kTokenBytes), 0);
+std::array<uint8_t, kEchoRequestBytes> BuildEchoRequest(IpFamily family, uint16_t identifier,
+                                                        uint16_t sequence, uint64_t token) {
+  std::array<uint8_t, kEchoRequestBytes> packet{};
   packet[0] = family == IpFamily::kV4 ? kEchoRequestV4 : kEchoRequestV6;
   packet[4] = static_cast<uint8_t>(identifier >> 8);
   packet[5] = static_cast<uint8_t>(identifier);

@@ -18,6 +18,7 @@
 #ifndef CARBONROUTE_COLLECTOR_ICMP_ECHO_H_
 #define CARBONROUTE_COLLECTOR_ICMP_ECHO_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -32,9 +33,11 @@ enum class IpFamily { kV4, kV6 };
 // RFC 1071 Internet checksum of `bytes` (the value to store, already complemented).
 uint16_t InternetChecksum(absl::Span<const uint8_t> bytes);
 
-// An echo request with `token` first in the payload, padded to `payload_bytes` (≥ 8).
-std::vector<uint8_t> BuildEchoRequest(IpFamily family, uint16_t identifier, uint16_t sequence,
-                                      uint64_t token, std::size_t payload_bytes = 16);
+// An echo request: the 8-byte header, then a 16-byte payload with `token`
+// first, zero padded: 24 bytes of ICMP.
+constexpr std::size_t kEchoRequestBytes = 24;
+std::array<uint8_t, kEchoRequestBytes> BuildEchoRequest(IpFamily family, uint16_t identifier,
+                                                        uint16_t sequence, uint64_t token);
 
 struct EchoReply {
   uint16_t identifier = 0;

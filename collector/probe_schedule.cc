@@ -5,14 +5,14 @@ namespace carbonroute::collector {
 ProbeSchedule::ProbeSchedule(absl::Duration interval, double jitter, uint64_t seed)
     : interval_(interval), jitter_(jitter), random_(seed) {}
 
-void ProbeSchedule::Add(const std::string& target, absl::Time now) {
+void ProbeSchedule::Add(TargetId target, absl::Time now) {
   const absl::Time due = now + interval_ * std::uniform_real_distribution<double>(0, 1)(random_);
-  const uint64_t generation = next_generation_++;
+  const uint32_t generation = next_generation_++;
   due_[target] = {due, generation};
   heap_.push({due, target, generation});
 }
 
-void ProbeSchedule::Remove(const std::string& target) { due_.erase(target); }
+void ProbeSchedule::Remove(TargetId target) { due_.erase(target); }
 
 void ProbeSchedule::Pop() {
   while (!heap_.empty()) {
@@ -23,16 +23,16 @@ void ProbeSchedule::Pop() {
   }
 }
 
-std::vector<std::string> ProbeSchedule::Due(absl::Time now) {
-  std::vector<std::string> due;
+std::vector<ProbeSchedule::TargetId> ProbeSchedule::Due(absl::Time now) {
+  std::vector<TargetId> due;
   for (Pop(); !heap_.empty() && heap_.top().due <= now; Pop()) {
-    Entry entry = heap_.top();
+    const Entry entry = heap_.top();
     heap_.pop();
     const double u = std::uniform_real_distribution<double>(-1, 1)(random_);
     const absl::Time next = entry.due + interval_ * (1 + jitter_ * u);
     due_[entry.target] = {next, entry.generation};
     heap_.push({next, entry.target, entry.generation});
-    due.push_back(std::move(entry.target));
+    due.push_back(entry.target);
   }
   return due;
 }

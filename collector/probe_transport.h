@@ -59,10 +59,14 @@ class ProbeTransport {
   virtual absl::StatusOr<absl::Time> Send(const ProbeEndpoint& to, uint64_t token) = 0;
   // Forgets probe `token` (it timed out): a pending TCP connect is closed.
   virtual void Cancel(uint64_t token) = 0;
-  // Blocks until at least one answer is ready, `deadline` passes or Wake() is
-  // called; returns the ready answers (possibly none). Answers for unknown
-  // tokens may be returned; the caller ignores them.
-  virtual std::vector<ProbeAnswer> Wait(absl::Time deadline) = 0;
+  // Blocks until `deadline` passes, Wake() is called, or an answer that is
+  // timed on arrival in user space (a TCP connect) is ready; then replaces
+  // the contents of `answers` with every answer ready by then (possibly
+  // none; the caller reuses one vector, so a turn of the loop allocates nothing). Answers carrying
+  // a kernel receive timestamp (ICMP) do not end the wait: they are collected when it ends, their
+  // RTT unaffected, so the loop wakes once per batch rather than once per reply. Answers for
+  // unknown tokens may be returned; the caller ignores them.
+  virtual void Wait(absl::Time deadline, std::vector<ProbeAnswer>& answers) = 0;
   // Makes a blocked Wait() return. Safe to call from any thread.
   virtual void Wake() = 0;
 };

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -27,18 +28,34 @@ bool IsNumeric(const std::string& host) {
 
 absl::StatusOr<ProbeEndpoint> ResolveWithGetaddrinfo(const std::string& host,
                                                      ProbeProtocol protocol, uint16_t port) {
+  ProbeEndpoint endpoint;
+  endpoint.protocol = protocol;
+  // IP literals without getaddrinfo: with AI_ADDRCONFIG it asks the kernel
+  // for the interface list over netlink on every call (7 syscalls a peer).
+  auto* in = reinterpret_cast<sockaddr_in*>(&endpoint.address);
+  auto* in6 = reinterpret_cast<sockaddr_in6*>(&endpoint.address);
+  if (inet_pton(AF_INET, host.c_str(), &in->sin_addr) == 1) {
+    in->sin_family = AF_INET;
+    in->sin_port = htons(port);
+    endpoint.length = sizeof(sockaddr_in);
+    return endpoint;
+  }
+  if (inet_pton(AF_INET6, host.c_str(), &in6->sin6_addr) == 1) {
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(port);
+    endpoint.length = sizeof(sockaddr_in6);
+    return endpoint;
+  }
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;  // one entry per address
-  hints.ai_flags = AI_ADDRCONFIG | (IsNumeric(host) ? AI_NUMERICHOST : 0);
+  hints.ai_flags = AI_ADDRCONFIG;   // no IPv6 answers on a host without IPv6, and vice versa
   addrinfo* results = nullptr;
   const int error = getaddrinfo(host.c_str(), nullptr, &hints, &results);
   if (error != 0 || results == nullptr) {
     return absl::NotFoundError(
         absl::StrCat("cannot resolve \"", host, "\": ", gai_strerror(error)));
   }
-  ProbeEndpoint endpoint;
-  endpoint.protocol = protocol;
   std::memcpy(&endpoint.address, results->ai_addr, results->ai_addrlen);
   endpoint.length = results->ai_addrlen;
   freeaddrinfo(results);
@@ -57,6 +74,7 @@ Prober::Prober(std::string source, const ProbeConfig& config, ProbeTransport& tr
       stale_after_(config.stale_after > absl::ZeroDuration()
                        ? config.stale_after
                        : 5 * config.interval + config.timeout),
+      tick_(Tick(config.interval)),
       transport_(transport),
       clock_(clock),
       metrics_(metrics),
@@ -78,6 +96,10 @@ void Prober::Stop() {
   transport_.Wake();
 }
 
+absl::Duration Prober::Tick(absl::Duration interval) {
+  return std::clamp(interval / 100, absl::Milliseconds(1), absl::Milliseconds(10));
+}
+
 void Prober::ApplyPendingTargets(absl::Time now) {
   if (!has_pending_.load(std::memory_order_acquire)) return;  // the loop's common case: no lock
   std::optional<std::vector<PeerConfig>> peers;
@@ -91,26 +113,28 @@ void Prober::ApplyPendingTargets(absl::Time now) {
   for (const PeerConfig& peer : *peers) {
     if (!peer.address.empty()) wanted[peer.name] = &peer;
   }
-  for (auto it = targets_.begin(); it != targets_.end();) {
+  for (auto it = ids_.begin(); it != ids_.end();) {
+    const PeerConfig& current = targets_.at(it->second).peer;
     auto next = wanted.find(it->first);
-    const bool changed =
-        next != wanted.end() && (next->second->address != it->second.peer.address ||
-                                 next->second->protocol != it->second.peer.protocol ||
-                                 next->second->port != it->second.peer.port);
+    const bool changed = next != wanted.end() && (next->second->address != current.address ||
+                                                  next->second->protocol != current.protocol ||
+                                                  next->second->port != current.port);
     if (next == wanted.end() || changed) {
-      schedule_.Remove(it->first);
+      schedule_.Remove(it->second);
       metrics_.RemoveProbeTarget(source_, it->first);
-      it = targets_.erase(it);  // in-flight probes to it are ignored when they answer or expire
+      targets_.erase(it->second);  // in-flight probes to it are ignored when they answer or expire
+      it = ids_.erase(it);
     } else {
       ++it;
     }
   }
   for (const auto& [name, peer] : wanted) {
-    if (targets_.contains(name)) continue;
-    Target& target =
-        targets_.emplace(name, Target(static_cast<std::size_t>(config_.window))).first->second;
-    target.peer = *peer;
-    schedule_.Add(name, now);
+    if (ids_.contains(name)) continue;
+    const TargetId id = next_id_++;
+    ids_.emplace(name, id);
+    targets_.emplace(id, Target(static_cast<std::size_t>(config_.window))).first->second.peer =
+        *peer;
+    schedule_.Add(id, now);
   }
   spdlog::info("prober: {} peers from {}", targets_.size(), source_);
 }
@@ -136,52 +160,53 @@ bool Prober::Resolve(Target& target, absl::Time now) {
   return true;
 }
 
-void Prober::Record(Target& target, const std::string& name, absl::Time sent_at,
-                    std::optional<absl::Duration> rtt) {
+void Prober::Record(Target& target, absl::Time sent_at, std::optional<absl::Duration> rtt,
+                    absl::Time now) {
   if (rtt) {
     target.stats.RecordReply(sent_at, *rtt);
   } else {
     target.stats.RecordLoss(sent_at);
   }
-  const bool fresh = target.stats.Fresh(clock_.Now(), stale_after_);
-  if (target.series == nullptr) target.series = &metrics_.ProbeSeriesFor(source_, name);
+  const bool fresh = target.stats.Fresh(now, stale_after_);
+  if (target.series == nullptr) target.series = &metrics_.ProbeSeriesFor(source_, target.peer.name);
   metrics_.ObserveProbe(*target.series, rtt);
   metrics_.SetProbeState(*target.series, fresh ? target.stats.smoothed() : std::nullopt,
                          target.stats.loss_ratio().value_or(0));
-  if (listener_) listener_(ProbeOutcome{name, rtt, target.stats, fresh});
+  if (listener_) listener_(ProbeOutcome{target.peer.name, rtt, target.stats, fresh});
 }
 
 void Prober::SendDue(absl::Time now) {
-  for (const std::string& name : schedule_.Due(now)) {
-    auto it = targets_.find(name);
+  for (const TargetId id : schedule_.Due(now)) {
+    auto it = targets_.find(id);
     if (it == targets_.end()) continue;
     Target& target = it->second;
     if (!Resolve(target, now)) {
-      Record(target, name, now, std::nullopt);
+      Record(target, now, std::nullopt, now);
       continue;
     }
     const uint64_t token = next_token_++;
     absl::StatusOr<absl::Time> sent_at = transport_.Send(*target.endpoint, token);
     if (!sent_at.ok()) {
-      spdlog::debug("prober: peer {}: {}", name, std::string(sent_at.status().message()));
-      Record(target, name, now, std::nullopt);
+      spdlog::debug("prober: peer {}: {}", target.peer.name,
+                    std::string(sent_at.status().message()));
+      Record(target, now, std::nullopt, now);
       continue;
     }
-    in_flight_[token] = {name, *sent_at};
+    in_flight_[token] = {id, *sent_at};
     expiries_.emplace_back(*sent_at + config_.timeout, token);
   }
 }
 
-void Prober::Answer(const ProbeAnswer& answer) {
+void Prober::Answer(const ProbeAnswer& answer, absl::Time now) {
   auto it = in_flight_.find(answer.token);
   if (it == in_flight_.end()) return;  // late (already counted as lost), or not ours
-  const InFlight probe = std::move(it->second);
+  const InFlight probe = it->second;
   in_flight_.erase(it);
   auto target = targets_.find(probe.target);
   if (target == targets_.end()) return;  // the peer was removed meanwhile
   const absl::Duration rtt = answer.received_at - probe.sent_at;
   const bool in_time = answer.answered && rtt >= absl::ZeroDuration() && rtt <= config_.timeout;
-  Record(target->second, probe.target, probe.sent_at, in_time ? std::optional(rtt) : std::nullopt);
+  Record(target->second, probe.sent_at, in_time ? std::optional(rtt) : std::nullopt, now);
 }
 
 void Prober::ExpireTimedOut(absl::Time now) {
@@ -190,23 +215,41 @@ void Prober::ExpireTimedOut(absl::Time now) {
     expiries_.pop_front();
     auto it = in_flight_.find(token);
     if (it == in_flight_.end()) continue;  // answered
-    const InFlight probe = std::move(it->second);
+    const InFlight probe = it->second;
     in_flight_.erase(it);
     transport_.Cancel(token);
     auto target = targets_.find(probe.target);
-    if (target != targets_.end()) Record(target->second, probe.target, probe.sent_at, std::nullopt);
+    if (target != targets_.end()) Record(target->second, probe.sent_at, std::nullopt, now);
   }
 }
 
+absl::Time Prober::NextWake(absl::Time now) {
+  // Answered probes leave their expiry behind; drop those at the front so
+  // they do not cause a wake of their own.
+  while (!expiries_.empty() && !in_flight_.contains(expiries_.front().second)) {
+    expiries_.pop_front();
+  }
+  absl::Time wake = schedule_.NextDue();
+  if (!expiries_.empty()) wake = std::min(wake, expiries_.front().first);
+  if (!in_flight_.empty()) wake = std::min(wake, now + tick_);  // collect the replies
+  if (wake == absl::InfiniteFuture()) return wake;
+  // Up to the next tick boundary, so that everything due within a tick shares one wake.
+  const int64_t tick_ns = absl::ToInt64Nanoseconds(tick_);
+  const int64_t ns = absl::ToUnixNanos(wake);
+  return absl::FromUnixNanos((ns / tick_ns + (ns % tick_ns > 0 ? 1 : 0)) * tick_ns);
+}
+
 void Prober::Run() {
+  absl::Time now = clock_.Now();
   while (!stop_) {
-    absl::Time now = clock_.Now();
+    // Replies are collected by Wait() at the end of each turn, before the next
+    // turn expires probes: a reply that arrived in time is never expired first.
     ApplyPendingTargets(now);
     ExpireTimedOut(now);
     SendDue(now);
-    absl::Time deadline = schedule_.NextDue();
-    if (!expiries_.empty()) deadline = std::min(deadline, expiries_.front().first);
-    for (const ProbeAnswer& answer : transport_.Wait(deadline)) Answer(answer);
+    transport_.Wait(NextWake(now), answers_);
+    now = clock_.Now();
+    for (const ProbeAnswer& answer : answers_) Answer(answer, now);
   }
   stop_ = false;  // consumed: Run() may be called again (probes in flight carry over)
 }

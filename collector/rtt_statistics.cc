@@ -10,16 +10,19 @@ constexpr double kBeta = 1.0 / 4;   // RFC 6298 §2.3 RTTVAR gain
 
 }  // namespace
 
-RttStatistics::RttStatistics(std::size_t window) : window_(std::max<std::size_t>(window, 1)) {}
+RttStatistics::RttStatistics(std::size_t window)
+    : window_(std::max<std::size_t>(window, 1)), lost_(window_, false) {}
 
 void RttStatistics::Push(bool lost) {
   ++sent_;
-  outcomes_.push_back(lost);
-  lost_in_window_ += lost;
-  if (outcomes_.size() > window_) {
-    lost_in_window_ -= outcomes_.front();
-    outcomes_.pop_front();
+  if (in_window_ == window_) {
+    lost_in_window_ -= lost_[next_];  // the oldest outcome leaves the window
+  } else {
+    ++in_window_;
   }
+  lost_[next_] = lost;
+  lost_in_window_ += lost;
+  next_ = (next_ + 1) % window_;
 }
 
 void RttStatistics::RecordReply(absl::Time sent_at, absl::Duration rtt) {
@@ -41,8 +44,8 @@ void RttStatistics::RecordReply(absl::Time sent_at, absl::Duration rtt) {
 void RttStatistics::RecordLoss(absl::Time) { Push(/*lost=*/true); }
 
 std::optional<double> RttStatistics::loss_ratio() const {
-  if (outcomes_.empty()) return std::nullopt;
-  return static_cast<double>(lost_in_window_) / static_cast<double>(outcomes_.size());
+  if (in_window_ == 0) return std::nullopt;
+  return static_cast<double>(lost_in_window_) / static_cast<double>(in_window_);
 }
 
 bool RttStatistics::Fresh(absl::Time now, absl::Duration stale_after) const {

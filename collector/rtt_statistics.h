@@ -23,8 +23,8 @@
 #define CARBONROUTE_COLLECTOR_RTT_STATISTICS_H_
 
 #include <cstddef>
-#include <deque>
 #include <optional>
+#include <vector>
 
 #include "absl/time/time.h"
 
@@ -56,7 +56,9 @@ class RttStatistics {
   void Push(bool lost);
 
   const std::size_t window_;
-  std::deque<bool> outcomes_;  // true = lost, newest at the back
+  std::vector<bool> lost_;  // a ring of the last `window_` outcomes (window_ bits)
+  std::size_t next_ = 0;    // where the next outcome goes
+  std::size_t in_window_ = 0;
   std::size_t lost_in_window_ = 0;
   std::size_t sent_ = 0;
   std::size_t received_ = 0;

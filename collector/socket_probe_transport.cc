@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/icmp.h>
 #include <netinet/icmp6.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -48,12 +49,22 @@ int OpenIcmp(int family, bool raw) {
   if (fd < 0) return -1;
   const int on = 1;
   setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
-  if (raw && family == AF_INET6) {  // only echo replies, not every ICMPv6 message (RFC 3542 §3.2)
+  // Raw sockets see every ICMP message the host receives, including other
+  // hosts' echo requests and, on loopback, our own; pass only echo replies.
+  if (raw && family == AF_INET6) {  // RFC 3542 §3.2
     icmp6_filter filter;
     ICMP6_FILTER_SETBLOCKALL(&filter);
     ICMP6_FILTER_SETPASS(ICMP6_ECHO_REPLY, &filter);
     setsockopt(fd, IPPROTO_ICMPV6, ICMP6_FILTER, &filter, sizeof(filter));
+  } else if (raw) {  // Linux raw(7) ICMP_FILTER: a set bit blocks that type
+    icmp_filter filter{};
+    filter.data = ~(1U << ICMP_ECHOREPLY);
+    setsockopt(fd, SOL_RAW, ICMP_FILTER, &filter, sizeof(filter));
   }
+  // Replies wait in the socket until the next tick drains it (see Wait): room
+  // for a tick's worth at thousands of peers. Best effort, capped by net.core.rmem_max.
+  const int receive_buffer = 1 << 20;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
   return fd;
 }
 
@@ -95,9 +106,9 @@ absl::StatusOr<std::unique_ptr<SocketProbeTransport>> SocketProbeTransport::Crea
     transport->icmp_description_ = "none (TCP probes only)";
     return transport;
   }
+  // The ICMP sockets stay out of the epoll set: Wait() drains them when it
+  // returns, so replies never wake the loop on their own.
   if (absl::Status opened = transport->OpenIcmpSockets(*icmp_mode); !opened.ok()) return opened;
-  AddToEpoll(transport->epoll_fd_, transport->icmp4_fd_, EPOLLIN);
-  if (transport->icmp6_fd_ >= 0) AddToEpoll(transport->epoll_fd_, transport->icmp6_fd_, EPOLLIN);
   return transport;
 }
 
@@ -164,7 +175,7 @@ absl::StatusOr<absl::Time> SocketProbeTransport::SendEcho(const ProbeEndpoint& t
   const bool v6 = to.family() == AF_INET6;
   const int fd = v6 ? icmp6_fd_ : icmp4_fd_;
   if (fd < 0) return absl::UnavailableError("no ICMP socket for this address family");
-  const std::vector<uint8_t> packet =
+  const std::array<uint8_t, kEchoRequestBytes> packet =
       BuildEchoRequest(v6 ? IpFamily::kV6 : IpFamily::kV4, identifier_, ++sequence_, token);
   // Port 0 whatever the endpoint says: datagram sockets take the port as the
   // echo identifier (left to the kernel), and raw IPv6 sockets reject one (EINVAL).
@@ -261,9 +272,9 @@ void SocketProbeTransport::ReadEchoReplies(int fd, bool v6, std::vector<ProbeAns
   }
 }
 
-std::vector<ProbeAnswer> SocketProbeTransport::Wait(absl::Time deadline) {
-  std::vector<ProbeAnswer> out = std::move(ready_);
-  ready_.clear();
+void SocketProbeTransport::Wait(absl::Time deadline, std::vector<ProbeAnswer>& out) {
+  out.clear();
+  out.swap(ready_);
   timespec timeout{0, 0};
   if (out.empty()) {
     const absl::Duration left = std::max(deadline - RealNow(), absl::ZeroDuration());
@@ -276,15 +287,12 @@ std::vector<ProbeAnswer> SocketProbeTransport::Wait(absl::Time deadline) {
     if (fd == wake_fd_) {
       uint64_t count;
       [[maybe_unused]] ssize_t ignored = read(wake_fd_, &count, sizeof(count));
-    } else if (fd == icmp4_fd_) {
-      ReadEchoReplies(fd, /*v6=*/false, out);
-    } else if (fd == icmp6_fd_) {
-      ReadEchoReplies(fd, /*v6=*/true, out);
     } else {
       FinishConnect(fd, out);
     }
   }
-  return out;
+  if (icmp4_fd_ >= 0) ReadEchoReplies(icmp4_fd_, /*v6=*/false, out);
+  if (icmp6_fd_ >= 0) ReadEchoReplies(icmp6_fd_, /*v6=*/true, out);
 }
 
 void SocketProbeTransport::Wake() {

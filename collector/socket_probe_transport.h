@@ -13,7 +13,10 @@
 //             receives; replies are matched on identifier + token.
 //   auto      datagram if allowed, else raw.
 // Receive times are the kernel's (SO_TIMESTAMPNS), so the RTT excludes the
-// time the event loop took to wake up.
+// time the event loop took to wake up. That is also why ICMP sockets are not
+// in the epoll set: replies queue in the socket (SO_RCVBUF asks for 1 MiB)
+// and Wait() drains them when it returns, at the prober's next tick. Raw
+// sockets pass only echo replies (ICMP_FILTER, ICMP6_FILTER).
 //
 // TCP: a non-blocking connect per probe to the peer's port. The RTT is the
 // handshake: from connect() until the kernel reports the outcome. A SYN-ACK
@@ -59,7 +62,7 @@ class SocketProbeTransport : public ProbeTransport {
 
   absl::StatusOr<absl::Time> Send(const ProbeEndpoint& to, uint64_t token) override;
   void Cancel(uint64_t token) override;
-  std::vector<ProbeAnswer> Wait(absl::Time deadline) override;
+  void Wait(absl::Time deadline, std::vector<ProbeAnswer>& answers) override;
   void Wake() override;
 
  private:

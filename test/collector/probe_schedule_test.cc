@@ -12,13 +12,13 @@ const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);
 
 TEST(ProbeSchedule, FirstProbesAreSpreadOverOneInterval) {
   ProbeSchedule schedule(absl::Seconds(1), 0.1, /*seed=*/42);
-  for (int i = 0; i < 1000; ++i) schedule.Add("t" + std::to_string(i), kT0);
+  for (uint32_t i = 0; i < 1000; ++i) schedule.Add(i, kT0);
   // Every target's first probe falls in the first second, roughly a tenth in each
   // tenth of it: no burst. (A target probed early may fire a second time before
   // 1 s: its next probe is 0.9–1.1 s later.)
-  std::map<std::string, int> first_slice;
+  std::map<ProbeSchedule::TargetId, int> first_slice;
   for (int slice = 1; slice <= 10; ++slice) {
-    for (const std::string& target : schedule.Due(kT0 + absl::Milliseconds(100 * slice))) {
+    for (ProbeSchedule::TargetId target : schedule.Due(kT0 + absl::Milliseconds(100 * slice))) {
       first_slice.emplace(target, slice);
     }
   }
@@ -33,11 +33,11 @@ TEST(ProbeSchedule, FirstProbesAreSpreadOverOneInterval) {
 
 TEST(ProbeSchedule, EachTargetProbesOncePerIntervalWithBoundedJitter) {
   ProbeSchedule schedule(absl::Seconds(1), 0.1, /*seed=*/7);
-  schedule.Add("a", kT0);
+  schedule.Add(7, kT0);
   std::vector<absl::Time> fired;
   for (absl::Time now = kT0; now < kT0 + absl::Seconds(60); now += absl::Milliseconds(1)) {
-    for (const std::string& target : schedule.Due(now)) {
-      EXPECT_EQ(target, "a");
+    for (ProbeSchedule::TargetId target : schedule.Due(now)) {
+      EXPECT_EQ(target, 7u);
       fired.push_back(now);
     }
   }
@@ -53,25 +53,25 @@ TEST(ProbeSchedule, EachTargetProbesOncePerIntervalWithBoundedJitter) {
 TEST(ProbeSchedule, NextDueAndRemove) {
   ProbeSchedule schedule(absl::Seconds(10), 0, /*seed=*/1);
   EXPECT_EQ(schedule.NextDue(), absl::InfiniteFuture());
-  schedule.Add("a", kT0);
-  schedule.Add("b", kT0);
+  schedule.Add(1, kT0);
+  schedule.Add(2, kT0);
   const absl::Time first = schedule.NextDue();
   EXPECT_GE(first, kT0);
   EXPECT_LT(first, kT0 + absl::Seconds(10));
-  schedule.Remove("a");
-  schedule.Remove("b");
-  EXPECT_FALSE(schedule.Contains("a"));
+  schedule.Remove(1);
+  schedule.Remove(2);
+  EXPECT_FALSE(schedule.Contains(1));
   EXPECT_TRUE(schedule.Due(kT0 + absl::Seconds(100)).empty());  // removed targets never fire
   EXPECT_EQ(schedule.NextDue(), absl::InfiniteFuture());
-  schedule.Add("a", kT0 + absl::Seconds(100));  // re-added: one entry, not two
+  schedule.Add(1, kT0 + absl::Seconds(100));  // re-added: one entry, not two
   EXPECT_EQ(schedule.Due(kT0 + absl::Seconds(111)).size(), 1u);
 }
 
 TEST(ProbeSchedule, SameSeedSameSchedule) {
   ProbeSchedule a(absl::Seconds(1), 0.2, 99), b(absl::Seconds(1), 0.2, 99);
-  for (int i = 0; i < 50; ++i) {
-    a.Add(std::to_string(i), kT0);
-    b.Add(std::to_string(i), kT0);
+  for (uint32_t i = 0; i < 50; ++i) {
+    a.Add(i, kT0);
+    b.Add(i, kT0);
   }
   for (int ms = 0; ms < 5000; ms += 10) {
     EXPECT_EQ(a.Due(kT0 + absl::Milliseconds(ms)), b.Due(kT0 + absl::Milliseconds(ms)));

@@ -41,6 +41,11 @@ class ScriptedTransport : public ProbeTransport {
   };
   explicit ScriptedTransport(testing::FakeClock& clock) : clock_(clock) {}
 
+  // Like ICMP on the real transport: answers are collected when the wait
+  // reaches its deadline, not at their own time (which they still carry).
+  bool collect_at_deadline = false;
+  int waits = 0;
+
   std::map<std::string, Behaviour> behaviour;  // by address text
   std::map<std::string, int> sent;
 
@@ -57,9 +62,16 @@ class ScriptedTransport : public ProbeTransport {
     return now;
   }
   void Cancel(uint64_t) override { ++cancels; }
-  std::vector<ProbeAnswer> Wait(absl::Time deadline) override {
-    std::vector<ProbeAnswer> out;
-    if (!pending_.empty() && pending_.begin()->first <= deadline) {
+  void Wait(absl::Time deadline, std::vector<ProbeAnswer>& out) override {
+    out.clear();
+    ++waits;
+    if (collect_at_deadline) {
+      if (deadline > clock_.Now()) clock_.Advance(deadline - clock_.Now());
+      while (!pending_.empty() && pending_.begin()->first <= deadline) {
+        out.push_back(pending_.begin()->second);
+        pending_.erase(pending_.begin());
+      }
+    } else if (!pending_.empty() && pending_.begin()->first <= deadline) {
       const absl::Time t = pending_.begin()->first;
       if (t > clock_.Now()) clock_.Advance(t - clock_.Now());
       while (!pending_.empty() && pending_.begin()->first == t) {
@@ -69,7 +81,6 @@ class ScriptedTransport : public ProbeTransport {
     } else if (deadline != absl::InfiniteFuture() && deadline > clock_.Now()) {
       clock_.Advance(deadline - clock_.Now());
     }
-    return out;
   }
   void Wake() override {}
   int cancels = 0;
@@ -216,14 +227,49 @@ TEST_F(ProberTest, AnUnresolvableNameCountsAsLost) {
   EXPECT_THAT(Scrape(), HasSubstr(R"(carbonroute_probe_sent_total{source="node-a",target="b"} 5)"));
 }
 
+TEST_F(ProberTest, OneWakePerTickAtAThousandPeersWithExactRtts) {
+  // 1000 peers at 1 s: a probe comes due every millisecond on average. The
+  // loop wakes on the 10 ms tick grid and handles about ten at once, instead
+  // of waking for each send and each reply (~20,000 waits in 10 s).
+  transport_.collect_at_deadline = true;
+  std::vector<PeerConfig> peers;
+  for (int i = 0; i < 1000; ++i) {
+    peers.push_back(
+        testing::Peer(absl::StrCat("peer-", i), absl::StrCat("10.0.", i / 250, ".", 1 + i % 250)));
+    transport_.behaviour[peers.back().address].delay = absl::Microseconds(300 + i);
+  }
+  std::vector<std::string> names;
+  for (const PeerConfig& peer : peers) names.push_back(peer.name);
+  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  prober.SetTargets(peers);
+  last_ = testing::ProbeUntil(prober, names, 10);
+  EXPECT_LE(transport_.waits, 1100);  // ~11 s of 10 ms ticks
+  EXPECT_GE(transport_.waits, 900);
+  // Collecting replies a tick late does not change an RTT: it is the answer's own time.
+  EXPECT_EQ(last_["peer-0"].smoothed, absl::Microseconds(300));
+  EXPECT_EQ(last_["peer-999"].smoothed, absl::Microseconds(1299));
+  EXPECT_EQ(last_["peer-500"].loss, 0.0);
+}
+
+TEST(Prober, TickIsAHundredthOfTheIntervalWithin1To10Ms) {
+  EXPECT_EQ(Prober::Tick(absl::Seconds(1)), absl::Milliseconds(10));
+  EXPECT_EQ(Prober::Tick(absl::Seconds(30)), absl::Milliseconds(10));
+  EXPECT_EQ(Prober::Tick(absl::Milliseconds(200)), absl::Milliseconds(2));
+  EXPECT_EQ(Prober::Tick(absl::Milliseconds(10)), absl::Milliseconds(1));
+}
+
 TEST(ResolveWithGetaddrinfo, NumericAddressesAndPorts) {
   absl::StatusOr<ProbeEndpoint> v4 = ResolveWithGetaddrinfo("127.0.0.1", ProbeProtocol::kTcp, 9464);
   ASSERT_TRUE(v4.ok()) << v4.status();
   EXPECT_EQ(v4->ToString(), "127.0.0.1:9464");
-  absl::StatusOr<ProbeEndpoint> v6 = ResolveWithGetaddrinfo("::1", ProbeProtocol::kIcmp, 0);
-  if (v6.ok()) {
-    EXPECT_EQ(v6->ToString(), "::1");  // AI_ADDRCONFIG: absent without IPv6
-  }
+  absl::StatusOr<ProbeEndpoint> v6 = ResolveWithGetaddrinfo("::1", ProbeProtocol::kTcp, 22);
+  ASSERT_TRUE(v6.ok()) << v6.status();  // a literal needs no lookup, with or without IPv6
+  EXPECT_EQ(v6->ToString(), "[::1]:22");
+  EXPECT_EQ(v6->family(), AF_INET6);
+  absl::StatusOr<ProbeEndpoint> named =
+      ResolveWithGetaddrinfo("localhost", ProbeProtocol::kIcmp, 0);
+  ASSERT_TRUE(named.ok()) << named.status();  // /etc/hosts
+  EXPECT_THAT(named->ToString(), ::testing::AnyOf("127.0.0.1", "::1"));
   EXPECT_FALSE(ResolveWithGetaddrinfo("999.1.1.1", ProbeProtocol::kIcmp, 0).ok());
 }
 
