@@ -1,4 +1,5 @@
 // carbonroute-collector: flags → config → daemon → READY=1 → run until SIGTERM/SIGINT.
+#include <malloc.h>
 #include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -21,6 +22,17 @@ using carbonroute::CollectorConfig;
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Memory policy, set before any thread starts (measured with
+  // bench/prober_footprint at 1000 peers and repeated scrapes):
+  //  - one malloc arena: glibc otherwise gives each thread that allocates
+  //    (prober, poller, each HTTP worker) an arena of its own, and what a
+  //    scrape frees in a worker's arena stays resident (peak RSS 37.5 → 29.7 MB
+  //    after three scrapes). Nothing here allocates in parallel at rates
+  //    where one arena's lock would matter.
+  //  - blocks of 64 KiB and more straight from mmap, so a scrape's page
+  //    buffers go back to the kernel when freed instead of staying in the heap.
+  mallopt(M_ARENA_MAX, 1);
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
   CLI::App app{
       "carbonroute-collector: polls carbon-intensity providers, caches readings in SQLite "
       "and exports them as Prometheus metrics."};
@@ -89,6 +101,7 @@ int main(int argc, char** argv) {
                    config->node.name, config->node.region, config->node.location,
                    config->listen_address.substr(0, config->listen_address.rfind(':')),
                    (*daemon)->port());
+      malloc_trim(0);  // return what parsing the configuration left free in the heap
       sd_notify(0, "READY=1");
       (*daemon)->Run(stop);
       sd_notify(0, "STOPPING=1");

@@ -78,6 +78,9 @@ class SocketProbeTransport : public ProbeTransport {
   int icmp4_fd_ = -1;
   int icmp6_fd_ = -1;
   bool raw_ = false;
+  bool icmp4_used_ =
+      false;  // whether a request went out on the socket (it is drained from then on)
+  bool icmp6_used_ = false;
   uint16_t identifier_ = 0;
   uint16_t sequence_ = 0;
   std::string icmp_description_;
