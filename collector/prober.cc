@@ -114,7 +114,7 @@ void Prober::ApplyPendingTargets(absl::Time now) {
     if (!peer.address.empty()) wanted[peer.name] = &peer;
   }
   for (auto it = ids_.begin(); it != ids_.end();) {
-    const PeerConfig& current = targets_.at(it->second).peer;
+    const PeerConfig& current = targets_.at(it->second)->peer;
     auto next = wanted.find(it->first);
     const bool changed = next != wanted.end() && (next->second->address != current.address ||
                                                   next->second->protocol != current.protocol ||
@@ -132,8 +132,8 @@ void Prober::ApplyPendingTargets(absl::Time now) {
     if (ids_.contains(name)) continue;
     const TargetId id = next_id_++;
     ids_.emplace(name, id);
-    targets_.emplace(id, Target(static_cast<std::size_t>(config_.window))).first->second.peer =
-        *peer;
+    targets_.emplace(id, std::make_unique<Target>(static_cast<std::size_t>(config_.window)))
+        .first->second->peer = *peer;
     schedule_.Add(id, now);
   }
   spdlog::info("prober: {} peers from {}", targets_.size(), source_);
@@ -179,7 +179,7 @@ void Prober::SendDue(absl::Time now) {
   for (const TargetId id : schedule_.Due(now)) {
     auto it = targets_.find(id);
     if (it == targets_.end()) continue;
-    Target& target = it->second;
+    Target& target = *it->second;
     if (!Resolve(target, now)) {
       Record(target, now, std::nullopt, now);
       continue;
@@ -206,7 +206,7 @@ void Prober::Answer(const ProbeAnswer& answer, absl::Time now) {
   if (target == targets_.end()) return;  // the peer was removed meanwhile
   const absl::Duration rtt = answer.received_at - probe.sent_at;
   const bool in_time = answer.answered && rtt >= absl::ZeroDuration() && rtt <= config_.timeout;
-  Record(target->second, probe.sent_at, in_time ? std::optional(rtt) : std::nullopt, now);
+  Record(*target->second, probe.sent_at, in_time ? std::optional(rtt) : std::nullopt, now);
 }
 
 void Prober::ExpireTimedOut(absl::Time now) {
@@ -219,7 +219,7 @@ void Prober::ExpireTimedOut(absl::Time now) {
     in_flight_.erase(it);
     transport_.Cancel(token);
     auto target = targets_.find(probe.target);
-    if (target != targets_.end()) Record(target->second, probe.sent_at, std::nullopt, now);
+    if (target != targets_.end()) Record(*target->second, probe.sent_at, std::nullopt, now);
   }
 }
 
