@@ -97,7 +97,7 @@ void Prober::Stop() {
 }
 
 absl::Duration Prober::Tick(absl::Duration interval) {
-  return std::clamp(interval / 100, absl::Milliseconds(1), absl::Milliseconds(10));
+  return std::clamp(interval / 50, absl::Milliseconds(1), absl::Milliseconds(20));
 }
 
 void Prober::ApplyPendingTargets(absl::Time now) {
