@@ -47,7 +47,9 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     const CollectorConfig& config, const DataPaths& data, Clock& clock,
     std::unique_ptr<HttpClient> http) {
   std::unique_ptr<CollectorDaemon> daemon(new CollectorDaemon(clock));
-  if (http == nullptr && std::none_of(config.providers.begin(), config.providers.end(), CallsAnApi)) {
+  daemon->started_with_ = config;
+  if (http == nullptr &&
+      std::none_of(config.providers.begin(), config.providers.end(), CallsAnApi)) {
     http = std::make_unique<NoHttpClient>();
   }
   if (http == nullptr) {
@@ -179,9 +181,36 @@ absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {
   spdlog::info("prober: probing {} peers every {}: {}", probed.size(),
                absl::FormatDuration(config.rtt.probe.interval), absl::StrJoin(probed, ", "));
   transport_ = *std::move(transport);
+  icmp_sockets_ = icmp;
   prober_ =
       std::make_unique<Prober>(config.node.name, config.rtt.probe, *transport_, clock_, *metrics_);
   prober_->SetTargets(config.rtt.peers);
+  return absl::OkStatus();
+}
+
+absl::Status CollectorDaemon::ReloadPeers(const CollectorConfig& config) {
+  std::size_t probed = 0;
+  for (const PeerConfig& peer : config.rtt.peers) {
+    if (peer.address.empty()) continue;
+    ++probed;
+    if (prober_ == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "rtt.peers: peer \"", peer.name,
+          "\" has an address, but the collector started with no probed peer; restart it to probe"));
+    }
+    if (peer.protocol == ProbeProtocol::kIcmp && !icmp_sockets_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "rtt.peers: peer \"", peer.name,
+          "\" uses ICMP, but the collector started with TCP peers only and has no ICMP socket; "
+          "restart it"));
+    }
+  }
+  if (!(config.rtt.probe == started_with_.rtt.probe) ||
+      config.rtt.static_matrix != started_with_.rtt.static_matrix) {
+    spdlog::warn("reload: rtt.probe and rtt.static_matrix changes apply after a restart");
+  }
+  if (prober_ != nullptr) prober_->SetTargets(config.rtt.peers);
+  spdlog::info("reload: {} probed peers", probed);
   return absl::OkStatus();
 }
 

@@ -54,6 +54,17 @@ class CollectorDaemon {
 
   exporter::HttpServerResponse ForecastPage(const exporter::HttpServerRequest& request) const;
 
+  // Applies a reloaded configuration's `rtt.peers` (SIGHUP): peers added are
+  // probed, peers removed have their series deleted, peers whose address,
+  // protocol or port changed start afresh. Everything else (providers,
+  // rtt.probe, rtt.static_matrix, node, listen_address) is read at start
+  // only; a change there is logged as needing a restart.
+  // Errors (nothing is changed): kFailedPrecondition when the new peers need
+  // what the running collector did not set up: probed peers when it started
+  // with none, or an ICMP peer when it started with TCP peers only (no ICMP
+  // socket). Thread safety: may run concurrently with Run().
+  absl::Status ReloadPeers(const CollectorConfig& config);
+
  private:
   CollectorDaemon(Clock& clock) : clock_(clock) {}
   // Errors: those of SocketProbeTransport::Create, prefixed "rtt.peers".
@@ -69,6 +80,8 @@ class CollectorDaemon {
   std::unique_ptr<Poller> poller_;
   std::shared_ptr<std::atomic<bool>> first_poll_done_;
   std::unique_ptr<ProbeTransport> transport_;  // null without probed peers
+  bool icmp_sockets_ = false;                  // whether transport_ opened ICMP sockets
+  CollectorConfig started_with_;               // to tell what a reload cannot change
   std::unique_ptr<Prober> prober_;
   // Declared last: destroyed first, so no handler runs against freed state.
   std::unique_ptr<exporter::HttpServer> server_;

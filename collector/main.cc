@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "absl/synchronization/mutex.h"
 #include "collector/collector_daemon.h"
 #include "config/clock.h"
 #include "config/data_files.h"
@@ -18,6 +19,50 @@
 namespace {
 
 using carbonroute::CollectorConfig;
+using carbonroute::collector::CollectorDaemon;
+
+struct NodeOverrides {
+  std::string name, region, location;
+  void ApplyTo(CollectorConfig& config) const {
+    if (!name.empty()) config.node.name = name;
+    if (!region.empty()) config.node.region = region;
+    if (!location.empty()) config.node.location = location;
+  }
+};
+
+// SIGHUP: the configuration file is read again and its peers applied; a file
+// that no longer loads is reported and changes nothing.
+class Reloader {
+ public:
+  Reloader(std::string path, NodeOverrides overrides)
+      : path_(std::move(path)), overrides_(std::move(overrides)) {}
+
+  void Attach(CollectorDaemon* daemon) {
+    absl::MutexLock lock(&mutex_);
+    daemon_ = daemon;
+  }
+  void Reload() {
+    absl::MutexLock lock(&mutex_);  // held throughout, so Attach(nullptr) waits for a reload
+    if (daemon_ == nullptr) return;
+    spdlog::info("received SIGHUP, reloading {}", path_);
+    absl::StatusOr<CollectorConfig> config = carbonroute::LoadCollectorConfig(path_);
+    if (!config.ok()) {
+      spdlog::error("reload: {}; keeping the running configuration",
+                    std::string(config.status().message()));
+      return;
+    }
+    overrides_.ApplyTo(*config);
+    if (absl::Status applied = daemon_->ReloadPeers(*config); !applied.ok()) {
+      spdlog::error("reload: {}; keeping the running peers", std::string(applied.message()));
+    }
+  }
+
+ private:
+  const std::string path_;
+  const NodeOverrides overrides_;
+  absl::Mutex mutex_;
+  CollectorDaemon* daemon_ ABSL_GUARDED_BY(mutex_) = nullptr;
+};
 
 }  // namespace
 
@@ -45,11 +90,11 @@ int main(int argc, char** argv) {
                  "validate this configuration file, print the result and exit (0 = valid)");
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error|off (overrides the config)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
-  std::string node_name, node_region, node_location;
-  app.add_option("--node-name", node_name,
+  NodeOverrides node;
+  app.add_option("--node-name", node.name,
                  "this node's name (overrides node.name; e.g. from the downward API)");
-  app.add_option("--node-region", node_region, "overrides node.region");
-  app.add_option("--node-location", node_location, "overrides node.location");
+  app.add_option("--node-region", node.region, "overrides node.region");
+  app.add_option("--node-location", node.location, "overrides node.location");
   app.add_option("--data-dir", data_dirs,
                  "directory searched first for data files named by a relative path (repeatable)");
   app.set_version_flag("--version", std::string("carbonroute-collector ") + CARBONROUTE_VERSION);
@@ -77,13 +122,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   spdlog::set_level(spdlog::level::from_str(log_level.empty() ? config->log_level : log_level));
-  if (!node_name.empty()) config->node.name = node_name;
-  if (!node_region.empty()) config->node.region = node_region;
-  if (!node_location.empty()) config->node.location = node_location;
+  node.ApplyTo(*config);
 
-  carbonroute::StopSignals signals([](int received) {
-    spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");
-  });
+  Reloader reloader(config_path, node);
+  carbonroute::StopSignals signals(
+      [](int received) {
+        spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");
+      },
+      [&reloader] { reloader.Reload(); });
   absl::Notification& stop = signals.stop();
   int exit_code = 0;
   {
@@ -102,9 +148,11 @@ int main(int argc, char** argv) {
                    config->listen_address.substr(0, config->listen_address.rfind(':')),
                    (*daemon)->port());
       malloc_trim(0);  // return what parsing the configuration left free in the heap
+      reloader.Attach(daemon->get());
       sd_notify(0, "READY=1");
       (*daemon)->Run(stop);
       sd_notify(0, "STOPPING=1");
+      reloader.Attach(nullptr);
     }
   }  // the daemon (HTTP endpoint, then cache) is closed here
   spdlog::info("stopped");

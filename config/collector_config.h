@@ -146,6 +146,8 @@ struct ProbeConfig {
   absl::Duration stale_after = absl::ZeroDuration();   // 0 = 5 × interval + timeout
   absl::Duration resolve_interval = absl::Minutes(5);  // hostnames are resolved again this often
   uint16_t tcp_port = 22;                              // default port of tcp peers
+
+  bool operator==(const ProbeConfig&) const = default;
 };
 
 struct RttConfig {

@@ -1,8 +1,15 @@
 #include "exporter/http_server.h"
 
+#include <arpa/inet.h>
 #include <civetweb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -12,22 +19,30 @@ namespace {
 
 const char* ReasonPhrase(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Payload Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "";
   }
 }
 
 void Reply(mg_connection* connection, const HttpServerResponse& response) {
-  const std::string head = absl::StrCat(
-      "HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n",
-      "Content-Type: ", response.content_type, "\r\n",
-      "Content-Length: ", response.body.size(), "\r\n\r\n");
+  const std::string head =
+      absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n",
+                   "Content-Type: ", response.content_type, "\r\n",
+                   "Content-Length: ", response.body.size(), "\r\n\r\n");
   mg_write(connection, head.data(), head.size());
   mg_write(connection, response.body.data(), response.body.size());
 }
@@ -44,7 +59,8 @@ int HttpServer::HandleRequest(mg_connection* connection) {
 
   auto route = server->options_.routes.find(request.path);
   if (route == server->options_.routes.end()) {
-    Reply(connection, {404, "text/plain; charset=utf-8", absl::StrCat("no such path: ", request.path, "\n")});
+    Reply(connection,
+          {404, "text/plain; charset=utf-8", absl::StrCat("no such path: ", request.path, "\n")});
     return 1;
   }
   const std::size_t limit = server->options_.max_body_bytes;
@@ -78,10 +94,14 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
   }
   std::unique_ptr<HttpServer> server(new HttpServer(std::move(options)));
   const std::string threads = std::to_string(server->options_.threads);
-  const char* config[] = {"listening_ports", server->options_.listen_address.c_str(),
-                          "num_threads", threads.c_str(),
-                          "request_timeout_ms", "10000",
-                          "enable_keep_alive", "yes",
+  const char* config[] = {"listening_ports",
+                          server->options_.listen_address.c_str(),
+                          "num_threads",
+                          threads.c_str(),
+                          "request_timeout_ms",
+                          "10000",
+                          "enable_keep_alive",
+                          "yes",
                           nullptr};
   mg_callbacks callbacks{};
   callbacks.begin_request = &HttpServer::HandleRequest;
@@ -91,8 +111,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
   mg_error_data error{&error_code, error_text, sizeof(error_text)};
   server->context_ = mg_start2(&init_data, &error);
   if (server->context_ == nullptr) {
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", server->options_.listen_address,
-                                               ": ", error_text));
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", server->options_.listen_address, ": ", error_text));
   }
   mg_server_port ports[4];
   const int count = mg_get_server_ports(server->context_, 4, ports);
@@ -100,8 +120,56 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
   return server;
 }
 
+namespace {
+
+// One TCP connection to the listening socket at `host`:`port`, closed at
+// once. A wildcard host is reached through loopback. Best effort.
+void Knock(std::string host, int port) {
+  if (!host.empty() && host.front() == '[') host = host.substr(1, host.size() - 2);
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  auto* in = reinterpret_cast<sockaddr_in*>(&address);
+  auto* in6 = reinterpret_cast<sockaddr_in6*>(&address);
+  if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (inet_pton(AF_INET, host.c_str(), &in->sin_addr) == 1) {
+    in->sin_family = AF_INET;
+    in->sin_port = htons(static_cast<uint16_t>(port));
+    length = sizeof(sockaddr_in);
+  } else if (inet_pton(AF_INET6, host.c_str(), &in6->sin6_addr) == 1) {
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(static_cast<uint16_t>(port));
+    length = sizeof(sockaddr_in6);
+  } else {
+    return;  // a host name: stopping takes up to 2 s
+  }
+  const int fd = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  connect(fd, reinterpret_cast<const sockaddr*>(&address), length);
+  close(fd);
+}
+
+}  // namespace
+
 HttpServer::~HttpServer() {
-  if (context_ != nullptr) mg_stop(context_);
+  if (context_ == nullptr) return;
+  // civetweb's master thread sees mg_stop's flag only when its poll() on the
+  // listening socket returns, which without a connection is every 2 s
+  // (SOCKET_TIMEOUT_QUANTUM): the collector took 2 s to exit on SIGTERM.
+  // Connecting makes the poll return at once; repeated, since the first
+  // knock may come before mg_stop has raised the flag.
+  std::atomic<bool> stopped{false};
+  std::thread stopping([&] {
+    mg_stop(context_);
+    stopped = true;
+  });
+  const std::string& address = options_.listen_address;
+  const std::string host = address.substr(0, address.rfind(':'));
+  for (int knock = 0; knock < 100 && !stopped; ++knock) {
+    Knock(host, port_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stopping.join();
 }
 
 }  // namespace carbonroute::exporter

@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -18,15 +20,16 @@ namespace carbonroute {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::IsOk;
+using ::testing::Not;
 
 const std::vector<std::string> kZones = {"BE", "DE", "FR", "PL", "SE-SE3", "US-CAL-CISO"};
 
 std::string ConfigFor(const std::string& dir) {
   return absl::StrCat(R"yaml(
 listen_address: 127.0.0.1:0
-database: )yaml", dir, R"yaml(/collector.sqlite
+database: )yaml",
+                      dir, R"yaml(/collector.sqlite
 node: {name: itest-node, region: europe-west1, location: BE}
 poll: {interval: 60s, forecast_horizon: 24h}
 providers:
@@ -66,16 +69,21 @@ TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
 
   std::map<std::string, double> exported;
   for (const scheduler_lite::Sample& sample : exposition->samples) {
-    if (sample.name == metric_names::kCarbonIntensity) exported[sample.Label("location")] = sample.value;
+    if (sample.name == metric_names::kCarbonIntensity)
+      exported[sample.Label("location")] = sample.value;
   }
   ASSERT_EQ(exported.size(), kZones.size() + 1) << page;
   for (const std::string& zone : kZones) {
     // The scrape may straddle an hour boundary: either hour's value is right.
-    EXPECT_THAT(exported[zone], ::testing::AnyOf(csv.ServedAt(before, zone), csv.ServedAt(after, zone)))
+    EXPECT_THAT(exported[zone],
+                ::testing::AnyOf(csv.ServedAt(before, zone), csv.ServedAt(after, zone)))
         << zone;
   }
   EXPECT_EQ(exported["onprem"], 12.5);
-  EXPECT_THAT(page, HasSubstr("carbonroute_node_info{location=\"BE\",node=\"itest-node\",region=\"europe-west1\"} 1"));
+  EXPECT_THAT(
+      page,
+      HasSubstr(
+          "carbonroute_node_info{location=\"BE\",node=\"itest-node\",region=\"europe-west1\"} 1"));
   EXPECT_THAT(page, HasSubstr("window=\"24h\""));
 
   // promtool (Debian package prometheus) lints the exposition: no finding at all.
@@ -102,6 +110,66 @@ TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
   EXPECT_EQ(restarted.process->Terminate(), 0);
 }
 
+// TCP probes to closed loopback ports: each answers with an RST, which counts
+// as reachable, so the probe series appear without any ICMP privilege.
+std::string ProbingConfig(const std::vector<std::string>& peers) {
+  std::string yaml = absl::StrCat(R"yaml(
+listen_address: 127.0.0.1:0
+database: ":memory:"
+node: {name: itest-node}
+providers: [{type: static, values: {DE: 300}}]
+rtt:
+  probe: {interval: 100ms, timeout: 500ms}
+  peers:
+)yaml");
+  for (const std::string& peer : peers) {
+    absl::StrAppend(&yaml, "    - {name: ", peer,
+                    ", address: 127.0.0.1, protocol: tcp, port: ", testing::FreeLoopbackPort(),
+                    "}\n");
+  }
+  return yaml;
+}
+
+TEST(CollectorBinary, SighupReloadsThePeersAndDeletesTheSeriesOfRemovedOnes) {
+  const std::string dir = FreshDir("collector_reload");
+  testing::CollectorProcess collector =
+      testing::StartCollector(dir, ProbingConfig({"peer-a", "peer-b"}));
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  auto page = [&] { return testing::HttpGet(collector.port, "/metrics"); };
+  auto probed = [&](const std::string& name) {
+    return page().find(absl::StrCat("carbonroute_probe_sent_total{source=\"itest-node\",target=\"",
+                                    name, "\"}")) != std::string::npos;
+  };
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return probed("peer-a") && probed("peer-b"); }, absl::Seconds(20)))
+      << page();
+
+  // peer-b leaves, peer-c joins.
+  std::ofstream(dir + "/collector.yaml") << ProbingConfig({"peer-a", "peer-c"});
+  collector.process->Signal(SIGHUP);
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return probed("peer-c") && !probed("peer-b"); }, absl::Seconds(20)))
+      << page();
+  EXPECT_THAT(page(), Not(HasSubstr("target=\"peer-b\"")));  // every series, not just one
+  EXPECT_TRUE(probed("peer-a"));
+
+  // A file that no longer loads changes nothing and is reported.
+  std::string typo = ProbingConfig({"peer-a"});
+  typo.replace(typo.find(", address: ") + 2, 8, "adress:");
+  std::ofstream(dir + "/collector.yaml") << typo;
+  collector.process->Signal(SIGHUP);
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return collector.process->Log().find("keeping the running configuration") !=
+               std::string::npos;
+      },
+      absl::Seconds(20)));
+  EXPECT_THAT(collector.process->Log(), HasSubstr("rtt.peers[0].adress: unknown key"));
+  EXPECT_TRUE(probed("peer-a"));
+  EXPECT_TRUE(probed("peer-c"));
+  EXPECT_EQ(collector.process->Terminate(), 0) << collector.process->Log();
+}
+
 TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {
   std::string output;
   EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --check-config ",
@@ -111,9 +179,11 @@ TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {
   EXPECT_THAT(output, HasSubstr("OK (2 providers)"));
 
   const std::string dir = FreshDir("check_config");
-  std::ofstream(dir + "/bad.yaml") << "node: {name: n}\nproviders: [{type: replay, locatoins: [DE]}]\n";
+  std::ofstream(dir + "/bad.yaml")
+      << "node: {name: n}\nproviders: [{type: replay, locatoins: [DE]}]\n";
   output.clear();
-  EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --check-config ", dir, "/bad.yaml 2>&1"),
+  EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --check-config ", dir,
+                                  "/bad.yaml 2>&1"),
                      &output),
             2);
   EXPECT_THAT(output, HasSubstr("providers[0].locatoins: unknown key"));
@@ -121,11 +191,14 @@ TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {
 
 TEST(CollectorBinary, MissingTraceFailsAtStartWithAClearMessage) {
   const std::string dir = FreshDir("missing_trace");
-  std::ofstream(dir + "/c2.yaml") << "listen_address: 127.0.0.1:0\ndatabase: " << dir
-                                  << "/db.sqlite\nnode: {name: n}\nproviders: [{type: replay, trace: "
-                                     "nope.csv, locations: [DE]}]\n";
+  std::ofstream(dir + "/c2.yaml")
+      << "listen_address: 127.0.0.1:0\ndatabase: " << dir
+      << "/db.sqlite\nnode: {name: n}\nproviders: [{type: replay, trace: "
+         "nope.csv, locations: [DE]}]\n";
   std::string output;
-  EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --config ", dir, "/c2.yaml 2>&1"), &output), 1);
+  EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --config ", dir, "/c2.yaml 2>&1"),
+                     &output),
+            1);
   EXPECT_THAT(output, HasSubstr("provider \"replay\": data file \"nope.csv\" not found"));
 }
 

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 #include "absl/time/clock.h"
 #include "config/data_files.h"
 
@@ -43,6 +42,10 @@ int Subprocess::Terminate() {
   waitpid(pid_, &status, 0);
   pid_ = -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void Subprocess::Signal(int signal) {
+  if (pid_ > 0) kill(pid_, signal);
 }
 
 std::string Subprocess::Log() const { return ReadFile(log_path_); }

@@ -24,6 +24,8 @@ class Subprocess {
   bool running() const { return pid_ > 0; }
   // Sends SIGTERM and returns the exit status (exit code, or 128 + signal).
   int Terminate();
+  // Sends `signal` (e.g. SIGHUP) and returns at once.
+  void Signal(int signal);
   std::string Log() const;
 
  private:
