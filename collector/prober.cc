@@ -1,8 +1,5 @@
 #include "collector/prober.h"
 
-#include <arpa/inet.h>
-#include <netdb.h>
-
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -18,57 +15,11 @@ uint16_t PortOf(const PeerConfig& peer, const ProbeConfig& config) {
   return peer.port != 0 ? peer.port : config.tcp_port;
 }
 
-bool IsNumeric(const std::string& host) {
-  in6_addr scratch;
-  return inet_pton(AF_INET, host.c_str(), &scratch) == 1 ||
-         inet_pton(AF_INET6, host.c_str(), &scratch) == 1;
-}
-
 }  // namespace
 
-absl::StatusOr<ProbeEndpoint> ResolveWithGetaddrinfo(const std::string& host,
-                                                     ProbeProtocol protocol, uint16_t port) {
-  ProbeEndpoint endpoint;
-  endpoint.protocol = protocol;
-  // IP literals without getaddrinfo: with AI_ADDRCONFIG it asks the kernel
-  // for the interface list over netlink on every call (7 syscalls a peer).
-  auto* in = reinterpret_cast<sockaddr_in*>(&endpoint.address);
-  auto* in6 = reinterpret_cast<sockaddr_in6*>(&endpoint.address);
-  if (inet_pton(AF_INET, host.c_str(), &in->sin_addr) == 1) {
-    in->sin_family = AF_INET;
-    in->sin_port = htons(port);
-    endpoint.length = sizeof(sockaddr_in);
-    return endpoint;
-  }
-  if (inet_pton(AF_INET6, host.c_str(), &in6->sin6_addr) == 1) {
-    in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(port);
-    endpoint.length = sizeof(sockaddr_in6);
-    return endpoint;
-  }
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;  // one entry per address
-  hints.ai_flags = AI_ADDRCONFIG;   // no IPv6 answers on a host without IPv6, and vice versa
-  addrinfo* results = nullptr;
-  const int error = getaddrinfo(host.c_str(), nullptr, &hints, &results);
-  if (error != 0 || results == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot resolve \"", host, "\": ", gai_strerror(error)));
-  }
-  std::memcpy(&endpoint.address, results->ai_addr, results->ai_addrlen);
-  endpoint.length = results->ai_addrlen;
-  freeaddrinfo(results);
-  if (endpoint.family() == AF_INET) {
-    reinterpret_cast<sockaddr_in*>(&endpoint.address)->sin_port = htons(port);
-  } else {
-    reinterpret_cast<sockaddr_in6*>(&endpoint.address)->sin6_port = htons(port);
-  }
-  return endpoint;
-}
-
 Prober::Prober(std::string source, const ProbeConfig& config, ProbeTransport& transport,
-               Clock& clock, exporter::CollectorMetrics& metrics, Resolver resolver, uint64_t seed)
+               Clock& clock, exporter::CollectorMetrics& metrics, Resolver resolver,
+               ResolveOn resolve_on, uint64_t seed)
     : source_(std::move(source)),
       config_(config),
       stale_after_(config.stale_after > absl::ZeroDuration()
@@ -79,6 +30,7 @@ Prober::Prober(std::string source, const ProbeConfig& config, ProbeTransport& tr
       clock_(clock),
       metrics_(metrics),
       resolver_(std::move(resolver)),
+      resolve_on_(resolve_on),
       schedule_(config.interval, config.jitter, seed),
       next_token_(std::mt19937_64(seed ^ 0x9e3779b97f4a7c15ULL)()) {}
 
@@ -122,6 +74,7 @@ void Prober::ApplyPendingTargets(absl::Time now) {
     if (next == wanted.end() || changed) {
       schedule_.Remove(it->second);
       metrics_.RemoveProbeTarget(source_, it->first);
+      std::erase(host_names_, it->second);
       targets_.erase(it->second);  // in-flight probes to it are ignored when they answer or expire
       it = ids_.erase(it);
     } else {
@@ -132,32 +85,69 @@ void Prober::ApplyPendingTargets(absl::Time now) {
     if (ids_.contains(name)) continue;
     const TargetId id = next_id_++;
     ids_.emplace(name, id);
-    targets_.emplace(id, std::make_unique<Target>(static_cast<std::size_t>(config_.window)))
-        .first->second->peer = *peer;
+    Target& target =
+        *targets_.emplace(id, std::make_unique<Target>(static_cast<std::size_t>(config_.window)))
+             .first->second;
+    target.peer = *peer;
+    target.host_name = !IsIpLiteral(peer->address);
+    if (target.host_name) {
+      host_names_.push_back(id);
+    } else {  // no I/O: resolved here, once
+      ApplyResolution(id, resolver_(peer->address, peer->protocol, PortOf(*peer, config_)), now);
+    }
     schedule_.Add(id, now);
   }
   spdlog::info("prober: {} peers from {}", targets_.size(), source_);
 }
 
-bool Prober::Resolve(Target& target, absl::Time now) {
-  if (target.endpoint && now < target.resolve_again_at) return true;
-  absl::StatusOr<ProbeEndpoint> endpoint =
-      resolver_(target.peer.address, target.peer.protocol, PortOf(target.peer, config_));
+void Prober::ResolveNames(absl::Time now) {
+  if (host_names_.empty()) return;  // the common case: every peer is an IP literal
+  if (background_ != nullptr) {
+    for (const BackgroundResolver::Result& result : background_->TakeResults()) {
+      ApplyResolution(result.target, result.endpoint, now);
+    }
+  }
+  for (const TargetId id : host_names_) {
+    Target& target = *targets_.at(id);
+    if (target.resolving || now < target.resolve_again_at) continue;
+    const uint16_t port = PortOf(target.peer, config_);
+    if (resolve_on_ == ResolveOn::kLoopThread) {
+      ApplyResolution(id, resolver_(target.peer.address, target.peer.protocol, port), now);
+      continue;
+    }
+    if (background_ == nullptr) {
+      background_ = std::make_unique<BackgroundResolver>(resolver_, [this] { transport_.Wake(); });
+    }
+    target.resolving = true;
+    background_->Submit({id, target.peer.address, target.peer.protocol, port});
+  }
+}
+
+void Prober::ApplyResolution(TargetId id, const absl::StatusOr<ProbeEndpoint>& endpoint,
+                             absl::Time now) {
+  auto it = targets_.find(id);
+  if (it == targets_.end()) return;  // removed while its name was being resolved
+  Target& target = *it->second;
+  target.resolving = false;
   if (!endpoint.ok()) {
     const std::string error(endpoint.status().message());
     if (error != target.resolve_error) spdlog::warn("prober: peer {}: {}", target.peer.name, error);
     target.resolve_error = error;
-    if (target.endpoint) return true;  // keep probing the last known address
-    return false;
+    // Back off: interval, 2 × interval, 4 × ... up to resolve_interval. The
+    // last address, if any, is still probed meanwhile.
+    const int doublings = std::min(target.resolve_failures++, 20);
+    target.resolve_again_at =
+        now + std::min(config_.interval * (int64_t{1} << doublings), config_.resolve_interval);
+    return;
   }
-  if (!target.resolve_error.empty())
+  if (!target.resolve_error.empty()) {
     spdlog::info("prober: peer {} resolves again", target.peer.name);
+  }
   target.resolve_error.clear();
+  target.resolve_failures = 0;
   target.endpoint = *endpoint;
-  // An IP literal never changes: it is "resolved" once.
   target.resolve_again_at =
-      IsNumeric(target.peer.address) ? absl::InfiniteFuture() : now + config_.resolve_interval;
-  return true;
+      target.host_name ? now + config_.resolve_interval : absl::InfiniteFuture();
 }
 
 void Prober::Record(Target& target, absl::Time sent_at, std::optional<absl::Duration> rtt,
@@ -180,8 +170,10 @@ void Prober::SendDue(absl::Time now) {
     auto it = targets_.find(id);
     if (it == targets_.end()) continue;
     Target& target = *it->second;
-    if (!Resolve(target, now)) {
-      Record(target, now, std::nullopt, now);
+    if (!target.endpoint) {
+      // Its name has not resolved: lost once resolution has failed; before
+      // the first answer, not sent at all.
+      if (target.resolve_failures > 0) Record(target, now, std::nullopt, now);
       continue;
     }
     const uint64_t token = next_token_++;
@@ -245,6 +237,7 @@ void Prober::Run() {
     // Replies are collected by Wait() at the end of each turn, before the next
     // turn expires probes: a reply that arrived in time is never expired first.
     ApplyPendingTargets(now);
+    ResolveNames(now);
     ExpireTimedOut(now);
     SendDue(now);
     transport_.Wait(NextWake(now), answers_);

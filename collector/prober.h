@@ -28,10 +28,14 @@
 // tick of replies: ~20 at 1000 peers, ~200 at 10,000 (SO_RCVBUF, see
 // socket_probe_transport.h).
 //
-// Hostnames are resolved when a peer is added and again every
-// `resolve_interval` (numeric addresses never); resolution runs on the
-// prober's thread through the injected Resolver (getaddrinfo by default), so
-// a slow DNS server delays probes, which then count as lost.
+// Host names are resolved when a peer is added and again every
+// `resolve_interval` (IP literals once, in place), through the injected
+// Resolver (getaddrinfo by default) on a background thread, so a slow DNS
+// server delays no probe: the last address is probed until a new one comes.
+// Until a name first resolves nothing is sent to it; once its resolution
+// has failed, each due probe counts as lost (loss 1.0 for a name that never
+// resolves). A failed resolution is retried after interval, 2 × interval,
+// 4 × interval, ... up to resolve_interval, not on every probe.
 //
 // SetTargets replaces the peer set; a peer no longer listed has every series
 // deleted, not left stale.
@@ -55,6 +59,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "collector/name_resolution.h"
 #include "collector/probe_schedule.h"
 #include "collector/probe_transport.h"
 #include "collector/rtt_statistics.h"
@@ -64,12 +69,10 @@
 
 namespace carbonroute::collector {
 
-// Resolves a peer address (IP literal or hostname) to its first address.
-// Errors: kNotFound when the name has no address.
-using Resolver = std::function<absl::StatusOr<ProbeEndpoint>(const std::string& host, ProbeProtocol,
-                                                             uint16_t port)>;
-absl::StatusOr<ProbeEndpoint> ResolveWithGetaddrinfo(const std::string& host,
-                                                     ProbeProtocol protocol, uint16_t port);
+// How host names are resolved: on a BackgroundResolver thread (the daemon),
+// or inline on the loop's thread (tests on a FakeClock, where the result must
+// be there before the next probe).
+enum class ResolveOn { kBackgroundThread, kLoopThread };
 
 // One probe's result, as reported to a ProbeListener (after the metrics are updated).
 struct ProbeOutcome {
@@ -84,7 +87,7 @@ class Prober {
  public:
   Prober(std::string source, const ProbeConfig& config, ProbeTransport& transport, Clock& clock,
          exporter::CollectorMetrics& metrics, Resolver resolver = ResolveWithGetaddrinfo,
-         uint64_t seed = 1);
+         ResolveOn resolve_on = ResolveOn::kBackgroundThread, uint64_t seed = 1);
 
   // The peers to probe (those with an address). Applied by the loop.
   void SetTargets(const std::vector<PeerConfig>& peers);
@@ -104,6 +107,9 @@ class Prober {
   struct Target {
     PeerConfig peer;
     std::optional<ProbeEndpoint> endpoint;
+    bool host_name = false;    // not an IP literal: resolved again every resolve_interval
+    bool resolving = false;    // a request is with the background resolver
+    int resolve_failures = 0;  // in a row
     absl::Time resolve_again_at = absl::InfinitePast();
     std::string resolve_error;  // the last error logged, to log each change once
     RttStatistics stats;
@@ -124,7 +130,8 @@ class Prober {
   absl::Time NextWake(absl::Time now);
   void Record(Target& target, absl::Time sent_at, std::optional<absl::Duration> rtt,
               absl::Time now);
-  bool Resolve(Target& target, absl::Time now);
+  void ResolveNames(absl::Time now);
+  void ApplyResolution(TargetId id, const absl::StatusOr<ProbeEndpoint>& endpoint, absl::Time now);
 
   const std::string source_;
   const ProbeConfig config_;
@@ -134,6 +141,8 @@ class Prober {
   Clock& clock_;
   exporter::CollectorMetrics& metrics_;
   Resolver resolver_;
+  const ResolveOn resolve_on_;
+  std::unique_ptr<BackgroundResolver> background_;  // made for the first host name
   ProbeListener listener_;
 
   ProbeSchedule schedule_;
@@ -143,6 +152,7 @@ class Prober {
   absl::flat_hash_map<TargetId, std::unique_ptr<Target>> targets_;
   std::map<std::string, TargetId> ids_;  // peer name → id
   TargetId next_id_ = 0;
+  std::vector<TargetId> host_names_;  // the targets with a host name, not an IP literal
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by token
   std::deque<std::pair<absl::Time, uint64_t>>
       expiries_;  // (sent_at + timeout, token), in send order

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
 #include "test/testing/fake_clock.h"
@@ -201,7 +202,7 @@ TEST_F(ProberTest, HostnamesAreResolvedAgainEveryResolveInterval) {
     endpoint.protocol = protocol;
     return endpoint;
   };
-  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver);
+  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver, ResolveOn::kLoopThread);
   prober.SetTargets({testing::Peer("b", "peer.internal")});
   last_ = testing::ProbeUntil(prober, {"b"}, 10);
   EXPECT_EQ(calls, 1);  // 10 probes in < 10 s
@@ -215,16 +216,44 @@ TEST_F(ProberTest, HostnamesAreResolvedAgainEveryResolveInterval) {
   EXPECT_GT(transport_.sent["10.0.0.9"], before);
 }
 
-TEST_F(ProberTest, AnUnresolvableNameCountsAsLost) {
-  Resolver resolver = [](const std::string&, ProbeProtocol,
-                         uint16_t) -> absl::StatusOr<ProbeEndpoint> {
+TEST_F(ProberTest, AnUnresolvableNameCountsAsLostAndIsRetriedWithBackoff) {
+  int calls = 0;
+  Resolver resolver = [&](const std::string&, ProbeProtocol,
+                          uint16_t) -> absl::StatusOr<ProbeEndpoint> {
+    ++calls;
     return absl::NotFoundError("cannot resolve \"nowhere\"");
   };
-  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver);
+  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver, ResolveOn::kLoopThread);
   prober.SetTargets({testing::Peer("b", "nowhere.invalid")});
-  last_ = testing::ProbeUntil(prober, {"b"}, 5);
+  last_ = testing::ProbeUntil(prober, {"b"}, 30);
   EXPECT_EQ(last_["b"].loss, 1.0);
-  EXPECT_THAT(Scrape(), HasSubstr(R"(carbonroute_probe_sent_total{source="node-a",target="b"} 5)"));
+  EXPECT_THAT(Scrape(),
+              HasSubstr(R"(carbonroute_probe_sent_total{source="node-a",target="b"} 30)"));
+  // ~30 s of probes: retried after 1, 2, 4, 8, 16 s (at 0, 1, 3, 7, 15, 31 s), not once a probe.
+  EXPECT_GE(calls, 4);
+  EXPECT_LE(calls, 6);
+}
+
+TEST_F(ProberTest, ASlowNameServerHoldsUpNoOtherPeer) {
+  absl::Notification answer;
+  Resolver resolver = [&](const std::string& host, ProbeProtocol protocol,
+                          uint16_t) -> absl::StatusOr<ProbeEndpoint> {
+    if (host == "slow.internal") answer.WaitForNotification();  // a DNS server taking its time
+    ProbeEndpoint endpoint = Endpoint(host == "slow.internal" ? "10.0.0.2" : host);
+    endpoint.protocol = protocol;
+    return endpoint;
+  };
+  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver,
+                ResolveOn::kBackgroundThread);
+  prober.SetTargets({testing::Peer("fast", "10.0.0.1"), testing::Peer("slow", "slow.internal")});
+  last_ = testing::ProbeUntil(prober, {"fast"}, 10);  // returns while "slow" is still resolving
+  EXPECT_EQ(last_["fast"].outcomes, 10);
+  EXPECT_EQ(last_["slow"].outcomes, 0);  // nothing sent, nothing counted lost, before an answer
+  EXPECT_EQ(transport_.sent["10.0.0.2"], 0);
+  answer.Notify();
+  last_ = testing::ProbeUntil(prober, {"slow"}, 3);
+  EXPECT_EQ(last_["slow"].loss, 0.0);
+  EXPECT_GE(transport_.sent["10.0.0.2"], 3);
 }
 
 TEST_F(ProberTest, OneWakePerTickAtAThousandPeersWithExactRtts) {
