@@ -147,7 +147,6 @@ int main(int argc, char** argv) {
                    config->node.name, config->node.region, config->node.location,
                    config->listen_address.substr(0, config->listen_address.rfind(':')),
                    (*daemon)->port());
-      malloc_trim(0);  // return what parsing the configuration left free in the heap
       reloader.Attach(daemon->get());
       sd_notify(0, "READY=1");
       (*daemon)->Run(stop);
