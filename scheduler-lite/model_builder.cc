@@ -22,7 +22,8 @@ SeriesKey KeyOf(const Sample& s) {
 
 // Calls `row(line_number, cells)` for each data line of a CSV with a header.
 template <typename Row>
-absl::Status ForEachRow(absl::string_view csv, absl::string_view origin, std::size_t columns, Row row) {
+absl::Status ForEachRow(absl::string_view csv, absl::string_view origin, std::size_t columns,
+                        Row row) {
   std::size_t line_number = 0;
   for (absl::string_view line : absl::StrSplit(csv, '\n')) {
     ++line_number;
@@ -30,8 +31,8 @@ absl::Status ForEachRow(absl::string_view csv, absl::string_view origin, std::si
     if (line_number == 1 || line.empty()) continue;
     std::vector<absl::string_view> cells = absl::StrSplit(line, ',');
     if (cells.size() != columns) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(origin, ":", line_number, ": expected ", columns, " cells, got ", cells.size()));
+      return absl::InvalidArgumentError(absl::StrCat(origin, ":", line_number, ": expected ",
+                                                     columns, " cells, got ", cells.size()));
     }
     if (absl::Status status = row(line_number, cells); !status.ok()) return status;
   }
@@ -46,9 +47,11 @@ ModelBuilder::ModelBuilder(absl::Time now, std::string preferred_emissions_type)
 }
 
 bool ModelBuilder::Prefer(const LocationCarbon& a, const LocationCarbon& b) const {
-  const bool a_preferred = a.emissions_type == preferred_, b_preferred = b.emissions_type == preferred_;
+  const bool a_preferred = a.emissions_type == preferred_,
+             b_preferred = b.emissions_type == preferred_;
   if (a_preferred != b_preferred) return a_preferred;
-  const absl::Time a_to = a.valid_to.value_or(absl::InfinitePast()), b_to = b.valid_to.value_or(absl::InfinitePast());
+  const absl::Time a_to = a.valid_to.value_or(absl::InfinitePast()),
+                   b_to = b.valid_to.value_or(absl::InfinitePast());
   if (a_to != b_to) return a_to > b_to;
   return a.provider < b.provider;
 }
@@ -66,7 +69,14 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
       model_.nodes[s.Label("node")] = {s.Label("location"), s.Label("region")};
     } else if (s.name == metric_names::kRtt && s.value >= 0) {
       const std::string method = s.Label("method").empty() ? "measured" : s.Label("method");
-      model_.rtt[s.Label("source")][s.Label("target")] = RttEntry{absl::Seconds(s.value), method, model_.built_at};
+      RttEntry entry{absl::Seconds(s.value), method, model_.built_at};
+      // A collector exports both a probe's measurement and the static
+      // matrix's declaration for a peer, in no set order: the measurement
+      // wins whichever comes last; otherwise the later sample does.
+      auto [it, inserted] = model_.rtt[s.Label("source")].try_emplace(s.Label("target"), entry);
+      if (!inserted && (method == "measured" || it->second.method != "measured")) {
+        it->second = std::move(entry);
+      }
     }
   }
   for (const Sample& s : samples) {
@@ -92,17 +102,19 @@ absl::Status ModelBuilder::AddStaticRttCsv(absl::string_view csv, absl::string_v
   absl::StatusOr<std::vector<RttMatrixEntry>> entries = ParseRttMatrixCsv(csv, origin);
   if (!entries.ok()) return entries.status();
   for (const RttMatrixEntry& e : *entries) {  // measured rows take precedence
-    model_.rtt[e.sending_region].emplace(e.receiving_region, RttEntry{e.rtt, "declared", model_.built_at});
+    model_.rtt[e.sending_region].emplace(e.receiving_region,
+                                         RttEntry{e.rtt, "declared", model_.built_at});
   }
   return absl::OkStatus();
 }
 
 absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::string_view origin) {
   std::map<std::string, std::string> rows;
-  absl::Status status = ForEachRow(csv, origin, 2, [&](std::size_t, const std::vector<absl::string_view>& cells) {
-    rows[std::string(cells[0])] = std::string(cells[1]);
-    return absl::OkStatus();
-  });
+  absl::Status status =
+      ForEachRow(csv, origin, 2, [&](std::size_t, const std::vector<absl::string_view>& cells) {
+        rows[std::string(cells[0])] = std::string(cells[1]);
+        return absl::OkStatus();
+      });
   if (!status.ok()) return status;
   model_.region_locations.insert(rows.begin(), rows.end());
   return absl::OkStatus();

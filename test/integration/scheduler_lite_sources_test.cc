@@ -16,8 +16,9 @@
 namespace carbonroute {
 namespace {
 
-std::string CollectorConfig(const std::string& dir, const std::string& node, const std::string& region,
-                            const std::string& location, const std::string& peer, const std::string& peer_region) {
+std::string CollectorConfig(const std::string& dir, const std::string& node,
+                            const std::string& region, const std::string& location,
+                            const std::string& peer, const std::string& peer_region) {
   return absl::StrCat("listen_address: 127.0.0.1:0\ndatabase: ", dir, "/", node, ".sqlite\n",
                       "node: {name: ", node, ", region: ", region, ", location: ", location, "}\n",
                       "providers: [{type: replay, locations: [BE, NL, FR, DE, PL]}]\n",
@@ -48,35 +49,40 @@ TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
   ASSERT_GT(a.port, 0) << a.process->Log();
   ASSERT_GT(b.port, 0) << b.process->Log();
   ASSERT_THAT(testing::HttpGet(a.port, "/metrics"),
-              ::testing::HasSubstr("carbonroute_rtt_seconds{method=\"declared\",source=\"node-a\",target=\"node-b\"} 0.007"));
+              ::testing::HasSubstr("carbonroute_rtt_seconds{method=\"declared\",source=\"node-a\","
+                                   "target=\"node-b\"} 0.007"));
 
   const int prometheus_port = testing::FreeLoopbackPort();
   std::ofstream(root + "/prometheus.yml") << absl::StrCat(
       "global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: carbonroute\n"
-      "    static_configs: [{targets: ['127.0.0.1:", a.port, "', '127.0.0.1:", b.port, "']}]\n");
-  testing::Subprocess prometheus({"/usr/bin/prometheus", "--config.file=" + root + "/prometheus.yml",
-                                  "--storage.tsdb.path=" + root + "/tsdb",
-                                  "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
-                                 root + "/prometheus.log");
+      "    static_configs: [{targets: ['127.0.0.1:",
+      a.port, "', '127.0.0.1:", b.port, "']}]\n");
+  testing::Subprocess prometheus(
+      {"/usr/bin/prometheus", "--config.file=" + root + "/prometheus.yml",
+       "--storage.tsdb.path=" + root + "/tsdb",
+       "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
+      root + "/prometheus.log");
   ASSERT_TRUE(testing::WaitFor(
       [&] {
-        const std::string body = testing::HttpGet(prometheus_port, "/api/v1/query?query=count(carbonroute_rtt_seconds)");
+        const std::string body =
+            testing::HttpGet(prometheus_port, "/api/v1/query?query=count(carbonroute_rtt_seconds)");
         return body.find("\"2\"]") != std::string::npos;
       },
       absl::Seconds(60)))
       << prometheus.Log();
 
   const std::string binary = CARBONROUTE_SCHEDULER_LITE_BINARY;
-  const std::string flags = absl::StrCat(" --candidates nodes --from node-a --max-rtt-ms 10 --format json --data-dir ",
-                                         CARBONROUTE_SOURCE_DIR, "/data");
+  const std::string flags =
+      absl::StrCat(" --candidates nodes --from node-a --max-rtt-ms 10 --format json --data-dir ",
+                   CARBONROUTE_SOURCE_DIR, "/data");
   int direct_code = 0, prometheus_code = 0;
   const std::string via_metrics =
-      RunCommand(absl::StrCat(binary, " rank --metrics http://127.0.0.1:", a.port, "/metrics --metrics http://127.0.0.1:",
-                       b.port, "/metrics", flags),
-          &direct_code);
-  const std::string via_prometheus =
-      RunCommand(absl::StrCat(binary, " rank --prometheus http://127.0.0.1:", prometheus_port, flags),
-          &prometheus_code);
+      RunCommand(absl::StrCat(binary, " rank --metrics http://127.0.0.1:", a.port,
+                              "/metrics --metrics http://127.0.0.1:", b.port, "/metrics", flags),
+                 &direct_code);
+  const std::string via_prometheus = RunCommand(
+      absl::StrCat(binary, " rank --prometheus http://127.0.0.1:", prometheus_port, flags),
+      &prometheus_code);
   EXPECT_EQ(direct_code, 0) << via_metrics;
   EXPECT_EQ(prometheus_code, 0) << via_prometheus;
   const nlohmann::json metrics_json = nlohmann::json::parse(via_metrics);
@@ -89,28 +95,87 @@ TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
   EXPECT_EQ(prometheus.Terminate(), 0);
 }
 
+// node-a probes node-b (a TCP connect to node-b's own /metrics port on
+// loopback, so no ICMP privilege is needed). Its measured RTT, tens of
+// microseconds, must reach scheduler-lite and take precedence over the 7 ms
+// the static matrix declares between their regions: under a 1 ms limit node-b
+// is feasible only through the measurement.
+TEST(SchedulerLiteSources, MeasuredRttsReachTheScoringAndOutrankDeclaredOnes) {
+  const std::string root = ::testing::TempDir() + "/measured_rtt";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root + "/a");
+  std::filesystem::create_directories(root + "/b");
+  testing::CollectorProcess b = testing::StartCollector(
+      root + "/b", CollectorConfig(root, "node-b", "europe-west4", "NL", "node-a", "europe-west1"));
+  ASSERT_GT(b.port, 0) << b.process->Log();
+  const std::string a_config = absl::StrCat(
+      "listen_address: 127.0.0.1:0\ndatabase: ", root, "/node-a.sqlite\n",
+      "node: {name: node-a, region: europe-west1, location: BE}\n",
+      "providers: [{type: replay, locations: [BE, NL, FR, DE, PL]}]\n",
+      "rtt:\n  static_matrix: gcp-inter-region-latency-ms.csv\n",
+      "  probe: {interval: 100ms, timeout: 500ms}\n",
+      "  peers: [{name: node-b, region: europe-west4, address: 127.0.0.1, protocol: tcp, "
+      "port: ",
+      b.port, "}]\n");
+  testing::CollectorProcess a = testing::StartCollector(root + "/a", a_config);
+  ASSERT_GT(a.port, 0) << a.process->Log();
+  const std::string measured =
+      "carbonroute_rtt_seconds{method=\"measured\",source=\"node-a\",target=\"node-b\"}";
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return testing::HttpGet(a.port, "/metrics").find(measured) != std::string::npos; },
+      absl::Seconds(20)))
+      << testing::HttpGet(a.port, "/metrics");
+  EXPECT_THAT(testing::HttpGet(a.port, "/metrics"),
+              ::testing::HasSubstr("carbonroute_rtt_seconds{method=\"declared\",source=\"node-a\","
+                                   "target=\"node-b\"} 0.007"));
+
+  int code = 0;
+  const std::string ranking = RunCommand(
+      absl::StrCat(
+          CARBONROUTE_SCHEDULER_LITE_BINARY, " rank --metrics http://127.0.0.1:", a.port,
+          "/metrics --metrics http://127.0.0.1:", b.port,
+          "/metrics --candidates nodes --from node-a --max-rtt-ms 1 --format json --data-dir ",
+          CARBONROUTE_SOURCE_DIR, "/data"),
+      &code);
+  ASSERT_EQ(code, 0) << ranking;
+  const nlohmann::json json = nlohmann::json::parse(ranking);
+  bool found = false;
+  for (const nlohmann::json& candidate : json["candidates"]) {
+    if (candidate["name"] != "node-b") continue;
+    found = true;
+    EXPECT_TRUE(candidate["feasible"].get<bool>()) << candidate.dump();
+  }
+  EXPECT_TRUE(found) << ranking;
+}
+
 TEST(SchedulerLiteServe, AnswersTheExtenderAndStopsCleanlyOnSigterm) {
   const std::string root = ::testing::TempDir() + "/serve";
   std::filesystem::remove_all(root);
   std::filesystem::create_directories(root);
-  testing::CollectorProcess collector = testing::StartCollector(
-      root, "listen_address: 127.0.0.1:0\ndatabase: " + root + "/c.sqlite\nnode: {name: node-a, location: SE-SE3}\n"
-            "providers: [{type: replay, locations: [SE-SE3, PL]}]\n");
+  testing::CollectorProcess collector =
+      testing::StartCollector(root, "listen_address: 127.0.0.1:0\ndatabase: " + root +
+                                        "/c.sqlite\nnode: {name: node-a, location: SE-SE3}\n"
+                                        "providers: [{type: replay, locations: [SE-SE3, PL]}]\n");
   ASSERT_GT(collector.port, 0) << collector.process->Log();
   const int port = testing::FreeLoopbackPort();
-  testing::Subprocess serve({CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--listen", "127.0.0.1:" + std::to_string(port),
-                             "--metrics", absl::StrCat("http://127.0.0.1:", collector.port, "/metrics")},
-                            root + "/serve.log");
-  ASSERT_TRUE(testing::WaitFor([&] {
-    int status = 0;
-    testing::HttpGet(port, "/healthz", &status);
-    return status == 200;
-  }, absl::Seconds(30))) << serve.Log();
+  testing::Subprocess serve(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--listen", "127.0.0.1:" + std::to_string(port),
+       "--metrics", absl::StrCat("http://127.0.0.1:", collector.port, "/metrics")},
+      root + "/serve.log");
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        int status = 0;
+        testing::HttpGet(port, "/healthz", &status);
+        return status == 200;
+      },
+      absl::Seconds(30)))
+      << serve.Log();
   int code = 0;
   const std::string reply = RunCommand(
-      absl::StrCat("curl -s -X POST -H 'Content-Type: application/json' --data '",
-                   R"({"Pod":{"metadata":{"name":"p"}},"Nodes":null,"NodeNames":["node-a","node-x"]})",
-                   "' http://127.0.0.1:", port, "/prioritize"),
+      absl::StrCat(
+          "curl -s -X POST -H 'Content-Type: application/json' --data '",
+          R"({"Pod":{"metadata":{"name":"p"}},"Nodes":null,"NodeNames":["node-a","node-x"]})",
+          "' http://127.0.0.1:", port, "/prioritize"),
       &code);
   EXPECT_EQ(reply, R"([{"Host":"node-a","Score":10},{"Host":"node-x","Score":0}])");
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();

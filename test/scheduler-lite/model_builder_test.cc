@@ -22,13 +22,17 @@ std::vector<Sample> Parse(const char* text) {
 TEST(ModelBuilder, ReadsCarbonForecastNodesAndRtt) {
   ModelBuilder builder(kNow);
   builder.AddSamples(Parse(
-      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",estimated=\"true\",location=\"DE\",provider=\"em\"} 400\n"
-      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\",location=\"DE\",provider=\"em\"} 1800003600\n"
-      "carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour{emissions_type=\"average\",location=\"DE\",provider=\"em\",window=\"4h\"} 350\n"
+      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",estimated="
+      "\"true\",location=\"DE\",provider=\"em\"} 400\n"
+      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\",location="
+      "\"DE\",provider=\"em\"} 1800003600\n"
+      "carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour{emissions_type="
+      "\"average\",location=\"DE\",provider=\"em\",window=\"4h\"} 350\n"
       "carbonroute_node_info{location=\"DE\",node=\"node-a\",region=\"europe-west3\"} 1\n"
       "carbonroute_rtt_seconds{source=\"node-a\",target=\"node-b\"} 0.0123\n"
       "carbonroute_rtt_seconds{method=\"declared\",source=\"node-a\",target=\"node-c\"} 0.040\n"
-      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",estimated=\"false\",location=\"XX\",provider=\"em\"} NaN\n"));
+      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",estimated="
+      "\"false\",location=\"XX\",provider=\"em\"} NaN\n"));
   auto model = builder.Build();
   ASSERT_EQ(model->carbon.size(), 1u);  // the NaN series is no data
   const LocationCarbon& de = model->carbon.at("DE");
@@ -42,17 +46,40 @@ TEST(ModelBuilder, ReadsCarbonForecastNodesAndRtt) {
   EXPECT_EQ(model->rtt.at("node-a").at("node-c").method, "declared");
 }
 
+TEST(ModelBuilder, AMeasuredRttWinsOverADeclaredOneInEitherOrder) {
+  ModelBuilder builder(kNow);
+  builder.AddSamples(
+      Parse("carbonroute_rtt_seconds{method=\"measured\",source=\"a\",target=\"b\"} 0.0001\n"
+            "carbonroute_rtt_seconds{method=\"declared\",source=\"a\",target=\"b\"} 0.007\n"
+            "carbonroute_rtt_seconds{method=\"declared\",source=\"a\",target=\"c\"} 0.007\n"
+            "carbonroute_rtt_seconds{method=\"measured\",source=\"a\",target=\"c\"} 0.0002\n"
+            "carbonroute_rtt_seconds{method=\"declared\",source=\"a\",target=\"d\"} 0.007\n"
+            "carbonroute_rtt_seconds{method=\"declared\",source=\"a\",target=\"d\"} 0.008\n"));
+  auto model = builder.Build();
+  EXPECT_EQ(model->rtt.at("a").at("b").method, "measured");
+  EXPECT_EQ(model->rtt.at("a").at("b").rtt, absl::Microseconds(100));
+  EXPECT_EQ(model->rtt.at("a").at("c").method, "measured");
+  EXPECT_EQ(model->rtt.at("a").at("c").rtt, absl::Microseconds(200));
+  EXPECT_EQ(model->rtt.at("a").at("d").rtt, absl::Milliseconds(8));  // same method: the later one
+}
+
 TEST(ModelBuilder, PreferredEmissionsTypeThenLatestValidToWins) {
   ModelBuilder builder(kNow, "marginal");
-  builder.AddSamples(Parse(
-      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",location=\"CAISO_NORTH\",provider=\"em\"} 200\n"
-      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"marginal\",location=\"CAISO_NORTH\",provider=\"watttime\"} 420\n"
-      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",location=\"FR\",provider=\"a\"} 60\n"
-      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\",location=\"FR\",provider=\"a\"} 1800000600\n"));
+  builder.AddSamples(
+      Parse("carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+            "location=\"CAISO_NORTH\",provider=\"em\"} 200\n"
+            "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"marginal\","
+            "location=\"CAISO_NORTH\",provider=\"watttime\"} 420\n"
+            "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+            "location=\"FR\",provider=\"a\"} 60\n"
+            "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\","
+            "location=\"FR\",provider=\"a\"} 1800000600\n"));
   // The same FR series scraped again from a second collector, later.
-  builder.AddSamples(Parse(
-      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",location=\"FR\",provider=\"a\"} 55\n"
-      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\",location=\"FR\",provider=\"a\"} 1800003600\n"));
+  builder.AddSamples(
+      Parse("carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+            "location=\"FR\",provider=\"a\"} 55\n"
+            "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\","
+            "location=\"FR\",provider=\"a\"} 1800003600\n"));
   auto model = builder.Build();
   EXPECT_EQ(model->carbon.at("CAISO_NORTH").grams_per_kwh, 420);
   EXPECT_EQ(model->carbon.at("FR").grams_per_kwh, 55);
@@ -60,14 +87,18 @@ TEST(ModelBuilder, PreferredEmissionsTypeThenLatestValidToWins) {
 
 TEST(ModelBuilder, StaticMatrixAndRegionMap) {
   ModelBuilder builder(kNow);
-  ASSERT_THAT(builder.AddStaticRttCsv("sending_region,receiving_region,milliseconds\neurope-west1,europe-west4,7\n", "m.csv"), IsOk());
+  ASSERT_THAT(
+      builder.AddStaticRttCsv(
+          "sending_region,receiving_region,milliseconds\neurope-west1,europe-west4,7\n", "m.csv"),
+      IsOk());
   ASSERT_THAT(builder.AddRegionLocationsCsv("gcp_region,zone\neurope-west1,BE\n", "z.csv"), IsOk());
   auto model = builder.Build();
   EXPECT_EQ(model->rtt.at("europe-west1").at("europe-west4").rtt, absl::Milliseconds(7));
   EXPECT_EQ(model->rtt.at("europe-west1").at("europe-west4").method, "declared");
   EXPECT_EQ(model->region_locations.at("europe-west1"), "BE");
   EXPECT_THAT(builder.AddStaticRttCsv("h\na,b,seven\n", "m.csv"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "m.csv:2: milliseconds \"seven\" is not a non-negative number"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "m.csv:2: milliseconds \"seven\" is not a non-negative number"));
   EXPECT_THAT(builder.AddRegionLocationsCsv("h\na\n", "z.csv"),
               StatusIs(absl::StatusCode::kInvalidArgument, "z.csv:2: expected 2 cells, got 1"));
 }
