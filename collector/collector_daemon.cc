@@ -47,7 +47,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     const CollectorConfig& config, const DataPaths& data, Clock& clock,
     std::unique_ptr<HttpClient> http) {
   std::unique_ptr<CollectorDaemon> daemon(new CollectorDaemon(clock));
-  daemon->started_with_ = config;
+  daemon->started_probe_ = config.rtt.probe;
+  daemon->started_static_matrix_ = config.rtt.static_matrix;
   if (http == nullptr &&
       std::none_of(config.providers.begin(), config.providers.end(), CallsAnApi)) {
     http = std::make_unique<NoHttpClient>();
@@ -205,8 +206,7 @@ absl::Status CollectorDaemon::ReloadPeers(const CollectorConfig& config) {
           "restart it"));
     }
   }
-  if (!(config.rtt.probe == started_with_.rtt.probe) ||
-      config.rtt.static_matrix != started_with_.rtt.static_matrix) {
+  if (!(config.rtt.probe == started_probe_) || config.rtt.static_matrix != started_static_matrix_) {
     spdlog::warn("reload: rtt.probe and rtt.static_matrix changes apply after a restart");
   }
   if (prober_ != nullptr) prober_->SetTargets(config.rtt.peers);

@@ -58,7 +58,8 @@ class CollectorDaemon {
   // probed, peers removed have their series deleted, peers whose address,
   // protocol or port changed start afresh. Everything else (providers,
   // rtt.probe, rtt.static_matrix, node, listen_address) is read at start
-  // only; a change there is logged as needing a restart.
+  // only; a change to rtt.probe or rtt.static_matrix is logged as needing a
+  // restart (the other settings are not compared).
   // Errors (nothing is changed): kFailedPrecondition when the new peers need
   // what the running collector did not set up: probed peers when it started
   // with none, or an ICMP peer when it started with TCP peers only (no ICMP
@@ -81,7 +82,10 @@ class CollectorDaemon {
   std::shared_ptr<std::atomic<bool>> first_poll_done_;
   std::unique_ptr<ProbeTransport> transport_;  // null without probed peers
   bool icmp_sockets_ = false;                  // whether transport_ opened ICMP sockets
-  CollectorConfig started_with_;               // to tell what a reload cannot change
+  // The probe settings the prober was built with: a reload that changes
+  // them is told they need a restart.
+  ProbeConfig started_probe_;
+  std::string started_static_matrix_;
   std::unique_ptr<Prober> prober_;
   // Declared last: destroyed first, so no handler runs against freed state.
   std::unique_ptr<exporter::HttpServer> server_;
