@@ -25,14 +25,14 @@ absl::StatusOr<ProbeEndpoint> ResolveWithGetaddrinfo(const std::string& host,
   auto* in6 = reinterpret_cast<sockaddr_in6*>(&endpoint.address);
   if (inet_pton(AF_INET, host.c_str(), &in->sin_addr) == 1) {
     in->sin_family = AF_INET;
-    in->sin_port = htons(port);
     endpoint.length = sizeof(sockaddr_in);
+    endpoint.set_port(port);
     return endpoint;
   }
   if (inet_pton(AF_INET6, host.c_str(), &in6->sin6_addr) == 1) {
     in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(port);
     endpoint.length = sizeof(sockaddr_in6);
+    endpoint.set_port(port);
     return endpoint;
   }
   addrinfo hints{};
@@ -48,11 +48,7 @@ absl::StatusOr<ProbeEndpoint> ResolveWithGetaddrinfo(const std::string& host,
   std::memcpy(&endpoint.address, results->ai_addr, results->ai_addrlen);
   endpoint.length = results->ai_addrlen;
   freeaddrinfo(results);
-  if (endpoint.family() == AF_INET) {
-    in->sin_port = htons(port);
-  } else {
-    in6->sin6_port = htons(port);
-  }
+  endpoint.set_port(port);
   return endpoint;
 }
 

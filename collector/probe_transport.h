@@ -34,6 +34,8 @@ struct ProbeEndpoint {
   socklen_t length = 0;
 
   int family() const { return address.ss_family; }
+  // Sets the IPv4 or IPv6 port (host order in, network order stored).
+  void set_port(uint16_t port);
   std::string ToString() const;  // "127.0.0.1", "[::1]:22"
 };
 

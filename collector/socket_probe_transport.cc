@@ -84,6 +84,14 @@ void AddToEpoll(int epoll_fd, int fd, uint32_t events) {
 
 }  // namespace
 
+void ProbeEndpoint::set_port(uint16_t port) {
+  if (family() == AF_INET6) {
+    reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = htons(port);
+  } else {
+    reinterpret_cast<sockaddr_in*>(&address)->sin_port = htons(port);
+  }
+}
+
 std::string ProbeEndpoint::ToString() const {
   char text[INET6_ADDRSTRLEN] = "?";
   uint16_t port = 0;
@@ -187,15 +195,11 @@ absl::StatusOr<absl::Time> SocketProbeTransport::SendEcho(const ProbeEndpoint& t
       BuildEchoRequest(v6 ? IpFamily::kV6 : IpFamily::kV4, identifier_, ++sequence_, token);
   // Port 0 whatever the endpoint says: datagram sockets take the port as the
   // echo identifier (left to the kernel), and raw IPv6 sockets reject one (EINVAL).
-  sockaddr_storage address = to.address;
-  if (v6) {
-    reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = 0;
-  } else {
-    reinterpret_cast<sockaddr_in*>(&address)->sin_port = 0;
-  }
+  ProbeEndpoint echo_to = to;
+  echo_to.set_port(0);
   const absl::Time sent_at = RealNow();
-  if (sendto(fd, packet.data(), packet.size(), 0, reinterpret_cast<const sockaddr*>(&address),
-             to.length) < 0) {
+  if (sendto(fd, packet.data(), packet.size(), 0,
+             reinterpret_cast<const sockaddr*>(&echo_to.address), echo_to.length) < 0) {
     return absl::UnavailableError(absl::StrCat("sendto ", to.ToString(), ": ", ErrnoText(errno)));
   }
   return sent_at;
