@@ -16,14 +16,18 @@
 namespace carbonroute {
 namespace {
 
+// `probe_peer`: extra keys of the peer's entry (e.g. its address) and the
+// rtt.probe settings; empty: the peer's RTT is only declared.
 std::string CollectorConfig(const std::string& dir, const std::string& node,
                             const std::string& region, const std::string& location,
-                            const std::string& peer, const std::string& peer_region) {
+                            const std::string& peer, const std::string& peer_region,
+                            const std::string& probe_peer = "", const std::string& probe = "") {
   return absl::StrCat("listen_address: 127.0.0.1:0\ndatabase: ", dir, "/", node, ".sqlite\n",
                       "node: {name: ", node, ", region: ", region, ", location: ", location, "}\n",
                       "providers: [{type: replay, locations: [BE, NL, FR, DE, PL]}]\n",
-                      "rtt: {static_matrix: gcp-inter-region-latency-ms.csv, peers: [{name: ", peer,
-                      ", region: ", peer_region, "}]}\n");
+                      "rtt: {static_matrix: gcp-inter-region-latency-ms.csv, ",
+                      probe.empty() ? "" : absl::StrCat("probe: ", probe, ", "),
+                      "peers: [{name: ", peer, ", region: ", peer_region, probe_peer, "}]}\n");
 }
 
 std::string RunCommand(const std::string& command, int* code) {
@@ -108,16 +112,11 @@ TEST(SchedulerLiteSources, MeasuredRttsReachTheScoringAndOutrankDeclaredOnes) {
   testing::CollectorProcess b = testing::StartCollector(
       root + "/b", CollectorConfig(root, "node-b", "europe-west4", "NL", "node-a", "europe-west1"));
   ASSERT_GT(b.port, 0) << b.process->Log();
-  const std::string a_config = absl::StrCat(
-      "listen_address: 127.0.0.1:0\ndatabase: ", root, "/node-a.sqlite\n",
-      "node: {name: node-a, region: europe-west1, location: BE}\n",
-      "providers: [{type: replay, locations: [BE, NL, FR, DE, PL]}]\n",
-      "rtt:\n  static_matrix: gcp-inter-region-latency-ms.csv\n",
-      "  probe: {interval: 100ms, timeout: 500ms}\n",
-      "  peers: [{name: node-b, region: europe-west4, address: 127.0.0.1, protocol: tcp, "
-      "port: ",
-      b.port, "}]\n");
-  testing::CollectorProcess a = testing::StartCollector(root + "/a", a_config);
+  testing::CollectorProcess a = testing::StartCollector(
+      root + "/a",
+      CollectorConfig(root, "node-a", "europe-west1", "BE", "node-b", "europe-west4",
+                      absl::StrCat(", address: 127.0.0.1, protocol: tcp, port: ", b.port),
+                      "{interval: 100ms, timeout: 500ms}"));
   ASSERT_GT(a.port, 0) << a.process->Log();
   const std::string measured =
       "carbonroute_rtt_seconds{method=\"measured\",source=\"node-a\",target=\"node-b\"}";
