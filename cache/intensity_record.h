@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "config/emissions_type.h"
+#include "contract/emissions_type.h"
 
 namespace carbonroute::cache {
 

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cache/sqlite_statement.h"
-#include "config/status_macros.h"
+#include "base/status_macros.h"
 
 namespace carbonroute::cache {
 namespace {

@@ -14,9 +14,9 @@
 #include "collector/declared_rtt.h"
 #include "collector/reading_records.h"
 #include "collector/socket_probe_transport.h"
-#include "config/status_macros.h"
+#include "base/status_macros.h"
 #include "exporter/metrics_page.h"
-#include "providers/curl_http_client.h"
+#include "net/curl_http_client.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -34,9 +34,9 @@ bool CallsAnApi(const ProviderConfig& provider) {
 // The HTTP client of a collector whose providers are all offline (static,
 // replay): libcurl and its TLS library are never initialised, which keeps
 // ~4 MB of their pages out of the resident set.
-class NoHttpClient final : public HttpClient {
+class NoHttpClient final : public net::HttpClient {
  public:
-  absl::StatusOr<HttpResponse> Send(const HttpRequest&) override {
+  absl::StatusOr<net::HttpResponse> Send(const net::HttpRequest&) override {
     return absl::FailedPreconditionError("no HTTP client: no configured provider calls an API");
   }
 };
@@ -45,7 +45,7 @@ class NoHttpClient final : public HttpClient {
 
 absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     const CollectorConfig& config, const DataPaths& data, Clock& clock,
-    std::unique_ptr<HttpClient> http) {
+    std::unique_ptr<net::HttpClient> http) {
   std::unique_ptr<CollectorDaemon> daemon(new CollectorDaemon(clock));
   daemon->started_probe_ = config.rtt.probe;
   daemon->started_static_matrix_ = config.rtt.static_matrix;
@@ -54,8 +54,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     http = std::make_unique<NoHttpClient>();
   }
   if (http == nullptr) {
-    absl::StatusOr<std::unique_ptr<CurlHttpClient>> curl =
-        CurlHttpClient::Create(absl::StrCat("carbonroute-collector/", CARBONROUTE_VERSION));
+    absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> curl =
+        net::CurlHttpClient::Create(absl::StrCat("carbonroute-collector/", CARBONROUTE_VERSION));
     if (!curl.ok()) return Prefixed(curl.status(), "starting the HTTP client");
     http = *std::move(curl);
   }
@@ -99,28 +99,28 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   if (absl::Status probes = daemon->StartProber(config); !probes.ok()) return probes;
 
   daemon->first_poll_done_ = std::make_shared<std::atomic<bool>>(false);
-  exporter::HttpServerOptions server_options;
+  net::HttpServerOptions server_options;
   server_options.listen_address = config.listen_address;
   server_options.routes["/metrics"] = exporter::MetricsPageHandler(daemon->registry_);
   server_options.routes["/healthz"] = [ready = daemon->first_poll_done_](
-                                          const exporter::HttpServerRequest&) {
-    return ready->load() ? exporter::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
-                         : exporter::HttpServerResponse{503, "text/plain; charset=utf-8",
+                                          const net::HttpServerRequest&) {
+    return ready->load() ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
+                         : net::HttpServerResponse{503, "text/plain; charset=utf-8",
                                                         "starting: first poll not done\n"};
   };
   server_options.routes["/api/v1/forecast"] =
-      [daemon = daemon.get()](const exporter::HttpServerRequest& request) {
+      [daemon = daemon.get()](const net::HttpServerRequest& request) {
         return daemon->ForecastPage(request);
       };
-  absl::StatusOr<std::unique_ptr<exporter::HttpServer>> server =
-      exporter::HttpServer::Start(std::move(server_options));
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
+      net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) return Prefixed(server.status(), "starting the HTTP endpoint");
   daemon->server_ = *std::move(server);
   return daemon;
 }
 
-exporter::HttpServerResponse CollectorDaemon::ForecastPage(
-    const exporter::HttpServerRequest& request) const {
+net::HttpServerResponse CollectorDaemon::ForecastPage(
+    const net::HttpServerRequest& request) const {
   std::string location;
   for (absl::string_view param : absl::StrSplit(request.query, '&')) {
     if (absl::ConsumePrefix(&param, "location=")) location = std::string(param);

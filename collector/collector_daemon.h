@@ -26,12 +26,12 @@
 #include "collector/poller.h"
 #include "collector/probe_transport.h"
 #include "collector/prober.h"
-#include "config/clock.h"
+#include "base/clock.h"
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
-#include "exporter/http_server.h"
+#include "net/http_server.h"
 #include "prometheus/registry.h"
-#include "providers/http_client.h"
+#include "net/http_client.h"
 #include "providers/make_provider.h"
 
 namespace carbonroute::collector {
@@ -40,10 +40,10 @@ class CollectorDaemon {
  public:
   // Errors: those of ReadingStore::Open, MakeProvider, SocketProbeTransport::Create
   // and HttpServer::Start, each prefixed with what was being built.
-  // `http` (may be null: a CurlHttpClient is made) carries the live providers' requests.
+  // `http` (may be null: a net::CurlHttpClient is made) carries the live providers' requests.
   static absl::StatusOr<std::unique_ptr<CollectorDaemon>> Create(
       const CollectorConfig& config, const DataPaths& data, Clock& clock,
-      std::unique_ptr<HttpClient> http = nullptr);
+      std::unique_ptr<net::HttpClient> http = nullptr);
 
   // The bound port of the HTTP endpoint.
   int port() const { return server_->port(); }
@@ -52,7 +52,7 @@ class CollectorDaemon {
   // (prober.h), until `stop` is notified. The HTTP endpoint serves until destruction.
   void Run(absl::Notification& stop);
 
-  exporter::HttpServerResponse ForecastPage(const exporter::HttpServerRequest& request) const;
+  net::HttpServerResponse ForecastPage(const net::HttpServerRequest& request) const;
 
   // Applies a reloaded configuration's `rtt.peers` (SIGHUP): peers added are
   // probed, peers removed have their series deleted, peers whose address,
@@ -73,7 +73,7 @@ class CollectorDaemon {
   void RunPolls(absl::Notification& stop);
 
   Clock& clock_;
-  std::unique_ptr<HttpClient> http_;
+  std::unique_ptr<net::HttpClient> http_;
   std::unique_ptr<cache::ReadingStore> store_;
   std::vector<std::unique_ptr<providers::Provider>> providers_;
   std::shared_ptr<prometheus::Registry> registry_;
@@ -88,7 +88,7 @@ class CollectorDaemon {
   std::string started_static_matrix_;
   std::unique_ptr<Prober> prober_;
   // Declared last: destroyed first, so no handler runs against freed state.
-  std::unique_ptr<exporter::HttpServer> server_;
+  std::unique_ptr<net::HttpServer> server_;
 };
 
 }  // namespace carbonroute::collector

@@ -2,8 +2,8 @@
 
 #include <map>
 
-#include "config/data_files.h"
-#include "config/rtt_matrix.h"
+#include "base/data_files.h"
+#include "contract/rtt_matrix.h"
 
 namespace carbonroute::collector {
 

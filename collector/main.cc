@@ -11,10 +11,10 @@
 
 #include "absl/synchronization/mutex.h"
 #include "collector/collector_daemon.h"
-#include "config/clock.h"
-#include "config/data_files.h"
+#include "base/clock.h"
+#include "base/data_files.h"
 #include "config/load_collector_config.h"
-#include "config/stop_signals.h"
+#include "base/stop_signals.h"
 
 namespace {
 

@@ -7,15 +7,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "collector/reading_records.h"
-#include "config/time_weighted_mean.h"
-#include "exporter/forecast_windows.h"
+#include "base/time_weighted_mean.h"
+#include "contract/forecast_windows.h"
 #include "providers/http_status.h"
 
 namespace carbonroute::collector {
 namespace {
 
-using exporter::ForecastWindow;
-using exporter::kForecastWindows;
 
 constexpr absl::Duration kPruneEvery = absl::Hours(1);
 constexpr absl::Duration kForecastSlack = absl::Hours(1);

@@ -63,7 +63,7 @@
 #include "collector/probe_schedule.h"
 #include "collector/probe_transport.h"
 #include "collector/rtt_statistics.h"
-#include "config/clock.h"
+#include "base/clock.h"
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
 

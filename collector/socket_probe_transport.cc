@@ -15,7 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "collector/icmp_echo.h"
-#include "config/data_files.h"
+#include "base/data_files.h"
 #include "spdlog/spdlog.h"
 
 namespace carbonroute::collector {

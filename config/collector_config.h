@@ -16,7 +16,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "config/emissions_type.h"
+#include "contract/emissions_type.h"
 
 namespace carbonroute {
 

@@ -7,8 +7,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "config/data_files.h"
-#include "config/status_macros.h"
+#include "base/data_files.h"
+#include "base/status_macros.h"
 #include "config/yaml_reader.h"
 
 namespace carbonroute {

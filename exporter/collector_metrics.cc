@@ -1,6 +1,6 @@
 #include "exporter/collector_metrics.h"
 
-#include "exporter/metric_names.h"
+#include "contract/metric_names.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"

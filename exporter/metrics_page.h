@@ -15,12 +15,12 @@
 
 #include <memory>
 
-#include "exporter/http_server.h"
+#include "net/http_server.h"
 #include "prometheus/registry.h"
 
 namespace carbonroute::exporter {
 
-HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry);
+net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry);
 
 }  // namespace carbonroute::exporter
 

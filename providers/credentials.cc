@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "config/data_files.h"
+#include "base/data_files.h"
 
 namespace carbonroute::providers {
 namespace {

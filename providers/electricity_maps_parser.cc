@@ -1,7 +1,7 @@
 #include "providers/electricity_maps_parser.h"
 
 #include "absl/strings/str_cat.h"
-#include "config/status_macros.h"
+#include "base/status_macros.h"
 #include "providers/json_fields.h"
 
 namespace carbonroute::providers {

@@ -2,16 +2,17 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "config/status_macros.h"
+#include "base/status_macros.h"
 #include "providers/credentials.h"
 #include "providers/electricity_maps_parser.h"
 #include "providers/http_status.h"
-#include "providers/url.h"
+#include "net/url.h"
+#include "providers/lat_lon.h"
 
 namespace carbonroute::providers {
 
 absl::StatusOr<std::unique_ptr<ElectricityMapsProvider>> ElectricityMapsProvider::Create(
-    const ProviderConfig& config, HttpClient& http) {
+    const ProviderConfig& config, net::HttpClient& http) {
   CARBONROUTE_ASSIGN_OR_RETURN(
       std::string token,
       ResolveSecret(config.electricity_maps.token, absl::StrCat("provider \"", config.name, "\" token")));
@@ -30,13 +31,13 @@ absl::StatusOr<std::string> ElectricityMapsProvider::Get(absl::string_view endpo
   }
   params.emplace_back("emissionFactorType", config_.electricity_maps.emission_factor_type);
   params.emplace_back("shouldUseFallbackCallerLookup", "false");
-  HttpRequest request;
-  request.url = absl::StrCat(config_.http.base_url, "/carbon-intensity/", endpoint, Query(params));
+  net::HttpRequest request;
+  request.url = absl::StrCat(config_.http.base_url, "/carbon-intensity/", endpoint, net::Query(params));
   request.timeout = config_.http.timeout;
   request.connect_timeout = config_.http.connect_timeout;
   request.headers.emplace_back(config_.electricity_maps.auth_header, token_);
   const std::string what = absl::StrCat("electricity_maps ", location, " ", endpoint);
-  CARBONROUTE_ASSIGN_OR_RETURN(HttpResponse response, http_.Send(request));
+  CARBONROUTE_ASSIGN_OR_RETURN(net::HttpResponse response, http_.Send(request));
   absl::Status status = StatusFromHttp(response, what, now);
   if (!status.ok() && response.status >= 400 && response.status < 500 &&
       (absl::StrContains(response.body, "Token unauthorized for zoneKey") ||

@@ -16,7 +16,7 @@
 // accounts: one zone; no forecast) becomes kFailedPrecondition with a message
 // that says so; the collector reports it once and does not retry in a loop.
 // Other errors: as StatusFromHttp and the parsers.
-// Ownership: borrows the HttpClient. Thread safety: one thread at a time.
+// Ownership: borrows the net::HttpClient. Thread safety: one thread at a time.
 #ifndef CARBONROUTE_PROVIDERS_ELECTRICITY_MAPS_PROVIDER_H_
 #define CARBONROUTE_PROVIDERS_ELECTRICITY_MAPS_PROVIDER_H_
 
@@ -24,7 +24,7 @@
 #include <string>
 
 #include "config/collector_config.h"
-#include "providers/http_client.h"
+#include "net/http_client.h"
 #include "providers/provider.h"
 
 namespace carbonroute::providers {
@@ -33,7 +33,7 @@ class ElectricityMapsProvider final : public Provider {
  public:
   // Resolves the token (kNotFound naming the missing reference).
   static absl::StatusOr<std::unique_ptr<ElectricityMapsProvider>> Create(const ProviderConfig& config,
-                                                                         HttpClient& http);
+                                                                         net::HttpClient& http);
 
   const std::string& name() const override { return config_.name; }
   const std::vector<std::string>& locations() const override { return config_.locations; }
@@ -46,14 +46,14 @@ class ElectricityMapsProvider final : public Provider {
   absl::StatusOr<std::vector<Reading>> History(absl::string_view location, absl::Time now) override;
 
  private:
-  ElectricityMapsProvider(ProviderConfig config, HttpClient& http, std::string token)
+  ElectricityMapsProvider(ProviderConfig config, net::HttpClient& http, std::string token)
       : config_(std::move(config)), http_(http), token_(std::move(token)) {}
 
   absl::StatusOr<std::string> Get(absl::string_view endpoint, absl::string_view location,
                                   absl::Time now);
 
   const ProviderConfig config_;
-  HttpClient& http_;
+  net::HttpClient& http_;
   const std::string token_;
 };
 

@@ -22,14 +22,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "providers/http_client.h"
+#include "net/http_client.h"
 
 namespace carbonroute::providers {
 
 // The Status payload URL carrying a Retry-After delay in whole seconds.
 inline constexpr char kRetryAfterPayload[] = "type.carbonroute.io/retry-after-seconds";
 
-absl::Status StatusFromHttp(const HttpResponse& response, absl::string_view what, absl::Time now);
+absl::Status StatusFromHttp(const net::HttpResponse& response, absl::string_view what, absl::Time now);
 
 // The Retry-After delay attached by StatusFromHttp, if any.
 std::optional<absl::Duration> RetryAfter(const absl::Status& status);

@@ -1,7 +1,7 @@
 #include "providers/make_provider.h"
 
 #include "absl/strings/str_cat.h"
-#include "config/status_macros.h"
+#include "base/status_macros.h"
 #include "providers/intensity_trace.h"
 #include "providers/replay_provider.h"
 #include "providers/electricity_maps_provider.h"
@@ -12,7 +12,7 @@
 namespace carbonroute::providers {
 
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config,
-                                                       const DataPaths& paths, HttpClient& http) {
+                                                       const DataPaths& paths, net::HttpClient& http) {
   switch (config.type) {
     case ProviderType::kReplay: {
       CARBONROUTE_ASSIGN_OR_RETURN(std::string path, FindDataFile(config.replay.trace, paths));

@@ -10,8 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "config/collector_config.h"
-#include "config/data_files.h"
-#include "providers/http_client.h"
+#include "base/data_files.h"
+#include "net/http_client.h"
 #include "providers/provider.h"
 
 namespace carbonroute::providers {
@@ -21,7 +21,7 @@ namespace carbonroute::providers {
 // or a credential is missing; kInvalidArgument if the data or the configured
 // locations are invalid.
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config,
-                                                       const DataPaths& paths, HttpClient& http);
+                                                       const DataPaths& paths, net::HttpClient& http);
 
 }  // namespace carbonroute::providers
 

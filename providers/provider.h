@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "config/emissions_type.h"
+#include "contract/emissions_type.h"
 #include "providers/reading.h"
 
 namespace carbonroute::providers {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "config/emissions_type.h"
+#include "contract/emissions_type.h"
 
 namespace carbonroute::providers {
 

@@ -3,7 +3,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "config/status_macros.h"
+#include "base/status_macros.h"
 #include "providers/json_fields.h"
 
 namespace carbonroute::providers {

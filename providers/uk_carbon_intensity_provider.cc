@@ -4,10 +4,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "config/status_macros.h"
+#include "base/status_macros.h"
 #include "providers/http_status.h"
 #include "providers/uk_carbon_intensity_parser.h"
-#include "providers/url.h"
+#include "net/url.h"
 
 namespace carbonroute::providers {
 namespace {
@@ -26,13 +26,13 @@ std::string RegionalSuffix(absl::string_view location) {
   absl::string_view rest = location;
   if (absl::ConsumePrefix(&rest, "region/")) return absl::StrCat("regionid/", rest);
   absl::ConsumePrefix(&rest, "postcode/");
-  return absl::StrCat("postcode/", UrlEncode(rest));
+  return absl::StrCat("postcode/", net::UrlEncode(rest));
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<UkCarbonIntensityProvider>> UkCarbonIntensityProvider::Create(
-    const ProviderConfig& config, HttpClient& http) {
+    const ProviderConfig& config, net::HttpClient& http) {
   for (const std::string& location : config.locations) {
     if (!ValidLocation(location)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -46,12 +46,12 @@ absl::StatusOr<std::unique_ptr<UkCarbonIntensityProvider>> UkCarbonIntensityProv
 absl::StatusOr<std::vector<Reading>> UkCarbonIntensityProvider::Fetch(const std::string& path,
                                                                       absl::string_view location,
                                                                       absl::Time now) {
-  HttpRequest request;
+  net::HttpRequest request;
   request.url = config_.http.base_url + path;
   request.timeout = config_.http.timeout;
   request.connect_timeout = config_.http.connect_timeout;
   request.headers.emplace_back("Accept", "application/json");
-  CARBONROUTE_ASSIGN_OR_RETURN(HttpResponse response, http_.Send(request));
+  CARBONROUTE_ASSIGN_OR_RETURN(net::HttpResponse response, http_.Send(request));
   CARBONROUTE_RETURN_IF_ERROR(
       StatusFromHttp(response, absl::StrCat("uk_carbon_intensity ", location), now));
   return ParseUkCarbonIntensity(response.body, config_.name, location);

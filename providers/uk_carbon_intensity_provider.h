@@ -16,7 +16,7 @@
 //
 // Errors: kInvalidArgument at Create() for another location form; otherwise
 // as StatusFromHttp and the parser.
-// Ownership: borrows the HttpClient. Thread safety: one thread at a time.
+// Ownership: borrows the net::HttpClient. Thread safety: one thread at a time.
 #ifndef CARBONROUTE_PROVIDERS_UK_CARBON_INTENSITY_PROVIDER_H_
 #define CARBONROUTE_PROVIDERS_UK_CARBON_INTENSITY_PROVIDER_H_
 
@@ -24,7 +24,7 @@
 #include <string>
 
 #include "config/collector_config.h"
-#include "providers/http_client.h"
+#include "net/http_client.h"
 #include "providers/provider.h"
 
 namespace carbonroute::providers {
@@ -32,7 +32,7 @@ namespace carbonroute::providers {
 class UkCarbonIntensityProvider final : public Provider {
  public:
   static absl::StatusOr<std::unique_ptr<UkCarbonIntensityProvider>> Create(const ProviderConfig& config,
-                                                                           HttpClient& http);
+                                                                           net::HttpClient& http);
 
   const std::string& name() const override { return config_.name; }
   const std::vector<std::string>& locations() const override { return config_.locations; }
@@ -43,14 +43,14 @@ class UkCarbonIntensityProvider final : public Provider {
                                                 absl::Duration horizon) override;
 
  private:
-  UkCarbonIntensityProvider(ProviderConfig config, HttpClient& http)
+  UkCarbonIntensityProvider(ProviderConfig config, net::HttpClient& http)
       : config_(std::move(config)), http_(http) {}
 
   absl::StatusOr<std::vector<Reading>> Fetch(const std::string& path, absl::string_view location,
                                              absl::Time now);
 
   const ProviderConfig config_;
-  HttpClient& http_;
+  net::HttpClient& http_;
 };
 
 }  // namespace carbonroute::providers

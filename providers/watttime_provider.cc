@@ -6,10 +6,11 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "config/status_macros.h"
+#include "base/status_macros.h"
 #include "providers/credentials.h"
 #include "providers/http_status.h"
-#include "providers/url.h"
+#include "net/url.h"
+#include "providers/lat_lon.h"
 #include "providers/watttime_parser.h"
 
 namespace carbonroute::providers {
@@ -20,7 +21,7 @@ constexpr absl::Duration kTokenReuse = absl::Minutes(25);  // tokens expire afte
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<WattTimeProvider>> WattTimeProvider::Create(const ProviderConfig& config,
-                                                                           HttpClient& http) {
+                                                                           net::HttpClient& http) {
   CARBONROUTE_ASSIGN_OR_RETURN(
       std::string username,
       ResolveSecret(config.watttime.username, absl::StrCat("provider \"", config.name, "\" username")));
@@ -32,14 +33,14 @@ absl::StatusOr<std::unique_ptr<WattTimeProvider>> WattTimeProvider::Create(const
 }
 
 absl::Status WattTimeProvider::Login(absl::Time now) {
-  HttpRequest request;
+  net::HttpRequest request;
   request.url = config_.http.base_url + "/login";
   request.timeout = config_.http.timeout;
   request.connect_timeout = config_.http.connect_timeout;
   request.headers.emplace_back("Authorization",
                                "Basic " + absl::Base64Escape(username_ + ":" + password_));
   const std::string what = absl::StrCat("watttime login (provider \"", config_.name, "\")");
-  CARBONROUTE_ASSIGN_OR_RETURN(HttpResponse response, http_.Send(request));
+  CARBONROUTE_ASSIGN_OR_RETURN(net::HttpResponse response, http_.Send(request));
   CARBONROUTE_RETURN_IF_ERROR(StatusFromHttp(response, what, now));
   CARBONROUTE_ASSIGN_OR_RETURN(token_, ParseWattTimeToken(response.body));
   token_expires_ = now + kTokenReuse;
@@ -50,12 +51,12 @@ absl::StatusOr<std::string> WattTimeProvider::Get(const std::string& path_and_qu
                                                   absl::string_view what, absl::Time now) {
   if (now >= token_expires_) CARBONROUTE_RETURN_IF_ERROR(Login(now));
   for (int attempt = 0;; ++attempt) {
-    HttpRequest request;
+    net::HttpRequest request;
     request.url = config_.http.base_url + path_and_query;
     request.timeout = config_.http.timeout;
     request.connect_timeout = config_.http.connect_timeout;
     request.headers.emplace_back("Authorization", "Bearer " + token_);
-    CARBONROUTE_ASSIGN_OR_RETURN(HttpResponse response, http_.Send(request));
+    CARBONROUTE_ASSIGN_OR_RETURN(net::HttpResponse response, http_.Send(request));
     if ((response.status == 401 || response.status == 403) && attempt == 0) {
       token_expires_ = absl::InfinitePast();
       CARBONROUTE_RETURN_IF_ERROR(Login(now));
@@ -72,7 +73,7 @@ absl::StatusOr<std::string> WattTimeProvider::Region(absl::string_view location,
   if (auto it = regions_.find(location); it != regions_.end()) return it->second;
   CARBONROUTE_ASSIGN_OR_RETURN(
       std::string body,
-      Get("/v3/region-from-loc" + Query({{"latitude", absl::StrCat(latitude)},
+      Get("/v3/region-from-loc" + net::Query({{"latitude", absl::StrCat(latitude)},
                                          {"longitude", absl::StrCat(longitude)},
                                          {"signal_type", config_.watttime.signal_type}}),
           absl::StrCat("watttime region-from-loc ", location), now));
@@ -91,7 +92,7 @@ absl::StatusOr<std::vector<Reading>> WattTimeProvider::Signal(absl::string_view 
   if (!index) params.emplace_back("horizon_hours", absl::StrCat(horizon_hours));
   const std::string what = absl::StrCat("watttime ", location, index ? " signal-index" : " forecast");
   CARBONROUTE_ASSIGN_OR_RETURN(
-      std::string body, Get(std::string(index ? "/v3/signal-index" : "/v3/forecast") + Query(params), what, now));
+      std::string body, Get(std::string(index ? "/v3/signal-index" : "/v3/forecast") + net::Query(params), what, now));
   CARBONROUTE_ASSIGN_OR_RETURN(WattTimeSignal signal, ParseWattTimeSignal(body, config_.name, location));
   return std::move(signal.points);
 }
@@ -100,7 +101,7 @@ absl::Status WattTimeProvider::Start(absl::Time now) {
   CARBONROUTE_RETURN_IF_ERROR(Login(now));
   CARBONROUTE_ASSIGN_OR_RETURN(
       std::string body,
-      Get("/v3/my-access" + Query({{"signal_type", config_.watttime.signal_type}}), "watttime my-access", now));
+      Get("/v3/my-access" + net::Query({{"signal_type", config_.watttime.signal_type}}), "watttime my-access", now));
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<WattTimeAccess> access,
                                ParseWattTimeAccess(body, config_.watttime.signal_type));
   std::vector<std::string> readable, missing, no_forecast;

@@ -16,7 +16,7 @@
 // Errors: those of StatusFromHttp (providers/http_status.h) and of the
 // parsers (providers/watttime_parser.h); kNotFound for coordinates WattTime
 // does not cover.
-// Ownership: borrows the HttpClient. Thread safety: one thread at a time.
+// Ownership: borrows the net::HttpClient. Thread safety: one thread at a time.
 #ifndef CARBONROUTE_PROVIDERS_WATTTIME_PROVIDER_H_
 #define CARBONROUTE_PROVIDERS_WATTTIME_PROVIDER_H_
 
@@ -26,7 +26,7 @@
 #include <string>
 
 #include "config/collector_config.h"
-#include "providers/http_client.h"
+#include "net/http_client.h"
 #include "providers/provider.h"
 
 namespace carbonroute::providers {
@@ -35,7 +35,7 @@ class WattTimeProvider final : public Provider {
  public:
   // Resolves the credentials (kNotFound naming the missing reference).
   static absl::StatusOr<std::unique_ptr<WattTimeProvider>> Create(const ProviderConfig& config,
-                                                                  HttpClient& http);
+                                                                  net::HttpClient& http);
 
   const std::string& name() const override { return config_.name; }
   const std::vector<std::string>& locations() const override { return config_.locations; }
@@ -48,7 +48,7 @@ class WattTimeProvider final : public Provider {
                                                 absl::Duration horizon) override;
 
  private:
-  WattTimeProvider(ProviderConfig config, HttpClient& http, std::string username, std::string password)
+  WattTimeProvider(ProviderConfig config, net::HttpClient& http, std::string username, std::string password)
       : config_(std::move(config)), http_(http), username_(std::move(username)),
         password_(std::move(password)) {}
 
@@ -61,7 +61,7 @@ class WattTimeProvider final : public Provider {
                                               int horizon_hours);
 
   const ProviderConfig config_;
-  HttpClient& http_;
+  net::HttpClient& http_;
   const std::string username_;
   const std::string password_;
   std::string token_;

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "config/time_weighted_mean.h"
+#include "base/time_weighted_mean.h"
 
 namespace carbonroute::scheduler_lite {
 

@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "config/data_files.h"
-#include "exporter/http_server.h"
+#include "base/data_files.h"
+#include "net/http_server.h"
 #include "scheduler-lite/best_window.h"
 #include "scheduler-lite/extender_service.h"
 #include "scheduler-lite/karmada_patch.h"
@@ -27,7 +27,7 @@ namespace carbonroute::scheduler_lite {
 namespace {
 
 // Loads the model; prints source errors as warnings. nullopt (exit 1) if nothing could be read.
-std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, HttpClient& http, Clock& clock,
+std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, net::HttpClient& http, Clock& clock,
                                            std::ostream& err) {
   LoadedModel loaded = LoadModel(sources, http, clock.Now());
   for (const absl::Status& error : loaded.errors) err << "scheduler-lite: warning: " << error.message() << "\n";
@@ -84,10 +84,10 @@ absl::StatusOr<absl::Time> ParseDeadline(const std::string& text, absl::Time now
       absl::StrCat("--deadline \"", text, "\" is neither RFC 3339 (2026-11-23T06:00:00Z) nor relative (+12h)"));
 }
 
-absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(const WindowRequest& request, HttpClient& http) {
-  HttpRequest get;
+absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(const WindowRequest& request, net::HttpClient& http) {
+  net::HttpRequest get;
   get.url = absl::StrCat(request.collector, "/api/v1/forecast?location=", request.location);
-  absl::StatusOr<HttpResponse> response = http.Send(get);
+  absl::StatusOr<net::HttpResponse> response = http.Send(get);
   if (!response.ok()) return response.status();
   if (response->status != 200) {
     return absl::FailedPreconditionError(absl::StrCat(get.url, " answered HTTP ", response->status, ": ", response->body));
@@ -119,7 +119,7 @@ std::string Utc(absl::Time t) { return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t,
 
 }  // namespace
 
-int RankCommand(const RankRequest& request, HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err) {
+int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err) {
   std::shared_ptr<const PlacementModel> model = Load(request.sources, http, clock, err);
   if (model == nullptr) return 1;
   const std::vector<ScoredCandidate> scored = Score(*model, request, clock.Now());
@@ -128,7 +128,7 @@ int RankCommand(const RankRequest& request, HttpClient& http, Clock& clock, std:
   return any ? 0 : 3;
 }
 
-int ExplainCommand(const RankRequest& request, const std::string& name, HttpClient& http, Clock& clock,
+int ExplainCommand(const RankRequest& request, const std::string& name, net::HttpClient& http, Clock& clock,
                    std::ostream& out, std::ostream& err) {
   std::shared_ptr<const PlacementModel> model = Load(request.sources, http, clock, err);
   if (model == nullptr) return 1;
@@ -146,7 +146,7 @@ int ExplainCommand(const RankRequest& request, const std::string& name, HttpClie
   return it != scored.end() && it->feasible ? 0 : 3;
 }
 
-int WindowCommand(const WindowRequest& request, HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err) {
+int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err) {
   const absl::Time now = clock.Now();
   absl::StatusOr<absl::Time> deadline = ParseDeadline(request.deadline, now);
   if (!deadline.ok()) {
@@ -182,7 +182,7 @@ int WindowCommand(const WindowRequest& request, HttpClient& http, Clock& clock, 
   return 0;
 }
 
-int KarmadaCommand(const KarmadaRequest& request, HttpClient& http, Clock& clock, std::ostream& out,
+int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out,
                    std::ostream& err) {
   absl::StatusOr<std::string> text = ReadFileToString(request.policy_file, "policy file");
   if (!text.ok()) {
@@ -220,7 +220,7 @@ int KarmadaCommand(const KarmadaRequest& request, HttpClient& http, Clock& clock
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
-int ServeCommand(const ServeRequest& request, HttpClient& http, Clock& clock, absl::Notification& stop,
+int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock, absl::Notification& stop,
                  std::ostream& err) {
   ModelStore models;
   auto refresh = [&] {
@@ -235,12 +235,12 @@ int ServeCommand(const ServeRequest& request, HttpClient& http, Clock& clock, ab
   options.carbon_weight = request.carbon_weight;
   options.latency_weight = request.latency_weight;
   ExtenderService service(models, options, clock, *registry);
-  exporter::HttpServerOptions server_options;
+  net::HttpServerOptions server_options;
   server_options.listen_address = request.listen;
   server_options.routes = service.Routes(registry);
   server_options.max_body_bytes = request.max_body_bytes;
   server_options.threads = request.threads;
-  absl::StatusOr<std::unique_ptr<exporter::HttpServer>> server = exporter::HttpServer::Start(std::move(server_options));
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) {
     err << "scheduler-lite: " << server.status().message() << "\n";
     return 1;

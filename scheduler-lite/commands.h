@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "config/clock.h"
-#include "providers/http_client.h"
+#include "base/clock.h"
+#include "net/http_client.h"
 #include "scheduler-lite/model_loader.h"
 #include "scheduler-lite/scoring.h"
 
@@ -37,8 +37,8 @@ struct RankRequest {
   std::string format = "table";        // table|json
 };
 
-int RankCommand(const RankRequest& request, HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err);
-int ExplainCommand(const RankRequest& request, const std::string& name, HttpClient& http, Clock& clock,
+int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err);
+int ExplainCommand(const RankRequest& request, const std::string& name, net::HttpClient& http, Clock& clock,
                    std::ostream& out, std::ostream& err);
 
 struct WindowRequest {
@@ -48,7 +48,7 @@ struct WindowRequest {
   std::string deadline;  // RFC 3339 ("2026-11-23T06:00:00Z") or relative ("+12h")
   std::string format = "table";
 };
-int WindowCommand(const WindowRequest& request, HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err);
+int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err);
 
 struct KarmadaRequest {
   ModelSources sources;
@@ -56,7 +56,7 @@ struct KarmadaRequest {
   std::optional<absl::Duration> runtime;
   bool apply = false;  // run `kubectl patch propagationpolicy … --type merge -p <patch>`
 };
-int KarmadaCommand(const KarmadaRequest& request, HttpClient& http, Clock& clock, std::ostream& out,
+int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out,
                    std::ostream& err);
 
 struct ServeRequest {
@@ -69,7 +69,7 @@ struct ServeRequest {
   int threads = 64;  // civetweb serves one open connection per thread
 };
 // Serves until `stop` is notified.
-int ServeCommand(const ServeRequest& request, HttpClient& http, Clock& clock, absl::Notification& stop,
+int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock, absl::Notification& stop,
                  std::ostream& err);
 
 }  // namespace carbonroute::scheduler_lite

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
-#include "exporter/metric_names.h"
+#include "contract/metric_names.h"
 #include "exporter/metrics_page.h"
 #include "scheduler-lite/extender_protocol.h"
 
@@ -48,10 +48,10 @@ ExtenderService::ExtenderService(ModelStore& models, ScoringOptions options, Clo
                      .Register(registry)
                      .Add({})) {}
 
-exporter::HttpServerResponse ExtenderService::Handle(const std::string& verb,
-                                                     const exporter::HttpServerRequest& request) {
+net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
+                                                     const net::HttpServerRequest& request) {
   const auto started = std::chrono::steady_clock::now();
-  exporter::HttpServerResponse response{200, kJson, ""};
+  net::HttpServerResponse response{200, kJson, ""};
   const bool filter = verb == "filter";
   if (request.method != "POST") {
     response = {405, "text/plain; charset=utf-8", absl::StrCat("/", verb, " takes POST\n")};
@@ -80,16 +80,16 @@ exporter::HttpServerResponse ExtenderService::Handle(const std::string& verb,
   return response;
 }
 
-exporter::HttpServerResponse ExtenderService::Filter(const exporter::HttpServerRequest& request) {
+net::HttpServerResponse ExtenderService::Filter(const net::HttpServerRequest& request) {
   return Handle("filter", request);
 }
 
-exporter::HttpServerResponse ExtenderService::Prioritize(
-    const exporter::HttpServerRequest& request) {
+net::HttpServerResponse ExtenderService::Prioritize(
+    const net::HttpServerRequest& request) {
   return Handle("prioritize", request);
 }
 
-exporter::HttpServerResponse ExtenderService::Health(const exporter::HttpServerRequest&) {
+net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
   std::shared_ptr<const ScoringIndex> indexed = models_.Get();
   if (indexed == nullptr) return {503, "text/plain; charset=utf-8", "no model loaded yet\n"};
   const PlacementModel& model = indexed->model();
@@ -98,11 +98,11 @@ exporter::HttpServerResponse ExtenderService::Health(const exporter::HttpServerR
                        model.rtt.size(), " RTT rows\n")};
 }
 
-std::map<std::string, exporter::HttpHandler> ExtenderService::Routes(
+std::map<std::string, net::HttpHandler> ExtenderService::Routes(
     std::shared_ptr<prometheus::Registry> registry) {
-  return {{"/filter", [this](const exporter::HttpServerRequest& r) { return Filter(r); }},
-          {"/prioritize", [this](const exporter::HttpServerRequest& r) { return Prioritize(r); }},
-          {"/healthz", [this](const exporter::HttpServerRequest& r) { return Health(r); }},
+  return {{"/filter", [this](const net::HttpServerRequest& r) { return Filter(r); }},
+          {"/prioritize", [this](const net::HttpServerRequest& r) { return Prioritize(r); }},
+          {"/healthz", [this](const net::HttpServerRequest& r) { return Health(r); }},
           {"/metrics", exporter::MetricsPageHandler(std::move(registry))}};
 }
 

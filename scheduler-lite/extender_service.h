@@ -20,8 +20,8 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
-#include "config/clock.h"
-#include "exporter/http_server.h"
+#include "base/clock.h"
+#include "net/http_server.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -67,17 +67,17 @@ class ExtenderService {
   ExtenderService(ModelStore& models, ScoringOptions options, Clock& clock,
                   prometheus::Registry& registry);
 
-  exporter::HttpServerResponse Filter(const exporter::HttpServerRequest& request);
-  exporter::HttpServerResponse Prioritize(const exporter::HttpServerRequest& request);
-  exporter::HttpServerResponse Health(const exporter::HttpServerRequest& request);
+  net::HttpServerResponse Filter(const net::HttpServerRequest& request);
+  net::HttpServerResponse Prioritize(const net::HttpServerRequest& request);
+  net::HttpServerResponse Health(const net::HttpServerRequest& request);
 
   // /filter, /prioritize, /healthz, and /metrics rendering `registry`.
-  std::map<std::string, exporter::HttpHandler> Routes(
+  std::map<std::string, net::HttpHandler> Routes(
       std::shared_ptr<prometheus::Registry> registry);
 
  private:
-  exporter::HttpServerResponse Handle(const std::string& verb,
-                                      const exporter::HttpServerRequest& request);
+  net::HttpServerResponse Handle(const std::string& verb,
+                                      const net::HttpServerRequest& request);
 
   ModelStore& models_;
   const ScoringOptions options_;

@@ -6,10 +6,10 @@
 #include <optional>
 
 #include "absl/strings/str_split.h"
-#include "config/clock.h"
-#include "config/data_files.h"
-#include "config/stop_signals.h"
-#include "providers/curl_http_client.h"
+#include "base/clock.h"
+#include "base/data_files.h"
+#include "base/stop_signals.h"
+#include "net/curl_http_client.h"
 #include "scheduler-lite/commands.h"
 
 namespace {
@@ -135,8 +135,8 @@ int main(int argc, char** argv) {
   std::optional<carbonroute::StopSignals> signals;
   if (serve->parsed()) signals.emplace();
 
-  absl::StatusOr<std::unique_ptr<carbonroute::CurlHttpClient>> http =
-      carbonroute::CurlHttpClient::Create(std::string("scheduler-lite/") + CARBONROUTE_VERSION);
+  absl::StatusOr<std::unique_ptr<carbonroute::net::CurlHttpClient>> http =
+      carbonroute::net::CurlHttpClient::Create(std::string("scheduler-lite/") + CARBONROUTE_VERSION);
   if (!http.ok()) {
     std::cerr << "scheduler-lite: " << http.status().message() << "\n";
     return 1;

@@ -7,7 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "exporter/metric_names.h"
+#include "contract/metric_names.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
@@ -17,13 +17,13 @@ constexpr const char* kModelMetrics[] = {
     metric_names::kCarbonIntensity, metric_names::kCarbonIntensityValidTo, metric_names::kForecastMean,
     metric_names::kNodeInfo, metric_names::kRtt};
 
-absl::StatusOr<std::string> Get(HttpClient& http, const std::string& url, absl::Duration timeout,
+absl::StatusOr<std::string> Get(net::HttpClient& http, const std::string& url, absl::Duration timeout,
                                 const char* accept) {
-  HttpRequest request;
+  net::HttpRequest request;
   request.url = url;
   request.timeout = timeout;
   request.headers.emplace_back("Accept", accept);
-  absl::StatusOr<HttpResponse> response = http.Send(request);
+  absl::StatusOr<net::HttpResponse> response = http.Send(request);
   if (!response.ok()) return response.status();
   if (response->status != 200) {
     return absl::FailedPreconditionError(absl::StrCat(url, " answered HTTP ", response->status));
@@ -44,7 +44,7 @@ double PrometheusValue(std::string_view text) {
 
 }  // namespace
 
-SourceResult ScrapeCollectors(HttpClient& http, const std::vector<std::string>& urls,
+SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::string>& urls,
                               absl::Duration timeout) {
   SourceResult result;
   for (const std::string& url : urls) {
@@ -107,7 +107,7 @@ absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& 
   return absl::OkStatus();
 }
 
-SourceResult QueryPrometheus(HttpClient& http, const std::string& base_url, absl::Duration timeout) {
+SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url, absl::Duration timeout) {
   SourceResult result;
   for (const char* metric : kModelMetrics) {
     const std::string url = absl::StrCat(base_url, "/api/v1/query?query=", metric);

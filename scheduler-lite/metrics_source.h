@@ -13,7 +13,7 @@
 //                                     Prometheus said "status": "error"
 //   kInvalidArgument                  the body is not valid exposition text / JSON
 //
-// Ownership: borrows the HttpClient. Thread safety: as the HttpClient.
+// Ownership: borrows the net::HttpClient. Thread safety: as the net::HttpClient.
 #ifndef CARBONROUTE_SCHEDULER_LITE_METRICS_SOURCE_H_
 #define CARBONROUTE_SCHEDULER_LITE_METRICS_SOURCE_H_
 
@@ -22,7 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "providers/http_client.h"
+#include "net/http_client.h"
 #include "scheduler-lite/exposition_parser.h"
 
 namespace carbonroute::scheduler_lite {
@@ -32,11 +32,11 @@ struct SourceResult {
   std::vector<absl::Status> errors;
 };
 
-SourceResult ScrapeCollectors(HttpClient& http, const std::vector<std::string>& urls,
+SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::string>& urls,
                               absl::Duration timeout);
 
 // `base_url` like "http://127.0.0.1:9090".
-SourceResult QueryPrometheus(HttpClient& http, const std::string& base_url, absl::Duration timeout);
+SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url, absl::Duration timeout);
 
 // Parses a Prometheus /api/v1/query answer of resultType "vector" into samples
 // named by their __name__ label. Exposed for tests.

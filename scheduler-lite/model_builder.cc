@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "config/rtt_matrix.h"
-#include "exporter/metric_names.h"
+#include "contract/rtt_matrix.h"
+#include "contract/metric_names.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {

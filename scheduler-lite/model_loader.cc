@@ -2,7 +2,7 @@
 
 
 #include "absl/strings/str_cat.h"
-#include "config/data_files.h"
+#include "base/data_files.h"
 #include "scheduler-lite/metrics_source.h"
 #include "scheduler-lite/model_builder.h"
 
@@ -12,7 +12,7 @@ namespace {
 
 }  // namespace
 
-LoadedModel LoadModel(const ModelSources& sources, HttpClient& http, absl::Time now) {
+LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::Time now) {
   LoadedModel loaded;
   ModelBuilder builder(now, sources.emissions_type);
   if (!sources.metrics_urls.empty()) {

@@ -6,7 +6,7 @@
 // Errors of single sources are collected in LoadedModel::errors (the model is
 // built from what could be read); files that cannot be read or parsed are
 // errors too.
-// Ownership: borrows the HttpClient. Thread safety: as the HttpClient.
+// Ownership: borrows the net::HttpClient. Thread safety: as the net::HttpClient.
 #ifndef CARBONROUTE_SCHEDULER_LITE_MODEL_LOADER_H_
 #define CARBONROUTE_SCHEDULER_LITE_MODEL_LOADER_H_
 
@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "providers/http_client.h"
+#include "net/http_client.h"
 #include "scheduler-lite/placement_model.h"
 
 namespace carbonroute::scheduler_lite {
@@ -38,7 +38,7 @@ struct LoadedModel {
   int sources_read = 0;  // metrics URLs + Prometheus answered
 };
 
-LoadedModel LoadModel(const ModelSources& sources, HttpClient& http, absl::Time now);
+LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::Time now);
 
 }  // namespace carbonroute::scheduler_lite
 

@@ -6,13 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "exporter/forecast_windows.h"
+#include "contract/forecast_windows.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
 
-using Window = exporter::ForecastWindow;
-using exporter::kForecastWindows;
+using Window = ForecastWindow;
 
 // A candidate with its location and region resolved from the model (views into
 // the input or the model, which outlive the scoring call).

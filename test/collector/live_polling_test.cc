@@ -14,7 +14,7 @@
 #include "collector/collector_daemon.h"
 #include "collector/poller.h"
 #include "prometheus/text_serializer.h"
-#include "providers/curl_http_client.h"
+#include "net/curl_http_client.h"
 #include "providers/electricity_maps_provider.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_clock.h"
@@ -50,7 +50,7 @@ std::string ZoneOf(const FakeRequest& request) {
 class LivePollingTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    http_ = *CurlHttpClient::Create("carbonroute-test");
+    http_ = *net::CurlHttpClient::Create("carbonroute-test");
     provider_config_.name = "em";
     provider_config_.type = ProviderType::kElectricityMaps;
     provider_config_.http.base_url = server_.base_url() + "/v3";
@@ -76,7 +76,7 @@ class LivePollingTest : public ::testing::Test {
   }
 
   FakeProviderServer server_;
-  std::unique_ptr<CurlHttpClient> http_;
+  std::unique_ptr<net::CurlHttpClient> http_;
   ProviderConfig provider_config_;
   PollConfig poll_;
   prometheus::Registry registry_;

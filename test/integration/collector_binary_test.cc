@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "exporter/metric_names.h"
+#include "contract/metric_names.h"
 #include "scheduler-lite/exposition_parser.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/status_matchers.h"

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "providers/curl_http_client.h"
+#include "net/curl_http_client.h"
 #include "providers/electricity_maps_provider.h"
 #include "providers/http_status.h"
 #include "providers/uk_carbon_intensity_provider.h"
@@ -31,7 +31,7 @@ FakeResponse Json(std::string body, int status = 200) { return {status, std::mov
 class WattTimeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    http_ = *CurlHttpClient::Create("carbonroute-test");
+    http_ = *net::CurlHttpClient::Create("carbonroute-test");
     config_.name = "wt";
     config_.type = ProviderType::kWattTime;
     config_.locations = {"CAISO_NORTH"};
@@ -51,7 +51,7 @@ class WattTimeTest : public ::testing::Test {
   std::unique_ptr<WattTimeProvider> Make() { return *WattTimeProvider::Create(config_, *http_); }
 
   FakeProviderServer server_;
-  std::unique_ptr<CurlHttpClient> http_;
+  std::unique_ptr<net::CurlHttpClient> http_;
   ProviderConfig config_;
 };
 
@@ -160,7 +160,7 @@ TEST_F(WattTimeTest, StartReportsAccessFromMyAccess) {
 class ElectricityMapsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    http_ = *CurlHttpClient::Create("carbonroute-test");
+    http_ = *net::CurlHttpClient::Create("carbonroute-test");
     config_.name = "em";
     config_.type = ProviderType::kElectricityMaps;
     config_.locations = {"US-CAR-DUK"};
@@ -168,7 +168,7 @@ class ElectricityMapsTest : public ::testing::Test {
     config_.electricity_maps.token = {SecretRef::Source::kLiteral, "em-token"};
   }
   FakeProviderServer server_;
-  std::unique_ptr<CurlHttpClient> http_;
+  std::unique_ptr<net::CurlHttpClient> http_;
   ProviderConfig config_;
 };
 
@@ -208,7 +208,7 @@ TEST(UkCarbonIntensityProvider, NationalAndRegionalPaths) {
   FakeProviderServer server;
   server.Script("/intensity", {Json(ProviderTestdata("uk_national.json"))});
   server.Script("/regional/regionid/3", {Json(ProviderTestdata("uk_regionid.json"))});
-  auto http = *CurlHttpClient::Create("carbonroute-test");
+  auto http = *net::CurlHttpClient::Create("carbonroute-test");
   ProviderConfig config;
   config.name = "uk";
   config.locations = {"national", "region/3"};

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "providers/curl_http_client.h"
+#include "net/curl_http_client.h"
 #include "prometheus/text_serializer.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/status_matchers.h"
@@ -33,39 +33,39 @@ class ExtenderServiceTest : public ::testing::Test {
     model->nodes = {{"n-se", {"SE", "r1"}}, {"n-pl", {"PL", "r2"}}};
     models_.Set(model);
     service_ = std::make_unique<ExtenderService>(models_, ScoringOptions{}, clock_, *registry_);
-    exporter::HttpServerOptions options;
+    net::HttpServerOptions options;
     options.listen_address = "127.0.0.1:0";
     options.routes = service_->Routes(registry_);
     options.max_body_bytes = 64 * 1024;
-    server_ = *exporter::HttpServer::Start(std::move(options));
-    http_ = *CurlHttpClient::Create("test");
+    server_ = *net::HttpServer::Start(std::move(options));
+    http_ = *net::CurlHttpClient::Create("test");
   }
-  HttpResponse Post(const std::string& path, const std::string& body, const std::string& method = "POST") {
-    HttpRequest request;
+  net::HttpResponse Post(const std::string& path, const std::string& body, const std::string& method = "POST") {
+    net::HttpRequest request;
     request.method = method;
     request.url = absl::StrCat("http://127.0.0.1:", server_->port(), path);
     request.body = body;
     request.headers.emplace_back("Content-Type", "application/json");
-    absl::StatusOr<HttpResponse> response = http_->Send(request);
+    absl::StatusOr<net::HttpResponse> response = http_->Send(request);
     EXPECT_THAT(response, IsOk());
-    return response.ok() ? *response : HttpResponse{};
+    return response.ok() ? *response : net::HttpResponse{};
   }
 
   testing::FakeClock clock_{kNow};
   ModelStore models_;
   std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
   std::unique_ptr<ExtenderService> service_;
-  std::unique_ptr<exporter::HttpServer> server_;
-  std::unique_ptr<CurlHttpClient> http_;
+  std::unique_ptr<net::HttpServer> server_;
+  std::unique_ptr<net::CurlHttpClient> http_;
 };
 
 TEST_F(ExtenderServiceTest, FilterAndPrioritizeOverHttp) {
   const std::string args = R"({"Pod":{"metadata":{"name":"p"}},"Nodes":null,"NodeNames":["n-pl","n-se"]})";
-  HttpResponse filter = Post("/filter", args);
+  net::HttpResponse filter = Post("/filter", args);
   EXPECT_EQ(filter.status, 200);
   EXPECT_EQ(filter.headers["content-type"], "application/json");
   EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json({"n-pl", "n-se"}));
-  HttpResponse prioritize = Post("/prioritize", args);
+  net::HttpResponse prioritize = Post("/prioritize", args);
   EXPECT_EQ(prioritize.status, 200);
   EXPECT_EQ(prioritize.body, R"([{"Host":"n-pl","Score":0},{"Host":"n-se","Score":10}])");
   const std::string metrics = prometheus::TextSerializer().Serialize(registry_->Collect());
@@ -76,14 +76,14 @@ TEST_F(ExtenderServiceTest, FilterAndPrioritizeOverHttp) {
 }
 
 TEST_F(ExtenderServiceTest, MalformedInputIs400WithErrorSet) {
-  HttpResponse bad = Post("/filter", "{not json");
+  net::HttpResponse bad = Post("/filter", "{not json");
   EXPECT_EQ(bad.status, 400);
   EXPECT_THAT(nlohmann::json::parse(bad.body)["Error"].get<std::string>(), HasSubstr("not valid JSON"));
-  HttpResponse wrong_type = Post("/prioritize", R"({"Pod":{},"NodeNames":[1]})");
+  net::HttpResponse wrong_type = Post("/prioritize", R"({"Pod":{},"NodeNames":[1]})");
   EXPECT_EQ(wrong_type.status, 400);
   EXPECT_THAT(wrong_type.body, HasSubstr("NodeNames[0] is not a string"));
   EXPECT_EQ(Post("/filter", "", "GET").status, 405);
-  HttpResponse huge = Post("/filter", std::string(100 * 1024, ' '));
+  net::HttpResponse huge = Post("/filter", std::string(100 * 1024, ' '));
   EXPECT_EQ(huge.status, 413);
   const std::string metrics = prometheus::TextSerializer().Serialize(registry_->Collect());
   EXPECT_THAT(metrics, HasSubstr("carbonroute_scheduler_extender_requests_total{code=\"400\",verb=\"filter\"} 1"));
@@ -94,7 +94,7 @@ TEST_F(ExtenderServiceTest, HealthNeedsAModel) {
   models_.Set(nullptr);
   EXPECT_EQ(Post("/healthz", "", "GET").status, 503);
   // Without a model every node passes the filter unchanged and scores 0: never a crash.
-  HttpResponse filter = Post("/filter", R"({"Pod":{},"NodeNames":["x"]})");
+  net::HttpResponse filter = Post("/filter", R"({"Pod":{},"NodeNames":["x"]})");
   EXPECT_EQ(filter.status, 200);
   EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json({"x"}));
 }

@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "exporter/http_server.h"
-#include "providers/curl_http_client.h"
+#include "net/http_server.h"
+#include "net/curl_http_client.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::scheduler_lite {
@@ -50,17 +50,17 @@ TEST(ParsePrometheusVector, ErrorsAreReported) {
 }
 
 TEST(ScrapeCollectors, GoodUrlsCountAndBadOnesAreReported) {
-  exporter::HttpServerOptions options;
+  net::HttpServerOptions options;
   options.listen_address = "127.0.0.1:0";
-  options.routes["/metrics"] = [](const exporter::HttpServerRequest&) {
-    return exporter::HttpServerResponse{200, "text/plain; version=0.0.4", kCollectorPage};
+  options.routes["/metrics"] = [](const net::HttpServerRequest&) {
+    return net::HttpServerResponse{200, "text/plain; version=0.0.4", kCollectorPage};
   };
-  options.routes["/broken"] = [](const exporter::HttpServerRequest&) {
-    return exporter::HttpServerResponse{200, "text/plain", "m{ 1\n"};
+  options.routes["/broken"] = [](const net::HttpServerRequest&) {
+    return net::HttpServerResponse{200, "text/plain", "m{ 1\n"};
   };
-  auto server = exporter::HttpServer::Start(std::move(options));
+  auto server = net::HttpServer::Start(std::move(options));
   ASSERT_THAT(server, IsOk());
-  auto http = CurlHttpClient::Create("test");
+  auto http = net::CurlHttpClient::Create("test");
   ASSERT_THAT(http, IsOk());
   const std::string base = absl::StrCat("http://127.0.0.1:", (*server)->port());
 

@@ -5,16 +5,16 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "providers/curl_http_client.h"
+#include "net/curl_http_client.h"
 
 namespace carbonroute::testing {
 
 std::string HttpGet(int port, const std::string& path, int* status) {
-  static CurlHttpClient* const http = CurlHttpClient::Create("carbonroute-test")->release();
-  HttpRequest request;
+  static net::CurlHttpClient* const http = net::CurlHttpClient::Create("carbonroute-test")->release();
+  net::HttpRequest request;
   request.url = absl::StrCat("http://127.0.0.1:", port, path);
   request.timeout = absl::Seconds(5);
-  absl::StatusOr<HttpResponse> response = http->Send(request);
+  absl::StatusOr<net::HttpResponse> response = http->Send(request);
   if (status != nullptr) *status = response.ok() ? response->status : 0;
   return response.ok() ? response->body : "";
 }

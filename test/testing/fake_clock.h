@@ -7,7 +7,7 @@
 #define CARBONROUTE_TEST_TESTING_FAKE_CLOCK_H_
 
 #include "absl/synchronization/mutex.h"
-#include "config/clock.h"
+#include "base/clock.h"
 
 namespace carbonroute::testing {
 

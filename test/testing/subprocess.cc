@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "absl/time/clock.h"
-#include "config/data_files.h"
+#include "base/data_files.h"
 
 extern char** environ;
 

@@ -1,4 +1,4 @@
-#include "config/stop_signals.h"
+#include "base/stop_signals.h"
 
 #include <signal.h>
 #include <unistd.h>

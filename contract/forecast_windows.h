@@ -1,16 +1,16 @@
-// File: exporter/forecast_windows.h
+// File: contract/forecast_windows.h
 //
 // The windows of carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour:
 // the collector exports a time-weighted mean over each (collector/poller.cc),
 // scheduler-lite reads them back by label (scheduler-lite/scoring.cc). The
 // labels are part of the metric contract (DESIGN.md, README "Metrics").
 // Thread safety: constants.
-#ifndef CARBONROUTE_EXPORTER_FORECAST_WINDOWS_H_
-#define CARBONROUTE_EXPORTER_FORECAST_WINDOWS_H_
+#ifndef CARBONROUTE_CONTRACT_FORECAST_WINDOWS_H_
+#define CARBONROUTE_CONTRACT_FORECAST_WINDOWS_H_
 
 #include "absl/time/time.h"
 
-namespace carbonroute::exporter {
+namespace carbonroute {
 
 struct ForecastWindow {
   const char* label;  // the `window` label value
@@ -21,6 +21,6 @@ struct ForecastWindow {
 inline constexpr ForecastWindow kForecastWindows[] = {
     {"1h", absl::Hours(1)}, {"4h", absl::Hours(4)}, {"24h", absl::Hours(24)}};
 
-}  // namespace carbonroute::exporter
+}  // namespace carbonroute
 
-#endif  // CARBONROUTE_EXPORTER_FORECAST_WINDOWS_H_
+#endif  // CARBONROUTE_CONTRACT_FORECAST_WINDOWS_H_

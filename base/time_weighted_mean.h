@@ -1,4 +1,4 @@
-// File: config/time_weighted_mean.h
+// File: base/time_weighted_mean.h
 //
 // Time-weighted mean of piecewise-constant values over a window:
 //
@@ -11,8 +11,8 @@
 //
 // REQUIRES: points sorted by valid_from and non-overlapping.
 // Thread safety: pure function.
-#ifndef CARBONROUTE_CONFIG_TIME_WEIGHTED_MEAN_H_
-#define CARBONROUTE_CONFIG_TIME_WEIGHTED_MEAN_H_
+#ifndef CARBONROUTE_BASE_TIME_WEIGHTED_MEAN_H_
+#define CARBONROUTE_BASE_TIME_WEIGHTED_MEAN_H_
 
 #include <algorithm>
 #include <optional>
@@ -41,4 +41,4 @@ std::optional<double> TimeWeightedMean(const std::vector<Point>& points, absl::T
 
 }  // namespace carbonroute
 
-#endif  // CARBONROUTE_CONFIG_TIME_WEIGHTED_MEAN_H_
+#endif  // CARBONROUTE_BASE_TIME_WEIGHTED_MEAN_H_

@@ -1,12 +1,12 @@
-// File: exporter/metric_names.h
+// File: contract/metric_names.h
 //
 // Every Prometheus metric name carbonroute exports, in one place. These names
 // are a contract (docs: ../shared/docs/DESIGN.md, README "Metrics"):
 // scheduler-lite, the dashboards, the alert rules and the tests rely on them.
 // Conventions: base units in the name, `_total` on counters
 // (https://prometheus.io/docs/practices/naming/).
-#ifndef CARBONROUTE_EXPORTER_METRIC_NAMES_H_
-#define CARBONROUTE_EXPORTER_METRIC_NAMES_H_
+#ifndef CARBONROUTE_CONTRACT_METRIC_NAMES_H_
+#define CARBONROUTE_CONTRACT_METRIC_NAMES_H_
 
 namespace carbonroute::metric_names {
 
@@ -57,4 +57,4 @@ inline constexpr char kSchedulerModelAge[] = "carbonroute_scheduler_model_age_se
 
 }  // namespace carbonroute::metric_names
 
-#endif  // CARBONROUTE_EXPORTER_METRIC_NAMES_H_
+#endif  // CARBONROUTE_CONTRACT_METRIC_NAMES_H_

@@ -1,4 +1,4 @@
-#include "config/emissions_type.h"
+#include "contract/emissions_type.h"
 
 namespace carbonroute {
 

@@ -1,4 +1,4 @@
-#include "config/time_weighted_mean.h"
+#include "base/time_weighted_mean.h"
 
 #include <gtest/gtest.h>
 

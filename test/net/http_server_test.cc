@@ -1,13 +1,13 @@
-#include "exporter/http_server.h"
+#include "net/http_server.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "providers/curl_http_client.h"
+#include "net/curl_http_client.h"
 #include "test/testing/status_matchers.h"
 
-namespace carbonroute::exporter {
+namespace carbonroute::net {
 namespace {
 
 using testing::IsOk;
@@ -26,13 +26,13 @@ class HttpServerTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(std::move(options));
     ASSERT_THAT(server, IsOk());
     server_ = *std::move(server);
-    auto http = CurlHttpClient::Create("test");
+    auto http = net::CurlHttpClient::Create("test");
     ASSERT_THAT(http, IsOk());
     http_ = *std::move(http);
   }
 
-  absl::StatusOr<HttpResponse> Send(std::string method, std::string path, std::string body = "") {
-    HttpRequest request;
+  absl::StatusOr<net::HttpResponse> Send(std::string method, std::string path, std::string body = "") {
+    net::HttpRequest request;
     request.method = std::move(method);
     request.url = absl::StrCat("http://127.0.0.1:", server_->port(), path);
     request.body = std::move(body);
@@ -40,28 +40,28 @@ class HttpServerTest : public ::testing::Test {
   }
 
   std::unique_ptr<HttpServer> server_;
-  std::unique_ptr<CurlHttpClient> http_;
+  std::unique_ptr<net::CurlHttpClient> http_;
 };
 
 TEST_F(HttpServerTest, RoutesByExactPath) {
   EXPECT_GT(server_->port(), 0);
-  absl::StatusOr<HttpResponse> get = Send("GET", "/echo?x=1");
+  absl::StatusOr<net::HttpResponse> get = Send("GET", "/echo?x=1");
   ASSERT_THAT(get, IsOk());
   EXPECT_EQ(get->status, 200);
   EXPECT_EQ(get->body, "GET /echo?x=1 ");
   EXPECT_EQ(get->headers.at("content-type"), "text/plain");
 
-  absl::StatusOr<HttpResponse> post = Send("POST", "/echo", "hello");
+  absl::StatusOr<net::HttpResponse> post = Send("POST", "/echo", "hello");
   ASSERT_THAT(post, IsOk());
   EXPECT_EQ(post->body, "POST /echo? hello");
 
-  absl::StatusOr<HttpResponse> missing = Send("GET", "/echo/more");
+  absl::StatusOr<net::HttpResponse> missing = Send("GET", "/echo/more");
   ASSERT_THAT(missing, IsOk());
   EXPECT_EQ(missing->status, 404);
 }
 
 TEST_F(HttpServerTest, OversizedBodyIsRefused) {
-  absl::StatusOr<HttpResponse> response = Send("POST", "/echo", std::string(4096, 'x'));
+  absl::StatusOr<net::HttpResponse> response = Send("POST", "/echo", std::string(4096, 'x'));
   ASSERT_THAT(response, IsOk());
   EXPECT_EQ(response->status, 413);
 }
@@ -76,10 +76,10 @@ TEST_F(HttpServerTest, PortInUseIsUnavailable) {
 TEST_F(HttpServerTest, ClosedPortIsATransportError) {
   const int port = server_->port();
   server_.reset();
-  HttpRequest request;
+  net::HttpRequest request;
   request.url = absl::StrCat("http://127.0.0.1:", port, "/echo");
   EXPECT_THAT(http_->Send(request), StatusIs(absl::StatusCode::kUnavailable, ::testing::HasSubstr("failed")));
 }
 
 }  // namespace
-}  // namespace carbonroute::exporter
+}  // namespace carbonroute::net

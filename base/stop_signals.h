@@ -1,4 +1,4 @@
-// File: config/stop_signals.h
+// File: base/stop_signals.h
 //
 // Turns SIGINT/SIGTERM into an absl::Notification for the daemons' loops,
 // and optionally SIGHUP into a reload callback (the daemons' convention:
@@ -14,8 +14,8 @@
 // no stop signal came (without calling `on_signal`) and joins it.
 //
 // Thread safety: stop() may be read from any thread. One instance per process.
-#ifndef CARBONROUTE_CONFIG_STOP_SIGNALS_H_
-#define CARBONROUTE_CONFIG_STOP_SIGNALS_H_
+#ifndef CARBONROUTE_BASE_STOP_SIGNALS_H_
+#define CARBONROUTE_BASE_STOP_SIGNALS_H_
 
 #include <atomic>
 #include <functional>
@@ -46,4 +46,4 @@ class StopSignals {
 
 }  // namespace carbonroute
 
-#endif  // CARBONROUTE_CONFIG_STOP_SIGNALS_H_
+#endif  // CARBONROUTE_BASE_STOP_SIGNALS_H_

@@ -1,11 +1,11 @@
-// File: config/emissions_type.h
+// File: contract/emissions_type.h
 //
 // Average vs marginal emissions: the two kinds of grid carbon-intensity signal.
 // "average" is the mean intensity of the electricity generated in a grid zone
 // (Electricity Maps, UK Carbon Intensity); "marginal" is the intensity of the
 // generator that responds to a change in load (WattTime's MOER).
-#ifndef CARBONROUTE_CONFIG_EMISSIONS_TYPE_H_
-#define CARBONROUTE_CONFIG_EMISSIONS_TYPE_H_
+#ifndef CARBONROUTE_CONTRACT_EMISSIONS_TYPE_H_
+#define CARBONROUTE_CONTRACT_EMISSIONS_TYPE_H_
 
 #include <optional>
 #include "absl/strings/string_view.h"
@@ -22,4 +22,4 @@ std::optional<EmissionsType> ParseEmissionsType(absl::string_view name);
 
 }  // namespace carbonroute
 
-#endif  // CARBONROUTE_CONFIG_EMISSIONS_TYPE_H_
+#endif  // CARBONROUTE_CONTRACT_EMISSIONS_TYPE_H_

@@ -1,4 +1,4 @@
-#include "config/clock.h"
+#include "base/clock.h"
 
 namespace carbonroute {
 namespace {

@@ -1,4 +1,4 @@
-#include "providers/curl_http_client.h"
+#include "net/curl_http_client.h"
 
 #include <curl/curl.h>
 
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 
-namespace carbonroute {
+namespace carbonroute::net {
 namespace {
 
 size_t AppendBody(char* data, size_t size, size_t count, void* user) {
@@ -100,4 +100,4 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
   return response;
 }
 
-}  // namespace carbonroute
+}  // namespace carbonroute::net

@@ -1,4 +1,4 @@
-// File: providers/http_client.h
+// File: net/http_client.h
 //
 // The HTTP seam. Providers and scheduler-lite's metrics source talk HTTP only
 // through this interface; CurlHttpClient (providers/curl_http_client.h) is the
@@ -10,8 +10,8 @@
 //   kDeadlineExceeded  connect or total timeout
 //   kUnavailable       connection refused/reset, DNS failure, TLS failure
 //   kInvalidArgument   a malformed URL
-#ifndef CARBONROUTE_PROVIDERS_HTTP_CLIENT_H_
-#define CARBONROUTE_PROVIDERS_HTTP_CLIENT_H_
+#ifndef CARBONROUTE_NET_HTTP_CLIENT_H_
+#define CARBONROUTE_NET_HTTP_CLIENT_H_
 
 #include <map>
 #include <string>
@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-namespace carbonroute {
+namespace carbonroute::net {
 
 struct HttpRequest {
   std::string method = "GET";
@@ -45,6 +45,6 @@ class HttpClient {
   virtual absl::StatusOr<HttpResponse> Send(const HttpRequest& request) = 0;
 };
 
-}  // namespace carbonroute
+}  // namespace carbonroute::net
 
-#endif  // CARBONROUTE_PROVIDERS_HTTP_CLIENT_H_
+#endif  // CARBONROUTE_NET_HTTP_CLIENT_H_

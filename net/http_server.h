@@ -1,4 +1,4 @@
-// File: exporter/http_server.h
+// File: net/http_server.h
 //
 // A small HTTP/1.1 server over civetweb (Debian's libcivetweb, the server
 // prometheus-cpp's Exposer also uses) with exact-path routing. The collector
@@ -11,8 +11,8 @@
 // Thread safety: handlers run on civetweb's worker threads, concurrently; they
 // must be thread-safe. Start()/~HttpServer() are called from one thread.
 // The destructor stops the server and waits for running handlers to finish.
-#ifndef CARBONROUTE_EXPORTER_HTTP_SERVER_H_
-#define CARBONROUTE_EXPORTER_HTTP_SERVER_H_
+#ifndef CARBONROUTE_NET_HTTP_SERVER_H_
+#define CARBONROUTE_NET_HTTP_SERVER_H_
 
 #include <functional>
 #include <map>
@@ -24,7 +24,7 @@
 struct mg_context;
 struct mg_connection;
 
-namespace carbonroute::exporter {
+namespace carbonroute::net {
 
 struct HttpServerRequest {
   std::string method;  // "GET", "POST", ...
@@ -71,6 +71,6 @@ class HttpServer {
   int port_ = 0;
 };
 
-}  // namespace carbonroute::exporter
+}  // namespace carbonroute::net
 
-#endif  // CARBONROUTE_EXPORTER_HTTP_SERVER_H_
+#endif  // CARBONROUTE_NET_HTTP_SERVER_H_

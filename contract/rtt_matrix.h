@@ -1,4 +1,4 @@
-// File: config/rtt_matrix.h
+// File: contract/rtt_matrix.h
 //
 // The static RTT matrix format, `sending_region,receiving_region,milliseconds`
 // with a header line (data/gcp-inter-region-latency-ms.csv): RTTs declared,
@@ -9,8 +9,8 @@
 // Errors: kInvalidArgument "origin:line: ..." for a row without 3 cells or
 // with milliseconds that are not a non-negative number.
 // Thread safety: pure function.
-#ifndef CARBONROUTE_CONFIG_RTT_MATRIX_H_
-#define CARBONROUTE_CONFIG_RTT_MATRIX_H_
+#ifndef CARBONROUTE_CONTRACT_RTT_MATRIX_H_
+#define CARBONROUTE_CONTRACT_RTT_MATRIX_H_
 
 #include <string>
 #include <vector>
@@ -31,4 +31,4 @@ absl::StatusOr<std::vector<RttMatrixEntry>> ParseRttMatrixCsv(absl::string_view 
 
 }  // namespace carbonroute
 
-#endif  // CARBONROUTE_CONFIG_RTT_MATRIX_H_
+#endif  // CARBONROUTE_CONTRACT_RTT_MATRIX_H_

@@ -1,4 +1,4 @@
-#include "config/rtt_matrix.h"
+#include "contract/rtt_matrix.h"
 
 #include <cmath>
 

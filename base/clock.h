@@ -1,4 +1,4 @@
-// File: config/clock.h
+// File: base/clock.h
 //
 // The one seam for time. Logic that needs "now" takes an `absl::Time`; only the
 // loops that wait (the collector's poll loop) hold a `Clock&`.
@@ -6,8 +6,8 @@
 // Debian 12 ships Abseil 20220623, which has no `absl::Clock` (added in LTS
 // 20260526), so carbonroute owns this small interface shaped like it. It lives
 // in config/ because config is the leaf every binary links.
-#ifndef CARBONROUTE_CONFIG_CLOCK_H_
-#define CARBONROUTE_CONFIG_CLOCK_H_
+#ifndef CARBONROUTE_BASE_CLOCK_H_
+#define CARBONROUTE_BASE_CLOCK_H_
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -35,4 +35,4 @@ Clock& RealClock();
 
 }  // namespace carbonroute
 
-#endif  // CARBONROUTE_CONFIG_CLOCK_H_
+#endif  // CARBONROUTE_BASE_CLOCK_H_

@@ -1,9 +1,9 @@
-// File: config/status_macros.h
+// File: base/status_macros.h
 //
 // CARBONROUTE_RETURN_IF_ERROR / CARBONROUTE_ASSIGN_OR_RETURN, mirroring
 // absl/status/status_macros.h, which Debian's Abseil (20220623) does not have.
-#ifndef CARBONROUTE_CONFIG_STATUS_MACROS_H_
-#define CARBONROUTE_CONFIG_STATUS_MACROS_H_
+#ifndef CARBONROUTE_BASE_STATUS_MACROS_H_
+#define CARBONROUTE_BASE_STATUS_MACROS_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -29,4 +29,4 @@
   if (!statusor.ok()) return std::move(statusor).status();       \
   lhs = *std::move(statusor)
 
-#endif  // CARBONROUTE_CONFIG_STATUS_MACROS_H_
+#endif  // CARBONROUTE_BASE_STATUS_MACROS_H_

@@ -1,4 +1,4 @@
-// File: config/data_files.h
+// File: base/data_files.h
 //
 // Reading whole files and finding data files named by a relative path: shared
 // by the collector (configuration, replay trace, RTT matrix, secrets) and
@@ -6,8 +6,8 @@
 // it is the leaf every binary links.
 //
 // Thread safety: functions only read the file system and the environment.
-#ifndef CARBONROUTE_CONFIG_DATA_FILES_H_
-#define CARBONROUTE_CONFIG_DATA_FILES_H_
+#ifndef CARBONROUTE_BASE_DATA_FILES_H_
+#define CARBONROUTE_BASE_DATA_FILES_H_
 
 #include <string>
 #include <vector>
@@ -36,4 +36,4 @@ absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPath
 
 }  // namespace carbonroute
 
-#endif  // CARBONROUTE_CONFIG_DATA_FILES_H_
+#endif  // CARBONROUTE_BASE_DATA_FILES_H_

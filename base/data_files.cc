@@ -1,4 +1,4 @@
-#include "config/data_files.h"
+#include "base/data_files.h"
 
 #include <cstdlib>
 #include <filesystem>

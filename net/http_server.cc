@@ -1,4 +1,4 @@
-#include "exporter/http_server.h"
+#include "net/http_server.h"
 
 #include <arpa/inet.h>
 #include <civetweb.h>
@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace carbonroute::exporter {
+namespace carbonroute::net {
 namespace {
 
 const char* ReasonPhrase(int status) {
@@ -172,4 +172,4 @@ HttpServer::~HttpServer() {
   stopping.join();
 }
 
-}  // namespace carbonroute::exporter
+}  // namespace carbonroute::net

@@ -1,4 +1,4 @@
-// File: providers/curl_http_client.h
+// File: net/curl_http_client.h
 //
 // HttpClient over libcurl: the only file that includes <curl/curl.h>.
 // curl_global_init runs once per process, on the first Create(). TLS peer
@@ -7,16 +7,16 @@
 //
 // Thread safety: Send() may be called concurrently; calls are serialised on
 // one connection-reusing handle.
-#ifndef CARBONROUTE_PROVIDERS_CURL_HTTP_CLIENT_H_
-#define CARBONROUTE_PROVIDERS_CURL_HTTP_CLIENT_H_
+#ifndef CARBONROUTE_NET_CURL_HTTP_CLIENT_H_
+#define CARBONROUTE_NET_CURL_HTTP_CLIENT_H_
 
 #include <memory>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
-#include "providers/http_client.h"
+#include "net/http_client.h"
 
-namespace carbonroute {
+namespace carbonroute::net {
 
 class CurlHttpClient final : public HttpClient {
  public:
@@ -38,6 +38,6 @@ class CurlHttpClient final : public HttpClient {
   const std::string user_agent_;
 };
 
-}  // namespace carbonroute
+}  // namespace carbonroute::net
 
-#endif  // CARBONROUTE_PROVIDERS_CURL_HTTP_CLIENT_H_
+#endif  // CARBONROUTE_NET_CURL_HTTP_CLIENT_H_

@@ -1,0 +1,24 @@
+// File: net/url.h
+//
+// Query-string building for HTTP requests (RFC 3986 percent-encoding).
+#ifndef CARBONROUTE_NET_URL_H_
+#define CARBONROUTE_NET_URL_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace carbonroute::net {
+
+// Percent-encodes everything but RFC 3986 unreserved characters.
+std::string UrlEncode(absl::string_view text);
+
+// "?a=1&b=x%20y" from the pairs (values encoded).
+std::string Query(const std::vector<std::pair<std::string, std::string>>& params);
+
+
+}  // namespace carbonroute::net
+
+#endif  // CARBONROUTE_NET_URL_H_
