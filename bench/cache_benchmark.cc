@@ -63,7 +63,7 @@ void BM_ValidAtOneLocation(benchmark::State& state) {
     FillYear(*store);
   }
   auto store = *ReadingStore::Open(kPath);
-  const carbonroute::cache::SeriesKey series{"replay", Location(61), EmissionsType::kAverage};
+  const carbonroute::IntensitySeries series{"replay", Location(61), EmissionsType::kAverage};
   int64_t i = 0;
   for (auto _ : state) {
     const absl::Time now = kStart + absl::Minutes((i++ * 977) % (kHours * 60));

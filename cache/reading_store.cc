@@ -44,7 +44,7 @@ absl::Status Validate(const IntensityRecord& record) {
   return absl::OkStatus();
 }
 
-void BindSeries(Statement& stmt, const SeriesKey& series) {
+void BindSeries(Statement& stmt, const IntensitySeries& series) {
   stmt.Bind(1, series.provider).Bind(2, series.location).Bind(3, EmissionsTypeName(series.emissions_type));
 }
 
@@ -195,7 +195,7 @@ absl::StatusOr<int64_t> ReadingStore::PutMany(const std::vector<IntensityRecord>
 }
 
 absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::QueryRecord(Statement& query,
-                                                                         const SeriesKey& series,
+                                                                         const IntensitySeries& series,
                                                                          absl::Time t) {
   BindSeries(query, series);
   query.Bind(4, Seconds(t));
@@ -207,19 +207,19 @@ absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::QueryRecord(Stateme
   return record;
 }
 
-absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::ValidAt(const SeriesKey& series,
+absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::ValidAt(const IntensitySeries& series,
                                                                      absl::Time t) {
   absl::MutexLock lock(&mutex_);
   return QueryRecord(statements_->valid_at, series, t);
 }
 
 absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::LatestEndingAfter(
-    const SeriesKey& series, absl::Time t) {
+    const IntensitySeries& series, absl::Time t) {
   absl::MutexLock lock(&mutex_);
   return QueryRecord(statements_->latest_ending_after, series, t);
 }
 
-absl::StatusOr<bool> ReadingStore::HasEstimateEndingAfter(const SeriesKey& series, absl::Time t) {
+absl::StatusOr<bool> ReadingStore::HasEstimateEndingAfter(const IntensitySeries& series, absl::Time t) {
   absl::MutexLock lock(&mutex_);
   Statement& query = statements_->has_estimate;
   BindSeries(query, series);
@@ -229,7 +229,7 @@ absl::StatusOr<bool> ReadingStore::HasEstimateEndingAfter(const SeriesKey& serie
   return row;
 }
 
-absl::Status ReadingStore::PutForecast(const SeriesKey& series,
+absl::Status ReadingStore::PutForecast(const IntensitySeries& series,
                                        const std::vector<IntensityRecord>& points) {
   if (points.empty()) return absl::OkStatus();
   for (const IntensityRecord& point : points) CARBONROUTE_RETURN_IF_ERROR(Validate(point));
@@ -253,7 +253,7 @@ absl::Status ReadingStore::PutForecast(const SeriesKey& series,
   return status;
 }
 
-absl::StatusOr<std::optional<absl::Time>> ReadingStore::ForecastEnd(const SeriesKey& series) {
+absl::StatusOr<std::optional<absl::Time>> ReadingStore::ForecastEnd(const IntensitySeries& series) {
   absl::MutexLock lock(&mutex_);
   Statement& query = statements_->forecast_end;
   BindSeries(query, series);
@@ -265,7 +265,7 @@ absl::StatusOr<std::optional<absl::Time>> ReadingStore::ForecastEnd(const Series
   return end;
 }
 
-absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::ForecastBetween(const SeriesKey& series,
+absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::ForecastBetween(const IntensitySeries& series,
                                                                            absl::Time from,
                                                                            absl::Time to) {
   absl::MutexLock lock(&mutex_);

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +13,8 @@
 #include "collector/declared_rtt.h"
 #include "collector/reading_records.h"
 #include "collector/socket_probe_transport.h"
+#include "contract/forecast_api.h"
+#include "net/url.h"
 #include "base/status_macros.h"
 #include "exporter/metrics_page.h"
 #include "net/curl_http_client.h"
@@ -89,7 +90,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRttRow(config.node, config.rtt, *matrix);
     if (!row.ok()) return Prefixed(row.status(), "rtt.static_matrix");
     for (const DeclaredRtt& entry : *row) {
-      daemon->metrics_->SetRtt(config.node.name, entry.target, "declared", entry.rtt);
+      daemon->metrics_->SetRtt(config.node.name, entry.target, RttMethod::kDeclared, entry.rtt);
     }
     spdlog::info("declared RTTs to {} of {} peers from {}", row->size(), config.rtt.peers.size(),
                  *matrix);
@@ -108,7 +109,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
                          : net::HttpServerResponse{503, "text/plain; charset=utf-8",
                                                         "starting: first poll not done\n"};
   };
-  server_options.routes["/api/v1/forecast"] =
+  server_options.routes[forecast_api::kPath] =
       [daemon = daemon.get()](const net::HttpServerRequest& request) {
         return daemon->ForecastPage(request);
       };
@@ -121,46 +122,36 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
 
 net::HttpServerResponse CollectorDaemon::ForecastPage(
     const net::HttpServerRequest& request) const {
-  std::string location;
-  for (absl::string_view param : absl::StrSplit(request.query, '&')) {
-    if (absl::ConsumePrefix(&param, "location=")) location = std::string(param);
-  }
+  const std::string location =
+      net::QueryParameter(request.query, forecast_api::kLocationParameter).value_or("");
   if (location.empty()) {
     return {400, "application/json",
-            R"({"error":"query parameter location is required, e.g. ?location=DE"})"};
+            forecast_api::EncodeError("query parameter location is required, e.g. ?location=DE")};
   }
   const absl::Time now = clock_.Now();
-  nlohmann::json series = nlohmann::json::array();
+  ForecastAnswer answer{location, {}};
   for (const std::unique_ptr<providers::Provider>& provider : providers_) {
     const std::vector<std::string>& locations = provider->locations();
     if (std::find(locations.begin(), locations.end(), location) == locations.end()) continue;
-    const cache::SeriesKey key{provider->name(), location, provider->emissions_type()};
+    const IntensitySeries key{provider->name(), location, provider->emissions_type()};
     absl::StatusOr<std::vector<cache::IntensityRecord>> points =
         store_->ForecastBetween(key, now, now + absl::Hours(24 * 8));
-    if (!points.ok())
-      return {503, "application/json",
-              nlohmann::json{{"error", points.status().ToString()}}.dump()};
-    nlohmann::json out = nlohmann::json::array();
+    if (!points.ok()) {
+      return {503, "application/json", forecast_api::EncodeError(points.status().ToString())};
+    }
+    ForecastSeries& series = answer.series.emplace_back();
+    series.provider = provider->name();
+    series.emissions_type = provider->emissions_type();
     for (const cache::IntensityRecord& point : *points) {
       if (point.unit != kGramsPerKwhUnit) continue;
-      out.push_back({{"valid_from", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", point.valid_from,
-                                                     absl::UTCTimeZone())},
-                     {"valid_to",
-                      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", point.valid_to, absl::UTCTimeZone())},
-                     {"grams_per_kwh", point.value}});
+      series.points.push_back({point.valid_from, point.valid_to, point.value});
     }
-    series.push_back(
-        {{"provider", provider->name()},
-         {"emissions_type", std::string(EmissionsTypeName(provider->emissions_type()))},
-         {"points", out}});
   }
-  if (series.empty()) {
-    return {
-        404, "application/json",
-        nlohmann::json{{"error", absl::StrCat("no provider polls location ", location)}}.dump()};
+  if (answer.series.empty()) {
+    return {404, "application/json",
+            forecast_api::EncodeError(absl::StrCat("no provider polls location ", location))};
   }
-  return {200, "application/json",
-          nlohmann::json{{"location", location}, {"series", series}}.dump()};
+  return {200, "application/json", forecast_api::EncodeAnswer(answer)};
 }
 
 absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {

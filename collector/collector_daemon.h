@@ -6,10 +6,8 @@
 //
 // /healthz answers 200 "ok" once the first poll has completed, 503 before.
 // /api/v1/forecast?location=L answers the cached forecast points of every
-// provider polling L, from now on, as JSON:
-//   {"location": "DE", "series": [{"provider": "replay", "emissions_type": "average",
-//     "points": [{"valid_from": "...Z", "valid_to": "...Z", "grams_per_kwh": 412.5}, ...]}]}
-// (400 without `location`, 404 if no provider polls it).
+// provider polling L, from now on (contract/forecast_api.h): 400 without
+// `location`, 404 if no provider polls it, 503 if the cache cannot be read.
 //
 // Ownership: owns everything it builds; borrows the clock, which must outlive it.
 // Thread safety: Run() on one thread; port() from any.

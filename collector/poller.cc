@@ -21,15 +21,6 @@ constexpr absl::Duration kForecastMinRefresh = absl::Minutes(15);
 constexpr absl::Duration kHistoryEvery = absl::Hours(1);
 constexpr absl::Duration kHistoryReach = absl::Hours(24);
 
-exporter::SeriesLabels LabelsOf(const cache::SeriesKey& series) {
-  return {series.provider, series.location, std::string(EmissionsTypeName(series.emissions_type))};
-}
-
-std::string KeyOf(const cache::SeriesKey& series) {
-  return absl::StrCat(series.provider, "/", series.location, "/",
-                      EmissionsTypeName(series.emissions_type));
-}
-
 bool IsConfigurationError(absl::StatusCode code) {
   return code == absl::StatusCode::kUnauthenticated ||
          code == absl::StatusCode::kPermissionDenied ||
@@ -76,21 +67,21 @@ absl::Time Poller::ProviderBlockedUntil(const std::string& provider) const {
   return it == provider_state_.end() ? absl::InfinitePast() : it->second.blocked_until;
 }
 
-bool Poller::MayCall(const cache::SeriesKey& series, absl::Time now, PollStats& stats) {
+bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) {
   const absl::Time until = std::max(provider_state_[series.provider].blocked_until,
-                                    series_state_[KeyOf(series)].blocked_until);
+                                    series_state_[series].blocked_until);
   if (now >= until) return true;
   ++stats.skipped_calls;
   stats.next_poll = std::min(stats.next_poll, until);
   return false;
 }
 
-void Poller::RecordOutcome(const cache::SeriesKey& series, const std::string& what,
+void Poller::RecordOutcome(const IntensitySeries& series, const std::string& what,
                            const absl::Status& status, absl::Time now, PollStats& stats) {
   ++stats.provider_calls;
   metrics_.CountProviderRequest(series.provider, OutcomeLabel(status));
   ProviderState& provider = provider_state_[series.provider];
-  SeriesState& state = series_state_[KeyOf(series)];
+  SeriesState& state = series_state_[series];
   auto failing = state.failing.find(what);
   if (status.ok()) {
     provider.consecutive_failures = 0;
@@ -136,13 +127,12 @@ void Poller::Store(const providers::Reading& reading, absl::Time now) {
   }
 }
 
-void Poller::PollCurrent(providers::Provider& provider, const cache::SeriesKey& series,
+void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& series,
                          absl::Time now, PollStats& stats) {
   absl::StatusOr<std::optional<cache::IntensityRecord>> cached = store_.ValidAt(series, now);
   if (!cached.ok()) spdlog::error("cache lookup failed: {}", cached.status().ToString());
   std::optional<cache::IntensityRecord> current = cached.ok() ? *cached : std::nullopt;
   metrics_.CountCacheLookup(current.has_value());
-  const exporter::SeriesLabels labels = LabelsOf(series);
   if (current) {
     ++stats.cache_hits;
   } else if (MayCall(series, now, stats)) {
@@ -157,7 +147,7 @@ void Poller::PollCurrent(providers::Provider& provider, const cache::SeriesKey& 
     if (status.ok()) {
       current = ToRecord(*reading, now);
       Store(*reading, now);
-      if (!reading->source_units.empty()) metrics_.SetProviderUnits(labels, reading->source_units);
+      if (!reading->source_units.empty()) metrics_.SetProviderUnits(series, reading->source_units);
     }
   }
   if (!current) {  // grace: the last good reading, while its valid_to + grace is ahead
@@ -166,10 +156,10 @@ void Poller::PollCurrent(providers::Provider& provider, const cache::SeriesKey& 
     if (last.ok() && *last) current = **last;
   }
   if (!current) {
-    metrics_.ClearIntensity(labels);
+    metrics_.ClearIntensity(series);
     return;
   }
-  metrics_.SetIntensity(labels, current->value, current->unit == kPercentileUnit,
+  metrics_.SetIntensity(series, current->value, current->unit == kPercentileUnit,
                         current->estimated, current->valid_to, now - current->fetched_at);
   ++stats.exported_series;
   const absl::Time series_change =
@@ -177,11 +167,11 @@ void Poller::PollCurrent(providers::Provider& provider, const cache::SeriesKey& 
   stats.next_poll = std::min(stats.next_poll, series_change);
 }
 
-void Poller::PollForecast(providers::Provider& provider, const cache::SeriesKey& series,
+void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& series,
                           absl::Time now, PollStats& stats) {
   const absl::Duration horizon = config_.forecast_horizon;
   if (horizon <= absl::ZeroDuration() || !provider.supports_forecast()) return;
-  SeriesState& state = series_state_[KeyOf(series)];
+  SeriesState& state = series_state_[series];
   absl::StatusOr<std::optional<absl::Time>> end = store_.ForecastEnd(series);
   const bool short_of_horizon = !end.ok() || !end->has_value() || **end < now + horizon;
   if (short_of_horizon && now - state.last_forecast_fetch >= kForecastMinRefresh &&
@@ -200,7 +190,6 @@ void Poller::PollForecast(providers::Provider& provider, const cache::SeriesKey&
   }
   absl::StatusOr<std::vector<cache::IntensityRecord>> points =
       store_.ForecastBetween(series, now, now + horizon);
-  const exporter::SeriesLabels labels = LabelsOf(series);
   for (const ForecastWindow& window : kForecastWindows) {
     std::optional<double> mean;
     if (points.ok() && window.length <= horizon &&
@@ -208,17 +197,17 @@ void Poller::PollForecast(providers::Provider& provider, const cache::SeriesKey&
       mean = TimeWeightedMean(*points, now, now + window.length);
     }
     if (mean) {
-      metrics_.SetForecastMean(labels, window.label, *mean);
+      metrics_.SetForecastMean(series, window.label, *mean);
     } else {
-      metrics_.ClearForecastMean(labels, window.label);
+      metrics_.ClearForecastMean(series, window.label);
     }
   }
 }
 
-void Poller::PollHistory(providers::Provider& provider, const cache::SeriesKey& series,
+void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& series,
                          absl::Time now, PollStats& stats) {
   if (!provider.supports_history()) return;
-  SeriesState& state = series_state_[KeyOf(series)];
+  SeriesState& state = series_state_[series];
   if (now - state.last_history_fetch < kHistoryEvery) return;
   // Only while an estimate of the last 24 h is stored that a measurement could replace.
   absl::StatusOr<bool> has_estimate = store_.HasEstimateEndingAfter(series, now - kHistoryReach);
@@ -241,7 +230,7 @@ PollStats Poller::PollOnce(absl::Time now) {
   stats.next_poll = now + config_.interval;
   for (providers::Provider* provider : providers_) {
     for (const std::string& location : provider->locations()) {
-      const cache::SeriesKey series{provider->name(), location, provider->emissions_type()};
+      const IntensitySeries series{provider->name(), location, provider->emissions_type()};
       PollCurrent(*provider, series, now, stats);
       PollForecast(*provider, series, now, stats);
       PollHistory(*provider, series, now, stats);

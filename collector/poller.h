@@ -96,16 +96,16 @@ class Poller {
     std::map<std::string, absl::StatusCode> failing;  // what ("current reading", ...) → code
   };
 
-  void PollCurrent(providers::Provider& provider, const cache::SeriesKey& series, absl::Time now,
+  void PollCurrent(providers::Provider& provider, const IntensitySeries& series, absl::Time now,
                    PollStats& stats);
-  void PollForecast(providers::Provider& provider, const cache::SeriesKey& series, absl::Time now,
+  void PollForecast(providers::Provider& provider, const IntensitySeries& series, absl::Time now,
                     PollStats& stats);
-  void PollHistory(providers::Provider& provider, const cache::SeriesKey& series, absl::Time now,
+  void PollHistory(providers::Provider& provider, const IntensitySeries& series, absl::Time now,
                    PollStats& stats);
   // Whether a call for `series` may be made now (counts a skipped call if not).
-  bool MayCall(const cache::SeriesKey& series, absl::Time now, PollStats& stats);
+  bool MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats);
   // Counts the outcome, logs a change of error state, and applies the failure policy.
-  void RecordOutcome(const cache::SeriesKey& series, const std::string& what,
+  void RecordOutcome(const IntensitySeries& series, const std::string& what,
                      const absl::Status& status, absl::Time now, PollStats& stats);
   void Store(const providers::Reading& reading, absl::Time now);
 
@@ -116,7 +116,7 @@ class Poller {
   std::mt19937_64 jitter_;
   absl::Time last_prune_ = absl::InfinitePast();
   std::map<std::string, ProviderState> provider_state_;
-  std::map<std::string, SeriesState> series_state_;  // by "provider/location/emissions_type"
+  std::map<IntensitySeries, SeriesState> series_state_;
 };
 
 // The outcome label for a provider call's status: "ok", "not_found",

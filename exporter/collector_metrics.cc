@@ -1,5 +1,6 @@
 #include "exporter/collector_metrics.h"
 
+#include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
@@ -11,10 +12,12 @@ namespace {
 using prometheus::BuildCounter;
 using prometheus::BuildGauge;
 
-prometheus::Labels SeriesLabelSet(const SeriesLabels& series) {
-  return {{"provider", series.provider},
-          {"location", series.location},
-          {"emissions_type", series.emissions_type}};
+namespace label = metric_labels;
+
+prometheus::Labels SeriesLabelSet(const IntensitySeries& series) {
+  return {{label::kProvider, series.provider},
+          {label::kLocation, series.location},
+          {label::kEmissionsType, std::string(EmissionsTypeName(series.emissions_type))}};
 }
 
 }  // namespace
@@ -85,29 +88,29 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                      .Register(registry)
                      .Add({})) {}
 
-void CollectorMetrics::RemoveValue(IntensitySeries& series) {
+void CollectorMetrics::RemoveValue(IntensityGauges& series) {
   if (series.value == nullptr) return;
   (series.percentile ? percentile_ : intensity_).Remove(series.value);
   series.value = nullptr;
 }
 
-void CollectorMetrics::SetIntensity(const SeriesLabels& series, double value, bool percentile,
+void CollectorMetrics::SetIntensity(const IntensitySeries& series, double value, bool percentile,
                                     bool estimated, absl::Time valid_to, absl::Duration age) {
   absl::MutexLock lock(&mutex_);
   const prometheus::Labels labels = SeriesLabelSet(series);
   auto it = intensity_series_.find(series);
   if (it == intensity_series_.end()) {
-    IntensitySeries created;
+    IntensityGauges created;
     created.valid_to = &valid_to_.Add(labels);
     created.age = &age_.Add(labels);
     it = intensity_series_.emplace(series, created).first;
   }
   prometheus::Gauge* gauge = nullptr;
   if (percentile) {
-    gauge = &percentile_.Add({{"provider", series.provider}, {"location", series.location}});
+    gauge = &percentile_.Add({{label::kProvider, series.provider}, {label::kLocation, series.location}});
   } else {
     prometheus::Labels with_estimated = labels;
-    with_estimated["estimated"] = estimated ? "true" : "false";
+    with_estimated[label::kEstimated] = std::string(EstimatedLabel(estimated));
     gauge = &intensity_.Add(with_estimated);
   }
   if (it->second.value != gauge) RemoveValue(it->second);
@@ -118,7 +121,7 @@ void CollectorMetrics::SetIntensity(const SeriesLabels& series, double value, bo
   it->second.age->Set(absl::ToDoubleSeconds(std::max(age, absl::ZeroDuration())));
 }
 
-void CollectorMetrics::ClearIntensity(const SeriesLabels& series) {
+void CollectorMetrics::ClearIntensity(const IntensitySeries& series) {
   absl::MutexLock lock(&mutex_);
   auto it = intensity_series_.find(series);
   if (it == intensity_series_.end()) return;
@@ -128,29 +131,29 @@ void CollectorMetrics::ClearIntensity(const SeriesLabels& series) {
   intensity_series_.erase(it);
 }
 
-void CollectorMetrics::SetProviderUnits(const SeriesLabels& series, const std::string& units) {
+void CollectorMetrics::SetProviderUnits(const IntensitySeries& series, const std::string& units) {
   absl::MutexLock lock(&mutex_);
   prometheus::Gauge*& gauge = units_series_[series];
   prometheus::Gauge& wanted =
-      units_.Add({{"provider", series.provider}, {"location", series.location}, {"units", units}});
+      units_.Add({{label::kProvider, series.provider}, {label::kLocation, series.location}, {label::kUnits, units}});
   if (gauge != nullptr && gauge != &wanted) units_.Remove(gauge);
   gauge = &wanted;
   gauge->Set(1);
 }
 
-void CollectorMetrics::SetForecastMean(const SeriesLabels& series, const std::string& window,
+void CollectorMetrics::SetForecastMean(const IntensitySeries& series, const std::string& window,
                                        double grams_per_kwh) {
   absl::MutexLock lock(&mutex_);
   prometheus::Gauge*& gauge = forecast_series_[{series, window}];
   if (gauge == nullptr) {
     prometheus::Labels labels = SeriesLabelSet(series);
-    labels["window"] = window;
+    labels[label::kWindow] = window;
     gauge = &forecast_mean_.Add(labels);
   }
   gauge->Set(grams_per_kwh);
 }
 
-void CollectorMetrics::ClearForecastMean(const SeriesLabels& series, const std::string& window) {
+void CollectorMetrics::ClearForecastMean(const IntensitySeries& series, const std::string& window) {
   absl::MutexLock lock(&mutex_);
   auto it = forecast_series_.find({series, window});
   if (it == forecast_series_.end()) return;
@@ -160,21 +163,23 @@ void CollectorMetrics::ClearForecastMean(const SeriesLabels& series, const std::
 
 void CollectorMetrics::CountProviderRequest(const std::string& provider,
                                             const std::string& outcome) {
-  provider_requests_.Add({{"provider", provider}, {"outcome", outcome}}).Increment();
+  provider_requests_.Add({{label::kProvider, provider}, {label::kOutcome, outcome}}).Increment();
 }
 
 void CollectorMetrics::CountCacheLookup(bool hit) {
-  cache_lookups_.Add({{"outcome", hit ? "hit" : "miss"}}).Increment();
+  cache_lookups_.Add({{label::kOutcome, hit ? label::kCacheHit : label::kCacheMiss}}).Increment();
 }
 
 void CollectorMetrics::SetNodeInfo(const std::string& node, const std::string& location,
                                    const std::string& region) {
-  node_info_.Add({{"node", node}, {"location", location}, {"region", region}}).Set(1);
+  node_info_.Add({{label::kNode, node}, {label::kLocation, location}, {label::kRegion, region}}).Set(1);
 }
 
 void CollectorMetrics::SetRtt(const std::string& source, const std::string& target,
-                              const std::string& method, absl::Duration rtt) {
-  rtt_.Add({{"source", source}, {"target", target}, {"method", method}})
+                              RttMethod method, absl::Duration rtt) {
+  rtt_.Add({{label::kSource, source},
+            {label::kTarget, target},
+            {label::kMethod, std::string(RttMethodName(method))}})
       .Set(absl::ToDoubleSeconds(rtt));
 }
 
@@ -189,7 +194,7 @@ CollectorMetrics::ProbeSeries& CollectorMetrics::ProbeSeriesFor(const std::strin
   auto [it, inserted] = probe_series_.try_emplace({source, target});
   ProbeSeries& series = it->second;  // std::map: the address is stable until erased
   if (inserted) {
-    const prometheus::Labels labels = {{"source", source}, {"target", target}};
+    const prometheus::Labels labels = {{label::kSource, source}, {label::kTarget, target}};
     series.source = source;
     series.target = target;
     series.rtt_histogram = &probe_rtt_.Add(labels, ProbeRttBuckets());
@@ -213,7 +218,9 @@ void CollectorMetrics::SetProbeState(ProbeSeries& series, std::optional<absl::Du
   if (smoothed) {
     if (series.measured_rtt == nullptr) {  // Family::Add and Remove lock the family themselves
       series.measured_rtt =
-          &rtt_.Add({{"source", series.source}, {"target", series.target}, {"method", "measured"}});
+          &rtt_.Add({{label::kSource, series.source},
+                    {label::kTarget, series.target},
+                    {label::kMethod, std::string(RttMethodName(RttMethod::kMeasured))}});
     }
     series.measured_rtt->Set(absl::ToDoubleSeconds(*smoothed));
   } else if (series.measured_rtt != nullptr) {

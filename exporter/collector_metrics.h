@@ -23,18 +23,10 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "contract/intensity_series.h"
+#include "contract/metric_labels.h"
 
 namespace carbonroute::exporter {
-
-// The labels naming one carbon-intensity series.
-struct SeriesLabels {
-  std::string provider;
-  std::string location;
-  std::string emissions_type;  // "average" or "marginal"
-
-  auto Tie() const { return std::tie(provider, location, emissions_type); }
-  bool operator<(const SeriesLabels& other) const { return Tie() < other.Tie(); }
-};
 
 class CollectorMetrics {
  public:
@@ -45,17 +37,17 @@ class CollectorMetrics {
 
   // Exports the reading valid now: gCO2eq/kWh (or, with `percentile`, the
   // 0–100 relative signal), the end of its validity and its age.
-  void SetIntensity(const SeriesLabels& series, double value, bool percentile, bool estimated,
+  void SetIntensity(const IntensitySeries& series, double value, bool percentile, bool estimated,
                     absl::Time valid_to, absl::Duration age);
   // Removes the series' intensity, percentile, valid_to and age gauges (no true value is known).
-  void ClearIntensity(const SeriesLabels& series);
+  void ClearIntensity(const IntensitySeries& series);
 
   // Records the unit the provider answered in for `series` (e.g. "lbs_co2_per_mwh").
-  void SetProviderUnits(const SeriesLabels& series, const std::string& units);
+  void SetProviderUnits(const IntensitySeries& series, const std::string& units);
 
   // Exports the mean of the forecast over the next `window` ("1h", "4h", "24h").
-  void SetForecastMean(const SeriesLabels& series, const std::string& window, double grams_per_kwh);
-  void ClearForecastMean(const SeriesLabels& series, const std::string& window);
+  void SetForecastMean(const IntensitySeries& series, const std::string& window, double grams_per_kwh);
+  void ClearForecastMean(const IntensitySeries& series, const std::string& window);
 
   // Counts one provider call with outcome `outcome` ("ok", "not_found", ...).
   void CountProviderRequest(const std::string& provider, const std::string& outcome);
@@ -63,8 +55,8 @@ class CollectorMetrics {
   void CountCacheLookup(bool hit);
 
   void SetNodeInfo(const std::string& node, const std::string& location, const std::string& region);
-  // carbonroute_rtt_seconds{source, target, method}; method "measured" or "declared".
-  void SetRtt(const std::string& source, const std::string& target, const std::string& method,
+  // carbonroute_rtt_seconds{source, target, method}.
+  void SetRtt(const std::string& source, const std::string& target, RttMethod method,
               absl::Duration rtt);
   void SetLastPoll(absl::Time t);
 
@@ -97,13 +89,13 @@ class CollectorMetrics {
   static std::vector<double> ProbeRttBuckets();
 
  private:
-  struct IntensitySeries {
+  struct IntensityGauges {
     prometheus::Gauge* value = nullptr;  // in intensity_ or percentile_
     bool percentile = false;
     prometheus::Gauge* valid_to = nullptr;
     prometheus::Gauge* age = nullptr;
   };
-  void RemoveValue(IntensitySeries& series) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void RemoveValue(IntensityGauges& series) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   prometheus::Family<prometheus::Gauge>& intensity_;
   prometheus::Family<prometheus::Gauge>& percentile_;
@@ -122,10 +114,10 @@ class CollectorMetrics {
   prometheus::Gauge& last_poll_;
 
   absl::Mutex mutex_;
-  std::map<SeriesLabels, IntensitySeries> intensity_series_ ABSL_GUARDED_BY(mutex_);
-  std::map<std::pair<SeriesLabels, std::string>, prometheus::Gauge*> forecast_series_
+  std::map<IntensitySeries, IntensityGauges> intensity_series_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::pair<IntensitySeries, std::string>, prometheus::Gauge*> forecast_series_
       ABSL_GUARDED_BY(mutex_);
-  std::map<SeriesLabels, prometheus::Gauge*> units_series_ ABSL_GUARDED_BY(mutex_);
+  std::map<IntensitySeries, prometheus::Gauge*> units_series_ ABSL_GUARDED_BY(mutex_);
   std::map<std::pair<std::string, std::string>, ProbeSeries> probe_series_ ABSL_GUARDED_BY(mutex_);
 };
 

@@ -5,8 +5,20 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 
 namespace carbonroute::net {
+namespace {
+
+// 0–15 for a hexadecimal digit, -1 otherwise.
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
 
 std::string UrlEncode(absl::string_view text) {
   std::string out;
@@ -26,6 +38,27 @@ std::string Query(const std::vector<std::pair<std::string, std::string>>& params
     absl::StrAppend(&out, out.empty() ? "?" : "&", name, "=", UrlEncode(value));
   }
   return out;
+}
+
+std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name) {
+  for (absl::string_view pair : absl::StrSplit(query, '&')) {
+    std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(pair, absl::MaxSplits('=', 1));
+    if (kv.first != name) continue;
+    std::string value;
+    for (std::size_t i = 0; i < kv.second.size(); ++i) {
+      const char c = kv.second[i];
+      int high = 0, low = 0;
+      if (c == '%' && i + 2 < kv.second.size() &&
+          (high = HexValue(kv.second[i + 1])) >= 0 && (low = HexValue(kv.second[i + 2])) >= 0) {
+        value.push_back(static_cast<char>(high * 16 + low));
+        i += 2;
+      } else {
+        value.push_back(c == '+' ? ' ' : c);
+      }
+    }
+    return value;
+  }
+  return std::nullopt;
 }
 
 }  // namespace carbonroute::net

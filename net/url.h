@@ -4,6 +4,7 @@
 #ifndef CARBONROUTE_NET_URL_H_
 #define CARBONROUTE_NET_URL_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,10 @@ std::string UrlEncode(absl::string_view text);
 // "?a=1&b=x%20y" from the pairs (values encoded).
 std::string Query(const std::vector<std::pair<std::string, std::string>>& params);
 
+// The value of parameter `name` in `query` (the part after '?', "a=1&b=x%20y"),
+// percent-decoded with '+' as a space (application/x-www-form-urlencoded); the
+// first if it appears more than once; nullopt if absent.
+std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name);
 
 }  // namespace carbonroute::net
 

@@ -22,14 +22,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "contract/forecast_api.h"
 
 namespace carbonroute::scheduler_lite {
-
-struct ForecastPoint {
-  absl::Time valid_from;
-  absl::Time valid_to;
-  double value = 0;  // gCO2eq/kWh
-};
 
 struct BestWindow {
   absl::Time start;

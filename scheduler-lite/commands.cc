@@ -1,6 +1,5 @@
 #include "scheduler-lite/commands.h"
 
-#include <simdjson.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -15,6 +14,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
+#include "contract/forecast_api.h"
+#include "net/url.h"
 #include "net/http_server.h"
 #include "scheduler-lite/best_window.h"
 #include "scheduler-lite/extender_service.h"
@@ -84,35 +85,25 @@ absl::StatusOr<absl::Time> ParseDeadline(const std::string& text, absl::Time now
       absl::StrCat("--deadline \"", text, "\" is neither RFC 3339 (2026-11-23T06:00:00Z) nor relative (+12h)"));
 }
 
-absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(const WindowRequest& request, net::HttpClient& http) {
+absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(const WindowRequest& request,
+                                                         net::HttpClient& http) {
   net::HttpRequest get;
-  get.url = absl::StrCat(request.collector, "/api/v1/forecast?location=", request.location);
+  get.url = absl::StrCat(request.collector, forecast_api::kPath,
+                         net::Query({{forecast_api::kLocationParameter, request.location}}));
   absl::StatusOr<net::HttpResponse> response = http.Send(get);
   if (!response.ok()) return response.status();
   if (response->status != 200) {
-    return absl::FailedPreconditionError(absl::StrCat(get.url, " answered HTTP ", response->status, ": ", response->body));
+    return absl::FailedPreconditionError(
+        absl::StrCat(get.url, " answered HTTP ", response->status, ": ", response->body));
   }
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  simdjson::dom::array series, points;
-  if (parser.parse(response->body).get(root) || root["series"].get_array().get(series) || series.size() == 0 ||
-      series.at(0)["points"].get_array().get(points)) {
-    return absl::InvalidArgumentError(absl::StrCat(get.url, ": not a forecast answer"));
+  absl::StatusOr<ForecastAnswer> answer = forecast_api::DecodeAnswer(response->body);
+  if (!answer.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(get.url, ": ", answer.status().message()));
   }
-  std::vector<ForecastPoint> out;
-  for (simdjson::dom::element point : points) {
-    std::string_view from, to;
-    double value = 0;
-    absl::Time valid_from, valid_to;
-    if (point["valid_from"].get_string().get(from) || point["valid_to"].get_string().get(to) ||
-        point["grams_per_kwh"].get_double().get(value) ||
-        !absl::ParseTime(absl::RFC3339_full, std::string(from), &valid_from, nullptr) ||
-        !absl::ParseTime(absl::RFC3339_full, std::string(to), &valid_to, nullptr)) {
-      return absl::InvalidArgumentError(absl::StrCat(get.url, ": malformed forecast point"));
-    }
-    out.push_back({valid_from, valid_to, value});
+  if (answer->series.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(get.url, ": no forecast series"));
   }
-  return out;
+  return std::move(answer->series.front().points);
 }
 
 std::string Utc(absl::Time t) { return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone()); }

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 #include "exporter/metrics_page.h"
 #include "scheduler-lite/extender_protocol.h"
@@ -71,11 +72,11 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
       response.body = FilterReply(*args, scores);
     } else {
       response.body = PrioritizeReply(*args, scores);
-      if (scores.best) decisions_.Add({{"location", scores.best_location}}).Increment();
+      if (scores.best) decisions_.Add({{metric_labels::kLocation, scores.best_location}}).Increment();
     }
   }
-  requests_.Add({{"verb", verb}, {"code", std::to_string(response.status)}}).Increment();
-  duration_.Add({{"verb", verb}}, LatencyBuckets())
+  requests_.Add({{metric_labels::kVerb, verb}, {metric_labels::kCode, std::to_string(response.status)}}).Increment();
+  duration_.Add({{metric_labels::kVerb, verb}}, LatencyBuckets())
       .Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return response;
 }

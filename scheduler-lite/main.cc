@@ -49,7 +49,7 @@ struct SourceFlags {
     if (sources.empty()) sources.metrics_urls = {"http://127.0.0.1:9464/metrics"};
     sources.rtt_matrix_csv = rtt_matrix.empty() ? DataFile(data_dirs, "gcp-inter-region-latency-ms.csv") : rtt_matrix;
     sources.region_locations_csv = region_zones.empty() ? DataFile(data_dirs, "gcp-region-zones.csv") : region_zones;
-    sources.emissions_type = emissions_type;
+    sources.emissions_type = *carbonroute::ParseEmissionsType(emissions_type);  // checked by IsMember
     return sources;
   }
 };

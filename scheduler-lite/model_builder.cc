@@ -2,22 +2,28 @@
 
 #include <cmath>
 #include <map>
-#include <tuple>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "contract/rtt_matrix.h"
+#include "contract/intensity_series.h"
+#include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
 
-using SeriesKey = std::tuple<std::string, std::string, std::string>;  // location, provider, type
+namespace label = metric_labels;
 
-SeriesKey KeyOf(const Sample& s) {
-  return {s.Label("location"), s.Label("provider"), s.Label("emissions_type")};
+// The series a carbon-intensity sample belongs to; nullopt if its
+// emissions_type label is neither "average" nor "marginal".
+std::optional<IntensitySeries> SeriesOf(const Sample& s) {
+  std::optional<EmissionsType> type = ParseEmissionsType(s.Label(label::kEmissionsType));
+  if (!type) return std::nullopt;
+  return IntensitySeries{s.Label(label::kProvider), s.Label(label::kLocation), *type};
 }
 
 // Calls `row(line_number, cells)` for each data line of a CSV with a header.
@@ -41,8 +47,7 @@ absl::Status ForEachRow(absl::string_view csv, absl::string_view origin, std::si
 
 }  // namespace
 
-ModelBuilder::ModelBuilder(absl::Time now, std::string preferred_emissions_type)
-    : preferred_(std::move(preferred_emissions_type)) {
+ModelBuilder::ModelBuilder(absl::Time now, EmissionsType preferred) : preferred_(preferred) {
   model_.built_at = now;
 }
 
@@ -57,42 +62,49 @@ bool ModelBuilder::Prefer(const LocationCarbon& a, const LocationCarbon& b) cons
 }
 
 void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
-  std::map<SeriesKey, double> valid_to;
-  std::map<SeriesKey, std::map<std::string, double>> forecast;
+  std::map<IntensitySeries, double> valid_to;
+  std::map<IntensitySeries, std::map<std::string, double>> forecast;
   for (const Sample& s : samples) {
     if (!std::isfinite(s.value)) continue;
     if (s.name == metric_names::kCarbonIntensityValidTo) {
-      valid_to[KeyOf(s)] = s.value;
+      if (std::optional<IntensitySeries> series = SeriesOf(s)) valid_to[*series] = s.value;
     } else if (s.name == metric_names::kForecastMean) {
-      forecast[KeyOf(s)][s.Label("window")] = s.value;
+      if (std::optional<IntensitySeries> series = SeriesOf(s)) {
+        forecast[*series][s.Label(label::kWindow)] = s.value;
+      }
     } else if (s.name == metric_names::kNodeInfo) {
-      model_.nodes[s.Label("node")] = {s.Label("location"), s.Label("region")};
+      model_.nodes[s.Label(label::kNode)] = {s.Label(label::kLocation), s.Label(label::kRegion)};
     } else if (s.name == metric_names::kRtt && s.value >= 0) {
-      const std::string method = s.Label("method").empty() ? "measured" : s.Label("method");
+      // No method label (an older collector): a measurement.
+      const RttMethod method =
+          ParseRttMethod(s.Label(label::kMethod)).value_or(RttMethod::kMeasured);
       RttEntry entry{absl::Seconds(s.value), method, model_.built_at};
       // A collector exports both a probe's measurement and the static
       // matrix's declaration for a peer, in no set order: the measurement
       // wins whichever comes last; otherwise the later sample does.
-      auto [it, inserted] = model_.rtt[s.Label("source")].try_emplace(s.Label("target"), entry);
-      if (!inserted && (method == "measured" || it->second.method != "measured")) {
+      auto [it, inserted] =
+          model_.rtt[s.Label(label::kSource)].try_emplace(s.Label(label::kTarget), entry);
+      if (!inserted &&
+          (method == RttMethod::kMeasured || it->second.method != RttMethod::kMeasured)) {
         it->second = std::move(entry);
       }
     }
   }
   for (const Sample& s : samples) {
     if (s.name != metric_names::kCarbonIntensity || !std::isfinite(s.value)) continue;
+    const std::optional<IntensitySeries> series = SeriesOf(s);
+    if (!series) continue;
     LocationCarbon carbon;
-    carbon.provider = s.Label("provider");
-    carbon.emissions_type = s.Label("emissions_type");
+    carbon.provider = series->provider;
+    carbon.emissions_type = series->emissions_type;
     carbon.grams_per_kwh = s.value;
-    carbon.estimated = s.Label("estimated") == "true";
+    carbon.estimated = s.Label(label::kEstimated) == EstimatedLabel(true);
     carbon.observed_at = model_.built_at;
-    const SeriesKey key = KeyOf(s);
-    if (auto it = valid_to.find(key); it != valid_to.end()) {
+    if (auto it = valid_to.find(*series); it != valid_to.end()) {
       carbon.valid_to = absl::FromUnixSeconds(static_cast<int64_t>(it->second));
     }
-    if (auto it = forecast.find(key); it != forecast.end()) carbon.forecast_mean = it->second;
-    const std::string& location = s.Label("location");
+    if (auto it = forecast.find(*series); it != forecast.end()) carbon.forecast_mean = it->second;
+    const std::string& location = series->location;
     auto [it, inserted] = model_.carbon.emplace(location, carbon);
     if (!inserted && Prefer(carbon, it->second)) it->second = carbon;
   }
@@ -103,7 +115,7 @@ absl::Status ModelBuilder::AddStaticRttCsv(absl::string_view csv, absl::string_v
   if (!entries.ok()) return entries.status();
   for (const RttMatrixEntry& e : *entries) {  // measured rows take precedence
     model_.rtt[e.sending_region].emplace(e.receiving_region,
-                                         RttEntry{e.rtt, "declared", model_.built_at});
+                                         RttEntry{e.rtt, RttMethod::kDeclared, model_.built_at});
   }
   return absl::OkStatus();
 }

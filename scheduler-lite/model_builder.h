@@ -1,7 +1,7 @@
 // File: scheduler-lite/model_builder.h
 //
 // Builds a PlacementModel from what the sources give:
-//   - samples of the carbonroute metrics (exporter/metric_names.h), whether
+//   - samples of the carbonroute metrics (contract/metric_names.h), whether
 //     parsed from collectors' /metrics or returned by Prometheus instant queries:
 //       carbon_intensity_grams_per_kilowatt_hour (+ valid_to, forecast_mean),
 //       node_info{node, location, region}, rtt_seconds{source, target[, method]};
@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "contract/emissions_type.h"
 #include "scheduler-lite/exposition_parser.h"
 #include "scheduler-lite/placement_model.h"
 
@@ -32,8 +33,7 @@ namespace carbonroute::scheduler_lite {
 
 class ModelBuilder {
  public:
-  // `preferred_emissions_type`: "average" or "marginal".
-  ModelBuilder(absl::Time now, std::string preferred_emissions_type = "average");
+  ModelBuilder(absl::Time now, EmissionsType preferred = EmissionsType::kAverage);
 
   void AddSamples(const std::vector<Sample>& samples);
   absl::Status AddStaticRttCsv(absl::string_view csv, absl::string_view origin);
@@ -44,7 +44,7 @@ class ModelBuilder {
  private:
   bool Prefer(const LocationCarbon& candidate, const LocationCarbon& current) const;
 
-  const std::string preferred_;
+  const EmissionsType preferred_;
   PlacementModel model_;
 };
 

@@ -26,7 +26,7 @@ struct ModelSources {
   std::string prometheus_url;             // e.g. http://prometheus:9090 ("" = none)
   std::string rtt_matrix_csv;             // sending_region,receiving_region,milliseconds ("" = none)
   std::string region_locations_csv;       // gcp_region,zone ("" = none)
-  std::string emissions_type = "average"; // preferred when a location has both
+  EmissionsType emissions_type = EmissionsType::kAverage;  // preferred when a location has both
   absl::Duration timeout = absl::Seconds(10);
 
   bool empty() const { return metrics_urls.empty() && prometheus_url.empty(); }

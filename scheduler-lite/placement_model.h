@@ -20,12 +20,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "contract/emissions_type.h"
+#include "contract/metric_labels.h"
 
 namespace carbonroute::scheduler_lite {
 
 struct LocationCarbon {
   std::string provider;
-  std::string emissions_type;  // "average" or "marginal"
+  EmissionsType emissions_type = EmissionsType::kAverage;
   double grams_per_kwh = 0;
   bool estimated = false;
   std::optional<absl::Time> valid_to;            // end of the reading's validity
@@ -40,7 +42,7 @@ struct NodePlacement {
 
 struct RttEntry {
   absl::Duration rtt;
-  std::string method;  // "measured" (probes) or "declared" (static matrix)
+  RttMethod method = RttMethod::kMeasured;
   absl::Time observed_at;
 };
 

@@ -48,22 +48,31 @@ struct Origin {
   std::vector<double> region_ms;         // by candidate region id: kNotLookedUp, NaN (none) or ms
 };
 
+// An RTT with where it came from (for the reasons' text).
+struct FoundRtt {
+  absl::Duration rtt;
+  absl::string_view provenance;  // RttMethodName(), "declared: same region" or "same node"
+};
+
 // RTT between two regions: the static matrix, else the same-region convention.
-std::optional<RttEntry> RegionRtt(const PlacementModel& model, absl::string_view from_region,
+std::optional<FoundRtt> RegionRtt(const PlacementModel& model, absl::string_view from_region,
                                   absl::string_view to_region) {
   if (from_region.empty() || to_region.empty()) return std::nullopt;
-  if (const RttEntry* entry = model.FindRtt(from_region, to_region)) return *entry;
-  if (from_region == to_region)
-    return RttEntry{kSameRegionRtt, "declared: same region", model.built_at};
+  if (const RttEntry* entry = model.FindRtt(from_region, to_region)) {
+    return FoundRtt{entry->rtt, RttMethodName(entry->method)};
+  }
+  if (from_region == to_region) return FoundRtt{kSameRegionRtt, "declared: same region"};
   return std::nullopt;
 }
 
-// The RTT lookup of the header, with its provenance (for the reasons' text).
-std::optional<RttEntry> Lookup(const PlacementModel& model, const Origin& origin,
+// The RTT lookup of the header, with its provenance.
+std::optional<FoundRtt> Lookup(const PlacementModel& model, const Origin& origin,
                                const Resolved& to) {
-  if (*origin.from == to.name) return RttEntry{absl::ZeroDuration(), "same node", model.built_at};
+  if (*origin.from == to.name) return FoundRtt{absl::ZeroDuration(), "same node"};
   if (origin.row != nullptr) {
-    if (auto it = origin.row->find(to.name); it != origin.row->end()) return it->second;
+    if (auto it = origin.row->find(to.name); it != origin.row->end()) {
+      return FoundRtt{it->second.rtt, RttMethodName(it->second.method)};
+    }
   }
   return RegionRtt(model, origin.region, to.region);
 }
@@ -140,13 +149,13 @@ std::optional<double> RttMs(const ScoringIndex& index, Origin& origin, const Eva
     if (const double ms = (*origin.dense_row)[e.place]; !std::isnan(ms)) return ms;
   }
   if (e.region_id == kNoId) {  // a region the model does not name: look it up directly
-    std::optional<RttEntry> entry = RegionRtt(index.model(), origin.region, e.candidate.region);
+    std::optional<FoundRtt> entry = RegionRtt(index.model(), origin.region, e.candidate.region);
     if (!entry) return std::nullopt;
     return absl::ToDoubleMilliseconds(entry->rtt);
   }
   double& ms = origin.region_ms[e.region_id];
   if (ms == kNotLookedUp) {
-    std::optional<RttEntry> entry = RegionRtt(index.model(), origin.region, e.candidate.region);
+    std::optional<FoundRtt> entry = RegionRtt(index.model(), origin.region, e.candidate.region);
     ms = entry ? absl::ToDoubleMilliseconds(entry->rtt) : std::numeric_limits<double>::quiet_NaN();
   }
   if (std::isnan(ms)) return std::nullopt;
@@ -298,13 +307,13 @@ std::vector<std::string> Reasons(const PlacementModel& model, const std::vector<
       reasons.push_back(absl::StrCat("unknown origin \"", *origin.from, "\" in the latency limit"));
       continue;
     }
-    std::optional<RttEntry> rtt = Lookup(model, origin, e.candidate);
+    std::optional<FoundRtt> rtt = Lookup(model, origin, e.candidate);
     if (!rtt) {
       reasons.push_back(absl::StrCat("no RTT from ", *origin.from, " to ", e.candidate.name,
                                      ": the ", origin.limit_ms, " ms limit cannot be verified"));
     } else if (absl::ToDoubleMilliseconds(rtt->rtt) > origin.limit_ms) {
       reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->rtt), " (",
-                                     rtt->method, "), over the ", origin.limit_ms, " ms limit"));
+                                     rtt->provenance, "), over the ", origin.limit_ms, " ms limit"));
     }
   }
   if (!e.carbon->has_carbon) reasons.push_back(BasisText(e, window) + ": scored as the dirtiest");

@@ -14,7 +14,7 @@ using testing::IsOk;
 using testing::StatusIs;
 
 const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);  // on the hour
-const SeriesKey kSeries{"replay", "DE", EmissionsType::kAverage};
+const IntensitySeries kSeries{"replay", "DE", EmissionsType::kAverage};
 
 IntensityRecord Record(absl::Time from, double value, bool estimated = false,
                        absl::Duration validity = absl::Hours(1)) {
@@ -34,7 +34,7 @@ std::unique_ptr<ReadingStore> OpenMemory() {
   return store.ok() ? *std::move(store) : nullptr;
 }
 
-std::optional<IntensityRecord> ValidAt(ReadingStore& store, const SeriesKey& series, absl::Time t) {
+std::optional<IntensityRecord> ValidAt(ReadingStore& store, const IntensitySeries& series, absl::Time t) {
   absl::StatusOr<std::optional<IntensityRecord>> found = store.ValidAt(series, t);
   EXPECT_THAT(found, IsOk());
   return found.ok() ? *found : std::nullopt;

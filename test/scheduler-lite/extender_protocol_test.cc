@@ -42,8 +42,8 @@ PlacementModel Model() {
   m.nodes = {{"edge", {"FR", "europe-west9"}}, {"n-se", {"SE", "europe-north1"}},
              {"n-fr", {"FR", "europe-west9"}}, {"n-pl", {"PL", "europe-central2"}}};
   m.region_locations = {{"europe-north1", "SE"}, {"europe-central2", "PL"}, {"europe-west9", "FR"}};
-  m.rtt["edge"]["n-se"] = {absl::Milliseconds(20), "measured", kNow};
-  m.rtt["edge"]["n-pl"] = {absl::Milliseconds(31), "measured", kNow};
+  m.rtt["edge"]["n-se"] = {absl::Milliseconds(20), RttMethod::kMeasured, kNow};
+  m.rtt["edge"]["n-pl"] = {absl::Milliseconds(31), RttMethod::kMeasured, kNow};
   return m;
 }
 

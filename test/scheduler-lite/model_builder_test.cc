@@ -42,8 +42,8 @@ TEST(ModelBuilder, ReadsCarbonForecastNodesAndRtt) {
   EXPECT_EQ(de.forecast_mean.at("4h"), 350);
   EXPECT_EQ(model->nodes.at("node-a").region, "europe-west3");
   EXPECT_EQ(model->rtt.at("node-a").at("node-b").rtt, absl::Microseconds(12300));
-  EXPECT_EQ(model->rtt.at("node-a").at("node-b").method, "measured");
-  EXPECT_EQ(model->rtt.at("node-a").at("node-c").method, "declared");
+  EXPECT_EQ(model->rtt.at("node-a").at("node-b").method, RttMethod::kMeasured);
+  EXPECT_EQ(model->rtt.at("node-a").at("node-c").method, RttMethod::kDeclared);
 }
 
 TEST(ModelBuilder, AMeasuredRttWinsOverADeclaredOneInEitherOrder) {
@@ -56,15 +56,15 @@ TEST(ModelBuilder, AMeasuredRttWinsOverADeclaredOneInEitherOrder) {
             "carbonroute_rtt_seconds{method=\"declared\",source=\"a\",target=\"d\"} 0.007\n"
             "carbonroute_rtt_seconds{method=\"declared\",source=\"a\",target=\"d\"} 0.008\n"));
   auto model = builder.Build();
-  EXPECT_EQ(model->rtt.at("a").at("b").method, "measured");
+  EXPECT_EQ(model->rtt.at("a").at("b").method, RttMethod::kMeasured);
   EXPECT_EQ(model->rtt.at("a").at("b").rtt, absl::Microseconds(100));
-  EXPECT_EQ(model->rtt.at("a").at("c").method, "measured");
+  EXPECT_EQ(model->rtt.at("a").at("c").method, RttMethod::kMeasured);
   EXPECT_EQ(model->rtt.at("a").at("c").rtt, absl::Microseconds(200));
   EXPECT_EQ(model->rtt.at("a").at("d").rtt, absl::Milliseconds(8));  // same method: the later one
 }
 
 TEST(ModelBuilder, PreferredEmissionsTypeThenLatestValidToWins) {
-  ModelBuilder builder(kNow, "marginal");
+  ModelBuilder builder(kNow, EmissionsType::kMarginal);
   builder.AddSamples(
       Parse("carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
             "location=\"CAISO_NORTH\",provider=\"em\"} 200\n"
@@ -94,7 +94,7 @@ TEST(ModelBuilder, StaticMatrixAndRegionMap) {
   ASSERT_THAT(builder.AddRegionLocationsCsv("gcp_region,zone\neurope-west1,BE\n", "z.csv"), IsOk());
   auto model = builder.Build();
   EXPECT_EQ(model->rtt.at("europe-west1").at("europe-west4").rtt, absl::Milliseconds(7));
-  EXPECT_EQ(model->rtt.at("europe-west1").at("europe-west4").method, "declared");
+  EXPECT_EQ(model->rtt.at("europe-west1").at("europe-west4").method, RttMethod::kDeclared);
   EXPECT_EQ(model->region_locations.at("europe-west1"), "BE");
   EXPECT_THAT(builder.AddStaticRttCsv("h\na,b,seven\n", "m.csv"),
               StatusIs(absl::StatusCode::kInvalidArgument,

@@ -28,9 +28,9 @@ std::shared_ptr<PlacementModel> Model() {
   m->nodes["n-se"] = {"SE", "europe-north1"};
   m->nodes["n-pl"] = {"PL", "europe-central2"};
   m->region_locations["europe-north1"] = "SE";
-  m->rtt["edge"]["n-se"] = {absl::Microseconds(25'125), "measured", kNow};
-  m->rtt["edge"]["far-away"] = {absl::Milliseconds(300), "measured", kNow};
-  m->rtt["europe-west9"]["europe-central2"] = {absl::Milliseconds(20), "declared", kNow};
+  m->rtt["edge"]["n-se"] = {absl::Microseconds(25'125), RttMethod::kMeasured, kNow};
+  m->rtt["edge"]["far-away"] = {absl::Milliseconds(300), RttMethod::kMeasured, kNow};
+  m->rtt["europe-west9"]["europe-central2"] = {absl::Milliseconds(20), RttMethod::kDeclared, kNow};
   return m;
 }
 

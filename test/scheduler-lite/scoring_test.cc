@@ -17,7 +17,7 @@ PlacementModel Model() {
   auto carbon = [](double g, std::map<std::string, double> forecast = {}) {
     LocationCarbon c;
     c.provider = "replay";
-    c.emissions_type = "average";
+    c.emissions_type = EmissionsType::kAverage;
     c.grams_per_kwh = g;
     c.valid_to = kNow + absl::Minutes(30);
     c.forecast_mean = std::move(forecast);
@@ -30,9 +30,9 @@ PlacementModel Model() {
   m.nodes["n-se"] = {"SE", "europe-north1"};
   m.nodes["n-fr"] = {"FR", "europe-west9"};
   m.nodes["n-pl"] = {"PL", "europe-central2"};
-  m.rtt["edge"]["n-se"] = {absl::Milliseconds(25), "measured", kNow};
-  m.rtt["edge"]["n-pl"] = {absl::Milliseconds(30), "measured", kNow};
-  m.rtt["europe-west9"]["europe-north1"] = {absl::Milliseconds(40), "declared", kNow};
+  m.rtt["edge"]["n-se"] = {absl::Milliseconds(25), RttMethod::kMeasured, kNow};
+  m.rtt["edge"]["n-pl"] = {absl::Milliseconds(30), RttMethod::kMeasured, kNow};
+  m.rtt["europe-west9"]["europe-north1"] = {absl::Milliseconds(40), RttMethod::kDeclared, kNow};
   return m;
 }
 

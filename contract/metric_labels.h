@@ -1,0 +1,64 @@
+// File: contract/metric_labels.h
+//
+// The label keys and fixed label values of carbonroute's metrics
+// (contract/metric_names.h says which metric carries which labels;
+// docs/architecture.md "Metric contract" lists them). The collector writes
+// them, scheduler-lite, the dashboards and the alert rules read them.
+//
+// Thread safety: constants and pure functions.
+#ifndef CARBONROUTE_CONTRACT_METRIC_LABELS_H_
+#define CARBONROUTE_CONTRACT_METRIC_LABELS_H_
+
+#include <optional>
+
+#include "absl/strings/string_view.h"
+
+namespace carbonroute {
+namespace metric_labels {
+
+// Grid location code: Electricity Maps zone ("DE"), WattTime region
+// ("CAISO_NORTH"), UK Carbon Intensity region ("national", "regionid/13").
+inline constexpr char kLocation[] = "location";
+inline constexpr char kProvider[] = "provider";  // the configured provider name
+inline constexpr char kEmissionsType[] = "emissions_type";  // EmissionsTypeName()
+inline constexpr char kEstimated[] = "estimated";            // EstimatedLabel()
+inline constexpr char kWindow[] = "window";                  // ForecastWindow::label
+inline constexpr char kUnits[] = "units";  // a provider's own unit, e.g. "lbs_co2_per_mwh"
+inline constexpr char kOutcome[] = "outcome";
+inline constexpr char kSource[] = "source";  // the probing node's name
+inline constexpr char kTarget[] = "target";  // the peer's configured name
+inline constexpr char kMethod[] = "method";  // RttMethodName()
+inline constexpr char kNode[] = "node";
+inline constexpr char kRegion[] = "region";  // cloud region (topology.kubernetes.io/region)
+inline constexpr char kVerb[] = "verb";      // extender verb: "filter", "prioritize"
+inline constexpr char kCode[] = "code";      // HTTP status code
+
+// carbonroute_cache_lookups_total{outcome}.
+inline constexpr char kCacheHit[] = "hit";
+inline constexpr char kCacheMiss[] = "miss";
+
+}  // namespace metric_labels
+
+// "true" / "false": the `estimated` label (a provider's estimate, not yet measured).
+constexpr absl::string_view EstimatedLabel(bool estimated) { return estimated ? "true" : "false"; }
+
+// How an RTT of carbonroute_rtt_seconds was obtained: the `method` label.
+enum class RttMethod {
+  kMeasured,  // the prober's smoothed RTT, exported only while fresh
+  kDeclared,  // the static RTT matrix (contract/rtt_matrix.h)
+};
+
+constexpr absl::string_view RttMethodName(RttMethod method) {
+  return method == RttMethod::kMeasured ? "measured" : "declared";
+}
+
+// Inverse of RttMethodName; std::nullopt for anything else.
+constexpr std::optional<RttMethod> ParseRttMethod(absl::string_view name) {
+  if (name == "measured") return RttMethod::kMeasured;
+  if (name == "declared") return RttMethod::kDeclared;
+  return std::nullopt;
+}
+
+}  // namespace carbonroute
+
+#endif  // CARBONROUTE_CONTRACT_METRIC_LABELS_H_
