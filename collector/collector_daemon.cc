@@ -26,12 +26,6 @@ absl::Status Prefixed(const absl::Status& status, absl::string_view what) {
   return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
 }
 
-bool CallsAnApi(const ProviderConfig& provider) {
-  return provider.type == ProviderType::kWattTime ||
-         provider.type == ProviderType::kElectricityMaps ||
-         provider.type == ProviderType::kUkCarbonIntensity;
-}
-
 // The HTTP client of a collector whose providers are all offline (static,
 // replay): libcurl and its TLS library are never initialised, which keeps
 // ~4 MB of their pages out of the resident set.
@@ -51,7 +45,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   daemon->started_probe_ = config.rtt.probe;
   daemon->started_static_matrix_ = config.rtt.static_matrix;
   if (http == nullptr &&
-      std::none_of(config.providers.begin(), config.providers.end(), CallsAnApi)) {
+      std::none_of(config.providers.begin(), config.providers.end(), providers::CallsAnApi)) {
     http = std::make_unique<NoHttpClient>();
   }
   if (http == nullptr) {

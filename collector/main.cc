@@ -11,6 +11,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "collector/collector_daemon.h"
+#include "collector/reloader.h"
 #include "base/clock.h"
 #include "base/data_files.h"
 #include "config/load_collector_config.h"
@@ -20,49 +21,8 @@ namespace {
 
 using carbonroute::CollectorConfig;
 using carbonroute::collector::CollectorDaemon;
-
-struct NodeOverrides {
-  std::string name, region, location;
-  void ApplyTo(CollectorConfig& config) const {
-    if (!name.empty()) config.node.name = name;
-    if (!region.empty()) config.node.region = region;
-    if (!location.empty()) config.node.location = location;
-  }
-};
-
-// SIGHUP: the configuration file is read again and its peers applied; a file
-// that no longer loads is reported and changes nothing.
-class Reloader {
- public:
-  Reloader(std::string path, NodeOverrides overrides)
-      : path_(std::move(path)), overrides_(std::move(overrides)) {}
-
-  void Attach(CollectorDaemon* daemon) {
-    absl::MutexLock lock(&mutex_);
-    daemon_ = daemon;
-  }
-  void Reload() {
-    absl::MutexLock lock(&mutex_);  // held throughout, so Attach(nullptr) waits for a reload
-    if (daemon_ == nullptr) return;
-    spdlog::info("received SIGHUP, reloading {}", path_);
-    absl::StatusOr<CollectorConfig> config = carbonroute::LoadCollectorConfig(path_);
-    if (!config.ok()) {
-      spdlog::error("reload: {}; keeping the running configuration",
-                    std::string(config.status().message()));
-      return;
-    }
-    overrides_.ApplyTo(*config);
-    if (absl::Status applied = daemon_->ReloadPeers(*config); !applied.ok()) {
-      spdlog::error("reload: {}; keeping the running peers", std::string(applied.message()));
-    }
-  }
-
- private:
-  const std::string path_;
-  const NodeOverrides overrides_;
-  absl::Mutex mutex_;
-  CollectorDaemon* daemon_ ABSL_GUARDED_BY(mutex_) = nullptr;
-};
+using carbonroute::collector::NodeOverrides;
+using carbonroute::collector::Reloader;
 
 }  // namespace
 
@@ -129,7 +89,7 @@ int main(int argc, char** argv) {
       [](int received) {
         spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");
       },
-      [&reloader] { reloader.Reload(); });
+      [&reloader] { reloader.Reload().IgnoreError(); });  // logged by Reload
   absl::Notification& stop = signals.stop();
   int exit_code = 0;
   {
@@ -147,7 +107,9 @@ int main(int argc, char** argv) {
                    config->node.name, config->node.region, config->node.location,
                    config->listen_address.substr(0, config->listen_address.rfind(':')),
                    (*daemon)->port());
-      reloader.Attach(daemon->get());
+      reloader.Attach([daemon = daemon->get()](const CollectorConfig& reloaded) {
+        return daemon->ReloadPeers(reloaded);
+      });
       sd_notify(0, "READY=1");
       (*daemon)->Run(stop);
       sd_notify(0, "STOPPING=1");

@@ -37,4 +37,17 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& con
       absl::StrCat("provider \"", config.name, "\": unsupported type"));
 }
 
+bool CallsAnApi(const ProviderConfig& config) {
+  switch (config.type) {
+    case ProviderType::kWattTime:
+    case ProviderType::kElectricityMaps:
+    case ProviderType::kUkCarbonIntensity:
+      return true;
+    case ProviderType::kReplay:
+    case ProviderType::kStatic:
+      return false;
+  }
+  return true;
+}
+
 }  // namespace carbonroute::providers

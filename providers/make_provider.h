@@ -23,6 +23,11 @@ namespace carbonroute::providers {
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config,
                                                        const DataPaths& paths, net::HttpClient& http);
 
+// Whether the provider `config` describes sends HTTP requests (WattTime,
+// Electricity Maps, UK Carbon Intensity) rather than reading local data
+// (replay, static). A collector with none of the former needs no HTTP client.
+bool CallsAnApi(const ProviderConfig& config);
+
 }  // namespace carbonroute::providers
 
 #endif  // CARBONROUTE_PROVIDERS_MAKE_PROVIDER_H_
