@@ -9,50 +9,43 @@
 
 #include <arpa/inet.h>
 
-#include <deque>
-
 #include "absl/strings/str_cat.h"
 #include "collector/prober.h"
 #include "prometheus/registry.h"
 #include "test/testing/fake_clock.h"
+#include "test/testing/scripted_transport.h"
 
 namespace carbonroute::collector {
 namespace {
 
-class InstantTransport : public ProbeTransport {
+// Stops the prober every kBatch results.
+class BatchStopper final : public ProbeObserver {
  public:
-  explicit InstantTransport(testing::FakeClock& clock) : clock_(clock) {}
-  absl::StatusOr<absl::Time> Send(const ProbeEndpoint&, uint64_t token) override {
-    const absl::Time now = clock_.Now();
-    pending_.push_back({token, now + absl::Microseconds(100), true});
-    return now;
+  static constexpr int kBatch = 10'000;  // results per Run()
+  Prober* prober = nullptr;
+  void OnProbeResult(const ProbeOutcome&) override {
+    if (++results_ % kBatch == 0) prober->Stop();
   }
-  void Cancel(uint64_t) override {}
-  void Wait(absl::Time deadline, std::vector<ProbeAnswer>& answers) override {
-    answers.clear();
-    if (deadline > clock_.Now() && deadline != absl::InfiniteFuture()) {
-      clock_.Advance(deadline - clock_.Now());
-    }
-    while (!pending_.empty() && pending_.front().received_at <= clock_.Now()) {
-      answers.push_back(pending_.front());
-      pending_.pop_front();
-    }
-  }
-  void Wake() override {}
 
  private:
-  testing::FakeClock& clock_;
-  std::deque<ProbeAnswer> pending_;
+  int64_t results_ = 0;
 };
 
 void BM_ProbeLoop(benchmark::State& state) {
   const int peers = static_cast<int>(state.range(0));
   testing::FakeClock clock(absl::FromUnixSeconds(1'800'000'000));
-  InstantTransport transport(clock);
+  testing::ScriptedTransport transport(clock);
+  transport.answer_all_after = absl::Microseconds(100);
+  transport.collect_at_deadline = true;  // as the socket transport does with ICMP
   prometheus::Registry registry;
   exporter::CollectorMetrics metrics(registry);
   ProbeConfig config;
-  Prober prober("bench", config, transport, clock, metrics);
+  BatchStopper stopper;
+  ProberOptions options;
+  options.observer = &stopper;
+  options.seed = 1;
+  Prober prober("bench", config, transport, clock, metrics, std::move(options));
+  stopper.prober = &prober;
   std::vector<PeerConfig> targets;
   for (int i = 0; i < peers; ++i) {
     PeerConfig peer;
@@ -61,11 +54,7 @@ void BM_ProbeLoop(benchmark::State& state) {
     targets.push_back(peer);
   }
   prober.SetTargets(targets);
-  constexpr int kBatch = 10'000;  // results per Run()
-  int results = 0;
-  prober.SetListener([&](const ProbeOutcome&) {
-    if (++results % kBatch == 0) prober.Stop();
-  });
+  constexpr int kBatch = BatchStopper::kBatch;
   prober.Run();  // warm up: every peer's series exists
   for (auto _ : state) prober.Run();
   state.SetItemsProcessed(state.iterations() * kBatch);

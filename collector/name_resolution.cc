@@ -70,7 +70,7 @@ void BackgroundResolver::Submit(Request request) {
   requests_.push_back(std::move(request));
 }
 
-std::vector<BackgroundResolver::Result> BackgroundResolver::TakeResults() {
+std::vector<ResolutionExecutor::Result> BackgroundResolver::TakeResults() {
   absl::MutexLock lock(&mutex_);
   std::vector<Result> out;
   out.swap(results_);

@@ -9,9 +9,11 @@
 // 5 s × attempts), which is why the prober runs it on a BackgroundResolver
 // and never on its event loop.
 //
-// BackgroundResolver: one thread that resolves submitted names in order and
-// calls `on_result` (the prober passes its transport's Wake) after each, so
-// the event loop picks the result up at once.
+// ResolutionExecutor: where the prober's resolutions run, so that none runs
+// on its event loop. BackgroundResolver is the daemon's: one thread that
+// resolves submitted names in order and calls `on_result` (the prober passes
+// its transport's Wake) after each, so the event loop picks the result up at
+// once. Tests on a FakeClock inject one that resolves inside Submit.
 //
 // Ownership: BackgroundResolver owns its thread; the destructor waits for a
 // resolution in progress (at most the resolver's timeout) and drops the rest.
@@ -43,7 +45,7 @@ absl::StatusOr<ProbeEndpoint> ResolveWithGetaddrinfo(const std::string& host,
 // Whether `host` is an IPv4 or IPv6 literal (resolving it needs no I/O).
 bool IsIpLiteral(const std::string& host);
 
-class BackgroundResolver {
+class ResolutionExecutor {
  public:
   struct Request {
     uint32_t target = 0;  // the caller's id, returned with the result
@@ -56,15 +58,22 @@ class BackgroundResolver {
     absl::StatusOr<ProbeEndpoint> endpoint;
   };
 
+  virtual ~ResolutionExecutor() = default;
+  virtual void Submit(Request request) = 0;
+  // The results finished since the last call, in completion order.
+  virtual std::vector<Result> TakeResults() = 0;
+};
+
+class BackgroundResolver final : public ResolutionExecutor {
+ public:
   BackgroundResolver(Resolver resolver, std::function<void()> on_result);
-  ~BackgroundResolver();
+  ~BackgroundResolver() override;
 
   BackgroundResolver(const BackgroundResolver&) = delete;
   BackgroundResolver& operator=(const BackgroundResolver&) = delete;
 
-  void Submit(Request request);
-  // The results finished since the last call, in completion order.
-  std::vector<Result> TakeResults();
+  void Submit(Request request) override;
+  std::vector<Result> TakeResults() override;
 
  private:
   void Loop();

@@ -10,6 +10,12 @@
 namespace carbonroute::collector {
 namespace {
 
+uint64_t SeedOf(const ProberOptions& options) {
+  if (options.seed) return *options.seed;
+  std::random_device device;
+  return (uint64_t{device()} << 32) ^ device();
+}
+
 uint16_t PortOf(const PeerConfig& peer, const ProbeConfig& config) {
   if (peer.protocol != ProbeProtocol::kTcp) return 0;
   return peer.port != 0 ? peer.port : config.tcp_port;
@@ -18,8 +24,7 @@ uint16_t PortOf(const PeerConfig& peer, const ProbeConfig& config) {
 }  // namespace
 
 Prober::Prober(std::string source, const ProbeConfig& config, ProbeTransport& transport,
-               Clock& clock, exporter::CollectorMetrics& metrics, Resolver resolver,
-               ResolveOn resolve_on, uint64_t seed)
+               Clock& clock, exporter::CollectorMetrics& metrics, ProberOptions options)
     : source_(std::move(source)),
       config_(config),
       stale_after_(config.stale_after > absl::ZeroDuration()
@@ -29,10 +34,12 @@ Prober::Prober(std::string source, const ProbeConfig& config, ProbeTransport& tr
       transport_(transport),
       clock_(clock),
       metrics_(metrics),
-      resolver_(std::move(resolver)),
-      resolve_on_(resolve_on),
-      schedule_(config.interval, config.jitter, seed),
-      next_token_(std::mt19937_64(seed ^ 0x9e3779b97f4a7c15ULL)()) {}
+      resolver_(std::move(options.resolver)),
+      executor_(std::move(options.executor)),
+      observer_(options.observer),
+      seed_(SeedOf(options)),
+      schedule_(config.interval, config.jitter, seed_),
+      next_token_(std::mt19937_64(seed_ ^ 0x9e3779b97f4a7c15ULL)()) {}
 
 void Prober::SetTargets(const std::vector<PeerConfig>& peers) {
   {
@@ -102,25 +109,25 @@ void Prober::ApplyPendingTargets(absl::Time now) {
 
 void Prober::ResolveNames(absl::Time now) {
   if (host_names_.empty()) return;  // the common case: every peer is an IP literal
-  if (background_ != nullptr) {
-    for (const BackgroundResolver::Result& result : background_->TakeResults()) {
+  auto apply_results = [&] {
+    if (executor_ == nullptr) return;
+    for (const ResolutionExecutor::Result& result : executor_->TakeResults()) {
       ApplyResolution(result.target, result.endpoint, now);
     }
-  }
+  };
+  apply_results();
+  bool submitted = false;
   for (const TargetId id : host_names_) {
     Target& target = *targets_.at(id);
     if (target.resolving || now < target.resolve_again_at) continue;
-    const uint16_t port = PortOf(target.peer, config_);
-    if (resolve_on_ == ResolveOn::kLoopThread) {
-      ApplyResolution(id, resolver_(target.peer.address, target.peer.protocol, port), now);
-      continue;
-    }
-    if (background_ == nullptr) {
-      background_ = std::make_unique<BackgroundResolver>(resolver_, [this] { transport_.Wake(); });
+    if (executor_ == nullptr) {
+      executor_ = std::make_unique<BackgroundResolver>(resolver_, [this] { transport_.Wake(); });
     }
     target.resolving = true;
-    background_->Submit({id, target.peer.address, target.peer.protocol, port});
+    executor_->Submit({id, target.peer.address, target.peer.protocol, PortOf(target.peer, config_)});
+    submitted = true;
   }
+  if (submitted) apply_results();  // an executor that resolved at once
 }
 
 void Prober::ApplyResolution(TargetId id, const absl::StatusOr<ProbeEndpoint>& endpoint,
@@ -162,7 +169,9 @@ void Prober::Record(Target& target, absl::Time sent_at, std::optional<absl::Dura
   metrics_.ObserveProbe(*target.series, rtt);
   metrics_.SetProbeState(*target.series, fresh ? target.stats.smoothed() : std::nullopt,
                          target.stats.loss_ratio().value_or(0));
-  if (listener_) listener_(ProbeOutcome{target.peer.name, rtt, target.stats, fresh});
+  if (observer_ != nullptr) {
+    observer_->OnProbeResult(ProbeOutcome{target.peer.name, rtt, target.stats, fresh});
+  }
 }
 
 void Prober::SendDue(absl::Time now) {

@@ -29,9 +29,10 @@
 // socket_probe_transport.h).
 //
 // Host names are resolved when a peer is added and again every
-// `resolve_interval` (IP literals once, in place), through the injected
-// Resolver (getaddrinfo by default) on a background thread, so a slow DNS
-// server delays no probe: the last address is probed until a new one comes.
+// `resolve_interval` (IP literals once, in place), through the Resolver
+// (getaddrinfo by default) on a ResolutionExecutor (a background thread by
+// default), so a slow DNS server delays no probe: the last address is probed
+// until a new one comes.
 // Until a name first resolves nothing is sent to it; once its resolution
 // has failed, each due probe counts as lost (loss 1.0 for a name that never
 // resolves). A failed resolution is retried after interval, 2 × interval,
@@ -40,7 +41,12 @@
 // SetTargets replaces the peer set; a peer no longer listed has every series
 // deleted, not left stale.
 //
-// Ownership: borrows the transport, the clock and the metrics; all must outlive it.
+// Probe jitter and echo tokens come from a seed that is random by default, so
+// collectors started at once (a DaemonSet rollout) neither probe in lockstep
+// nor use predictable tokens.
+//
+// Ownership: borrows the transport, the clock, the metrics and the observer;
+// all must outlive it. Owns the executor.
 // Thread safety: Run() on one thread; SetTargets() and Stop() from any thread.
 #ifndef CARBONROUTE_COLLECTOR_PROBER_H_
 #define CARBONROUTE_COLLECTOR_PROBER_H_
@@ -69,30 +75,39 @@
 
 namespace carbonroute::collector {
 
-// How host names are resolved: on a BackgroundResolver thread (the daemon),
-// or inline on the loop's thread (tests on a FakeClock, where the result must
-// be there before the next probe).
-enum class ResolveOn { kBackgroundThread, kLoopThread };
-
-// One probe's result, as reported to a ProbeListener (after the metrics are updated).
+// One probe's result, as reported to a ProbeObserver (after the metrics are updated).
 struct ProbeOutcome {
   const std::string& target;
   std::optional<absl::Duration> rtt;  // nullopt: lost
   const RttStatistics& stats;
   bool fresh;  // whether the smoothed RTT is exported
 };
-using ProbeListener = std::function<void(const ProbeOutcome&)>;
+
+// Told of every probe result, on the loop's thread (tests, benchmarks).
+class ProbeObserver {
+ public:
+  virtual ~ProbeObserver() = default;
+  virtual void OnProbeResult(const ProbeOutcome& outcome) = 0;
+};
+
+// What a Prober may be given besides its collaborators; the defaults are the daemon's.
+struct ProberOptions {
+  Resolver resolver = ResolveWithGetaddrinfo;
+  // Where host names are resolved; null: a BackgroundResolver over
+  // `resolver`, started for the first host name.
+  std::unique_ptr<ResolutionExecutor> executor;
+  ProbeObserver* observer = nullptr;  // may be null
+  // Seeds probe jitter and echo tokens; nullopt: a random seed.
+  std::optional<uint64_t> seed;
+};
 
 class Prober {
  public:
   Prober(std::string source, const ProbeConfig& config, ProbeTransport& transport, Clock& clock,
-         exporter::CollectorMetrics& metrics, Resolver resolver = ResolveWithGetaddrinfo,
-         ResolveOn resolve_on = ResolveOn::kBackgroundThread, uint64_t seed = 1);
+         exporter::CollectorMetrics& metrics, ProberOptions options = {});
 
   // The peers to probe (those with an address). Applied by the loop.
   void SetTargets(const std::vector<PeerConfig>& peers);
-  // Called on the loop's thread after every probe result.
-  void SetListener(ProbeListener listener) { listener_ = std::move(listener); }
 
   // Probes until Stop(); returns at once if Stop() came first. Consumes the
   // stop, so Run() may be called again.
@@ -140,10 +155,10 @@ class Prober {
   ProbeTransport& transport_;
   Clock& clock_;
   exporter::CollectorMetrics& metrics_;
-  Resolver resolver_;
-  const ResolveOn resolve_on_;
-  std::unique_ptr<BackgroundResolver> background_;  // made for the first host name
-  ProbeListener listener_;
+  const Resolver resolver_;
+  std::unique_ptr<ResolutionExecutor> executor_;  // made for the first host name if not given
+  ProbeObserver* const observer_;
+  const uint64_t seed_;
 
   ProbeSchedule schedule_;
   // Ids are never reused, so a reply to a removed peer cannot land on a new

@@ -11,7 +11,8 @@
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
 #include "test/testing/fake_clock.h"
-#include "test/testing/probe_until.h"
+#include "test/testing/probe_recorder.h"
+#include "test/testing/scripted_transport.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -21,75 +22,8 @@ using ::testing::Not;
 
 const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 
-ProbeEndpoint Endpoint(const std::string& ip) {
-  ProbeEndpoint endpoint;
-  auto* in = reinterpret_cast<sockaddr_in*>(&endpoint.address);
-  in->sin_family = AF_INET;
-  inet_pton(AF_INET, ip.c_str(), &in->sin_addr);
-  endpoint.length = sizeof(sockaddr_in);
-  return endpoint;
-}
-
-// Answers each address as scripted, on a FakeClock: Wait() jumps to the next
-// answer or the deadline.
-class ScriptedTransport : public ProbeTransport {
- public:
-  struct Behaviour {
-    absl::Duration delay = absl::Milliseconds(1);
-    int drop_every_of_ten = 0;  // drop probes whose count % 10 < this (a deterministic fraction)
-    bool silent = false;
-    bool unreachable = false;
-  };
-  explicit ScriptedTransport(testing::FakeClock& clock) : clock_(clock) {}
-
-  // Like ICMP on the real transport: answers are collected when the wait
-  // reaches its deadline, not at their own time (which they still carry).
-  bool collect_at_deadline = false;
-  int waits = 0;
-
-  std::map<std::string, Behaviour> behaviour;  // by address text
-  std::map<std::string, int> sent;
-
-  absl::StatusOr<absl::Time> Send(const ProbeEndpoint& to, uint64_t token) override {
-    const std::string address = to.ToString();
-    const Behaviour& b = behaviour[address];
-    const int n = sent[address]++;
-    const absl::Time now = clock_.Now();
-    if (b.unreachable) {
-      pending_.emplace(now, ProbeAnswer{token, now, false});
-    } else if (!b.silent && n % 10 >= b.drop_every_of_ten) {
-      pending_.emplace(now + b.delay, ProbeAnswer{token, now + b.delay, true});
-    }
-    return now;
-  }
-  void Cancel(uint64_t) override { ++cancels; }
-  void Wait(absl::Time deadline, std::vector<ProbeAnswer>& out) override {
-    out.clear();
-    ++waits;
-    if (collect_at_deadline) {
-      if (deadline > clock_.Now()) clock_.Advance(deadline - clock_.Now());
-      while (!pending_.empty() && pending_.begin()->first <= deadline) {
-        out.push_back(pending_.begin()->second);
-        pending_.erase(pending_.begin());
-      }
-    } else if (!pending_.empty() && pending_.begin()->first <= deadline) {
-      const absl::Time t = pending_.begin()->first;
-      if (t > clock_.Now()) clock_.Advance(t - clock_.Now());
-      while (!pending_.empty() && pending_.begin()->first == t) {
-        out.push_back(pending_.begin()->second);
-        pending_.erase(pending_.begin());
-      }
-    } else if (deadline != absl::InfiniteFuture() && deadline > clock_.Now()) {
-      clock_.Advance(deadline - clock_.Now());
-    }
-  }
-  void Wake() override {}
-  int cancels = 0;
-
- private:
-  testing::FakeClock& clock_;
-  std::multimap<absl::Time, ProbeAnswer> pending_;
-};
+using testing::Endpoint;
+using testing::ScriptedTransport;
 
 class ProberTest : public ::testing::Test {
  protected:
@@ -102,6 +36,7 @@ class ProberTest : public ::testing::Test {
   std::string Scrape() { return prometheus::TextSerializer().Serialize(registry_.Collect()); }
 
   std::map<std::string, testing::ProbeResult> last_;
+  testing::ProbeRecorder recorder_;
   ProbeConfig config_;
   testing::FakeClock clock_{kStart};
   ScriptedTransport transport_{clock_};
@@ -113,10 +48,10 @@ TEST_F(ProberTest, SmoothedRttLossAndMetrics) {
   transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(5);
   transport_.behaviour["10.0.0.2"].delay = absl::Milliseconds(40);
   transport_.behaviour["10.0.0.2"].drop_every_of_ten = 3;  // 30 %
-  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  Prober prober("node-a", config_, transport_, clock_, metrics_, recorder_.Options());
   prober.SetTargets({testing::Peer("node-b", "10.0.0.1"), testing::Peer("node-c", "10.0.0.2"),
                      testing::Peer("declared-only", "")});
-  last_ = testing::ProbeUntil(prober, {"node-b", "node-c"}, 40);
+  last_ = recorder_.RunUntil(prober, {"node-b", "node-c"}, 40);
   EXPECT_EQ(last_["node-b"].smoothed, absl::Milliseconds(5));
   EXPECT_EQ(last_["node-b"].loss, 0.0);
   EXPECT_EQ(last_["node-c"].smoothed, absl::Milliseconds(40));
@@ -147,10 +82,10 @@ TEST_F(ProberTest, LateRepliesAreLossAndASilentTargetGoesStale) {
   transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(1500);  // after the 1 s timeout
   transport_.behaviour["10.0.0.2"].silent = true;
   transport_.behaviour["10.0.0.3"].unreachable = true;
-  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  Prober prober("node-a", config_, transport_, clock_, metrics_, recorder_.Options());
   prober.SetTargets({testing::Peer("late", "10.0.0.1"), testing::Peer("silent", "10.0.0.2"),
                      testing::Peer("unreachable", "10.0.0.3")});
-  last_ = testing::ProbeUntil(prober, {"late", "silent", "unreachable"}, 25);
+  last_ = recorder_.RunUntil(prober, {"late", "silent", "unreachable"}, 25);
   for (const char* name : {"late", "silent", "unreachable"}) {
     EXPECT_EQ(last_[name].loss, 1.0) << name;
     EXPECT_EQ(last_[name].received, 0u) << name;
@@ -162,15 +97,15 @@ TEST_F(ProberTest, LateRepliesAreLossAndASilentTargetGoesStale) {
 
 TEST_F(ProberTest, ATargetThatStopsAnsweringIsNoLongerFresh) {
   transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(5);
-  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  Prober prober("node-a", config_, transport_, clock_, metrics_, recorder_.Options());
   prober.SetTargets({testing::Peer("b", "10.0.0.1")});
-  last_ = testing::ProbeUntil(prober, {"b"}, 10);
+  last_ = recorder_.RunUntil(prober, {"b"}, 10);
   EXPECT_TRUE(last_["b"].fresh);
   EXPECT_THAT(
       Scrape(),
       HasSubstr(R"(carbonroute_rtt_seconds{method="measured",source="node-a",target="b"})"));
   transport_.behaviour["10.0.0.1"].silent = true;
-  last_ = testing::ProbeUntil(prober, {"b"}, 20);  // stale_after = 5 × 1 s + 1 s
+  last_ = recorder_.RunUntil(prober, {"b"}, 20);  // stale_after = 5 × 1 s + 1 s
   EXPECT_FALSE(last_["b"].fresh);
   EXPECT_DOUBLE_EQ(last_["b"].loss, 1.0);
   EXPECT_THAT(Scrape(), Not(HasSubstr("carbonroute_rtt_seconds{")));
@@ -178,12 +113,12 @@ TEST_F(ProberTest, ATargetThatStopsAnsweringIsNoLongerFresh) {
 }
 
 TEST_F(ProberTest, RemovedTargetHasItsSeriesDeleted) {
-  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  Prober prober("node-a", config_, transport_, clock_, metrics_, recorder_.Options());
   prober.SetTargets({testing::Peer("b", "10.0.0.1"), testing::Peer("c", "10.0.0.2")});
-  last_ = testing::ProbeUntil(prober, {"b", "c"}, 3);
+  last_ = recorder_.RunUntil(prober, {"b", "c"}, 3);
   EXPECT_THAT(Scrape(), HasSubstr(R"(target="c")"));
   prober.SetTargets({testing::Peer("b", "10.0.0.1")});
-  last_ = testing::ProbeUntil(prober, {"b"}, 6);
+  last_ = recorder_.RunUntil(prober, {"b"}, 6);
   const std::string page = Scrape();
   EXPECT_THAT(page, HasSubstr(R"(target="b")"));
   EXPECT_THAT(page, Not(HasSubstr(R"(target="c")")));
@@ -202,17 +137,18 @@ TEST_F(ProberTest, HostnamesAreResolvedAgainEveryResolveInterval) {
     endpoint.protocol = protocol;
     return endpoint;
   };
-  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver, ResolveOn::kLoopThread);
+  Prober prober("node-a", config_, transport_, clock_, metrics_,
+                recorder_.Options(std::make_unique<testing::InlineResolution>(resolver)));
   prober.SetTargets({testing::Peer("b", "peer.internal")});
-  last_ = testing::ProbeUntil(prober, {"b"}, 10);
+  last_ = recorder_.RunUntil(prober, {"b"}, 10);
   EXPECT_EQ(calls, 1);  // 10 probes in < 10 s
   answer = "10.0.0.9";  // the peer moved
-  last_ = testing::ProbeUntil(prober, {"b"}, 10);
+  last_ = recorder_.RunUntil(prober, {"b"}, 10);
   EXPECT_EQ(calls, 2);
   EXPECT_GT(transport_.sent["10.0.0.9"], 0);
   answer = "";  // DNS fails: the last address is kept
   const int before = transport_.sent["10.0.0.9"];
-  last_ = testing::ProbeUntil(prober, {"b"}, 12);
+  last_ = recorder_.RunUntil(prober, {"b"}, 12);
   EXPECT_GT(transport_.sent["10.0.0.9"], before);
 }
 
@@ -223,9 +159,10 @@ TEST_F(ProberTest, AnUnresolvableNameCountsAsLostAndIsRetriedWithBackoff) {
     ++calls;
     return absl::NotFoundError("cannot resolve \"nowhere\"");
   };
-  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver, ResolveOn::kLoopThread);
+  Prober prober("node-a", config_, transport_, clock_, metrics_,
+                recorder_.Options(std::make_unique<testing::InlineResolution>(resolver)));
   prober.SetTargets({testing::Peer("b", "nowhere.invalid")});
-  last_ = testing::ProbeUntil(prober, {"b"}, 30);
+  last_ = recorder_.RunUntil(prober, {"b"}, 30);
   EXPECT_EQ(last_["b"].loss, 1.0);
   EXPECT_THAT(Scrape(),
               HasSubstr(R"(carbonroute_probe_sent_total{source="node-a",target="b"} 30)"));
@@ -243,15 +180,16 @@ TEST_F(ProberTest, ASlowNameServerHoldsUpNoOtherPeer) {
     endpoint.protocol = protocol;
     return endpoint;
   };
-  Prober prober("node-a", config_, transport_, clock_, metrics_, resolver,
-                ResolveOn::kBackgroundThread);
+  ProberOptions options = recorder_.Options();  // the daemon's BackgroundResolver
+  options.resolver = resolver;
+  Prober prober("node-a", config_, transport_, clock_, metrics_, std::move(options));
   prober.SetTargets({testing::Peer("fast", "10.0.0.1"), testing::Peer("slow", "slow.internal")});
-  last_ = testing::ProbeUntil(prober, {"fast"}, 10);  // returns while "slow" is still resolving
+  last_ = recorder_.RunUntil(prober, {"fast"}, 10);  // returns while "slow" is still resolving
   EXPECT_EQ(last_["fast"].outcomes, 10);
   EXPECT_EQ(last_["slow"].outcomes, 0);  // nothing sent, nothing counted lost, before an answer
   EXPECT_EQ(transport_.sent["10.0.0.2"], 0);
   answer.Notify();
-  last_ = testing::ProbeUntil(prober, {"slow"}, 3);
+  last_ = recorder_.RunUntil(prober, {"slow"}, 3);
   EXPECT_EQ(last_["slow"].loss, 0.0);
   EXPECT_GE(transport_.sent["10.0.0.2"], 3);
 }
@@ -269,9 +207,9 @@ TEST_F(ProberTest, OneWakePerTickAtAThousandPeersWithExactRtts) {
   }
   std::vector<std::string> names;
   for (const PeerConfig& peer : peers) names.push_back(peer.name);
-  Prober prober("node-a", config_, transport_, clock_, metrics_);
+  Prober prober("node-a", config_, transport_, clock_, metrics_, recorder_.Options());
   prober.SetTargets(peers);
-  last_ = testing::ProbeUntil(prober, names, 10);
+  last_ = recorder_.RunUntil(prober, names, 10);
   EXPECT_LE(transport_.waits, 560);  // ~11 s of 20 ms ticks
   EXPECT_GE(transport_.waits, 450);
   // Collecting replies a tick late does not change an RTT: it is the answer's own time.

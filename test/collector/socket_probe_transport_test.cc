@@ -17,7 +17,7 @@
 #include "collector/prober.h"
 #include "prometheus/registry.h"
 #include "test/testing/netns.h"
-#include "test/testing/probe_until.h"
+#include "test/testing/probe_recorder.h"
 #include "test/testing/tun_echo_responder.h"
 
 namespace carbonroute::collector {
@@ -27,7 +27,7 @@ using ::testing::HasSubstr;
 
 using testing::Peer;
 using testing::ProbeResult;
-using testing::ProbeUntil;
+using testing::ProbeRecorder;
 
 ProbeConfig FastProbes() {
   ProbeConfig config;
@@ -55,9 +55,10 @@ void ProbeLoopback(IcmpMode mode, bool expect_raw) {
   EXPECT_EQ((*transport)->raw(), expect_raw) << (*transport)->icmp_mode_description();
   prometheus::Registry registry;
   exporter::CollectorMetrics metrics(registry);
-  Prober prober("self", FastProbes(), **transport, RealClock(), metrics);
+  ProbeRecorder recorder;
+  Prober prober("self", FastProbes(), **transport, RealClock(), metrics, recorder.Options());
   prober.SetTargets({Peer("v4", "127.0.0.1"), Peer("v6", "::1")});
-  std::map<std::string, ProbeResult> results = ProbeUntil(prober, {"v4", "v6"}, 20);
+  std::map<std::string, ProbeResult> results = recorder.RunUntil(prober, {"v4", "v6"}, 20);
   for (const char* name : {"v4", "v6"}) {
     EXPECT_EQ(results[name].loss, 0) << name;
     ASSERT_TRUE(results[name].smoothed.has_value()) << name;
@@ -140,7 +141,8 @@ TEST(SocketProbeTransport, AccuracyAgainstInjectedDelayAndLoss) {
     config.window = 60;
     prometheus::Registry registry;
     exporter::CollectorMetrics metrics(registry);
-    Prober prober("self", config, **transport, RealClock(), metrics);
+    ProbeRecorder recorder;
+    Prober prober("self", config, **transport, RealClock(), metrics, recorder.Options());
     prober.SetTargets({Peer("d5", "10.77.0.5"), Peer("d40", "10.77.0.40"),
                        Peer("d120", "10.77.0.120"), Peer("drop30", "10.77.0.30"),
                        Peer("stops", "10.77.0.99")});
@@ -153,7 +155,7 @@ TEST(SocketProbeTransport, AccuracyAgainstInjectedDelayAndLoss) {
     bool accurate = false;
     const std::map<std::string, double> injected = {{"d5", 5}, {"d40", 40}, {"d120", 120}};
     for (int round = 1; round <= 4 && !accurate; ++round) {
-      results = ProbeUntil(prober, {"d5", "d40", "d120", "drop30", "stops"}, 100);
+      results = recorder.RunUntil(prober, {"d5", "d40", "d120", "drop30", "stops"}, 100);
       accurate = true;
       for (const auto& [name, delay] : injected) {
         ASSERT_TRUE(results[name].smoothed.has_value()) << name;
@@ -172,7 +174,7 @@ TEST(SocketProbeTransport, AccuracyAgainstInjectedDelayAndLoss) {
     EXPECT_TRUE(results["stops"].fresh);
 
     (*tun)->Set("10.77.0.99", {absl::Milliseconds(5), 0, /*silent=*/true});
-    results = ProbeUntil(prober, {"stops"}, 80);
+    results = recorder.RunUntil(prober, {"stops"}, 80);
     EXPECT_EQ(results["stops"].loss, 1.0);
     EXPECT_FALSE(results["stops"].fresh);
   });
@@ -212,12 +214,13 @@ TEST(SocketProbeTransport, TcpConnectOpenRefusedAndSilent) {
     config.timeout = absl::Milliseconds(200);
     prometheus::Registry registry;
     exporter::CollectorMetrics metrics(registry);
-    Prober prober("self", config, **transport, RealClock(), metrics);
+    ProbeRecorder recorder;
+    Prober prober("self", config, **transport, RealClock(), metrics, recorder.Options());
     prober.SetTargets({Peer("open", "127.0.0.1", ProbeProtocol::kTcp, open_port),
                        Peer("refused", "127.0.0.1", ProbeProtocol::kTcp, closed_port),
                        Peer("silent", "10.78.0.9", ProbeProtocol::kTcp, 80)});
     std::map<std::string, ProbeResult> results =
-        ProbeUntil(prober, {"open", "refused", "silent"}, 10);
+        recorder.RunUntil(prober, {"open", "refused", "silent"}, 10);
     close(listener);
     for (const char* name : {"open", "refused"}) {
       EXPECT_EQ(results[name].loss, 0) << name;
