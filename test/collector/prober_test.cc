@@ -218,6 +218,24 @@ TEST_F(ProberTest, OneWakePerTickAtAThousandPeersWithExactRtts) {
   EXPECT_EQ(last_["peer-500"].loss, 0.0);
 }
 
+TEST_F(ProberTest, EachProberDrawsItsOwnSeedUnlessGivenOne) {
+  // Echo tokens and jitter come from the seed: collectors rolled out at once
+  // must not share it (lockstep probes, predictable tokens).
+  auto first_tokens = [&](std::optional<uint64_t> seed) {
+    testing::FakeClock clock(kStart);
+    ScriptedTransport transport(clock);
+    testing::ProbeRecorder recorder;
+    ProberOptions options = recorder.Options();
+    options.seed = seed;
+    Prober prober("node-a", config_, transport, clock, metrics_, std::move(options));
+    prober.SetTargets({testing::Peer("b", "10.0.0.1")});
+    recorder.RunUntil(prober, {"b"}, 3);
+    return transport.tokens;
+  };
+  EXPECT_EQ(first_tokens(7), first_tokens(7));
+  EXPECT_NE(first_tokens(std::nullopt), first_tokens(std::nullopt));
+}
+
 TEST(Prober, TickIsAFiftiethOfTheIntervalWithin1To20Ms) {
   EXPECT_EQ(Prober::Tick(absl::Seconds(1)), absl::Milliseconds(20));
   EXPECT_EQ(Prober::Tick(absl::Seconds(30)), absl::Milliseconds(20));

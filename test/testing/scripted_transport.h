@@ -51,6 +51,7 @@ class ScriptedTransport : public collector::ProbeTransport {
 
   std::map<std::string, Behaviour> behaviour;  // by address text
   std::map<std::string, int> sent;
+  std::vector<uint64_t> tokens;  // of every probe sent, in order
   // When set, every probe is answered after this delay whatever `behaviour`
   // says, and nothing is counted per address (the benchmark's hot path).
   std::optional<absl::Duration> answer_all_after;
@@ -61,6 +62,7 @@ class ScriptedTransport : public collector::ProbeTransport {
       pending_.emplace(now + *answer_all_after, ProbeAnswer{token, now + *answer_all_after, true});
       return now;
     }
+    tokens.push_back(token);
     const std::string address = to.ToString();
     const Behaviour& b = behaviour[address];
     const int n = sent[address]++;
