@@ -1,9 +1,9 @@
 #include "scheduler-lite/commands.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
 
+#include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -14,15 +14,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
-#include "contract/forecast_api.h"
-#include "net/url.h"
 #include "net/http_server.h"
 #include "scheduler-lite/best_window.h"
 #include "scheduler-lite/extender_service.h"
+#include "scheduler-lite/forecast_client.h"
 #include "scheduler-lite/karmada_patch.h"
+#include "scheduler-lite/kubectl.h"
 #include "scheduler-lite/ranking_output.h"
-
-extern char** environ;
 
 namespace carbonroute::scheduler_lite {
 namespace {
@@ -85,27 +83,6 @@ absl::StatusOr<absl::Time> ParseDeadline(const std::string& text, absl::Time now
       absl::StrCat("--deadline \"", text, "\" is neither RFC 3339 (2026-11-23T06:00:00Z) nor relative (+12h)"));
 }
 
-absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(const WindowRequest& request,
-                                                         net::HttpClient& http) {
-  net::HttpRequest get;
-  get.url = absl::StrCat(request.collector, forecast_api::kPath,
-                         net::Query({{forecast_api::kLocationParameter, request.location}}));
-  absl::StatusOr<net::HttpResponse> response = http.Send(get);
-  if (!response.ok()) return response.status();
-  if (response->status != 200) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(get.url, " answered HTTP ", response->status, ": ", response->body));
-  }
-  absl::StatusOr<ForecastAnswer> answer = forecast_api::DecodeAnswer(response->body);
-  if (!answer.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(get.url, ": ", answer.status().message()));
-  }
-  if (answer->series.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(get.url, ": no forecast series"));
-  }
-  return std::move(answer->series.front().points);
-}
-
 std::string Utc(absl::Time t) { return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone()); }
 
 }  // namespace
@@ -144,7 +121,8 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     err << "scheduler-lite: " << deadline.status().message() << "\n";
     return 2;
   }
-  absl::StatusOr<std::vector<ForecastPoint>> points = FetchForecast(request, http);
+  absl::StatusOr<std::vector<ForecastPoint>> points =
+      FetchForecast(request.collector, request.location, http);
   if (!points.ok()) {
     err << "scheduler-lite: " << points.status().message() << "\n";
     return 1;
@@ -155,12 +133,17 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     return best.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 3;
   }
   if (request.format == "json") {
-    out << absl::StrFormat(
-        R"({"location":"%s","start":"%s","end":"%s","mean_grams_per_kwh":%.3f,"mean_if_started_now":%s,"saving_fraction":%s})",
-        request.location, Utc(best->start), Utc(best->start + request.duration), best->mean_grams_per_kwh,
-        best->mean_if_started_now ? absl::StrFormat("%.3f", *best->mean_if_started_now) : "null",
-        best->saving_fraction ? absl::StrFormat("%.4f", *best->saving_fraction) : "null")
-        << "\n";
+    auto rounded = [](std::optional<double> x, double scale) {
+      return x ? nlohmann::ordered_json(std::round(*x * scale) / scale) : nlohmann::ordered_json();
+    };
+    nlohmann::ordered_json answer = {
+        {"location", request.location},
+        {"start", Utc(best->start)},
+        {"end", Utc(best->start + request.duration)},
+        {"mean_grams_per_kwh", rounded(best->mean_grams_per_kwh, 1e3)},
+        {"mean_if_started_now", rounded(best->mean_if_started_now, 1e3)},
+        {"saving_fraction", rounded(best->saving_fraction, 1e4)}};
+    out << answer.dump() << "\n";
     return 0;
   }
   out << absl::StrFormat("best start for %s in %s before %s: %s (in %s)\n", absl::FormatDuration(request.duration),
@@ -196,19 +179,14 @@ int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& 
   out << patch.yaml;
   if (patch.cluster_names.empty()) return 3;
   if (!request.apply) return 0;
-  std::vector<std::string> argv = {"kubectl", "patch", "propagationpolicy", policy->name, "-n",
-                                   policy->namespace_name, "--type", "merge", "-p", patch.json};
-  std::vector<char*> args;
-  for (std::string& arg : argv) args.push_back(arg.data());
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, "kubectl", nullptr, nullptr, args.data(), environ) != 0) {
-    err << "scheduler-lite: cannot run kubectl (is it on PATH?)\n";
+  const absl::Status patched =
+      RunKubectl({"patch", "propagationpolicy", policy->name, "-n", policy->namespace_name, "--type",
+                  "merge", "-p", patch.json});
+  if (!patched.ok()) {
+    err << "scheduler-lite: " << patched.message() << "\n";
     return 1;
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  return 0;
 }
 
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock, absl::Notification& stop,

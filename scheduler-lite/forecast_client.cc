@@ -1,0 +1,30 @@
+#include "scheduler-lite/forecast_client.h"
+
+#include "absl/strings/str_cat.h"
+#include "net/url.h"
+
+namespace carbonroute::scheduler_lite {
+
+absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(absl::string_view collector,
+                                                         absl::string_view location,
+                                                         net::HttpClient& http) {
+  net::HttpRequest get;
+  get.url = absl::StrCat(collector, forecast_api::kPath,
+                         net::Query({{forecast_api::kLocationParameter, std::string(location)}}));
+  absl::StatusOr<net::HttpResponse> response = http.Send(get);
+  if (!response.ok()) return response.status();
+  if (response->status != 200) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(get.url, " answered HTTP ", response->status, ": ", response->body));
+  }
+  absl::StatusOr<ForecastAnswer> answer = forecast_api::DecodeAnswer(response->body);
+  if (!answer.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(get.url, ": ", answer.status().message()));
+  }
+  if (answer->series.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(get.url, ": no forecast series"));
+  }
+  return std::move(answer->series.front().points);
+}
+
+}  // namespace carbonroute::scheduler_lite

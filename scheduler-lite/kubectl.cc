@@ -1,0 +1,38 @@
+#include "scheduler-lite/kubectl.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+
+#include "absl/strings/str_cat.h"
+
+extern char** environ;
+
+namespace carbonroute::scheduler_lite {
+
+absl::Status RunKubectl(const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv = {"kubectl"};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  std::vector<char*> args;
+  for (std::string& arg : argv) args.push_back(arg.data());
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "kubectl", nullptr, nullptr, args.data(), environ) != 0) {
+    return absl::NotFoundError("cannot run kubectl (is it on PATH?)");
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return absl::InternalError("waiting for kubectl failed");
+  }
+  const std::string what = absl::StrCat("kubectl ", arguments.empty() ? "" : arguments[0]);
+  if (WIFSIGNALED(status)) {
+    return absl::UnknownError(absl::StrCat(what, " was killed by signal ", WTERMSIG(status)));
+  }
+  if (WEXITSTATUS(status) != 0) {
+    return absl::UnknownError(absl::StrCat(what, " exited with ", WEXITSTATUS(status)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace carbonroute::scheduler_lite
