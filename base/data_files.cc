@@ -37,8 +37,8 @@ absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPath
     if (fs::exists(candidate)) return candidate;
     tried.push_back(candidate);
   }
-  return absl::NotFoundError(absl::StrCat("data file \"", name, "\" not found; tried: ",
-                                          absl::StrJoin(tried, ", ")));
+  return absl::NotFoundError(
+      absl::StrCat("data file \"", name, "\" not found; tried: ", absl::StrJoin(tried, ", ")));
 }
 
 }  // namespace carbonroute

@@ -23,7 +23,8 @@
 namespace carbonroute {
 
 template <typename Point>
-std::optional<double> TimeWeightedMean(const std::vector<Point>& points, absl::Time start, absl::Time end) {
+std::optional<double> TimeWeightedMean(const std::vector<Point>& points, absl::Time start,
+                                       absl::Time end) {
   if (end <= start) return std::nullopt;
   absl::Time covered_until = start;
   double weighted_sum = 0;

@@ -52,8 +52,8 @@ void BM_InsertYear(benchmark::State& state) {
     FillYear(*store);
   }
   state.counters["rows"] = kHours * kLocations;
-  state.counters["rows_per_second"] =
-      benchmark::Counter(static_cast<double>(kHours) * kLocations * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["rows_per_second"] = benchmark::Counter(
+      static_cast<double>(kHours) * kLocations * state.iterations(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_InsertYear)->Unit(benchmark::kSecond)->Iterations(1);
 

@@ -40,7 +40,8 @@ const ScoringIndex& Model() {
     for (int n = 0; n < kModelNodes; ++n) {
       const std::string node = absl::StrCat("node-", n);
       m->nodes[node] = {absl::StrCat("Z", n % kLocations), absl::StrCat("region-", n % 40)};
-      m->rtt["edge-gw-1"][node] = {absl::Microseconds(1000 + (n * 7919) % 60000), carbonroute::RttMethod::kMeasured, kNow};
+      m->rtt["edge-gw-1"][node] = {absl::Microseconds(1000 + (n * 7919) % 60000),
+                                   carbonroute::RttMethod::kMeasured, kNow};
     }
     return new ScoringIndex(*m);  // as ModelStore::Set builds it at each model refresh
   }();

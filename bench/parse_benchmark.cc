@@ -26,9 +26,12 @@ std::string WattTimeForecast864() {
   std::string body = "{\n    \"data\": [\n";
   const absl::Time start = absl::FromUnixSeconds(1657843200);
   for (int i = 0; i < 864; ++i) {
-    absl::StrAppendFormat(&body, "       {\n          \"point_time\": \"%s\",\n          \"value\": %.13f\n        }%s\n",
-                          absl::FormatTime("%Y-%m-%dT%H:%M:%S+00:00", start + absl::Minutes(5 * i), absl::UTCTimeZone()),
-                          900 + (i % 97) * 1.7318, i + 1 < 864 ? "," : "");
+    absl::StrAppendFormat(
+        &body,
+        "       {\n          \"point_time\": \"%s\",\n          \"value\": %.13f\n        }%s\n",
+        absl::FormatTime("%Y-%m-%dT%H:%M:%S+00:00", start + absl::Minutes(5 * i),
+                         absl::UTCTimeZone()),
+        900 + (i % 97) * 1.7318, i + 1 < 864 ? "," : "");
   }
   body += R"(    ],
  "meta": {"data_point_period_seconds": 300, "region": "CAISO_NORTH", "warnings": [],
@@ -39,21 +42,29 @@ std::string WattTimeForecast864() {
 }
 
 std::string UkRegionalFw48h() {
-  static const char* kFuels[] = {"biomass", "coal", "imports", "gas", "nuclear", "other", "hydro", "solar", "wind"};
+  static const char* kFuels[] = {"biomass", "coal",  "imports", "gas", "nuclear",
+                                 "other",   "hydro", "solar",   "wind"};
   std::string body = "{\n  \"data\": [\n";
   const absl::Time start = absl::FromUnixSeconds(1516449600);
   for (int p = 0; p < 96; ++p) {
-    absl::StrAppendFormat(&body, "    {\n      \"from\": \"%s\",\n      \"to\": \"%s\",\n      \"regions\": [\n",
-                          absl::FormatTime("%Y-%m-%dT%H:%MZ", start + absl::Minutes(30 * p), absl::UTCTimeZone()),
-                          absl::FormatTime("%Y-%m-%dT%H:%MZ", start + absl::Minutes(30 * (p + 1)), absl::UTCTimeZone()));
+    absl::StrAppendFormat(
+        &body, "    {\n      \"from\": \"%s\",\n      \"to\": \"%s\",\n      \"regions\": [\n",
+        absl::FormatTime("%Y-%m-%dT%H:%MZ", start + absl::Minutes(30 * p), absl::UTCTimeZone()),
+        absl::FormatTime("%Y-%m-%dT%H:%MZ", start + absl::Minutes(30 * (p + 1)),
+                         absl::UTCTimeZone()));
     for (int r = 1; r <= 17; ++r) {
-      absl::StrAppendFormat(&body,
-                            "        {\n          \"regionid\": %d,\n          \"dnoregion\": \"Scottish Hydro Electric Power Distribution %d\",\n"
-                            "          \"shortname\": \"Region %d\",\n          \"intensity\": {\n            \"forecast\": %d,\n"
-                            "            \"index\": \"moderate\"\n          },\n          \"generationmix\": [\n",
-                            r, r, r, 100 + (p * 7 + r * 13) % 200);
+      absl::StrAppendFormat(
+          &body,
+          "        {\n          \"regionid\": %d,\n          \"dnoregion\": \"Scottish Hydro "
+          "Electric Power Distribution %d\",\n"
+          "          \"shortname\": \"Region %d\",\n          \"intensity\": {\n            "
+          "\"forecast\": %d,\n"
+          "            \"index\": \"moderate\"\n          },\n          \"generationmix\": [\n",
+          r, r, r, 100 + (p * 7 + r * 13) % 200);
       for (int f = 0; f < 9; ++f) {
-        absl::StrAppendFormat(&body, "            {\n              \"fuel\": \"%s\",\n              \"perc\": %.1f\n            }%s\n",
+        absl::StrAppendFormat(&body,
+                              "            {\n              \"fuel\": \"%s\",\n              "
+                              "\"perc\": %.1f\n            }%s\n",
                               kFuels[f], (p + r + f) % 40 * 1.3, f + 1 < 9 ? "," : "");
       }
       absl::StrAppend(&body, "          ]\n        }", r < 17 ? "," : "", "\n");
@@ -101,9 +112,13 @@ void SimdjsonOnly(benchmark::State& state, const std::string& body) {
   }
   SetBytes(state, body);
 }
-void BM_SimdjsonOnly_WattTimeForecast864(benchmark::State& state) { SimdjsonOnly(state, WattTimeForecast864()); }
+void BM_SimdjsonOnly_WattTimeForecast864(benchmark::State& state) {
+  SimdjsonOnly(state, WattTimeForecast864());
+}
 BENCHMARK(BM_SimdjsonOnly_WattTimeForecast864);
-void BM_SimdjsonOnly_UkRegionalFw48h(benchmark::State& state) { SimdjsonOnly(state, UkRegionalFw48h()); }
+void BM_SimdjsonOnly_UkRegionalFw48h(benchmark::State& state) {
+  SimdjsonOnly(state, UkRegionalFw48h());
+}
 BENCHMARK(BM_SimdjsonOnly_UkRegionalFw48h);
 
 }  // namespace

@@ -5,9 +5,8 @@
 // space work per probe: schedule, in-flight bookkeeping, statistics and the
 // Prometheus series. bench/prober_footprint measures the whole process,
 // kernel included, against fping.
-#include <benchmark/benchmark.h>
-
 #include <arpa/inet.h>
+#include <benchmark/benchmark.h>
 
 #include "absl/strings/str_cat.h"
 #include "collector/prober.h"
@@ -58,9 +57,9 @@ void BM_ProbeLoop(benchmark::State& state) {
   prober.Run();  // warm up: every peer's series exists
   for (auto _ : state) prober.Run();
   state.SetItemsProcessed(state.iterations() * kBatch);
-  state.counters["ns_per_probe"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * kBatch),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_probe"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kBatch),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_ProbeLoop)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 

@@ -16,12 +16,12 @@ namespace carbonroute::cache {
 
 struct IntensityRecord {
   IntensitySeries series;
-  absl::Time valid_from;   // inclusive; stored with 1 s resolution
-  absl::Time valid_to;     // exclusive
-  double value = 0;        // in `unit`
+  absl::Time valid_from;            // inclusive; stored with 1 s resolution
+  absl::Time valid_to;              // exclusive
+  double value = 0;                 // in `unit`
   std::string unit = "gCO2eq/kWh";  // or "percentile"
   bool estimated = false;
-  absl::Time fetched_at;   // when the collector got it from the provider
+  absl::Time fetched_at;  // when the collector got it from the provider
 };
 
 }  // namespace carbonroute::cache

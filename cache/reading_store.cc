@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "cache/sqlite_statement.h"
 #include "base/status_macros.h"
+#include "cache/sqlite_statement.h"
 
 namespace carbonroute::cache {
 namespace {
@@ -36,16 +36,18 @@ int64_t Seconds(absl::Time t) { return absl::ToUnixSeconds(t); }
 
 absl::Status Validate(const IntensityRecord& record) {
   if (record.valid_to <= record.valid_from || !std::isfinite(record.value)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cache: invalid record for ", record.series.provider, "/", record.series.location,
-        ": valid_from=", absl::FormatTime(record.valid_from),
-        " valid_to=", absl::FormatTime(record.valid_to), " value=", record.value));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cache: invalid record for ", record.series.provider, "/",
+                     record.series.location, ": valid_from=", absl::FormatTime(record.valid_from),
+                     " valid_to=", absl::FormatTime(record.valid_to), " value=", record.value));
   }
   return absl::OkStatus();
 }
 
 void BindSeries(Statement& stmt, const IntensitySeries& series) {
-  stmt.Bind(1, series.provider).Bind(2, series.location).Bind(3, EmissionsTypeName(series.emissions_type));
+  stmt.Bind(1, series.provider)
+      .Bind(2, series.location)
+      .Bind(3, EmissionsTypeName(series.emissions_type));
 }
 
 void BindRecord(Statement& stmt, const IntensityRecord& record) {
@@ -87,9 +89,8 @@ struct ReadingStore::Statements {
 
 absl::StatusOr<std::unique_ptr<ReadingStore>> ReadingStore::Open(const std::string& path) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                 nullptr);
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     absl::Status error = SqliteError(db, rc, absl::StrCat("open \"", path, "\""));
     sqlite3_close(db);
@@ -116,21 +117,25 @@ absl::StatusOr<std::unique_ptr<ReadingStore>> ReadingStore::Open(const std::stri
 absl::Status ReadingStore::PrepareStatements() {
   CARBONROUTE_ASSIGN_OR_RETURN(
       Statement put,
-      Statement::Prepare(db_, absl::StrCat(
-          "INSERT INTO readings (", kColumns, ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
-          "ON CONFLICT (provider, location, emissions_type, valid_from) DO UPDATE SET "
-          "valid_to = excluded.valid_to, value = excluded.value, unit = excluded.unit, "
-          "estimated = excluded.estimated, fetched_at = excluded.fetched_at "
-          "WHERE readings.estimated = 1 OR excluded.estimated = 0")));
+      Statement::Prepare(
+          db_, absl::StrCat(
+                   "INSERT INTO readings (", kColumns,
+                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                   "ON CONFLICT (provider, location, emissions_type, valid_from) DO UPDATE SET "
+                   "valid_to = excluded.valid_to, value = excluded.value, unit = excluded.unit, "
+                   "estimated = excluded.estimated, fetched_at = excluded.fetched_at "
+                   "WHERE readings.estimated = 1 OR excluded.estimated = 0")));
   CARBONROUTE_ASSIGN_OR_RETURN(
       Statement valid_at,
-      Statement::Prepare(db_, absl::StrCat("SELECT ", kColumns, " FROM readings WHERE ", kSeriesMatch,
-                                           " AND valid_from <= ?4 AND valid_to > ?4 "
-                                           "ORDER BY valid_from DESC LIMIT 1")));
+      Statement::Prepare(db_,
+                         absl::StrCat("SELECT ", kColumns, " FROM readings WHERE ", kSeriesMatch,
+                                      " AND valid_from <= ?4 AND valid_to > ?4 "
+                                      "ORDER BY valid_from DESC LIMIT 1")));
   CARBONROUTE_ASSIGN_OR_RETURN(
       Statement latest_ending_after,
-      Statement::Prepare(db_, absl::StrCat("SELECT ", kColumns, " FROM readings WHERE ", kSeriesMatch,
-                                           " AND valid_to > ?4 ORDER BY valid_from DESC LIMIT 1")));
+      Statement::Prepare(db_,
+                         absl::StrCat("SELECT ", kColumns, " FROM readings WHERE ", kSeriesMatch,
+                                      " AND valid_to > ?4 ORDER BY valid_from DESC LIMIT 1")));
   CARBONROUTE_ASSIGN_OR_RETURN(
       Statement has_estimate,
       Statement::Prepare(db_, absl::StrCat("SELECT 1 FROM readings WHERE ", kSeriesMatch,
@@ -145,11 +150,13 @@ absl::Status ReadingStore::PrepareStatements() {
                                            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")));
   CARBONROUTE_ASSIGN_OR_RETURN(
       Statement forecast_end,
-      Statement::Prepare(db_, absl::StrCat("SELECT MAX(valid_to) FROM forecasts WHERE ", kSeriesMatch)));
+      Statement::Prepare(db_,
+                         absl::StrCat("SELECT MAX(valid_to) FROM forecasts WHERE ", kSeriesMatch)));
   CARBONROUTE_ASSIGN_OR_RETURN(
       Statement forecast_between,
-      Statement::Prepare(db_, absl::StrCat("SELECT ", kColumns, " FROM forecasts WHERE ", kSeriesMatch,
-                                           " AND valid_to > ?4 AND valid_from < ?5 ORDER BY valid_from")));
+      Statement::Prepare(
+          db_, absl::StrCat("SELECT ", kColumns, " FROM forecasts WHERE ", kSeriesMatch,
+                            " AND valid_to > ?4 AND valid_from < ?5 ORDER BY valid_from")));
   statements_.reset(new Statements{std::move(put), std::move(valid_at),
                                    std::move(latest_ending_after), std::move(has_estimate),
                                    std::move(delete_forecast_from), std::move(insert_forecast),
@@ -194,9 +201,8 @@ absl::StatusOr<int64_t> ReadingStore::PutMany(const std::vector<IntensityRecord>
   return written;
 }
 
-absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::QueryRecord(Statement& query,
-                                                                         const IntensitySeries& series,
-                                                                         absl::Time t) {
+absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::QueryRecord(
+    Statement& query, const IntensitySeries& series, absl::Time t) {
   BindSeries(query, series);
   query.Bind(4, Seconds(t));
   absl::StatusOr<bool> row = query.Step();
@@ -219,7 +225,8 @@ absl::StatusOr<std::optional<IntensityRecord>> ReadingStore::LatestEndingAfter(
   return QueryRecord(statements_->latest_ending_after, series, t);
 }
 
-absl::StatusOr<bool> ReadingStore::HasEstimateEndingAfter(const IntensitySeries& series, absl::Time t) {
+absl::StatusOr<bool> ReadingStore::HasEstimateEndingAfter(const IntensitySeries& series,
+                                                          absl::Time t) {
   absl::MutexLock lock(&mutex_);
   Statement& query = statements_->has_estimate;
   BindSeries(query, series);
@@ -265,9 +272,8 @@ absl::StatusOr<std::optional<absl::Time>> ReadingStore::ForecastEnd(const Intens
   return end;
 }
 
-absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::ForecastBetween(const IntensitySeries& series,
-                                                                           absl::Time from,
-                                                                           absl::Time to) {
+absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::ForecastBetween(
+    const IntensitySeries& series, absl::Time from, absl::Time to) {
   absl::MutexLock lock(&mutex_);
   Statement& query = statements_->forecast_between;
   BindSeries(query, series);

@@ -67,12 +67,13 @@ class ReadingStore {
 
   // The reading of `series` whose [valid_from, valid_to) contains `t`, the
   // latest-starting one if several do; nullopt if none.
-  absl::StatusOr<std::optional<IntensityRecord>> ValidAt(const IntensitySeries& series, absl::Time t);
+  absl::StatusOr<std::optional<IntensityRecord>> ValidAt(const IntensitySeries& series,
+                                                         absl::Time t);
 
   // The latest-starting reading of `series` whose valid_to is after `t`
   // (what may still be exported during the grace period); nullopt if none.
   absl::StatusOr<std::optional<IntensityRecord>> LatestEndingAfter(const IntensitySeries& series,
-                                                                    absl::Time t);
+                                                                   absl::Time t);
 
   // Whether `series` has an estimated reading whose valid_to is after `t`
   // (what a provider's history may still replace with a measured value).
@@ -81,7 +82,8 @@ class ReadingStore {
   // Stores a forecast: deletes the series' forecast points from
   // points.front().valid_from on, then inserts `points`, in one transaction.
   // An empty `points` is a no-op.
-  absl::Status PutForecast(const IntensitySeries& series, const std::vector<IntensityRecord>& points);
+  absl::Status PutForecast(const IntensitySeries& series,
+                           const std::vector<IntensityRecord>& points);
 
   // The latest valid_to among the series' forecast points; nullopt if none.
   absl::StatusOr<std::optional<absl::Time>> ForecastEnd(const IntensitySeries& series);
@@ -101,8 +103,10 @@ class ReadingStore {
   explicit ReadingStore(sqlite3* db);
   absl::Status PrepareStatements() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Binds (series, t) to a one-row query of `readings`, steps once, resets.
-  absl::StatusOr<std::optional<IntensityRecord>> QueryRecord(Statement& query, const IntensitySeries& series,
-                                                             absl::Time t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  absl::StatusOr<std::optional<IntensityRecord>> QueryRecord(Statement& query,
+                                                             const IntensitySeries& series,
+                                                             absl::Time t)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   absl::Mutex mutex_;
   sqlite3* const db_;

@@ -5,8 +5,8 @@
 namespace carbonroute::cache {
 
 absl::Status SqliteError(sqlite3* db, int code, absl::string_view what) {
-  const std::string message =
-      absl::StrCat("sqlite: ", what, ": ", db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code));
+  const std::string message = absl::StrCat(
+      "sqlite: ", what, ": ", db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code));
   switch (code & 0xff) {
     case SQLITE_FULL:
       return absl::ResourceExhaustedError(message);
@@ -67,9 +67,10 @@ void Statement::Reset() {
 
 std::string Statement::Text(int column) const {
   const unsigned char* text = sqlite3_column_text(stmt_, column);
-  return text == nullptr ? std::string()
-                         : std::string(reinterpret_cast<const char*>(text),
-                                       static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+  return text == nullptr
+             ? std::string()
+             : std::string(reinterpret_cast<const char*>(text),
+                           static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
 }  // namespace carbonroute::cache

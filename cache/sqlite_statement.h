@@ -8,9 +8,9 @@
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace carbonroute::cache {
 
@@ -24,7 +24,9 @@ absl::Status Exec(sqlite3* db, const char* sql);
 class Statement {
  public:
   static absl::StatusOr<Statement> Prepare(sqlite3* db, absl::string_view sql);
-  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+    other.stmt_ = nullptr;
+  }
   Statement& operator=(Statement&&) = delete;
   Statement(const Statement&) = delete;
   ~Statement() { sqlite3_finalize(stmt_); }

@@ -10,14 +10,14 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/status_macros.h"
 #include "collector/declared_rtt.h"
 #include "collector/reading_records.h"
 #include "collector/socket_probe_transport.h"
 #include "contract/forecast_api.h"
-#include "net/url.h"
-#include "base/status_macros.h"
 #include "exporter/metrics_page.h"
 #include "net/curl_http_client.h"
+#include "net/url.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -97,12 +97,12 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   net::HttpServerOptions server_options;
   server_options.listen_address = config.listen_address;
   server_options.routes["/metrics"] = exporter::MetricsPageHandler(daemon->registry_);
-  server_options.routes["/healthz"] = [ready = daemon->first_poll_done_](
-                                          const net::HttpServerRequest&) {
-    return ready->load() ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
-                         : net::HttpServerResponse{503, "text/plain; charset=utf-8",
-                                                        "starting: first poll not done\n"};
-  };
+  server_options.routes["/healthz"] =
+      [ready = daemon->first_poll_done_](const net::HttpServerRequest&) {
+        return ready->load() ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
+                             : net::HttpServerResponse{503, "text/plain; charset=utf-8",
+                                                       "starting: first poll not done\n"};
+      };
   server_options.routes[forecast_api::kPath] =
       [daemon = daemon.get()](const net::HttpServerRequest& request) {
         return daemon->ForecastPage(request);
@@ -114,8 +114,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   return daemon;
 }
 
-net::HttpServerResponse CollectorDaemon::ForecastPage(
-    const net::HttpServerRequest& request) const {
+net::HttpServerResponse CollectorDaemon::ForecastPage(const net::HttpServerRequest& request) const {
   const std::string location =
       net::QueryParameter(request.query, forecast_api::kLocationParameter).value_or("");
   if (location.empty()) {

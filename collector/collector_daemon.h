@@ -20,16 +20,16 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
+#include "base/clock.h"
 #include "cache/reading_store.h"
 #include "collector/poller.h"
 #include "collector/probe_transport.h"
 #include "collector/prober.h"
-#include "base/clock.h"
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
+#include "net/http_client.h"
 #include "net/http_server.h"
 #include "prometheus/registry.h"
-#include "net/http_client.h"
 #include "providers/make_provider.h"
 
 namespace carbonroute::collector {

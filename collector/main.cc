@@ -10,12 +10,12 @@
 #include <iostream>
 
 #include "absl/synchronization/mutex.h"
-#include "collector/collector_daemon.h"
-#include "collector/reloader.h"
 #include "base/clock.h"
 #include "base/data_files.h"
-#include "config/load_collector_config.h"
 #include "base/stop_signals.h"
+#include "collector/collector_daemon.h"
+#include "collector/reloader.h"
+#include "config/load_collector_config.h"
 
 namespace {
 

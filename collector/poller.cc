@@ -6,14 +6,13 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "collector/reading_records.h"
 #include "base/time_weighted_mean.h"
+#include "collector/reading_records.h"
 #include "contract/forecast_windows.h"
 #include "providers/http_status.h"
 
 namespace carbonroute::collector {
 namespace {
-
 
 constexpr absl::Duration kPruneEvery = absl::Hours(1);
 constexpr absl::Duration kForecastSlack = absl::Hours(1);
@@ -68,8 +67,8 @@ absl::Time Poller::ProviderBlockedUntil(const std::string& provider) const {
 }
 
 bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) {
-  const absl::Time until = std::max(provider_state_[series.provider].blocked_until,
-                                    series_state_[series].blocked_until);
+  const absl::Time until =
+      std::max(provider_state_[series.provider].blocked_until, series_state_[series].blocked_until);
   if (now >= until) return true;
   ++stats.skipped_calls;
   stats.next_poll = std::min(stats.next_poll, until);

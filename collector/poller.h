@@ -48,8 +48,8 @@
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "cache/reading_store.h"
 #include "base/clock.h"
+#include "cache/reading_store.h"
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
 #include "providers/provider.h"

@@ -124,7 +124,8 @@ void Prober::ResolveNames(absl::Time now) {
       executor_ = std::make_unique<BackgroundResolver>(resolver_, [this] { transport_.Wake(); });
     }
     target.resolving = true;
-    executor_->Submit({id, target.peer.address, target.peer.protocol, PortOf(target.peer, config_)});
+    executor_->Submit(
+        {id, target.peer.address, target.peer.protocol, PortOf(target.peer, config_)});
     submitted = true;
   }
   if (submitted) apply_results();  // an executor that resolved at once

@@ -65,11 +65,11 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "base/clock.h"
 #include "collector/name_resolution.h"
 #include "collector/probe_schedule.h"
 #include "collector/probe_transport.h"
 #include "collector/rtt_statistics.h"
-#include "base/clock.h"
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
 

@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "collector/icmp_echo.h"
 #include "base/data_files.h"
+#include "collector/icmp_echo.h"
 #include "spdlog/spdlog.h"
 
 namespace carbonroute::collector {

@@ -4,7 +4,8 @@
 //
 // Strict by design: an unknown key is an error (a typo must not be silently
 // ignored), and every error names the key path and the offending value, e.g.
-//   offline.yaml: providers[1].type: unknown provider type "wattime"; expected one of: replay, static
+//   offline.yaml: providers[1].type: unknown provider type "wattime"; expected one of: replay,
+//   static
 //
 // Errors: every function returns kInvalidArgument for a malformed or invalid
 // configuration; LoadCollectorConfig returns kNotFound when the file cannot be
@@ -15,9 +16,9 @@
 #define CARBONROUTE_CONFIG_LOAD_COLLECTOR_CONFIG_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "config/collector_config.h"
 
 namespace carbonroute {

@@ -14,7 +14,8 @@ absl::Status Invalid(absl::string_view path, absl::string_view what) {
 }
 
 absl::StatusOr<std::string> ScalarAt(const YAML::Node& node, absl::string_view path) {
-  if (!node.IsScalar()) return Invalid(path, absl::StrCat("expected a value, got ", Describe(node)));
+  if (!node.IsScalar())
+    return Invalid(path, absl::StrCat("expected a value, got ", Describe(node)));
   return node.Scalar();
 }
 
@@ -87,8 +88,9 @@ absl::Status MappingReader::ReadDuration(absl::string_view key, absl::Duration& 
   if (!scalar.ok()) return scalar.status();
   absl::Duration parsed;
   if (!absl::ParseDuration(*scalar, &parsed)) {
-    return Invalid(PathOf(key), absl::StrCat("expected a duration such as \"90s\" or \"1h\", got \"",
-                                             *scalar, "\""));
+    return Invalid(
+        PathOf(key),
+        absl::StrCat("expected a duration such as \"90s\" or \"1h\", got \"", *scalar, "\""));
   }
   out = parsed;
   return absl::OkStatus();
@@ -118,12 +120,14 @@ absl::Status MappingReader::ReadSecret(absl::string_view key, SecretRef& out) {
     return absl::OkStatus();
   }
   if (!value.IsMap() || value.size() != 1) {
-    return Invalid(PathOf(key), "expected {env: NAME}, {file: PATH}, {credential: NAME} or a string");
+    return Invalid(PathOf(key),
+                   "expected {env: NAME}, {file: PATH}, {credential: NAME} or a string");
   }
   const std::string kind = value.begin()->first.Scalar();
   const YAML::Node& ref = value.begin()->second;
   const std::string path = absl::StrCat(PathOf(key), ".", kind);
-  if (!ref.IsScalar() || ref.Scalar().empty()) return Invalid(path, "expected a non-empty name or path");
+  if (!ref.IsScalar() || ref.Scalar().empty())
+    return Invalid(path, "expected a non-empty name or path");
   if (kind == "env") {
     out = {SecretRef::Source::kEnv, ref.Scalar()};
   } else if (kind == "file") {
@@ -136,7 +140,8 @@ absl::Status MappingReader::ReadSecret(absl::string_view key, SecretRef& out) {
   return absl::OkStatus();
 }
 
-absl::Status MappingReader::ReadNumberMap(absl::string_view key, std::map<std::string, double>& out) {
+absl::Status MappingReader::ReadNumberMap(absl::string_view key,
+                                          std::map<std::string, double>& out) {
   absl::StatusOr<MappingReader> child = ReadMapping(key);
   if (!child.ok()) return child.status();
   if (!child->node_ || child->node_.IsNull()) return absl::OkStatus();

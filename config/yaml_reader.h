@@ -13,10 +13,10 @@
 #include <map>
 #include <set>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "config/collector_config.h"
 #include "yaml-cpp/yaml.h"

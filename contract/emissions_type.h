@@ -8,6 +8,7 @@
 #define CARBONROUTE_CONTRACT_EMISSIONS_TYPE_H_
 
 #include <optional>
+
 #include "absl/strings/string_view.h"
 
 namespace carbonroute {

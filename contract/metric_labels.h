@@ -19,10 +19,10 @@ namespace metric_labels {
 // Grid location code: Electricity Maps zone ("DE"), WattTime region
 // ("CAISO_NORTH"), UK Carbon Intensity region ("national", "regionid/13").
 inline constexpr char kLocation[] = "location";
-inline constexpr char kProvider[] = "provider";  // the configured provider name
+inline constexpr char kProvider[] = "provider";             // the configured provider name
 inline constexpr char kEmissionsType[] = "emissions_type";  // EmissionsTypeName()
-inline constexpr char kEstimated[] = "estimated";            // EstimatedLabel()
-inline constexpr char kWindow[] = "window";                  // ForecastWindow::label
+inline constexpr char kEstimated[] = "estimated";           // EstimatedLabel()
+inline constexpr char kWindow[] = "window";                 // ForecastWindow::label
 inline constexpr char kUnits[] = "units";  // a provider's own unit, e.g. "lbs_co2_per_mwh"
 inline constexpr char kOutcome[] = "outcome";
 inline constexpr char kSource[] = "source";  // the probing node's name

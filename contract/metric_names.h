@@ -49,7 +49,8 @@ inline constexpr char kLastPoll[] = "carbonroute_last_poll_timestamp_seconds";
 // counter{verb, code}: extender requests by verb (filter, prioritize) and HTTP status.
 inline constexpr char kExtenderRequests[] = "carbonroute_scheduler_extender_requests_total";
 // histogram{verb}: server-side time to answer an extender request.
-inline constexpr char kExtenderRequestDuration[] = "carbonroute_scheduler_extender_request_duration_seconds";
+inline constexpr char kExtenderRequestDuration[] =
+    "carbonroute_scheduler_extender_request_duration_seconds";
 // counter{location}: prioritize answers, by the grid location of the top-scored candidate.
 inline constexpr char kSchedulerDecisions[] = "carbonroute_scheduler_decisions_total";
 // gauge: seconds since the model was last rebuilt from its sources.

@@ -9,7 +9,8 @@
 
 namespace carbonroute {
 
-absl::StatusOr<std::vector<RttMatrixEntry>> ParseRttMatrixCsv(absl::string_view csv, absl::string_view origin) {
+absl::StatusOr<std::vector<RttMatrixEntry>> ParseRttMatrixCsv(absl::string_view csv,
+                                                              absl::string_view origin) {
   std::vector<RttMatrixEntry> entries;
   std::size_t line_number = 0;
   for (absl::string_view line : absl::StrSplit(csv, '\n')) {
@@ -23,10 +24,11 @@ absl::StatusOr<std::vector<RttMatrixEntry>> ParseRttMatrixCsv(absl::string_view 
     }
     double ms = 0;
     if (!absl::SimpleAtod(cells[2], &ms) || !std::isfinite(ms) || ms < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(origin, ":", line_number, ": milliseconds \"", cells[2],
-                                                     "\" is not a non-negative number"));
+      return absl::InvalidArgumentError(absl::StrCat(origin, ":", line_number, ": milliseconds \"",
+                                                     cells[2], "\" is not a non-negative number"));
     }
-    entries.push_back({std::string(cells[0]), std::string(cells[1]), absl::Microseconds(std::llround(ms * 1000))});
+    entries.push_back({std::string(cells[0]), std::string(cells[1]),
+                       absl::Microseconds(std::llround(ms * 1000))});
   }
   return entries;
 }

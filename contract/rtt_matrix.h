@@ -27,7 +27,8 @@ struct RttMatrixEntry {
   absl::Duration rtt;  // rounded to whole microseconds
 };
 
-absl::StatusOr<std::vector<RttMatrixEntry>> ParseRttMatrixCsv(absl::string_view csv, absl::string_view origin);
+absl::StatusOr<std::vector<RttMatrixEntry>> ParseRttMatrixCsv(absl::string_view csv,
+                                                              absl::string_view origin);
 
 }  // namespace carbonroute
 

@@ -107,7 +107,8 @@ void CollectorMetrics::SetIntensity(const IntensitySeries& series, double value,
   }
   prometheus::Gauge* gauge = nullptr;
   if (percentile) {
-    gauge = &percentile_.Add({{label::kProvider, series.provider}, {label::kLocation, series.location}});
+    gauge = &percentile_.Add(
+        {{label::kProvider, series.provider}, {label::kLocation, series.location}});
   } else {
     prometheus::Labels with_estimated = labels;
     with_estimated[label::kEstimated] = std::string(EstimatedLabel(estimated));
@@ -134,8 +135,9 @@ void CollectorMetrics::ClearIntensity(const IntensitySeries& series) {
 void CollectorMetrics::SetProviderUnits(const IntensitySeries& series, const std::string& units) {
   absl::MutexLock lock(&mutex_);
   prometheus::Gauge*& gauge = units_series_[series];
-  prometheus::Gauge& wanted =
-      units_.Add({{label::kProvider, series.provider}, {label::kLocation, series.location}, {label::kUnits, units}});
+  prometheus::Gauge& wanted = units_.Add({{label::kProvider, series.provider},
+                                          {label::kLocation, series.location},
+                                          {label::kUnits, units}});
   if (gauge != nullptr && gauge != &wanted) units_.Remove(gauge);
   gauge = &wanted;
   gauge->Set(1);
@@ -172,7 +174,8 @@ void CollectorMetrics::CountCacheLookup(bool hit) {
 
 void CollectorMetrics::SetNodeInfo(const std::string& node, const std::string& location,
                                    const std::string& region) {
-  node_info_.Add({{label::kNode, node}, {label::kLocation, location}, {label::kRegion, region}}).Set(1);
+  node_info_.Add({{label::kNode, node}, {label::kLocation, location}, {label::kRegion, region}})
+      .Set(1);
 }
 
 void CollectorMetrics::SetRtt(const std::string& source, const std::string& target,
@@ -219,8 +222,8 @@ void CollectorMetrics::SetProbeState(ProbeSeries& series, std::optional<absl::Du
     if (series.measured_rtt == nullptr) {  // Family::Add and Remove lock the family themselves
       series.measured_rtt =
           &rtt_.Add({{label::kSource, series.source},
-                    {label::kTarget, series.target},
-                    {label::kMethod, std::string(RttMethodName(RttMethod::kMeasured))}});
+                     {label::kTarget, series.target},
+                     {label::kMethod, std::string(RttMethodName(RttMethod::kMeasured))}});
     }
     series.measured_rtt->Set(absl::ToDoubleSeconds(*smoothed));
   } else if (series.measured_rtt != nullptr) {

@@ -18,13 +18,13 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "contract/intensity_series.h"
+#include "contract/metric_labels.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
-#include "contract/intensity_series.h"
-#include "contract/metric_labels.h"
 
 namespace carbonroute::exporter {
 
@@ -46,7 +46,8 @@ class CollectorMetrics {
   void SetProviderUnits(const IntensitySeries& series, const std::string& units);
 
   // Exports the mean of the forecast over the next `window` ("1h", "4h", "24h").
-  void SetForecastMean(const IntensitySeries& series, const std::string& window, double grams_per_kwh);
+  void SetForecastMean(const IntensitySeries& series, const std::string& window,
+                       double grams_per_kwh);
   void ClearForecastMean(const IntensitySeries& series, const std::string& window);
 
   // Counts one provider call with outcome `outcome` ("ok", "not_found", ...).

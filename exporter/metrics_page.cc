@@ -17,7 +17,9 @@ namespace {
 // a virtual call and a string append.
 class AppendToString : public std::streambuf {
  public:
-  explicit AppendToString(std::string& out) : out_(out) { setp(buffer_, buffer_ + sizeof(buffer_)); }
+  explicit AppendToString(std::string& out) : out_(out) {
+    setp(buffer_, buffer_ + sizeof(buffer_));
+  }
   ~AppendToString() override { Flush(); }
 
   void Flush() {

@@ -30,8 +30,8 @@ size_t AppendHeader(char* data, size_t size, size_t count, void* user) {
 // The query string is left out of messages: some APIs take credentials there.
 absl::Status TransportError(CURLcode code, absl::string_view url, const char* detail) {
   url = url.substr(0, url.find('?'));
-  const std::string message =
-      absl::StrCat("HTTP request to ", url, " failed: ", *detail ? detail : curl_easy_strerror(code));
+  const std::string message = absl::StrCat(
+      "HTTP request to ", url, " failed: ", *detail ? detail : curl_easy_strerror(code));
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
       return absl::DeadlineExceededError(message);
@@ -75,7 +75,8 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   if (request.method == "POST" || !request.body.empty()) {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(request.body.size()));
   }
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, user_agent_.c_str());

@@ -28,7 +28,7 @@ struct HttpRequest {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  absl::Duration timeout = absl::Seconds(10);          // whole request, connect included
+  absl::Duration timeout = absl::Seconds(10);  // whole request, connect included
   absl::Duration connect_timeout = absl::Seconds(5);
 };
 

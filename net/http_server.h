@@ -42,7 +42,7 @@ struct HttpServerResponse {
 using HttpHandler = std::function<HttpServerResponse(const HttpServerRequest&)>;
 
 struct HttpServerOptions {
-  std::string listen_address;  // "host:port"; port 0 picks a free port
+  std::string listen_address;                 // "host:port"; port 0 picks a free port
   std::map<std::string, HttpHandler> routes;  // exact path → handler
   int threads = 4;
   std::size_t max_body_bytes = 1 << 20;

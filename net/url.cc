@@ -42,14 +42,15 @@ std::string Query(const std::vector<std::pair<std::string, std::string>>& params
 
 std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name) {
   for (absl::string_view pair : absl::StrSplit(query, '&')) {
-    std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(pair, absl::MaxSplits('=', 1));
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(pair, absl::MaxSplits('=', 1));
     if (kv.first != name) continue;
     std::string value;
     for (std::size_t i = 0; i < kv.second.size(); ++i) {
       const char c = kv.second[i];
       int high = 0, low = 0;
-      if (c == '%' && i + 2 < kv.second.size() &&
-          (high = HexValue(kv.second[i + 1])) >= 0 && (low = HexValue(kv.second[i + 2])) >= 0) {
+      if (c == '%' && i + 2 < kv.second.size() && (high = HexValue(kv.second[i + 1])) >= 0 &&
+          (low = HexValue(kv.second[i + 2])) >= 0) {
         value.push_back(static_cast<char>(high * 16 + low));
         i += 2;
       } else {

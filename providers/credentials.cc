@@ -14,7 +14,8 @@ absl::StatusOr<std::string> ReadSecretFile(const std::string& path, absl::string
   if (!text.ok()) return absl::NotFoundError(absl::StrCat(what, ": ", text.status().message()));
   std::string value = *std::move(text);
   while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
-  if (value.empty()) return absl::NotFoundError(absl::StrCat(what, ": secret file \"", path, "\" is empty"));
+  if (value.empty())
+    return absl::NotFoundError(absl::StrCat(what, ": secret file \"", path, "\" is empty"));
   return value;
 }
 

@@ -21,7 +21,8 @@
 namespace carbonroute::providers {
 
 // /v3/carbon-intensity/latest.
-absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body, absl::string_view provider,
+absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body,
+                                                   absl::string_view provider,
                                                    absl::string_view location);
 
 // /v3/carbon-intensity/history ({"history": [...]}, oldest first). Null values are skipped.

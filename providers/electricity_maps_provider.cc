@@ -3,25 +3,26 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "net/url.h"
 #include "providers/credentials.h"
 #include "providers/electricity_maps_parser.h"
 #include "providers/http_status.h"
-#include "net/url.h"
 #include "providers/lat_lon.h"
 
 namespace carbonroute::providers {
 
 absl::StatusOr<std::unique_ptr<ElectricityMapsProvider>> ElectricityMapsProvider::Create(
     const ProviderConfig& config, net::HttpClient& http) {
-  CARBONROUTE_ASSIGN_OR_RETURN(
-      std::string token,
-      ResolveSecret(config.electricity_maps.token, absl::StrCat("provider \"", config.name, "\" token")));
+  CARBONROUTE_ASSIGN_OR_RETURN(std::string token,
+                               ResolveSecret(config.electricity_maps.token,
+                                             absl::StrCat("provider \"", config.name, "\" token")));
   return std::unique_ptr<ElectricityMapsProvider>(
       new ElectricityMapsProvider(config, http, std::move(token)));
 }
 
 absl::StatusOr<std::string> ElectricityMapsProvider::Get(absl::string_view endpoint,
-                                                         absl::string_view location, absl::Time now) {
+                                                         absl::string_view location,
+                                                         absl::Time now) {
   std::vector<std::pair<std::string, std::string>> params;
   double latitude = 0, longitude = 0;
   if (ParseLatLon(location, latitude, longitude)) {
@@ -32,7 +33,8 @@ absl::StatusOr<std::string> ElectricityMapsProvider::Get(absl::string_view endpo
   params.emplace_back("emissionFactorType", config_.electricity_maps.emission_factor_type);
   params.emplace_back("shouldUseFallbackCallerLookup", "false");
   net::HttpRequest request;
-  request.url = absl::StrCat(config_.http.base_url, "/carbon-intensity/", endpoint, net::Query(params));
+  request.url =
+      absl::StrCat(config_.http.base_url, "/carbon-intensity/", endpoint, net::Query(params));
   request.timeout = config_.http.timeout;
   request.connect_timeout = config_.http.connect_timeout;
   request.headers.emplace_back(config_.electricity_maps.auth_header, token_);
@@ -43,20 +45,24 @@ absl::StatusOr<std::string> ElectricityMapsProvider::Get(absl::string_view endpo
       (absl::StrContains(response.body, "Token unauthorized for zoneKey") ||
        absl::StrContains(response.body, "Endpoint not available"))) {
     return absl::FailedPreconditionError(absl::StrCat(
-        what, ": not in this token's Electricity Maps plan (free accounts cover one zone and no "
-              "forecast): ", BodyExcerpt(response.body)));
+        what,
+        ": not in this token's Electricity Maps plan (free accounts cover one zone and no "
+        "forecast): ",
+        BodyExcerpt(response.body)));
   }
   CARBONROUTE_RETURN_IF_ERROR(status);
   return std::move(response.body);
 }
 
-absl::StatusOr<Reading> ElectricityMapsProvider::Current(absl::string_view location, absl::Time now) {
+absl::StatusOr<Reading> ElectricityMapsProvider::Current(absl::string_view location,
+                                                         absl::Time now) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string body, Get("latest", location, now));
   return ParseElectricityMapsLatest(body, config_.name, location);
 }
 
 absl::StatusOr<std::vector<Reading>> ElectricityMapsProvider::Forecast(absl::string_view location,
-                                                                       absl::Time now, absl::Duration) {
+                                                                       absl::Time now,
+                                                                       absl::Duration) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string body, Get("forecast", location, now));
   return ParseElectricityMapsForecast(body, config_.name, location);
 }

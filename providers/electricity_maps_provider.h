@@ -32,8 +32,8 @@ namespace carbonroute::providers {
 class ElectricityMapsProvider final : public Provider {
  public:
   // Resolves the token (kNotFound naming the missing reference).
-  static absl::StatusOr<std::unique_ptr<ElectricityMapsProvider>> Create(const ProviderConfig& config,
-                                                                         net::HttpClient& http);
+  static absl::StatusOr<std::unique_ptr<ElectricityMapsProvider>> Create(
+      const ProviderConfig& config, net::HttpClient& http);
 
   const std::string& name() const override { return config_.name; }
   const std::vector<std::string>& locations() const override { return config_.locations; }

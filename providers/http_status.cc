@@ -39,7 +39,8 @@ std::string BodyExcerpt(absl::string_view body) {
   return out;
 }
 
-absl::Status StatusFromHttp(const net::HttpResponse& response, absl::string_view what, absl::Time now) {
+absl::Status StatusFromHttp(const net::HttpResponse& response, absl::string_view what,
+                            absl::Time now) {
   const int code = response.status;
   if (code >= 200 && code < 300) return absl::OkStatus();
   const std::string message = absl::StrCat(what, ": HTTP ", code, ": ", BodyExcerpt(response.body));

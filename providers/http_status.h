@@ -29,7 +29,8 @@ namespace carbonroute::providers {
 // The Status payload URL carrying a Retry-After delay in whole seconds.
 inline constexpr char kRetryAfterPayload[] = "type.carbonroute.io/retry-after-seconds";
 
-absl::Status StatusFromHttp(const net::HttpResponse& response, absl::string_view what, absl::Time now);
+absl::Status StatusFromHttp(const net::HttpResponse& response, absl::string_view what,
+                            absl::Time now);
 
 // The Retry-After delay attached by StatusFromHttp, if any.
 std::optional<absl::Duration> RetryAfter(const absl::Status& status);

@@ -24,7 +24,8 @@ absl::StatusOr<IntensityTrace> IntensityTrace::Load(const std::string& path) {
   return Parse(*text, path);
 }
 
-absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv, absl::string_view origin) {
+absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv,
+                                                     absl::string_view origin) {
   IntensityTrace trace;
   std::size_t line_number = 0;
   absl::CivilHour first_hour;
@@ -35,15 +36,15 @@ absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv, absl
     std::vector<absl::string_view> cells = absl::StrSplit(line, ',');
     if (line_number == 1) {
       if (cells.size() < 2 || cells[0] != "datetime") {
-        return LineError(origin, line_number,
-                         "header must be \"datetime\" followed by zone codes");
+        return LineError(origin, line_number, "header must be \"datetime\" followed by zone codes");
       }
       for (std::size_t i = 1; i < cells.size(); ++i) trace.zones_.emplace_back(cells[i]);
       continue;
     }
     if (cells.size() != trace.zones_.size() + 1) {
-      return LineError(origin, line_number,
-                       absl::StrCat("expected ", trace.zones_.size() + 1, " cells, got ", cells.size()));
+      return LineError(
+          origin, line_number,
+          absl::StrCat("expected ", trace.zones_.size() + 1, " cells, got ", cells.size()));
     }
     absl::Time time;
     std::string parse_error;
@@ -58,23 +59,24 @@ absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv, absl
     }
     if (trace.hours_ == 0) {
       if (hour != absl::CivilHour(hour.year(), 1, 1, 0)) {
-        return LineError(origin, line_number,
-                         absl::StrCat("the trace must start at 00:00 UTC on January 1, got \"",
-                                      cells[0], "\""));
+        return LineError(
+            origin, line_number,
+            absl::StrCat("the trace must start at 00:00 UTC on January 1, got \"", cells[0], "\""));
       }
       first_hour = hour;
       trace.year_ = static_cast<int>(hour.year());
     } else if (hour != first_hour + static_cast<int64_t>(trace.hours_)) {
-      return LineError(origin, line_number,
-                       absl::StrCat("datetime \"", cells[0], "\" is not the hour after the previous row"));
+      return LineError(
+          origin, line_number,
+          absl::StrCat("datetime \"", cells[0], "\" is not the hour after the previous row"));
     }
     if (hour.year() != trace.year_) {
       return LineError(origin, line_number, "the trace must cover a single calendar year");
     }
     for (std::size_t i = 1; i < cells.size(); ++i) {
       double value = std::numeric_limits<double>::quiet_NaN();
-      if (!cells[i].empty() && (!absl::SimpleAtod(cells[i], &value) || !std::isfinite(value) ||
-                                value < 0)) {
+      if (!cells[i].empty() &&
+          (!absl::SimpleAtod(cells[i], &value) || !std::isfinite(value) || value < 0)) {
         return LineError(origin, line_number,
                          absl::StrCat("zone ", trace.zones_[i - 1], ": \"", cells[i],
                                       "\" is not a non-negative number"));

@@ -20,9 +20,10 @@ bool Digits(absl::string_view text, std::size_t at, std::size_t count, int& out)
 
 bool ParseIsoTime(absl::string_view text, absl::Time& out) {
   int year, month, day, hour, minute, second = 0;
-  if (!Digits(text, 0, 4, year) || text.size() < 16 || text[4] != '-' || !Digits(text, 5, 2, month) ||
-      text[7] != '-' || !Digits(text, 8, 2, day) || (text[10] != 'T' && text[10] != 't') ||
-      !Digits(text, 11, 2, hour) || text[13] != ':' || !Digits(text, 14, 2, minute)) {
+  if (!Digits(text, 0, 4, year) || text.size() < 16 || text[4] != '-' ||
+      !Digits(text, 5, 2, month) || text[7] != '-' || !Digits(text, 8, 2, day) ||
+      (text[10] != 'T' && text[10] != 't') || !Digits(text, 11, 2, hour) || text[13] != ':' ||
+      !Digits(text, 14, 2, minute)) {
     return false;
   }
   std::size_t at = 16;
@@ -57,7 +58,8 @@ bool ParseIsoTime(absl::string_view text, absl::Time& out) {
   } else {
     return false;
   }
-  if (at != text.size() || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) {
+  if (at != text.size() || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 ||
+      second > 60) {
     return false;
   }
   const absl::CivilSecond civil(year, month, day, hour, minute, second);

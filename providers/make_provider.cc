@@ -2,9 +2,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "providers/electricity_maps_provider.h"
 #include "providers/intensity_trace.h"
 #include "providers/replay_provider.h"
-#include "providers/electricity_maps_provider.h"
 #include "providers/static_provider.h"
 #include "providers/uk_carbon_intensity_provider.h"
 #include "providers/watttime_provider.h"
@@ -12,7 +12,8 @@
 namespace carbonroute::providers {
 
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config,
-                                                       const DataPaths& paths, net::HttpClient& http) {
+                                                       const DataPaths& paths,
+                                                       net::HttpClient& http) {
   switch (config.type) {
     case ProviderType::kReplay: {
       CARBONROUTE_ASSIGN_OR_RETURN(std::string path, FindDataFile(config.replay.trace, paths));

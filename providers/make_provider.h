@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "config/collector_config.h"
 #include "base/data_files.h"
+#include "config/collector_config.h"
 #include "net/http_client.h"
 #include "providers/provider.h"
 
@@ -21,7 +21,8 @@ namespace carbonroute::providers {
 // or a credential is missing; kInvalidArgument if the data or the configured
 // locations are invalid.
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& config,
-                                                       const DataPaths& paths, net::HttpClient& http);
+                                                       const DataPaths& paths,
+                                                       net::HttpClient& http);
 
 // Whether the provider `config` describes sends HTTP requests (WattTime,
 // Electricity Maps, UK Carbon Intensity) rather than reading local data

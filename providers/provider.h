@@ -7,10 +7,10 @@
 #define CARBONROUTE_PROVIDERS_PROVIDER_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "contract/emissions_type.h"
 #include "providers/reading.h"
@@ -54,8 +54,7 @@ class Provider {
   // Readings for consecutive intervals starting with the one that covers
   // `now` and reaching at least `now + horizon` (fewer if the provider's
   // forecast is shorter), ordered by valid_from.
-  virtual absl::StatusOr<std::vector<Reading>> Forecast(absl::string_view location,
-                                                        absl::Time now,
+  virtual absl::StatusOr<std::vector<Reading>> Forecast(absl::string_view location, absl::Time now,
                                                         absl::Duration horizon) = 0;
 
   // Recent readings (e.g. the last 24 h) that may replace stored estimates with

@@ -29,7 +29,8 @@ struct Reading {
   bool estimated = false;  // true when the provider says the value is an estimate, not measured
   absl::Time valid_from;   // inclusive
   absl::Time valid_to;     // exclusive
-  std::string source_units;  // the unit the provider answered in (e.g. "lbs_co2_per_mwh"), if it said
+  std::string
+      source_units;  // the unit the provider answered in (e.g. "lbs_co2_per_mwh"), if it said
 
   bool Covers(absl::Time t) const { return valid_from <= t && t < valid_to; }
 };

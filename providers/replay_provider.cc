@@ -20,9 +20,8 @@ absl::StatusOr<std::unique_ptr<ReplayProvider>> ReplayProvider::Create(
   } else {
     for (const std::string& zone : locations) {
       if (!trace->ZoneIndex(zone)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("provider \"", name, "\": location \"", zone,
-                         "\" is not a zone of the replay trace"));
+        return absl::InvalidArgumentError(absl::StrCat("provider \"", name, "\": location \"", zone,
+                                                       "\" is not a zone of the replay trace"));
       }
       resolved.push_back(zone);
     }
@@ -35,8 +34,9 @@ absl::StatusOr<Reading> ReplayProvider::ReadingForHour(absl::string_view locatio
                                                        absl::Time hour_start) const {
   std::optional<double> value = trace_->Value(zone, trace_->TraceHour(hour_start));
   if (!value) {
-    return absl::NotFoundError(absl::StrCat("provider \"", name_, "\": the trace has no value for \"",
-                                            location, "\" at ", absl::FormatTime(hour_start)));
+    return absl::NotFoundError(absl::StrCat("provider \"", name_,
+                                            "\": the trace has no value for \"", location, "\" at ",
+                                            absl::FormatTime(hour_start)));
   }
   Reading reading;
   reading.provider = name_;

@@ -24,7 +24,8 @@ absl::StatusOr<Reading> StaticProvider::Current(absl::string_view location, absl
     return absl::NotFoundError(
         absl::StrCat("provider \"", name_, "\": no value configured for \"", location, "\""));
   }
-  const absl::Time start = absl::UnixEpoch() + absl::Floor(now - absl::UnixEpoch(), settings_.validity);
+  const absl::Time start =
+      absl::UnixEpoch() + absl::Floor(now - absl::UnixEpoch(), settings_.validity);
   Reading reading;
   reading.provider = name_;
   reading.location = std::string(location);
@@ -36,8 +37,8 @@ absl::StatusOr<Reading> StaticProvider::Current(absl::string_view location, absl
 }
 
 absl::StatusOr<std::vector<Reading>> StaticProvider::Forecast(absl::string_view location,
-                                                             absl::Time now,
-                                                             absl::Duration horizon) {
+                                                              absl::Time now,
+                                                              absl::Duration horizon) {
   absl::StatusOr<Reading> first = Current(location, now);
   if (!first.ok()) return first.status();
   std::vector<Reading> points{*first};

@@ -5,9 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "net/url.h"
 #include "providers/http_status.h"
 #include "providers/uk_carbon_intensity_parser.h"
-#include "net/url.h"
 
 namespace carbonroute::providers {
 namespace {
@@ -16,7 +16,8 @@ bool ValidLocation(absl::string_view location) {
   int region = 0;
   absl::string_view rest = location;
   if (location == "national") return true;
-  if (absl::ConsumePrefix(&rest, "region/")) return absl::SimpleAtoi(rest, &region) && region >= 1 && region <= 17;
+  if (absl::ConsumePrefix(&rest, "region/"))
+    return absl::SimpleAtoi(rest, &region) && region >= 1 && region <= 17;
   if (absl::ConsumePrefix(&rest, "postcode/")) return !rest.empty() && rest.size() <= 4;
   return false;
 }
@@ -57,7 +58,8 @@ absl::StatusOr<std::vector<Reading>> UkCarbonIntensityProvider::Fetch(const std:
   return ParseUkCarbonIntensity(response.body, config_.name, location);
 }
 
-absl::StatusOr<Reading> UkCarbonIntensityProvider::Current(absl::string_view location, absl::Time now) {
+absl::StatusOr<Reading> UkCarbonIntensityProvider::Current(absl::string_view location,
+                                                           absl::Time now) {
   const std::string path =
       location == "national" ? "/intensity" : absl::StrCat("/regional/", RegionalSuffix(location));
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<Reading> periods, Fetch(path, location, now));
@@ -68,11 +70,13 @@ absl::StatusOr<Reading> UkCarbonIntensityProvider::Current(absl::string_view loc
 }
 
 absl::StatusOr<std::vector<Reading>> UkCarbonIntensityProvider::Forecast(absl::string_view location,
-                                                                         absl::Time now, absl::Duration) {
+                                                                         absl::Time now,
+                                                                         absl::Duration) {
   const std::string from = absl::FormatTime("%Y-%m-%dT%H:%MZ", now, absl::UTCTimeZone());
-  const std::string path = location == "national"
-                               ? absl::StrCat("/intensity/", from, "/fw48h")
-                               : absl::StrCat("/regional/intensity/", from, "/fw48h/", RegionalSuffix(location));
+  const std::string path =
+      location == "national"
+          ? absl::StrCat("/intensity/", from, "/fw48h")
+          : absl::StrCat("/regional/intensity/", from, "/fw48h/", RegionalSuffix(location));
   return Fetch(path, location, now);
 }
 

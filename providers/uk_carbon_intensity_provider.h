@@ -31,8 +31,8 @@ namespace carbonroute::providers {
 
 class UkCarbonIntensityProvider final : public Provider {
  public:
-  static absl::StatusOr<std::unique_ptr<UkCarbonIntensityProvider>> Create(const ProviderConfig& config,
-                                                                           net::HttpClient& http);
+  static absl::StatusOr<std::unique_ptr<UkCarbonIntensityProvider>> Create(
+      const ProviderConfig& config, net::HttpClient& http);
 
   const std::string& name() const override { return config_.name; }
   const std::vector<std::string>& locations() const override { return config_.locations; }

@@ -1,15 +1,16 @@
 #include "providers/watttime_provider.h"
 
-#include <cmath>
 #include <spdlog/spdlog.h>
+
+#include <cmath>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "net/url.h"
 #include "providers/credentials.h"
 #include "providers/http_status.h"
-#include "net/url.h"
 #include "providers/lat_lon.h"
 #include "providers/watttime_parser.h"
 
@@ -20,14 +21,14 @@ constexpr absl::Duration kTokenReuse = absl::Minutes(25);  // tokens expire afte
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<WattTimeProvider>> WattTimeProvider::Create(const ProviderConfig& config,
-                                                                           net::HttpClient& http) {
+absl::StatusOr<std::unique_ptr<WattTimeProvider>> WattTimeProvider::Create(
+    const ProviderConfig& config, net::HttpClient& http) {
   CARBONROUTE_ASSIGN_OR_RETURN(
-      std::string username,
-      ResolveSecret(config.watttime.username, absl::StrCat("provider \"", config.name, "\" username")));
+      std::string username, ResolveSecret(config.watttime.username,
+                                          absl::StrCat("provider \"", config.name, "\" username")));
   CARBONROUTE_ASSIGN_OR_RETURN(
-      std::string password,
-      ResolveSecret(config.watttime.password, absl::StrCat("provider \"", config.name, "\" password")));
+      std::string password, ResolveSecret(config.watttime.password,
+                                          absl::StrCat("provider \"", config.name, "\" password")));
   return std::unique_ptr<WattTimeProvider>(
       new WattTimeProvider(config, http, std::move(username), std::move(password)));
 }
@@ -74,11 +75,12 @@ absl::StatusOr<std::string> WattTimeProvider::Region(absl::string_view location,
   CARBONROUTE_ASSIGN_OR_RETURN(
       std::string body,
       Get("/v3/region-from-loc" + net::Query({{"latitude", absl::StrCat(latitude)},
-                                         {"longitude", absl::StrCat(longitude)},
-                                         {"signal_type", config_.watttime.signal_type}}),
+                                              {"longitude", absl::StrCat(longitude)},
+                                              {"signal_type", config_.watttime.signal_type}}),
           absl::StrCat("watttime region-from-loc ", location), now));
   CARBONROUTE_ASSIGN_OR_RETURN(std::string region, ParseWattTimeRegion(body));
-  spdlog::info("provider {}: location {} is WattTime region {}", config_.name, std::string(location), region);
+  spdlog::info("provider {}: location {} is WattTime region {}", config_.name,
+               std::string(location), region);
   regions_.emplace(std::string(location), region);
   return region;
 }
@@ -90,10 +92,14 @@ absl::StatusOr<std::vector<Reading>> WattTimeProvider::Signal(absl::string_view 
   std::vector<std::pair<std::string, std::string>> params = {
       {"region", region}, {"signal_type", config_.watttime.signal_type}};
   if (!index) params.emplace_back("horizon_hours", absl::StrCat(horizon_hours));
-  const std::string what = absl::StrCat("watttime ", location, index ? " signal-index" : " forecast");
+  const std::string what =
+      absl::StrCat("watttime ", location, index ? " signal-index" : " forecast");
   CARBONROUTE_ASSIGN_OR_RETURN(
-      std::string body, Get(std::string(index ? "/v3/signal-index" : "/v3/forecast") + net::Query(params), what, now));
-  CARBONROUTE_ASSIGN_OR_RETURN(WattTimeSignal signal, ParseWattTimeSignal(body, config_.name, location));
+      std::string body,
+      Get(std::string(index ? "/v3/signal-index" : "/v3/forecast") + net::Query(params), what,
+          now));
+  CARBONROUTE_ASSIGN_OR_RETURN(WattTimeSignal signal,
+                               ParseWattTimeSignal(body, config_.name, location));
   return std::move(signal.points);
 }
 
@@ -101,7 +107,8 @@ absl::Status WattTimeProvider::Start(absl::Time now) {
   CARBONROUTE_RETURN_IF_ERROR(Login(now));
   CARBONROUTE_ASSIGN_OR_RETURN(
       std::string body,
-      Get("/v3/my-access" + net::Query({{"signal_type", config_.watttime.signal_type}}), "watttime my-access", now));
+      Get("/v3/my-access" + net::Query({{"signal_type", config_.watttime.signal_type}}),
+          "watttime my-access", now));
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<WattTimeAccess> access,
                                ParseWattTimeAccess(body, config_.watttime.signal_type));
   std::vector<std::string> readable, missing, no_forecast;
@@ -114,13 +121,15 @@ absl::Status WattTimeProvider::Start(absl::Time now) {
       missing.push_back(location);
     } else {
       readable.push_back(location);
-      if (std::find(it->endpoints.begin(), it->endpoints.end(), "v3/forecast") == it->endpoints.end()) {
+      if (std::find(it->endpoints.begin(), it->endpoints.end(), "v3/forecast") ==
+          it->endpoints.end()) {
         no_forecast.push_back(location);
       }
     }
   }
-  spdlog::info("provider {}: WattTime account may read {} in {} regions; configured and readable: [{}]",
-               config_.name, config_.watttime.signal_type, access.size(), absl::StrJoin(readable, ", "));
+  spdlog::info(
+      "provider {}: WattTime account may read {} in {} regions; configured and readable: [{}]",
+      config_.name, config_.watttime.signal_type, access.size(), absl::StrJoin(readable, ", "));
   if (!missing.empty() || (supports_forecast() && !no_forecast.empty())) {
     spdlog::warn(
         "provider {}: not readable with this account: [{}]; readable without /v3/forecast: [{}] "
@@ -131,7 +140,8 @@ absl::Status WattTimeProvider::Start(absl::Time now) {
 }
 
 absl::StatusOr<Reading> WattTimeProvider::Current(absl::string_view location, absl::Time now) {
-  CARBONROUTE_ASSIGN_OR_RETURN(std::vector<Reading> points, Signal(location, now, /*horizon_hours=*/0));
+  CARBONROUTE_ASSIGN_OR_RETURN(std::vector<Reading> points,
+                               Signal(location, now, /*horizon_hours=*/0));
   for (const Reading& point : points) {
     if (point.Covers(now)) return point;
   }
@@ -139,7 +149,8 @@ absl::StatusOr<Reading> WattTimeProvider::Current(absl::string_view location, ab
 }
 
 absl::StatusOr<std::vector<Reading>> WattTimeProvider::Forecast(absl::string_view location,
-                                                                absl::Time now, absl::Duration horizon) {
+                                                                absl::Time now,
+                                                                absl::Duration horizon) {
   const int hours = std::clamp(static_cast<int>(std::ceil(absl::ToDoubleHours(horizon))), 1, 72);
   return Signal(location, now, hours);
 }

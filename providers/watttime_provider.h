@@ -48,8 +48,11 @@ class WattTimeProvider final : public Provider {
                                                 absl::Duration horizon) override;
 
  private:
-  WattTimeProvider(ProviderConfig config, net::HttpClient& http, std::string username, std::string password)
-      : config_(std::move(config)), http_(http), username_(std::move(username)),
+  WattTimeProvider(ProviderConfig config, net::HttpClient& http, std::string username,
+                   std::string password)
+      : config_(std::move(config)),
+        http_(http),
+        username_(std::move(username)),
         password_(std::move(password)) {}
 
   absl::Status Login(absl::Time now);

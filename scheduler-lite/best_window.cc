@@ -10,11 +10,13 @@ namespace carbonroute::scheduler_lite {
 absl::StatusOr<BestWindow> FindBestWindow(const std::vector<ForecastPoint>& points, absl::Time now,
                                           absl::Duration duration, absl::Time deadline) {
   if (duration <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat("duration must be positive, got ", absl::FormatDuration(duration)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("duration must be positive, got ", absl::FormatDuration(duration)));
   }
   if (deadline < now + duration) {
     return absl::InvalidArgumentError(absl::StrCat("deadline ", absl::FormatTime(deadline),
-                                                   " leaves no room for a ", absl::FormatDuration(duration), " run"));
+                                                   " leaves no room for a ",
+                                                   absl::FormatDuration(duration), " run"));
   }
   std::set<absl::Time> starts = {now};
   for (const ForecastPoint& point : points) {
@@ -26,13 +28,16 @@ absl::StatusOr<BestWindow> FindBestWindow(const std::vector<ForecastPoint>& poin
     if (start + duration > deadline) break;
     std::optional<double> mean = TimeWeightedMean(points, start, start + duration);
     if (!mean) continue;
-    if (!best || *mean < best->mean_grams_per_kwh) best = BestWindow{start, *mean, from_now, std::nullopt};
+    if (!best || *mean < best->mean_grams_per_kwh)
+      best = BestWindow{start, *mean, from_now, std::nullopt};
   }
   if (!best) {
-    return absl::NotFoundError(absl::StrCat("the forecast covers no full ", absl::FormatDuration(duration),
-                                            " run before ", absl::FormatTime(deadline)));
+    return absl::NotFoundError(absl::StrCat("the forecast covers no full ",
+                                            absl::FormatDuration(duration), " run before ",
+                                            absl::FormatTime(deadline)));
   }
-  if (from_now && *from_now > 0) best->saving_fraction = (*from_now - best->mean_grams_per_kwh) / *from_now;
+  if (from_now && *from_now > 0)
+    best->saving_fraction = (*from_now - best->mean_grams_per_kwh) / *from_now;
   return *best;
 }
 

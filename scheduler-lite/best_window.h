@@ -29,8 +29,9 @@ namespace carbonroute::scheduler_lite {
 struct BestWindow {
   absl::Time start;
   double mean_grams_per_kwh = 0;
-  std::optional<double> mean_if_started_now;  // absent if the forecast does not cover a run from now
-  std::optional<double> saving_fraction;      // (now − best) / now
+  std::optional<double>
+      mean_if_started_now;                // absent if the forecast does not cover a run from now
+  std::optional<double> saving_fraction;  // (now − best) / now
 };
 
 absl::StatusOr<BestWindow> FindBestWindow(const std::vector<ForecastPoint>& points, absl::Time now,

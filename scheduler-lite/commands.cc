@@ -1,10 +1,9 @@
 #include "scheduler-lite/commands.h"
 
-
 #include <cmath>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -26,10 +25,11 @@ namespace carbonroute::scheduler_lite {
 namespace {
 
 // Loads the model; prints source errors as warnings. nullopt (exit 1) if nothing could be read.
-std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, net::HttpClient& http, Clock& clock,
-                                           std::ostream& err) {
+std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, net::HttpClient& http,
+                                           Clock& clock, std::ostream& err) {
   LoadedModel loaded = LoadModel(sources, http, clock.Now());
-  for (const absl::Status& error : loaded.errors) err << "scheduler-lite: warning: " << error.message() << "\n";
+  for (const absl::Status& error : loaded.errors)
+    err << "scheduler-lite: warning: " << error.message() << "\n";
   if (loaded.sources_read == 0) {
     err << "scheduler-lite: no source could be read (give --metrics URL or --prometheus URL)\n";
     return nullptr;
@@ -44,16 +44,20 @@ std::vector<Candidate> CandidatesOf(const PlacementModel& model, const RankReque
   if (kind == "nodes") {
     for (const auto& [name, node] : model.nodes) out.push_back({name, node.location, node.region});
   } else if (kind == "regions") {
-    for (const auto& [region, location] : model.region_locations) out.push_back({region, location, region});
+    for (const auto& [region, location] : model.region_locations)
+      out.push_back({region, location, region});
   } else {
     for (const auto& [location, carbon] : model.carbon) out.push_back({location, location, ""});
   }
-  std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.name < b.name; });
+  std::sort(out.begin(), out.end(),
+            [](const Candidate& a, const Candidate& b) { return a.name < b.name; });
   if (!request.only.empty()) {
     const std::set<std::string> only(request.only.begin(), request.only.end());
     std::erase_if(out, [&](const Candidate& c) { return !only.contains(c.name); });
-    for (const std::string& name : request.only) {  // asked for but unknown: reported, never dropped silently
-      if (std::none_of(out.begin(), out.end(), [&](const Candidate& c) { return c.name == name; })) {
+    for (const std::string& name :
+         request.only) {  // asked for but unknown: reported, never dropped silently
+      if (std::none_of(out.begin(), out.end(),
+                       [&](const Candidate& c) { return c.name == name; })) {
         out.push_back({name, kind == "locations" ? name : "", ""});
       }
     }
@@ -61,9 +65,11 @@ std::vector<Candidate> CandidatesOf(const PlacementModel& model, const RankReque
   return out;
 }
 
-std::vector<ScoredCandidate> Score(const PlacementModel& model, const RankRequest& request, absl::Time now) {
+std::vector<ScoredCandidate> Score(const PlacementModel& model, const RankRequest& request,
+                                   absl::Time now) {
   Workload workload;
-  if (!request.from.empty() && request.max_rtt_ms) workload.max_rtt_ms[request.from] = *request.max_rtt_ms;
+  if (!request.from.empty() && request.max_rtt_ms)
+    workload.max_rtt_ms[request.from] = *request.max_rtt_ms;
   workload.expected_runtime = request.runtime;
   ScoringOptions options;
   options.carbon_weight = request.carbon_weight;
@@ -75,46 +81,54 @@ std::vector<ScoredCandidate> Score(const PlacementModel& model, const RankReques
 absl::StatusOr<absl::Time> ParseDeadline(const std::string& text, absl::Time now) {
   absl::string_view rest = text;
   absl::Duration relative;
-  if (absl::ConsumePrefix(&rest, "+") && absl::ParseDuration(rest, &relative)) return now + relative;
+  if (absl::ConsumePrefix(&rest, "+") && absl::ParseDuration(rest, &relative))
+    return now + relative;
   absl::Time when;
   std::string error;
   if (absl::ParseTime(absl::RFC3339_full, text, &when, &error)) return when;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--deadline \"", text, "\" is neither RFC 3339 (2026-11-23T06:00:00Z) nor relative (+12h)"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--deadline \"", text, "\" is neither RFC 3339 (2026-11-23T06:00:00Z) nor relative (+12h)"));
 }
 
-std::string Utc(absl::Time t) { return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone()); }
+std::string Utc(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+}
 
 }  // namespace
 
-int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err) {
+int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out,
+                std::ostream& err) {
   std::shared_ptr<const PlacementModel> model = Load(request.sources, http, clock, err);
   if (model == nullptr) return 1;
   const std::vector<ScoredCandidate> scored = Score(*model, request, clock.Now());
   out << (request.format == "json" ? RankingJson(scored) : RankingTable(scored));
-  const bool any = std::any_of(scored.begin(), scored.end(), [](const ScoredCandidate& s) { return s.feasible; });
+  const bool any = std::any_of(scored.begin(), scored.end(),
+                               [](const ScoredCandidate& s) { return s.feasible; });
   return any ? 0 : 3;
 }
 
-int ExplainCommand(const RankRequest& request, const std::string& name, net::HttpClient& http, Clock& clock,
-                   std::ostream& out, std::ostream& err) {
+int ExplainCommand(const RankRequest& request, const std::string& name, net::HttpClient& http,
+                   Clock& clock, std::ostream& out, std::ostream& err) {
   std::shared_ptr<const PlacementModel> model = Load(request.sources, http, clock, err);
   if (model == nullptr) return 1;
   RankRequest all = request;
   all.only.clear();
   std::vector<ScoredCandidate> scored = Score(*model, all, clock.Now());
-  if (std::none_of(scored.begin(), scored.end(), [&](const ScoredCandidate& s) { return s.name == name; })) {
+  if (std::none_of(scored.begin(), scored.end(),
+                   [&](const ScoredCandidate& s) { return s.name == name; })) {
     RankRequest with_name = request;
     with_name.only = {name};
     std::vector<ScoredCandidate> extra = Score(*model, with_name, clock.Now());
     scored.insert(scored.end(), extra.begin(), extra.end());
   }
   out << Explanation(scored, name);
-  auto it = std::find_if(scored.begin(), scored.end(), [&](const ScoredCandidate& s) { return s.name == name; });
+  auto it = std::find_if(scored.begin(), scored.end(),
+                         [&](const ScoredCandidate& s) { return s.name == name; });
   return it != scored.end() && it->feasible ? 0 : 3;
 }
 
-int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err) {
+int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& clock,
+                  std::ostream& out, std::ostream& err) {
   const absl::Time now = clock.Now();
   absl::StatusOr<absl::Time> deadline = ParseDeadline(request.deadline, now);
   if (!deadline.ok()) {
@@ -146,18 +160,22 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     out << answer.dump() << "\n";
     return 0;
   }
-  out << absl::StrFormat("best start for %s in %s before %s: %s (in %s)\n", absl::FormatDuration(request.duration),
-                         request.location, Utc(*deadline), Utc(best->start), absl::FormatDuration(absl::Trunc(best->start - now, absl::Seconds(1))));
+  out << absl::StrFormat("best start for %s in %s before %s: %s (in %s)\n",
+                         absl::FormatDuration(request.duration), request.location, Utc(*deadline),
+                         Utc(best->start),
+                         absl::FormatDuration(absl::Trunc(best->start - now, absl::Seconds(1))));
   out << absl::StrFormat("  expected mean intensity: %.2f gCO2eq/kWh\n", best->mean_grams_per_kwh);
   if (best->mean_if_started_now) {
-    out << absl::StrFormat("  starting now instead:    %.2f gCO2eq/kWh\n", *best->mean_if_started_now);
+    out << absl::StrFormat("  starting now instead:    %.2f gCO2eq/kWh\n",
+                           *best->mean_if_started_now);
   }
-  if (best->saving_fraction) out << absl::StrFormat("  saving: %.1f %%\n", *best->saving_fraction * 100);
+  if (best->saving_fraction)
+    out << absl::StrFormat("  saving: %.1f %%\n", *best->saving_fraction * 100);
   return 0;
 }
 
-int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out,
-                   std::ostream& err) {
+int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& clock,
+                   std::ostream& out, std::ostream& err) {
   absl::StatusOr<std::string> text = ReadFileToString(request.policy_file, "policy file");
   if (!text.ok()) {
     err << "scheduler-lite: " << text.status().message() << "\n";
@@ -174,14 +192,15 @@ int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& 
   workload.expected_runtime = request.runtime;
   ScoringOptions options;
   options.now = clock.Now();
-  const std::vector<ScoredCandidate> scored = ScoreCandidates(*model, policy->clusters, workload, options);
+  const std::vector<ScoredCandidate> scored =
+      ScoreCandidates(*model, policy->clusters, workload, options);
   const KarmadaPatch patch = MakeKarmadaPatch(*policy, scored, options.now);
   out << patch.yaml;
   if (patch.cluster_names.empty()) return 3;
   if (!request.apply) return 0;
   const absl::Status patched =
-      RunKubectl({"patch", "propagationpolicy", policy->name, "-n", policy->namespace_name, "--type",
-                  "merge", "-p", patch.json});
+      RunKubectl({"patch", "propagationpolicy", policy->name, "-n", policy->namespace_name,
+                  "--type", "merge", "-p", patch.json});
   if (!patched.ok()) {
     err << "scheduler-lite: " << patched.message() << "\n";
     return 1;
@@ -189,12 +208,13 @@ int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& 
   return 0;
 }
 
-int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock, absl::Notification& stop,
-                 std::ostream& err) {
+int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
+                 absl::Notification& stop, std::ostream& err) {
   ModelStore models;
   auto refresh = [&] {
     LoadedModel loaded = LoadModel(request.sources, http, clock.Now());
-    for (const absl::Status& error : loaded.errors) err << "scheduler-lite: warning: " << error.message() << "\n";
+    for (const absl::Status& error : loaded.errors)
+      err << "scheduler-lite: warning: " << error.message() << "\n";
     if (loaded.sources_read > 0) models.Set(loaded.model);
   };
   refresh();
@@ -209,7 +229,8 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   server_options.routes = service.Routes(registry);
   server_options.max_body_bytes = request.max_body_bytes;
   server_options.threads = request.threads;
-  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = net::HttpServer::Start(std::move(server_options));
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
+      net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) {
     err << "scheduler-lite: " << server.status().message() << "\n";
     return 1;

@@ -27,19 +27,20 @@ namespace carbonroute::scheduler_lite {
 
 struct RankRequest {
   ModelSources sources;
-  std::string candidates = "auto";     // auto|locations|nodes|regions
-  std::vector<std::string> only;       // restrict to these names (--locations / --candidates-list)
-  std::string from;                    // origin node or region for the latency limit
+  std::string candidates = "auto";  // auto|locations|nodes|regions
+  std::vector<std::string> only;    // restrict to these names (--locations / --candidates-list)
+  std::string from;                 // origin node or region for the latency limit
   std::optional<double> max_rtt_ms;
   std::optional<absl::Duration> runtime;
   double carbon_weight = 1.0;
   double latency_weight = 0.2;
-  std::string format = "table";        // table|json
+  std::string format = "table";  // table|json
 };
 
-int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err);
-int ExplainCommand(const RankRequest& request, const std::string& name, net::HttpClient& http, Clock& clock,
-                   std::ostream& out, std::ostream& err);
+int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out,
+                std::ostream& err);
+int ExplainCommand(const RankRequest& request, const std::string& name, net::HttpClient& http,
+                   Clock& clock, std::ostream& out, std::ostream& err);
 
 struct WindowRequest {
   std::string collector = "http://127.0.0.1:9464";  // base URL of a collector
@@ -48,7 +49,8 @@ struct WindowRequest {
   std::string deadline;  // RFC 3339 ("2026-11-23T06:00:00Z") or relative ("+12h")
   std::string format = "table";
 };
-int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out, std::ostream& err);
+int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& clock,
+                  std::ostream& out, std::ostream& err);
 
 struct KarmadaRequest {
   ModelSources sources;
@@ -56,8 +58,8 @@ struct KarmadaRequest {
   std::optional<absl::Duration> runtime;
   bool apply = false;  // run `kubectl patch propagationpolicy … --type merge -p <patch>`
 };
-int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out,
-                   std::ostream& err);
+int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& clock,
+                   std::ostream& out, std::ostream& err);
 
 struct ServeRequest {
   ModelSources sources;
@@ -66,11 +68,11 @@ struct ServeRequest {
   double carbon_weight = 1.0;
   double latency_weight = 0.2;
   std::size_t max_body_bytes = 64 << 20;  // full NodeLists of thousands of nodes
-  int threads = 64;  // civetweb serves one open connection per thread
+  int threads = 64;                       // civetweb serves one open connection per thread
 };
 // Serves until `stop` is notified.
-int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock, absl::Notification& stop,
-                 std::ostream& err);
+int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
+                 absl::Notification& stop, std::ostream& err);
 
 }  // namespace carbonroute::scheduler_lite
 

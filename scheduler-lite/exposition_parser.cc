@@ -15,7 +15,8 @@ namespace {
 constexpr absl::string_view kTypes[] = {"counter", "gauge", "histogram", "summary", "untyped"};
 
 bool IsNameStart(char c, bool allow_colon) {
-  return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_' || (allow_colon && c == ':');
+  return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+         (allow_colon && c == ':');
 }
 bool IsNameChar(char c, bool allow_colon) {
   return IsNameStart(c, allow_colon) || absl::ascii_isdigit(static_cast<unsigned char>(c));
@@ -80,7 +81,8 @@ class LineReader {
       } else if (escaped == '\\' || escaped == '"') {
         value.push_back(escaped);
       } else {
-        return Error(absl::StrCat("invalid escape \"\\", std::string(1, escaped), "\" in label value"));
+        return Error(
+            absl::StrCat("invalid escape \"\\", std::string(1, escaped), "\" in label value"));
       }
     }
     return Error("unterminated label value");
@@ -112,7 +114,8 @@ absl::Status ParseComment(LineReader& line, Exposition& out) {
   if (!is_help && !is_type) return absl::OkStatus();  // a plain comment
   LineReader named(absl::StripLeadingAsciiWhitespace(rest), 0);
   absl::StatusOr<std::string> name = named.Name(/*allow_colon=*/true, "a metric name");
-  if (!name.ok()) return line.Error(absl::StrCat(is_help ? "HELP" : "TYPE", ": expected a metric name"));
+  if (!name.ok())
+    return line.Error(absl::StrCat(is_help ? "HELP" : "TYPE", ": expected a metric name"));
   FamilyInfo& family = out.families[*name];
   if (is_help) {
     absl::string_view text = named.rest();
@@ -176,8 +179,8 @@ absl::Status ParseSample(LineReader& line, Exposition& out) {
     const absl::string_view timestamp_token = line.Token();
     int64_t timestamp = 0;
     if (!absl::SimpleAtoi(timestamp_token, &timestamp)) {
-      return line.Error(absl::StrCat("expected a timestamp in milliseconds, found \"",
-                                     timestamp_token, "\""));
+      return line.Error(
+          absl::StrCat("expected a timestamp in milliseconds, found \"", timestamp_token, "\""));
     }
     sample.timestamp_ms = timestamp;
     line.SkipSpaces();

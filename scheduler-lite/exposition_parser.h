@@ -24,10 +24,10 @@
 #include <map>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -47,7 +47,7 @@ struct FamilyInfo {
 };
 
 struct Exposition {
-  std::vector<Sample> samples;               // in document order
+  std::vector<Sample> samples;                 // in document order
   std::map<std::string, FamilyInfo> families;  // by family name
 };
 

@@ -20,22 +20,28 @@ constexpr std::string_view kRegionLabel = "topology.kubernetes.io/region";
 constexpr std::string_view kRegionAnnotation = "node.kubernetes.io/region";
 constexpr std::string_view kLocationLabel = "carbonroute.io/location";
 
-absl::Status Invalid(absl::string_view what) { return absl::InvalidArgumentError(std::string(what)); }
+absl::Status Invalid(absl::string_view what) {
+  return absl::InvalidArgumentError(std::string(what));
+}
 
 // metadata.<field> of an object; nullopt when absent or null. (A default-constructed
 // simdjson::dom::object must not be iterated, hence the optional.)
-absl::StatusOr<std::optional<simdjson::dom::object>> StringMap(simdjson::dom::element object, const char* field,
+absl::StatusOr<std::optional<simdjson::dom::object>> StringMap(simdjson::dom::element object,
+                                                               const char* field,
                                                                absl::string_view path) {
   simdjson::dom::element metadata, map;
-  if (object["metadata"].get(metadata) || metadata.is_null()) return std::optional<simdjson::dom::object>();
+  if (object["metadata"].get(metadata) || metadata.is_null())
+    return std::optional<simdjson::dom::object>();
   if (metadata[field].get(map) || map.is_null()) return std::optional<simdjson::dom::object>();
   simdjson::dom::object out;
-  if (map.get_object().get(out)) return Invalid(absl::StrCat(path, ".metadata.", field, " is not an object"));
+  if (map.get_object().get(out))
+    return Invalid(absl::StrCat(path, ".metadata.", field, " is not an object"));
   return std::optional<simdjson::dom::object>(out);
 }
 
 // The string at `key` of an optional map.
-bool StringAt(const std::optional<simdjson::dom::object>& map, std::string_view key, std::string_view& out) {
+bool StringAt(const std::optional<simdjson::dom::object>& map, std::string_view key,
+              std::string_view& out) {
   return map && !(*map)[key].get_string().get(out);
 }
 
@@ -44,27 +50,33 @@ std::string Text(std::string_view text) { return std::string(text); }
 absl::Status ReadPod(simdjson::dom::element pod, Workload& workload) {
   absl::StatusOr<std::optional<simdjson::dom::object>> labels = StringMap(pod, "labels", "Pod");
   if (!labels.ok()) return labels.status();
-  if (*labels) for (auto [key, value] : **labels) {
-    if (!key.starts_with(kDelayPrefix)) continue;
-    std::string_view text;
-    double ms = 0;
-    if (value.get_string().get(text) || !absl::SimpleAtod(absl::string_view(text.data(), text.size()), &ms) ||
-        !std::isfinite(ms) || ms < 0) {
-      return Invalid(absl::StrCat("Pod label ", Text(key), " must be a number of milliseconds, got ",
-                                  simdjson::minify(value)));
+  if (*labels)
+    for (auto [key, value] : **labels) {
+      if (!key.starts_with(kDelayPrefix)) continue;
+      std::string_view text;
+      double ms = 0;
+      if (value.get_string().get(text) ||
+          !absl::SimpleAtod(absl::string_view(text.data(), text.size()), &ms) ||
+          !std::isfinite(ms) || ms < 0) {
+        return Invalid(absl::StrCat("Pod label ", Text(key),
+                                    " must be a number of milliseconds, got ",
+                                    simdjson::minify(value)));
+      }
+      const std::string from = Text(key.substr(kDelayPrefix.size()));
+      if (from.empty()) return Invalid("Pod label delay_ names no origin");
+      workload.max_rtt_ms[from] = ms;
     }
-    const std::string from = Text(key.substr(kDelayPrefix.size()));
-    if (from.empty()) return Invalid("Pod label delay_ names no origin");
-    workload.max_rtt_ms[from] = ms;
-  }
-  absl::StatusOr<std::optional<simdjson::dom::object>> annotations = StringMap(pod, "annotations", "Pod");
+  absl::StatusOr<std::optional<simdjson::dom::object>> annotations =
+      StringMap(pod, "annotations", "Pod");
   if (!annotations.ok()) return annotations.status();
   std::string_view runtime;
   if (StringAt(*annotations, kExpectedRuntime, runtime)) {
     absl::Duration d;
-    if (!absl::ParseDuration(absl::string_view(runtime.data(), runtime.size()), &d) || d <= absl::ZeroDuration()) {
-      return Invalid(absl::StrCat("Pod annotation ", Text(kExpectedRuntime), " must be a duration such as \"2h\", got \"",
-                                  Text(runtime), "\""));
+    if (!absl::ParseDuration(absl::string_view(runtime.data(), runtime.size()), &d) ||
+        d <= absl::ZeroDuration()) {
+      return Invalid(absl::StrCat("Pod annotation ", Text(kExpectedRuntime),
+                                  " must be a duration such as \"2h\", got \"", Text(runtime),
+                                  "\""));
     }
     workload.expected_runtime = d;
   }
@@ -81,7 +93,8 @@ absl::Status ReadNode(simdjson::dom::element node, std::size_t index, ExtenderAr
   candidate.name = Text(name);
   absl::StatusOr<std::optional<simdjson::dom::object>> labels = StringMap(node, "labels", path);
   if (!labels.ok()) return labels.status();
-  absl::StatusOr<std::optional<simdjson::dom::object>> annotations = StringMap(node, "annotations", path);
+  absl::StatusOr<std::optional<simdjson::dom::object>> annotations =
+      StringMap(node, "annotations", path);
   if (!annotations.ok()) return annotations.status();
   std::string_view text;
   if (StringAt(*labels, kRegionLabel, text) || StringAt(*annotations, kRegionAnnotation, text)) {
@@ -99,7 +112,8 @@ absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
   thread_local simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto error = parser.parse(body.data(), body.size()).get(root); error) {
-    return Invalid(absl::StrCat("request body is not valid JSON: ", simdjson::error_message(error)));
+    return Invalid(
+        absl::StrCat("request body is not valid JSON: ", simdjson::error_message(error)));
   }
   if (!root.is_object()) return Invalid("request body must be a JSON object (ExtenderArgs)");
   ExtenderArgs args;
@@ -117,7 +131,8 @@ absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
     std::size_t i = 0;
     for (simdjson::dom::element name : array) {
       std::string_view text;
-      if (name.get_string().get(text)) return Invalid(absl::StrCat("NodeNames[", i, "] is not a string"));
+      if (name.get_string().get(text))
+        return Invalid(absl::StrCat("NodeNames[", i, "] is not a string"));
       args.candidates.push_back({Text(text), "", ""});
       ++i;
     }
@@ -125,7 +140,8 @@ absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
   } else if (has_nodes) {
     simdjson::dom::array items;
     simdjson::dom::element items_element;
-    if (!nodes.is_object() || nodes["items"].get(items_element)) return Invalid("Nodes must be a NodeList with items");
+    if (!nodes.is_object() || nodes["items"].get(items_element))
+      return Invalid("Nodes must be a NodeList with items");
     if (items_element.is_null()) {
       args.node_cache_capable = false;
       return args;
@@ -151,12 +167,23 @@ void AppendJsonString(std::string& out, absl::string_view text) {
     out.append(text.data() + clean_from, i - clean_from);
     clean_from = i + 1;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: absl::StrAppendFormat(&out, "\\u%04x", c);
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        absl::StrAppendFormat(&out, "\\u%04x", c);
     }
   }
   out.append(text.data() + clean_from, text.size() - clean_from);
@@ -186,9 +213,11 @@ std::string FilterReply(const ExtenderArgs& args, const CompactScores& scores) {
   }
   if (args.node_cache_capable) {
     return absl::StrCat(R"({"Nodes":null,"NodeNames":[)", passed,
-                        R"(],"FailedNodes":{},"FailedAndUnresolvableNodes":{)", failed, R"(},"Error":""})");
+                        R"(],"FailedNodes":{},"FailedAndUnresolvableNodes":{)", failed,
+                        R"(},"Error":""})");
   }
-  return absl::StrCat(R"({"Nodes":{"metadata":{},"items":[)", passed, R"(]},"NodeNames":null,"FailedNodes":{},)",
+  return absl::StrCat(R"({"Nodes":{"metadata":{},"items":[)", passed,
+                      R"(]},"NodeNames":null,"FailedNodes":{},)",
                       R"("FailedAndUnresolvableNodes":{)", failed, R"(},"Error":""})");
 }
 
@@ -209,7 +238,8 @@ std::string PrioritizeReply(const ExtenderArgs& args, const CompactScores& score
 }
 
 std::string FilterErrorReply(absl::string_view error) {
-  std::string out = R"({"Nodes":null,"NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":)";
+  std::string out =
+      R"({"Nodes":null,"NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":)";
   AppendJsonString(out, error);
   return out + "}";
 }

@@ -41,9 +41,9 @@ namespace carbonroute::scheduler_lite {
 
 struct ExtenderArgs {
   Workload workload;
-  std::vector<Candidate> candidates;  // in request order
-  bool node_cache_capable = true;     // NodeNames (true) or Nodes (false)
-  std::vector<std::string> raw_nodes; // minified Node objects (Nodes mode), same order
+  std::vector<Candidate> candidates;   // in request order
+  bool node_cache_capable = true;      // NodeNames (true) or Nodes (false)
+  std::vector<std::string> raw_nodes;  // minified Node objects (Nodes mode), same order
 };
 
 absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body);

@@ -50,7 +50,7 @@ ExtenderService::ExtenderService(ModelStore& models, ScoringOptions options, Clo
                      .Add({})) {}
 
 net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
-                                                     const net::HttpServerRequest& request) {
+                                                const net::HttpServerRequest& request) {
   const auto started = std::chrono::steady_clock::now();
   net::HttpServerResponse response{200, kJson, ""};
   const bool filter = verb == "filter";
@@ -72,10 +72,13 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
       response.body = FilterReply(*args, scores);
     } else {
       response.body = PrioritizeReply(*args, scores);
-      if (scores.best) decisions_.Add({{metric_labels::kLocation, scores.best_location}}).Increment();
+      if (scores.best)
+        decisions_.Add({{metric_labels::kLocation, scores.best_location}}).Increment();
     }
   }
-  requests_.Add({{metric_labels::kVerb, verb}, {metric_labels::kCode, std::to_string(response.status)}}).Increment();
+  requests_
+      .Add({{metric_labels::kVerb, verb}, {metric_labels::kCode, std::to_string(response.status)}})
+      .Increment();
   duration_.Add({{metric_labels::kVerb, verb}}, LatencyBuckets())
       .Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return response;
@@ -85,8 +88,7 @@ net::HttpServerResponse ExtenderService::Filter(const net::HttpServerRequest& re
   return Handle("filter", request);
 }
 
-net::HttpServerResponse ExtenderService::Prioritize(
-    const net::HttpServerRequest& request) {
+net::HttpServerResponse ExtenderService::Prioritize(const net::HttpServerRequest& request) {
   return Handle("prioritize", request);
 }
 

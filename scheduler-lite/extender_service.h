@@ -72,12 +72,10 @@ class ExtenderService {
   net::HttpServerResponse Health(const net::HttpServerRequest& request);
 
   // /filter, /prioritize, /healthz, and /metrics rendering `registry`.
-  std::map<std::string, net::HttpHandler> Routes(
-      std::shared_ptr<prometheus::Registry> registry);
+  std::map<std::string, net::HttpHandler> Routes(std::shared_ptr<prometheus::Registry> registry);
 
  private:
-  net::HttpServerResponse Handle(const std::string& verb,
-                                      const net::HttpServerRequest& request);
+  net::HttpServerResponse Handle(const std::string& verb, const net::HttpServerRequest& request);
 
   ModelStore& models_;
   const ScoringOptions options_;

@@ -22,7 +22,8 @@ absl::StatusOr<KarmadaPolicy> ParseKarmadaPolicy(absl::string_view yaml, absl::s
   try {
     root = YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
-    return Invalid(origin, absl::StrCat("YAML syntax error at line ", e.mark.line + 1, ": ", e.msg));
+    return Invalid(origin,
+                   absl::StrCat("YAML syntax error at line ", e.mark.line + 1, ": ", e.msg));
   }
   if (!root.IsMap()) return Invalid(origin, "expected a mapping");
   for (const auto& entry : root) {
@@ -46,7 +47,8 @@ absl::StatusOr<KarmadaPolicy> ParseKarmadaPolicy(absl::string_view yaml, absl::s
       policy.desired_clusters = 0;
     }
     if (policy.desired_clusters < 1) {
-      return Invalid(origin, absl::StrCat("desiredClusters: expected a positive integer, got \"", text, "\""));
+      return Invalid(
+          origin, absl::StrCat("desiredClusters: expected a positive integer, got \"", text, "\""));
     }
   }
   const YAML::Node clusters = root["clusters"];
@@ -57,46 +59,54 @@ absl::StatusOr<KarmadaPolicy> ParseKarmadaPolicy(absl::string_view yaml, absl::s
   for (std::size_t i = 0; i < clusters.size(); ++i) {
     const YAML::Node c = clusters[i];
     const std::string path = absl::StrCat("clusters[", i, "]");
-    if (!c.IsMap() || !c["name"] || c["name"].Scalar().empty()) return Invalid(origin, absl::StrCat(path, ".name: required key is missing"));
+    if (!c.IsMap() || !c["name"] || c["name"].Scalar().empty())
+      return Invalid(origin, absl::StrCat(path, ".name: required key is missing"));
     Candidate candidate{c["name"].Scalar(), c["location"] ? c["location"].Scalar() : "",
                         c["region"] ? c["region"].Scalar() : ""};
     if (candidate.location.empty() && candidate.region.empty()) {
       return Invalid(origin, absl::StrCat(path, ": give a location (grid zone) or a region"));
     }
     if (!names.insert(candidate.name).second) {
-      return Invalid(origin, absl::StrCat(path, ".name: duplicate cluster \"", candidate.name, "\""));
+      return Invalid(origin,
+                     absl::StrCat(path, ".name: duplicate cluster \"", candidate.name, "\""));
     }
     policy.clusters.push_back(std::move(candidate));
   }
   return policy;
 }
 
-KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy, const std::vector<ScoredCandidate>& scored,
-                              absl::Time now) {
+KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy,
+                              const std::vector<ScoredCandidate>& scored, absl::Time now) {
   KarmadaPatch patch;
   std::vector<std::string> readings;
   for (const ScoredCandidate& s : scored) {
-    if (!s.feasible || static_cast<int>(patch.cluster_names.size()) >= policy.desired_clusters) continue;
+    if (!s.feasible || static_cast<int>(patch.cluster_names.size()) >= policy.desired_clusters)
+      continue;
     patch.cluster_names.push_back(s.name);
-    readings.push_back(s.grams_per_kwh ? absl::StrFormat("%s=%s:%.2f gCO2eq/kWh (%s)", s.name, s.location,
-                                                         *s.grams_per_kwh, s.carbon_basis)
-                                       : absl::StrCat(s.name, "=", s.location, ":no data"));
+    readings.push_back(s.grams_per_kwh
+                           ? absl::StrFormat("%s=%s:%.2f gCO2eq/kWh (%s)", s.name, s.location,
+                                             *s.grams_per_kwh, s.carbon_basis)
+                           : absl::StrCat(s.name, "=", s.location, ":no data"));
   }
   patch.readings = absl::StrJoin(readings, "; ");
   const std::string when = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
   nlohmann::json json = {
-      {"metadata", {{"annotations", {{"carbonroute.io/placement-readings", patch.readings},
-                                     {"carbonroute.io/placement-time", when}}}}},
+      {"metadata",
+       {{"annotations",
+         {{"carbonroute.io/placement-readings", patch.readings},
+          {"carbonroute.io/placement-time", when}}}}},
       {"spec", {{"placement", {{"clusterAffinity", {{"clusterNames", patch.cluster_names}}}}}}}};
   patch.json = json.dump();
-  patch.yaml = absl::StrCat("# carbonroute: the ", patch.cluster_names.size(), " cleanest of ",
-                            policy.clusters.size(), " member clusters at ", when, "\n# ", patch.readings,
-                            "\n# merge patch for propagationpolicy/", policy.name, " -n ", policy.namespace_name,
-                            " (--apply runs kubectl patch --type merge)\n");
+  patch.yaml =
+      absl::StrCat("# carbonroute: the ", patch.cluster_names.size(), " cleanest of ",
+                   policy.clusters.size(), " member clusters at ", when, "\n# ", patch.readings,
+                   "\n# merge patch for propagationpolicy/", policy.name, " -n ",
+                   policy.namespace_name, " (--apply runs kubectl patch --type merge)\n");
   absl::StrAppend(&patch.yaml, "metadata:\n  annotations:\n    carbonroute.io/placement-readings: ",
-                  nlohmann::json(patch.readings).dump(), "\n    carbonroute.io/placement-time: \"", when,
-                  "\"\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames:\n");
-  for (const std::string& name : patch.cluster_names) absl::StrAppend(&patch.yaml, "        - ", name, "\n");
+                  nlohmann::json(patch.readings).dump(), "\n    carbonroute.io/placement-time: \"",
+                  when, "\"\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames:\n");
+  for (const std::string& name : patch.cluster_names)
+    absl::StrAppend(&patch.yaml, "        - ", name, "\n");
   return patch;
 }
 

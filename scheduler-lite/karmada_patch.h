@@ -9,8 +9,8 @@
 //
 // Policy file (YAML):
 //   propagationPolicy: {name: web, namespace: default}
-//   clusters: [{name: member-be, location: BE}, {name: member-de, location: DE, region: europe-west3}]
-//   desiredClusters: 2
+//   clusters: [{name: member-be, location: BE}, {name: member-de, location: DE, region:
+//   europe-west3}] desiredClusters: 2
 //
 // The patch carries the readings it was decided on, in a comment and in the
 // annotation carbonroute.io/placement-readings.
@@ -45,9 +45,10 @@ struct KarmadaPatch {
   std::string json;                        // for `kubectl patch --type merge -p`
 };
 
-// Chooses the first `desired_clusters` feasible entries of `scored` (as ScoreCandidates orders them).
-KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy, const std::vector<ScoredCandidate>& scored,
-                              absl::Time now);
+// Chooses the first `desired_clusters` feasible entries of `scored` (as ScoreCandidates orders
+// them).
+KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy,
+                              const std::vector<ScoredCandidate>& scored, absl::Time now);
 
 }  // namespace carbonroute::scheduler_lite
 

@@ -134,9 +134,7 @@ const std::vector<Subcommand>& Subcommands() {
              ->capture_default_str();
        },
        nullptr,
-       [](Context& c) {
-         return RankCommand(c.flags.rank, c.http, c.clock, std::cout, std::cerr);
-       }},
+       [](Context& c) { return RankCommand(c.flags.rank, c.http, c.clock, std::cout, std::cerr); }},
       {"explain", "why one candidate scored as it did",
        [](CLI::App* cmd, Flags& f) {
          cmd->add_option("name", f.explain_name, "node, region or location")->required();
@@ -153,8 +151,7 @@ const std::vector<Subcommand>& Subcommands() {
              ->capture_default_str();
          cmd->add_option("--location", f.window.location, "grid location, e.g. DE")->required();
          cmd->add_option("--duration", f.duration, "job duration, e.g. 2h")->required();
-         cmd->add_option("--deadline", f.window.deadline,
-                         "latest end: RFC 3339 or relative (+12h)")
+         cmd->add_option("--deadline", f.window.deadline, "latest end: RFC 3339 or relative (+12h)")
              ->required();
          cmd->add_option("--format", f.window.format, "table or json")
              ->check(CLI::IsMember({"table", "json"}));
@@ -183,8 +180,7 @@ const std::vector<Subcommand>& Subcommands() {
          cmd->add_option("--refresh", f.refresh, "how often the model is rebuilt from its sources")
              ->capture_default_str();
          cmd->add_option("--carbon-weight", f.serve.carbon_weight, "w_c")->capture_default_str();
-         cmd->add_option("--latency-weight", f.serve.latency_weight, "w_l")
-             ->capture_default_str();
+         cmd->add_option("--latency-weight", f.serve.latency_weight, "w_l")->capture_default_str();
          cmd->add_option("--max-body-bytes", f.serve.max_body_bytes, "largest request body")
              ->capture_default_str();
          cmd->add_option("--threads", f.serve.threads,

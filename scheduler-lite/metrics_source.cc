@@ -14,11 +14,11 @@ namespace {
 
 // The metrics the placement model is built from.
 constexpr const char* kModelMetrics[] = {
-    metric_names::kCarbonIntensity, metric_names::kCarbonIntensityValidTo, metric_names::kForecastMean,
-    metric_names::kNodeInfo, metric_names::kRtt};
+    metric_names::kCarbonIntensity, metric_names::kCarbonIntensityValidTo,
+    metric_names::kForecastMean, metric_names::kNodeInfo, metric_names::kRtt};
 
-absl::StatusOr<std::string> Get(net::HttpClient& http, const std::string& url, absl::Duration timeout,
-                                const char* accept) {
+absl::StatusOr<std::string> Get(net::HttpClient& http, const std::string& url,
+                                absl::Duration timeout, const char* accept) {
   net::HttpRequest request;
   request.url = url;
   request.timeout = timeout;
@@ -55,8 +55,8 @@ SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::stri
     }
     absl::StatusOr<Exposition> exposition = ParseExposition(*body);
     if (!exposition.ok()) {
-      result.errors.push_back(absl::InvalidArgumentError(
-          absl::StrCat(url, ": ", exposition.status().message())));
+      result.errors.push_back(
+          absl::InvalidArgumentError(absl::StrCat(url, ": ", exposition.status().message())));
       continue;
     }
     for (Sample& sample : exposition->samples) result.samples.push_back(std::move(sample));
@@ -75,7 +75,8 @@ absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& 
   if (root["status"].get_string().get(status) || status != "success") {
     std::string_view error = "no status";
     if (root["error"].get_string().get(error)) error = "no status";
-    return absl::FailedPreconditionError(absl::StrCat("Prometheus query failed: ", std::string(error)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("Prometheus query failed: ", std::string(error)));
   }
   simdjson::dom::array results;
   if (root["data"]["result"].get_array().get(results)) {
@@ -99,7 +100,8 @@ absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& 
     simdjson::dom::array pair;
     std::string_view value_text;
     if (series["value"].get_array().get(pair) || pair.at(1).get_string().get(value_text)) {
-      return absl::InvalidArgumentError("Prometheus answer: result[].value is not [time, \"value\"]");
+      return absl::InvalidArgumentError(
+          "Prometheus answer: result[].value is not [time, \"value\"]");
     }
     sample.value = PrometheusValue(value_text);
     out.push_back(std::move(sample));
@@ -107,7 +109,8 @@ absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& 
   return absl::OkStatus();
 }
 
-SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url, absl::Duration timeout) {
+SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
+                             absl::Duration timeout) {
   SourceResult result;
   for (const char* metric : kModelMetrics) {
     const std::string url = absl::StrCat(base_url, "/api/v1/query?query=", metric);
@@ -117,7 +120,8 @@ SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
       continue;
     }
     if (absl::Status parsed = ParsePrometheusVector(*body, result.samples); !parsed.ok()) {
-      result.errors.push_back(absl::Status(parsed.code(), absl::StrCat(url, ": ", parsed.message())));
+      result.errors.push_back(
+          absl::Status(parsed.code(), absl::StrCat(url, ": ", parsed.message())));
     }
   }
   return result;

@@ -36,7 +36,8 @@ SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::stri
                               absl::Duration timeout);
 
 // `base_url` like "http://127.0.0.1:9090".
-SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url, absl::Duration timeout);
+SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
+                             absl::Duration timeout);
 
 // Parses a Prometheus /api/v1/query answer of resultType "vector" into samples
 // named by their __name__ label. Exposed for tests.

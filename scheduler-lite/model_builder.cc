@@ -8,10 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "contract/rtt_matrix.h"
 #include "contract/intensity_series.h"
 #include "contract/metric_labels.h"
 #include "contract/metric_names.h"
+#include "contract/rtt_matrix.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {

@@ -1,16 +1,12 @@
 #include "scheduler-lite/model_loader.h"
 
-
 #include "absl/strings/str_cat.h"
 #include "base/data_files.h"
 #include "scheduler-lite/metrics_source.h"
 #include "scheduler-lite/model_builder.h"
 
 namespace carbonroute::scheduler_lite {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::Time now) {
   LoadedModel loaded;
@@ -27,9 +23,10 @@ LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::
     builder.AddSamples(queried.samples);
     for (absl::Status& error : queried.errors) loaded.errors.push_back(std::move(error));
   }
-  const std::pair<const std::string*, absl::Status (ModelBuilder::*)(absl::string_view, absl::string_view)> files[] = {
-      {&sources.rtt_matrix_csv, &ModelBuilder::AddStaticRttCsv},
-      {&sources.region_locations_csv, &ModelBuilder::AddRegionLocationsCsv}};
+  const std::pair<const std::string*,
+                  absl::Status (ModelBuilder::*)(absl::string_view, absl::string_view)>
+      files[] = {{&sources.rtt_matrix_csv, &ModelBuilder::AddStaticRttCsv},
+                 {&sources.region_locations_csv, &ModelBuilder::AddRegionLocationsCsv}};
   for (const auto& [path, add] : files) {
     if (path->empty()) continue;
     absl::StatusOr<std::string> text = ReadFileToString(*path, "data file");

@@ -24,8 +24,8 @@ namespace carbonroute::scheduler_lite {
 struct ModelSources {
   std::vector<std::string> metrics_urls;  // collectors' /metrics
   std::string prometheus_url;             // e.g. http://prometheus:9090 ("" = none)
-  std::string rtt_matrix_csv;             // sending_region,receiving_region,milliseconds ("" = none)
-  std::string region_locations_csv;       // gcp_region,zone ("" = none)
+  std::string rtt_matrix_csv;        // sending_region,receiving_region,milliseconds ("" = none)
+  std::string region_locations_csv;  // gcp_region,zone ("" = none)
   EmissionsType emissions_type = EmissionsType::kAverage;  // preferred when a location has both
   absl::Duration timeout = absl::Seconds(10);
 

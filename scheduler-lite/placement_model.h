@@ -30,7 +30,7 @@ struct LocationCarbon {
   EmissionsType emissions_type = EmissionsType::kAverage;
   double grams_per_kwh = 0;
   bool estimated = false;
-  std::optional<absl::Time> valid_to;            // end of the reading's validity
+  std::optional<absl::Time> valid_to;           // end of the reading's validity
   std::map<std::string, double> forecast_mean;  // window ("1h", "4h", "24h") → gCO2eq/kWh
   absl::Time observed_at;                       // when scheduler-lite read it
 };
@@ -51,8 +51,8 @@ struct RttEntry {
 // several per candidate and thousands of candidates per extender request.
 struct PlacementModel {
   absl::Time built_at;
-  absl::flat_hash_map<std::string, LocationCarbon> carbon;            // by location
-  absl::flat_hash_map<std::string, NodePlacement> nodes;              // by node name
+  absl::flat_hash_map<std::string, LocationCarbon> carbon;           // by location
+  absl::flat_hash_map<std::string, NodePlacement> nodes;             // by node name
   std::map<std::string, std::string, std::less<>> region_locations;  // region → grid location
   // source → target → RTT. Names are node names (collector rows) or regions (static matrix).
   absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, RttEntry>> rtt;

@@ -1,8 +1,7 @@
 #include "scheduler-lite/ranking_output.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -11,7 +10,9 @@
 namespace carbonroute::scheduler_lite {
 namespace {
 
-std::string Or(const std::string& text, const char* fallback) { return text.empty() ? fallback : text; }
+std::string Or(const std::string& text, const char* fallback) {
+  return text.empty() ? fallback : text;
+}
 
 }  // namespace
 
@@ -19,17 +20,18 @@ std::string RankingTable(const std::vector<ScoredCandidate>& scored) {
   std::size_t name_width = 9;
   for (const ScoredCandidate& s : scored) name_width = std::max(name_width, s.name.size());
   const int nw = static_cast<int>(name_width);
-  std::string out = absl::StrFormat("%4s  %-*s  %-12s  %10s  %-18s  %9s  %5s\n", "rank", nw, "candidate",
-                                    "location", "gCO2eq/kWh", "carbon basis", "RTT", "score");
+  std::string out =
+      absl::StrFormat("%4s  %-*s  %-12s  %10s  %-18s  %9s  %5s\n", "rank", nw, "candidate",
+                      "location", "gCO2eq/kWh", "carbon basis", "RTT", "score");
   int rank = 0;
   for (const ScoredCandidate& s : scored) {
     if (!s.feasible) continue;
-    absl::StrAppendFormat(&out, "%4d  %-*s  %-12s  %10s  %-18s  %9s  %5d\n", ++rank, nw, s.name,
-                          Or(s.location, "-"),
-                          s.grams_per_kwh ? absl::StrFormat("%.2f", *s.grams_per_kwh) : std::string("n/a"),
-                          s.grams_per_kwh ? s.carbon_basis : std::string("no data"),
-                          s.latency ? absl::StrFormat("%.2f ms", absl::ToDoubleMilliseconds(*s.latency)) : "-",
-                          FrameworkScore(s));
+    absl::StrAppendFormat(
+        &out, "%4d  %-*s  %-12s  %10s  %-18s  %9s  %5d\n", ++rank, nw, s.name, Or(s.location, "-"),
+        s.grams_per_kwh ? absl::StrFormat("%.2f", *s.grams_per_kwh) : std::string("n/a"),
+        s.grams_per_kwh ? s.carbon_basis : std::string("no data"),
+        s.latency ? absl::StrFormat("%.2f ms", absl::ToDoubleMilliseconds(*s.latency)) : "-",
+        FrameworkScore(s));
     for (const std::string& reason : s.reasons) absl::StrAppend(&out, "      note: ", reason, "\n");
   }
   for (const ScoredCandidate& s : scored) {
@@ -43,36 +45,47 @@ std::string RankingJson(const std::vector<ScoredCandidate>& scored) {
   nlohmann::json candidates = nlohmann::json::array();
   int rank = 0;
   for (const ScoredCandidate& s : scored) {
-    candidates.push_back({{"rank", s.feasible ? nlohmann::json(++rank) : nlohmann::json(nullptr)},
-                          {"name", s.name},
-                          {"location", s.location},
-                          {"region", s.region},
-                          {"feasible", s.feasible},
-                          {"score", FrameworkScore(s)},
-                          {"grams_per_kwh", s.grams_per_kwh ? nlohmann::json(*s.grams_per_kwh) : nlohmann::json(nullptr)},
-                          {"carbon_basis", s.carbon_basis},
-                          {"rtt_ms", s.latency ? nlohmann::json(absl::ToDoubleMilliseconds(*s.latency)) : nlohmann::json(nullptr)},
-                          {"reasons", s.reasons}});
+    candidates.push_back(
+        {{"rank", s.feasible ? nlohmann::json(++rank) : nlohmann::json(nullptr)},
+         {"name", s.name},
+         {"location", s.location},
+         {"region", s.region},
+         {"feasible", s.feasible},
+         {"score", FrameworkScore(s)},
+         {"grams_per_kwh",
+          s.grams_per_kwh ? nlohmann::json(*s.grams_per_kwh) : nlohmann::json(nullptr)},
+         {"carbon_basis", s.carbon_basis},
+         {"rtt_ms", s.latency ? nlohmann::json(absl::ToDoubleMilliseconds(*s.latency))
+                              : nlohmann::json(nullptr)},
+         {"reasons", s.reasons}});
   }
   return nlohmann::json{{"candidates", candidates}}.dump(2) + "\n";
 }
 
 std::string Explanation(const std::vector<ScoredCandidate>& scored, const std::string& name) {
-  auto it = std::find_if(scored.begin(), scored.end(), [&](const ScoredCandidate& s) { return s.name == name; });
-  if (it == scored.end()) return absl::StrCat(name, ": not a candidate (no node, region or location of that name)\n");
+  auto it = std::find_if(scored.begin(), scored.end(),
+                         [&](const ScoredCandidate& s) { return s.name == name; });
+  if (it == scored.end())
+    return absl::StrCat(name, ": not a candidate (no node, region or location of that name)\n");
   const ScoredCandidate& s = *it;
-  std::string out = absl::StrCat(s.name, "\n  location: ", Or(s.location, "unknown"), "\n  region:   ",
-                                 Or(s.region, "unknown"), "\n");
+  std::string out = absl::StrCat(s.name, "\n  location: ", Or(s.location, "unknown"),
+                                 "\n  region:   ", Or(s.region, "unknown"), "\n");
   absl::StrAppend(&out, "  carbon:   ",
-                  s.grams_per_kwh ? absl::StrFormat("%.2f gCO2eq/kWh (%s)", *s.grams_per_kwh, s.carbon_basis)
-                                  : absl::StrCat("none: ", s.carbon_basis),
+                  s.grams_per_kwh
+                      ? absl::StrFormat("%.2f gCO2eq/kWh (%s)", *s.grams_per_kwh, s.carbon_basis)
+                      : absl::StrCat("none: ", s.carbon_basis),
                   "\n");
-  if (s.latency) absl::StrAppendFormat(&out, "  latency:  %.2f ms (largest RTT from the origins)\n", absl::ToDoubleMilliseconds(*s.latency));
+  if (s.latency)
+    absl::StrAppendFormat(&out, "  latency:  %.2f ms (largest RTT from the origins)\n",
+                          absl::ToDoubleMilliseconds(*s.latency));
   if (s.feasible) {
-    const auto position = std::count_if(scored.begin(), it + 1, [](const ScoredCandidate& c) { return c.feasible; });
-    const auto feasible = std::count_if(scored.begin(), scored.end(), [](const ScoredCandidate& c) { return c.feasible; });
-    absl::StrAppendFormat(&out, "  verdict:  feasible, rank %d of %d, score %d/100 (extender %d/10)\n", position,
-                          feasible, FrameworkScore(s), ExtenderScore(s));
+    const auto position =
+        std::count_if(scored.begin(), it + 1, [](const ScoredCandidate& c) { return c.feasible; });
+    const auto feasible = std::count_if(scored.begin(), scored.end(),
+                                        [](const ScoredCandidate& c) { return c.feasible; });
+    absl::StrAppendFormat(&out,
+                          "  verdict:  feasible, rank %d of %d, score %d/100 (extender %d/10)\n",
+                          position, feasible, FrameworkScore(s), ExtenderScore(s));
   } else {
     absl::StrAppend(&out, "  verdict:  excluded\n");
   }

@@ -313,7 +313,8 @@ std::vector<std::string> Reasons(const PlacementModel& model, const std::vector<
                                      ": the ", origin.limit_ms, " ms limit cannot be verified"));
     } else if (absl::ToDoubleMilliseconds(rtt->rtt) > origin.limit_ms) {
       reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->rtt), " (",
-                                     rtt->provenance, "), over the ", origin.limit_ms, " ms limit"));
+                                     rtt->provenance, "), over the ", origin.limit_ms,
+                                     " ms limit"));
     }
   }
   if (!e.carbon->has_carbon) reasons.push_back(BasisText(e, window) + ": scored as the dirtiest");

@@ -22,10 +22,10 @@ TestPoint Point(int from_hour, int to_hour, double value) {
 }
 
 TEST(TimeWeightedMean, WeighsEachPointByItsOverlap) {
-  const std::vector<TestPoint> points = {Point(0, 1, 100), Point(1, 2, 200),
-                                                      Point(2, 3, 400)};
+  const std::vector<TestPoint> points = {Point(0, 1, 100), Point(1, 2, 200), Point(2, 3, 400)};
   // [0:30, 2:30): 30 min of 100, 60 min of 200, 30 min of 400 → (50 + 200 + 200) / 2 = 225.
-  EXPECT_DOUBLE_EQ(*TimeWeightedMean(points, kT0 + absl::Minutes(30), kT0 + absl::Minutes(150)), 225);
+  EXPECT_DOUBLE_EQ(*TimeWeightedMean(points, kT0 + absl::Minutes(30), kT0 + absl::Minutes(150)),
+                   225);
   EXPECT_DOUBLE_EQ(*TimeWeightedMean(points, kT0, kT0 + absl::Hours(1)), 100);
 }
 

@@ -34,7 +34,8 @@ std::unique_ptr<ReadingStore> OpenMemory() {
   return store.ok() ? *std::move(store) : nullptr;
 }
 
-std::optional<IntensityRecord> ValidAt(ReadingStore& store, const IntensitySeries& series, absl::Time t) {
+std::optional<IntensityRecord> ValidAt(ReadingStore& store, const IntensitySeries& series,
+                                       absl::Time t) {
   absl::StatusOr<std::optional<IntensityRecord>> found = store.ValidAt(series, t);
   EXPECT_THAT(found, IsOk());
   return found.ok() ? *found : std::nullopt;
@@ -142,7 +143,8 @@ TEST(ReadingStore, ReopeningTheFileKeepsReadings) {
 TEST(ReadingStore, PruneDeletesRowsPastRetentionOnly) {
   auto store = OpenMemory();
   for (int h = 0; h < 10; ++h) ASSERT_THAT(store->Put(Record(kT0 + absl::Hours(h), h)), IsOk());
-  ASSERT_THAT(store->PutForecast(kSeries, {Record(kT0, 1), Record(kT0 + absl::Hours(1), 2)}), IsOk());
+  ASSERT_THAT(store->PutForecast(kSeries, {Record(kT0, 1), Record(kT0 + absl::Hours(1), 2)}),
+              IsOk());
   // Rows whose validity ended before kT0 + 5h: hours 0..3 (hour 4 ends exactly at the cutoff).
   absl::StatusOr<int64_t> pruned = store->Prune(kT0 + absl::Hours(5));
   ASSERT_THAT(pruned, IsOk());
@@ -170,7 +172,8 @@ TEST(ReadingStore, NewerForecastReplacesTheOverlappingPart) {
   EXPECT_THAT(values, ::testing::ElementsAre(100, 101, 202, 203, 204));
   EXPECT_EQ(**store->ForecastEnd(kSeries), kT0 + absl::Hours(5));
   // Overlap semantics: a window starting mid-point includes that point.
-  EXPECT_EQ(store->ForecastBetween(kSeries, kT0 + absl::Minutes(90), kT0 + absl::Hours(2))->size(), 1u);
+  EXPECT_EQ(store->ForecastBetween(kSeries, kT0 + absl::Minutes(90), kT0 + absl::Hours(2))->size(),
+            1u);
 }
 
 TEST(ReadingStore, ForecastEndOfAnUnknownSeriesIsEmpty) {
@@ -182,7 +185,8 @@ TEST(ReadingStore, ForecastEndOfAnUnknownSeriesIsEmpty) {
 
 TEST(ReadingStore, UnopenablePathIsAnError) {
   EXPECT_THAT(ReadingStore::Open("/nonexistent-dir/x.sqlite"),
-              StatusIs(absl::StatusCode::kInternal, ::testing::HasSubstr("open \"/nonexistent-dir/x.sqlite\"")));
+              StatusIs(absl::StatusCode::kInternal,
+                       ::testing::HasSubstr("open \"/nonexistent-dir/x.sqlite\"")));
 }
 
 }  // namespace

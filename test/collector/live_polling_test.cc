@@ -13,8 +13,8 @@
 #include "absl/strings/str_format.h"
 #include "collector/collector_daemon.h"
 #include "collector/poller.h"
-#include "prometheus/text_serializer.h"
 #include "net/curl_http_client.h"
+#include "prometheus/text_serializer.h"
 #include "providers/electricity_maps_provider.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_clock.h"
@@ -24,18 +24,19 @@
 namespace carbonroute::collector {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::FakeProviderServer;
 using testing::FakeRequest;
 using testing::FakeResponse;
+using ::testing::HasSubstr;
 using testing::IsOk;
+using ::testing::Not;
 
 const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);  // on the hour
 
 // An Electricity Maps "latest" body for the hour containing `now`.
 std::string LatestBody(const std::string& zone, absl::Time now, double value, bool estimated) {
-  const absl::Time hour = absl::FromCivil(absl::ToCivilHour(now, absl::UTCTimeZone()), absl::UTCTimeZone());
+  const absl::Time hour =
+      absl::FromCivil(absl::ToCivilHour(now, absl::UTCTimeZone()), absl::UTCTimeZone());
   return absl::StrFormat(
       R"({"zone":"%s","carbonIntensity":%g,"datetime":"%s","isEstimated":%s,"estimationMethod":null})",
       zone, value, absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", hour, absl::UTCTimeZone()),
@@ -71,7 +72,8 @@ class LivePollingTest : public ::testing::Test {
   int Occurrences(const std::string& text) {
     const std::string log = log_.str();
     int count = 0;
-    for (std::size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++count;
+    for (std::size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1))
+      ++count;
     return count;
   }
 
@@ -101,11 +103,13 @@ TEST_F(LivePollingTest, EachFailureKeepsTheLastGoodValueThenRemovesItAndIsCounte
 
   const std::vector<std::pair<FakeResponse, std::string>> failures = {
       {{500, R"({"status":"error","message":"Unknown error occured"})", {}}, "unavailable"},
-      {{502, "<html><body><h1>502 Bad Gateway</h1></body></html>", {}, {}, "text/html"}, "unavailable"},
+      {{502, "<html><body><h1>502 Bad Gateway</h1></body></html>", {}, {}, "text/html"},
+       "unavailable"},
       {{200, "{\"zone\":\"DE\",\"carbonIntensity\":", {}}, "parse_error"},
       {{200, LatestBody("DE", now, 1, false), {}, FakeResponse::Mode::kTruncated}, "unavailable"},
       {{200, "", {}, FakeResponse::Mode::kHang}, "timeout"},
-      {{200, R"({"zone":"DE","carbonIntensity":null,"datetime":"2027-01-15T09:00:00.000Z"})", {}}, "unavailable"},
+      {{200, R"({"zone":"DE","carbonIntensity":null,"datetime":"2027-01-15T09:00:00.000Z"})", {}},
+       "unavailable"},
       {{429, "{}", {{"Retry-After", "5"}}}, "rate_limited"},
   };
   now = kT0 + absl::Hours(1) + absl::Minutes(1);  // the stored reading has expired
@@ -116,11 +120,12 @@ TEST_F(LivePollingTest, EachFailureKeepsTheLastGoodValueThenRemovesItAndIsCounte
     EXPECT_EQ(stats.provider_errors, 1) << outcome;
     // The last good value is still exported (within valid_to + grace), with its age.
     EXPECT_THAT(Scrape(), HasSubstr("location=\"DE\",provider=\"em\"} 300")) << outcome;
-    EXPECT_THAT(Scrape(), HasSubstr(absl::StrCat("carbonroute_provider_requests_total{outcome=\"", outcome,
-                                                 "\",provider=\"em\"}")));
+    EXPECT_THAT(Scrape(), HasSubstr(absl::StrCat("carbonroute_provider_requests_total{outcome=\"",
+                                                 outcome, "\",provider=\"em\"}")));
   }
   // One warning per change of error kind, each naming the provider and the location.
-  EXPECT_EQ(Occurrences("provider em location DE: current reading failed"), 6);  // 2 × unavailable in a row
+  EXPECT_EQ(Occurrences("provider em location DE: current reading failed"),
+            6);  // 2 × unavailable in a row
   // After valid_to + grace the series disappears rather than lying.
   server_.Script("/v3/carbon-intensity/latest", {{500, "{}", {}}});
   poller.PollOnce(kT0 + absl::Hours(3) + absl::Seconds(1));
@@ -134,7 +139,8 @@ TEST_F(LivePollingTest, EachFailureKeepsTheLastGoodValueThenRemovesItAndIsCounte
 }
 
 TEST_F(LivePollingTest, SimulatedDayOfTenZonesMakesTheCallsValidityImplies) {
-  const std::vector<std::string> zones = {"AT", "BE", "CH", "DE", "DK-DK1", "ES", "FI", "FR", "GB", "PL"};
+  const std::vector<std::string> zones = {"AT", "BE", "CH", "DE", "DK-DK1",
+                                          "ES", "FI", "FR", "GB", "PL"};
   testing::FakeClock clock(kT0 + absl::Minutes(30));
   server_.Route("/v3/carbon-intensity/latest", [&clock](const FakeRequest& request) {
     return FakeResponse{200, LatestBody(ZoneOf(request), clock.Now(), 120, false), {}};
@@ -178,8 +184,11 @@ TEST_F(LivePollingTest, HistoryReplacesEstimatesWithMeasurements) {
   Poller poller({provider.get()}, *store, metrics_, poll_);
   const absl::Time first = kT0 + absl::Minutes(5);
   server_.Script("/v3/carbon-intensity/latest", {{200, LatestBody("DE", first, 400, true), {}}});
-  server_.Script("/v3/carbon-intensity/history",
-                 {{200, absl::StrCat(R"({"zone":"DE","history":[)", LatestBody("DE", first, 380, false), "]}"), {}}});
+  server_.Script(
+      "/v3/carbon-intensity/history",
+      {{200,
+        absl::StrCat(R"({"zone":"DE","history":[)", LatestBody("DE", first, 380, false), "]}"),
+        {}}});
   poller.PollOnce(first);  // stores the estimate; history is asked because an estimate is stored
   EXPECT_EQ(server_.Count("/v3/carbon-intensity/history"), 1);
   absl::StatusOr<std::optional<cache::IntensityRecord>> stored =

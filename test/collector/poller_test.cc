@@ -18,10 +18,10 @@
 namespace carbonroute::collector {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::CountingProvider;
+using ::testing::HasSubstr;
 using testing::IsOk;
+using ::testing::Not;
 
 const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);  // 2027-01-15T08:00:00Z, on the hour
 
@@ -83,8 +83,9 @@ TEST_F(PollerTest, ExportsReadingValidToAndForecastMeans) {
   Poller poller({provider.get()}, *store, metrics_, config_);
   poller.PollOnce(kT0 + absl::Minutes(5));
   const std::string text = Scrape();
-  EXPECT_THAT(text, HasSubstr("carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type="
-                              "\"average\",estimated=\"false\",location=\"A\",provider=\"fixed\"} 100"));
+  EXPECT_THAT(text,
+              HasSubstr("carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type="
+                        "\"average\",estimated=\"false\",location=\"A\",provider=\"fixed\"} 100"));
   EXPECT_THAT(text, HasSubstr(absl::StrCat(
                         "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type="
                         "\"average\",location=\"A\",provider=\"fixed\"} ",
@@ -94,7 +95,8 @@ TEST_F(PollerTest, ExportsReadingValidToAndForecastMeans) {
                               "\"4h\"} 100"));
   // The 24h window is beyond the 4h horizon: not exported rather than guessed.
   EXPECT_THAT(text, Not(HasSubstr("window=\"24h\"")));
-  EXPECT_THAT(text, HasSubstr("carbonroute_provider_requests_total{outcome=\"ok\",provider=\"fixed\"} 2"));
+  EXPECT_THAT(
+      text, HasSubstr("carbonroute_provider_requests_total{outcome=\"ok\",provider=\"fixed\"} 2"));
 }
 
 TEST_F(PollerTest, FailingProviderRemovesTheSeriesAndCountsTheOutcome) {
@@ -111,7 +113,10 @@ TEST_F(PollerTest, FailingProviderRemovesTheSeriesAndCountsTheOutcome) {
   EXPECT_EQ(stats.provider_errors, 1);
   const std::string text = Scrape();
   EXPECT_THAT(text, Not(HasSubstr("carbonroute_carbon_intensity_grams_per_kilowatt_hour{")));
-  EXPECT_THAT(text, HasSubstr("carbonroute_provider_requests_total{outcome=\"unavailable\",provider=\"fixed\"} 1"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "carbonroute_provider_requests_total{outcome=\"unavailable\",provider=\"fixed\"} 1"));
 
   provider->fail_with = absl::OkStatus();
   poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(1));
@@ -214,7 +219,8 @@ TEST_F(PollerTest, TransientFailuresBackOffExponentiallyWithJitter) {
     ASSERT_EQ(provider->current_calls, calls_before + 1) << "failure " << failure;
     const absl::Duration pause = poller.ProviderBlockedUntil("fixed") - now;
     // 30 s × 2^(n−1), capped at 5 min, × [0.5, 1.5).
-    const absl::Duration base = std::min(absl::Seconds(30) * (1 << (failure - 1)), absl::Minutes(5));
+    const absl::Duration base =
+        std::min(absl::Seconds(30) * (1 << (failure - 1)), absl::Minutes(5));
     EXPECT_GE(pause, base * 0.5) << "failure " << failure;
     EXPECT_LT(pause, base * 1.5) << "failure " << failure;
     // No call while backing off.
@@ -244,7 +250,10 @@ TEST_F(PollerTest, RateLimitHonoursRetryAfter) {
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/3);
   poller.PollOnce(kT0);
   EXPECT_EQ(poller.ProviderBlockedUntil("fixed"), kT0 + absl::Seconds(120));
-  EXPECT_THAT(Scrape(), HasSubstr("carbonroute_provider_requests_total{outcome=\"rate_limited\",provider=\"fixed\"} 1"));
+  EXPECT_THAT(
+      Scrape(),
+      HasSubstr(
+          "carbonroute_provider_requests_total{outcome=\"rate_limited\",provider=\"fixed\"} 1"));
 }
 
 TEST_F(PollerTest, ConfigurationErrorIsNotRetriedInALoop) {

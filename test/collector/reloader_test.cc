@@ -72,7 +72,8 @@ TEST_F(ReloaderTest, ABrokenFileReachesNoTargetAndSaysWhy) {
   Reloader reloader(path_, {});
   reloader.Attach(Recorder());
   Write(path_, "node: {name: n}\nproviders: [{type: replay, locations: [DE]}]\nrtt: {peers: 3}\n");
-  EXPECT_THAT(reloader.Reload(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rtt.peers")));
+  EXPECT_THAT(reloader.Reload(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rtt.peers")));
   EXPECT_FALSE(applied_.has_value());
   std::remove(path_.c_str());
   EXPECT_THAT(reloader.Reload(), StatusIs(absl::StatusCode::kNotFound, HasSubstr(path_)));

@@ -34,7 +34,8 @@ TEST(RttStatistics, ConvergesToASteadyRtt) {
   RttStatistics stats;
   stats.RecordReply(kT0, absl::Milliseconds(120));
   for (int i = 1; i <= 100; ++i) stats.RecordReply(kT0 + absl::Seconds(i), absl::Milliseconds(5));
-  EXPECT_NEAR(absl::ToDoubleMilliseconds(*stats.smoothed()), 5, 0.01);  // (7/8)^100 · 115 ms ≈ 0.0002 ms
+  EXPECT_NEAR(absl::ToDoubleMilliseconds(*stats.smoothed()), 5,
+              0.01);  // (7/8)^100 · 115 ms ≈ 0.0002 ms
   EXPECT_EQ(stats.min(), absl::Milliseconds(5));
 }
 

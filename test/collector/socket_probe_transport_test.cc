@@ -26,8 +26,8 @@ namespace {
 using ::testing::HasSubstr;
 
 using testing::Peer;
-using testing::ProbeResult;
 using testing::ProbeRecorder;
+using testing::ProbeResult;
 
 ProbeConfig FastProbes() {
   ProbeConfig config;

@@ -112,7 +112,8 @@ providers:
   EXPECT_EQ(wt.watttime.password.source, SecretRef::Source::kCredential);
   EXPECT_EQ(wt.watttime.data, "signal_index");
   const ProviderConfig& em = config->providers[1];
-  EXPECT_EQ(em.http.base_url, "https://api-access.electricitymaps.com/free-tier");  // trailing / dropped
+  EXPECT_EQ(em.http.base_url,
+            "https://api-access.electricitymaps.com/free-tier");  // trailing / dropped
   EXPECT_EQ(em.electricity_maps.token.source, SecretRef::Source::kFile);
   EXPECT_EQ(em.electricity_maps.auth_header, "X-BLOBR-KEY");
   EXPECT_EQ(em.http.timeout, absl::Seconds(5));
@@ -127,9 +128,10 @@ node: {name: n1}
 providers:
   - {type: watttime, username: u, password: "hunter2-SECRET", data: everything, locations: [X]}
 )yaml");
-  EXPECT_THAT(config, StatusIs(absl::StatusCode::kInvalidArgument,
-                               "test.yaml: providers[0].data: unknown value \"everything\"; expected one "
-                               "of: forecast, signal_index"));
+  EXPECT_THAT(config,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "test.yaml: providers[0].data: unknown value \"everything\"; expected one "
+                       "of: forecast, signal_index"));
   EXPECT_THAT(std::string(config.status().message()), ::testing::Not(HasSubstr("hunter2")));
 }
 
@@ -142,8 +144,8 @@ struct BadConfigCase {
 class BadConfigTest : public ::testing::TestWithParam<BadConfigCase> {};
 
 TEST_P(BadConfigTest, NamesKeyPathAndValue) {
-  EXPECT_THAT(Parse(GetParam().yaml),
-              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::StartsWith(GetParam().message)));
+  EXPECT_THAT(Parse(GetParam().yaml), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               ::testing::StartsWith(GetParam().message)));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -151,45 +153,57 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadConfigCase{"UnknownTopLevelKey", "node: {name: n}\nprovidres: []\n",
                       "test.yaml: providres: unknown key"},
-        BadConfigCase{"UnknownNestedKey",
-                      "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE], trcae: x}\n",
-                      "test.yaml: providers[0].trcae: unknown key"},
+        BadConfigCase{
+            "UnknownNestedKey",
+            "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE], trcae: x}\n",
+            "test.yaml: providers[0].trcae: unknown key"},
         BadConfigCase{"UnknownProviderType",
-                      "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE]}\n  - {type: wattime}\n",
+                      "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE]}\n  - "
+                      "{type: wattime}\n",
                       "test.yaml: providers[1].type: unknown provider type \"wattime\"; expected "
                       "one of: replay, static"},
-        BadConfigCase{"MissingNodeName", "node: {region: x}\nproviders: [{type: replay, locations: [DE]}]\n",
+        BadConfigCase{"MissingNodeName",
+                      "node: {region: x}\nproviders: [{type: replay, locations: [DE]}]\n",
                       "test.yaml: node.name: required key is missing"},
         BadConfigCase{"MissingProviderType", "node: {name: n}\nproviders: [{locations: [DE]}]\n",
                       "test.yaml: providers[0].type: required key is missing"},
         BadConfigCase{"NoProviders", "node: {name: n}\n",
                       "test.yaml: providers: list at least one provider"},
-        BadConfigCase{"BadDuration",
-                      "node: {name: n}\npoll: {interval: 5 minutes}\nproviders: [{type: replay, locations: [DE]}]\n",
-                      "test.yaml: poll.interval: expected a duration such as \"90s\" or \"1h\", got "
-                      "\"5 minutes\""},
-        BadConfigCase{"NonPositiveInterval",
-                      "node: {name: n}\npoll: {interval: 0s}\nproviders: [{type: replay, locations: [DE]}]\n",
-                      "test.yaml: poll.interval: must be positive, got \"0\""},
-        BadConfigCase{"HorizonTooLong",
-                      "node: {name: n}\npoll: {forecast_horizon: 400h}\nproviders: [{type: replay, locations: [DE]}]\n",
-                      "test.yaml: poll.forecast_horizon: must be between 0s and 192h, got \"400h\""},
-        BadConfigCase{"BadListenAddress", "listen_address: localhost\nnode: {name: n}\n",
-                      "test.yaml: listen_address: expected host:port such as \"127.0.0.1:9464\", got "
-                      "\"localhost\""},
-        BadConfigCase{"BadPort", "listen_address: \"127.0.0.1:99999\"\nnode: {name: n}\n",
-                      "test.yaml: listen_address: expected host:port such as \"127.0.0.1:9464\", got "
-                      "\"127.0.0.1:99999\""},
-        BadConfigCase{"BadLogLevel", "log_level: loud\nnode: {name: n}\n",
-                      "test.yaml: log_level: unknown level \"loud\"; expected one of: trace, debug, "
-                      "info, warn, error, off"},
+        BadConfigCase{
+            "BadDuration",
+            "node: {name: n}\npoll: {interval: 5 minutes}\nproviders: [{type: replay, locations: "
+            "[DE]}]\n",
+            "test.yaml: poll.interval: expected a duration such as \"90s\" or \"1h\", got "
+            "\"5 minutes\""},
+        BadConfigCase{
+            "NonPositiveInterval",
+            "node: {name: n}\npoll: {interval: 0s}\nproviders: [{type: replay, locations: [DE]}]\n",
+            "test.yaml: poll.interval: must be positive, got \"0\""},
+        BadConfigCase{
+            "HorizonTooLong",
+            "node: {name: n}\npoll: {forecast_horizon: 400h}\nproviders: [{type: replay, "
+            "locations: [DE]}]\n",
+            "test.yaml: poll.forecast_horizon: must be between 0s and 192h, got \"400h\""},
+        BadConfigCase{
+            "BadListenAddress", "listen_address: localhost\nnode: {name: n}\n",
+            "test.yaml: listen_address: expected host:port such as \"127.0.0.1:9464\", got "
+            "\"localhost\""},
+        BadConfigCase{
+            "BadPort", "listen_address: \"127.0.0.1:99999\"\nnode: {name: n}\n",
+            "test.yaml: listen_address: expected host:port such as \"127.0.0.1:9464\", got "
+            "\"127.0.0.1:99999\""},
+        BadConfigCase{
+            "BadLogLevel", "log_level: loud\nnode: {name: n}\n",
+            "test.yaml: log_level: unknown level \"loud\"; expected one of: trace, debug, "
+            "info, warn, error, off"},
         BadConfigCase{"EmptyReplayLocations", "node: {name: n}\nproviders: [{type: replay}]\n",
                       "test.yaml: providers[0].locations: list at least one grid zone"},
         BadConfigCase{"LocationsNotAList",
                       "node: {name: n}\nproviders: [{type: replay, locations: DE}]\n",
                       "test.yaml: providers[0].locations: expected a list, got \"DE\""},
         BadConfigCase{"DuplicateProviderName",
-                      "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE]}\n  - {type: replay, locations: [FR]}\n",
+                      "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE]}\n  - "
+                      "{type: replay, locations: [FR]}\n",
                       "test.yaml: providers[1].name: duplicate provider name \"replay\""},
         BadConfigCase{"StaticWithoutValues", "node: {name: n}\nproviders: [{type: static}]\n",
                       "test.yaml: providers[0].values: required key is missing"},
@@ -199,54 +213,76 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfigCase{"StaticNonNumber",
                       "node: {name: n}\nproviders: [{type: static, values: {DE: lots}}]\n",
                       "test.yaml: providers[0].values.DE: expected a finite number, got \"lots\""},
-        BadConfigCase{"StaticBadEmissionsType",
-                      "node: {name: n}\nproviders: [{type: static, emissions_type: mean, values: {DE: 1}}]\n",
-                      "test.yaml: providers[0].emissions_type: expected \"average\" or \"marginal\", "
-                      "got \"mean\""},
+        BadConfigCase{
+            "StaticBadEmissionsType",
+            "node: {name: n}\nproviders: [{type: static, emissions_type: mean, values: {DE: 1}}]\n",
+            "test.yaml: providers[0].emissions_type: expected \"average\" or \"marginal\", "
+            "got \"mean\""},
         BadConfigCase{"DocumentNotAMapping", "- a\n- b\n",
                       "test.yaml: (document): expected a mapping, got a list"},
         BadConfigCase{"NodeNotAMapping", "node: n1\n",
                       "test.yaml: node: expected a mapping, got \"n1\""},
-        BadConfigCase{"WattTimeWithoutPassword",
-                      "node: {name: n}\nproviders: [{type: watttime, username: {env: U}, locations: [X]}]\n",
-                      "test.yaml: providers[0].password: required key is missing"},
-        BadConfigCase{"UnknownSecretSource",
-                      "node: {name: n}\nproviders: [{type: electricity_maps, token: {vault: x}, locations: [DE]}]\n",
-                      "test.yaml: providers[0].token.vault: unknown key; expected env, file or credential"},
-        BadConfigCase{"BadBaseUrl",
-                      "node: {name: n}\nproviders: [{type: uk_carbon_intensity, base_url: ftp://x, locations: [national]}]\n",
-                      "test.yaml: providers[0].base_url: expected an http(s):// URL, got \"ftp://x\""},
+        BadConfigCase{
+            "WattTimeWithoutPassword",
+            "node: {name: n}\nproviders: [{type: watttime, username: {env: U}, locations: [X]}]\n",
+            "test.yaml: providers[0].password: required key is missing"},
+        BadConfigCase{
+            "UnknownSecretSource",
+            "node: {name: n}\nproviders: [{type: electricity_maps, token: {vault: x}, locations: "
+            "[DE]}]\n",
+            "test.yaml: providers[0].token.vault: unknown key; expected env, file or credential"},
+        BadConfigCase{
+            "BadBaseUrl",
+            "node: {name: n}\nproviders: [{type: uk_carbon_intensity, base_url: ftp://x, "
+            "locations: [national]}]\n",
+            "test.yaml: providers[0].base_url: expected an http(s):// URL, got \"ftp://x\""},
         BadConfigCase{"BackoffMaxBelowInitial",
-                      "node: {name: n}\npoll: {backoff_initial: 1m, backoff_max: 10s}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "node: {name: n}\npoll: {backoff_initial: 1m, backoff_max: 10s}\nproviders: "
+                      "[{type: replay, locations: [DE]}]\n",
                       "test.yaml: poll.backoff_max: must be at least backoff_initial, got \"10s\""},
-        BadConfigCase{"UnknownIcmpMode",
-                      "node: {name: n}\nrtt: {probe: {icmp_mode: setuid}}\nproviders: [{type: replay, locations: [DE]}]\n",
-                      "test.yaml: rtt.probe.icmp_mode: must be auto, datagram or raw, got \"setuid\""},
+        BadConfigCase{
+            "UnknownIcmpMode",
+            "node: {name: n}\nrtt: {probe: {icmp_mode: setuid}}\nproviders: [{type: replay, "
+            "locations: [DE]}]\n",
+            "test.yaml: rtt.probe.icmp_mode: must be auto, datagram or raw, got \"setuid\""},
         BadConfigCase{"ProbeJitterOutOfRange",
-                      "node: {name: n}\nrtt: {probe: {jitter: 1.5}}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "node: {name: n}\nrtt: {probe: {jitter: 1.5}}\nproviders: [{type: replay, "
+                      "locations: [DE]}]\n",
                       "test.yaml: rtt.probe.jitter: must be in [0, 1), got 1.5"},
-        BadConfigCase{"ProbeWindowNotWhole",
-                      "node: {name: n}\nrtt: {probe: {window: 2.5}}\nproviders: [{type: replay, locations: [DE]}]\n",
-                      "test.yaml: rtt.probe.window: must be a whole number between 1 and 100000, got 2.5"},
+        BadConfigCase{
+            "ProbeWindowNotWhole",
+            "node: {name: n}\nrtt: {probe: {window: 2.5}}\nproviders: [{type: replay, locations: "
+            "[DE]}]\n",
+            "test.yaml: rtt.probe.window: must be a whole number between 1 and 100000, got 2.5"},
         BadConfigCase{"PeerUnknownProtocol",
-                      "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, protocol: udp}]}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, protocol: "
+                      "udp}]}\nproviders: [{type: replay, locations: [DE]}]\n",
                       "test.yaml: rtt.peers[0].protocol: must be icmp or tcp, got \"udp\""},
         BadConfigCase{"PeerPortWithoutTcp",
-                      "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, port: 80}]}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, port: "
+                      "80}]}\nproviders: [{type: replay, locations: [DE]}]\n",
                       "test.yaml: rtt.peers[0].port: only tcp peers have a port"},
-        BadConfigCase{"PeerPortOutOfRange",
-                      "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, protocol: tcp, port: 70000}]}\nproviders: [{type: replay, locations: [DE]}]\n",
-                      "test.yaml: rtt.peers[0].port: must be a whole number between 1 and 65535, got 70000"},
+        BadConfigCase{
+            "PeerPortOutOfRange",
+            "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, protocol: tcp, port: "
+            "70000}]}\nproviders: [{type: replay, locations: [DE]}]\n",
+            "test.yaml: rtt.peers[0].port: must be a whole number between 1 and 65535, got 70000"},
         BadConfigCase{"PeerWithNothingToDo",
-                      "node: {name: n}\nrtt: {peers: [{name: b, region: x}]}\nproviders: [{type: replay, locations: [DE]}]\n",
-                      "test.yaml: rtt.peers[0].address: peer \"b\" has neither an address to probe nor a static_matrix"},
+                      "node: {name: n}\nrtt: {peers: [{name: b, region: x}]}\nproviders: [{type: "
+                      "replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.peers[0].address: peer \"b\" has neither an address to probe "
+                      "nor a static_matrix"},
         BadConfigCase{"DuplicatePeer",
-                      "node: {name: n}\nrtt: {peers: [{name: b, address: ::1}, {name: b, address: 127.0.0.1}]}\nproviders: [{type: replay, locations: [DE]}]\n",
+                      "node: {name: n}\nrtt: {peers: [{name: b, address: ::1}, {name: b, address: "
+                      "127.0.0.1}]}\nproviders: [{type: replay, locations: [DE]}]\n",
                       "test.yaml: rtt.peers[1].name: duplicate peer \"b\""},
         BadConfigCase{"ReplayKeyOnLiveProvider",
-                      "node: {name: n}\nproviders: [{type: uk_carbon_intensity, trace: x.csv, locations: [national]}]\n",
+                      "node: {name: n}\nproviders: [{type: uk_carbon_intensity, trace: x.csv, "
+                      "locations: [national]}]\n",
                       "test.yaml: providers[0].trace: unknown key"}),
-    [](const ::testing::TestParamInfo<BadConfigCase>& param_info) { return std::string(param_info.param.name); });
+    [](const ::testing::TestParamInfo<BadConfigCase>& param_info) {
+      return std::string(param_info.param.name);
+    });
 
 TEST(LoadCollectorConfig, ProbedPeers) {
   absl::StatusOr<CollectorConfig> config = Parse(R"yaml(

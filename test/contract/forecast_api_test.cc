@@ -16,9 +16,10 @@ const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);
 TEST(ForecastApi, EncodeThenDecodeGivesTheSameAnswer) {
   ForecastAnswer answer;
   answer.location = "DE \"north\"\\x";  // quotes and backslashes must be escaped
-  answer.series.push_back({"replay", EmissionsType::kAverage,
-                           {{kT0, kT0 + absl::Hours(1), 412.5},
-                            {kT0 + absl::Hours(1), kT0 + absl::Hours(2), 0.25}}});
+  answer.series.push_back(
+      {"replay",
+       EmissionsType::kAverage,
+       {{kT0, kT0 + absl::Hours(1), 412.5}, {kT0 + absl::Hours(1), kT0 + absl::Hours(2), 0.25}}});
   answer.series.push_back({"watttime", EmissionsType::kMarginal, {}});
 
   absl::StatusOr<ForecastAnswer> decoded = DecodeAnswer(EncodeAnswer(answer));
@@ -36,7 +37,8 @@ TEST(ForecastApi, EncodeThenDecodeGivesTheSameAnswer) {
 }
 
 TEST(ForecastApi, EncodedTimesAreRfc3339InUtc) {
-  ForecastAnswer answer{"FR", {{"static", EmissionsType::kAverage, {{kT0, kT0 + absl::Minutes(30), 50}}}}};
+  ForecastAnswer answer{
+      "FR", {{"static", EmissionsType::kAverage, {{kT0, kT0 + absl::Minutes(30), 50}}}}};
   EXPECT_THAT(EncodeAnswer(answer), HasSubstr(R"("valid_from":"2027-01-15T08:00:00Z")"));
 }
 

@@ -15,7 +15,8 @@ namespace carbonroute {
 namespace {
 
 std::vector<YAML::Node> Documents(const std::string& file) {
-  return YAML::LoadAll(testing::ReadFile(std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/kubernetes/" + file));
+  return YAML::LoadAll(
+      testing::ReadFile(std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/kubernetes/" + file));
 }
 
 YAML::Node FindKind(const std::vector<YAML::Node>& docs, const std::string& kind) {
@@ -28,21 +29,25 @@ YAML::Node FindKind(const std::vector<YAML::Node>& docs, const std::string& kind
 TEST(DeployManifests, ExtenderUsesTheV1FieldNames) {
   const YAML::Node config_map = FindKind(Documents("scheduler.yaml"), "ConfigMap");
   ASSERT_TRUE(config_map) << "no ConfigMap in scheduler.yaml";
-  const YAML::Node config = YAML::Load(config_map["data"]["scheduler-config.yaml"].as<std::string>());
+  const YAML::Node config =
+      YAML::Load(config_map["data"]["scheduler-config.yaml"].as<std::string>());
   EXPECT_EQ(config["apiVersion"].as<std::string>(), "kubescheduler.config.k8s.io/v1");
   EXPECT_EQ(config["kind"].as<std::string>(), "KubeSchedulerConfiguration");
   EXPECT_EQ(config["profiles"][0]["schedulerName"].as<std::string>(), "carbonroute");
-  const std::set<std::string> v1_keys = {"urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight",
-                                         "bindVerb", "enableHTTPS", "tlsConfig", "httpTimeout", "nodeCacheCapable",
-                                         "managedResources", "ignorable"};
+  const std::set<std::string> v1_keys = {"urlPrefix",        "filterVerb",       "preemptVerb",
+                                         "prioritizeVerb",   "weight",           "bindVerb",
+                                         "enableHTTPS",      "tlsConfig",        "httpTimeout",
+                                         "nodeCacheCapable", "managedResources", "ignorable"};
   ASSERT_EQ(config["extenders"].size(), 1u);
   const YAML::Node extender = config["extenders"][0];
   for (const auto& entry : extender) {
-    EXPECT_TRUE(v1_keys.contains(entry.first.as<std::string>())) << "not a v1 Extender key: " << entry.first.as<std::string>();
+    EXPECT_TRUE(v1_keys.contains(entry.first.as<std::string>()))
+        << "not a v1 Extender key: " << entry.first.as<std::string>();
   }
   EXPECT_EQ(extender["filterVerb"].as<std::string>(), "filter");
   EXPECT_EQ(extender["prioritizeVerb"].as<std::string>(), "prioritize");
-  EXPECT_GT(extender["weight"].as<int>(), 0);  // validation: a prioritizeVerb needs a positive weight
+  EXPECT_GT(extender["weight"].as<int>(),
+            0);  // validation: a prioritizeVerb needs a positive weight
   EXPECT_TRUE(extender["nodeCacheCapable"].as<bool>());
   EXPECT_TRUE(extender["ignorable"].as<bool>());
   EXPECT_EQ(extender["httpTimeout"].as<std::string>(), "2s");
@@ -58,15 +63,17 @@ TEST(DeployManifests, ExamplesOptIntoTheCarbonrouteProfile) {
   const YAML::Node pod = deployment["spec"]["template"];
   EXPECT_EQ(pod["spec"]["schedulerName"].as<std::string>(), "carbonroute");
   EXPECT_EQ(pod["metadata"]["labels"]["delay_edge-gw-1"].as<std::string>(), "25");
-  EXPECT_EQ(pod["metadata"]["annotations"]["carbonroute.io/expected-runtime"].as<std::string>(), "2h");
+  EXPECT_EQ(pod["metadata"]["annotations"]["carbonroute.io/expected-runtime"].as<std::string>(),
+            "2h");
   const YAML::Node knative = FindKind(Documents("example-knative-service.yaml"), "Service");
   EXPECT_EQ(knative["spec"]["template"]["spec"]["schedulerName"].as<std::string>(), "carbonroute");
 }
 
 TEST(DeployManifests, CollectorConfigMapIsAValidCollectorConfig) {
   const YAML::Node config_map = FindKind(Documents("collector-daemonset.yaml"), "ConfigMap");
-  EXPECT_THAT(ParseCollectorConfig(config_map["data"]["collector.yaml"].as<std::string>(), "configmap"),
-              testing::IsOk());
+  EXPECT_THAT(
+      ParseCollectorConfig(config_map["data"]["collector.yaml"].as<std::string>(), "configmap"),
+      testing::IsOk());
 }
 
 }  // namespace

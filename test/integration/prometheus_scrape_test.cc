@@ -4,10 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -30,9 +29,11 @@ TEST(PrometheusScrape, IntensityReadBackThroughTheQueryApiEqualsTheCsv) {
   const std::vector<std::string> zones = {"DE", "FR", "GB", "NO-NO1", "PL"};
 
   const absl::Time before = absl::Now();
-  testing::CollectorProcess collector = testing::StartCollector(dir, absl::StrCat(R"yaml(
+  testing::CollectorProcess collector =
+      testing::StartCollector(dir, absl::StrCat(R"yaml(
 listen_address: 127.0.0.1:0
-database: )yaml", dir, R"yaml(/collector.sqlite
+database: )yaml",
+                                                dir, R"yaml(/collector.sqlite
 node: {name: prom-node}
 providers:
   - {type: replay, locations: [DE, FR, GB, NO-NO1, PL]}
@@ -44,10 +45,12 @@ providers:
       "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
       "scrape_configs:\n"
       "  - job_name: carbonroute\n"
-      "    static_configs: [{targets: ['127.0.0.1:", collector.port, "']}]\n");
+      "    static_configs: [{targets: ['127.0.0.1:",
+      collector.port, "']}]\n");
   testing::Subprocess prometheus(
       {kPrometheusBinary, "--config.file=" + dir + "/prometheus.yml",
-       "--storage.tsdb.path=" + dir + "/tsdb", "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
+       "--storage.tsdb.path=" + dir + "/tsdb",
+       "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
       dir + "/prometheus.log");
   ASSERT_TRUE(prometheus.running());
 
@@ -74,7 +77,8 @@ providers:
     EXPECT_EQ(series["metric"]["job"], "carbonroute");
     double value = 0;
     ASSERT_TRUE(absl::SimpleAtod(series["value"][1].get<std::string>(), &value));
-    EXPECT_THAT(value, ::testing::AnyOf(csv.ServedAt(before, zone), csv.ServedAt(after, zone))) << zone;
+    EXPECT_THAT(value, ::testing::AnyOf(csv.ServedAt(before, zone), csv.ServedAt(after, zone)))
+        << zone;
   }
   EXPECT_EQ(prometheus.Terminate(), 0);
   EXPECT_EQ(collector.process->Terminate(), 0);

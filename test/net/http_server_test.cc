@@ -20,8 +20,9 @@ class HttpServerTest : public ::testing::Test {
     options.listen_address = "127.0.0.1:0";
     options.max_body_bytes = 1024;
     options.routes["/echo"] = [](const HttpServerRequest& request) {
-      return HttpServerResponse{200, "text/plain", absl::StrCat(request.method, " ", request.path, "?",
-                                                                request.query, " ", request.body)};
+      return HttpServerResponse{
+          200, "text/plain",
+          absl::StrCat(request.method, " ", request.path, "?", request.query, " ", request.body)};
     };
     absl::StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(std::move(options));
     ASSERT_THAT(server, IsOk());
@@ -31,7 +32,8 @@ class HttpServerTest : public ::testing::Test {
     http_ = *std::move(http);
   }
 
-  absl::StatusOr<net::HttpResponse> Send(std::string method, std::string path, std::string body = "") {
+  absl::StatusOr<net::HttpResponse> Send(std::string method, std::string path,
+                                         std::string body = "") {
     net::HttpRequest request;
     request.method = std::move(method);
     request.url = absl::StrCat("http://127.0.0.1:", server_->port(), path);
@@ -70,7 +72,8 @@ TEST_F(HttpServerTest, PortInUseIsUnavailable) {
   HttpServerOptions options;
   options.listen_address = absl::StrCat("127.0.0.1:", server_->port());
   EXPECT_THAT(HttpServer::Start(std::move(options)),
-              StatusIs(absl::StatusCode::kUnavailable, ::testing::HasSubstr("cannot listen on 127.0.0.1:")));
+              StatusIs(absl::StatusCode::kUnavailable,
+                       ::testing::HasSubstr("cannot listen on 127.0.0.1:")));
 }
 
 TEST_F(HttpServerTest, ClosedPortIsATransportError) {
@@ -78,7 +81,8 @@ TEST_F(HttpServerTest, ClosedPortIsATransportError) {
   server_.reset();
   net::HttpRequest request;
   request.url = absl::StrCat("http://127.0.0.1:", port, "/echo");
-  EXPECT_THAT(http_->Send(request), StatusIs(absl::StatusCode::kUnavailable, ::testing::HasSubstr("failed")));
+  EXPECT_THAT(http_->Send(request),
+              StatusIs(absl::StatusCode::kUnavailable, ::testing::HasSubstr("failed")));
 }
 
 }  // namespace

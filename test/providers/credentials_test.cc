@@ -24,8 +24,10 @@ TEST(ResolveSecret, FromEnvironmentFileAndSystemdCredential) {
   setenv("CARBONROUTE_TEST_SECRET", "s3cret-from-env", 1);
   setenv("CREDENTIALS_DIRECTORY", dir.c_str(), 1);
 
-  EXPECT_EQ(*ResolveSecret({SecretRef::Source::kEnv, "CARBONROUTE_TEST_SECRET"}, "p.password"), "s3cret-from-env");
-  EXPECT_EQ(*ResolveSecret({SecretRef::Source::kFile, dir + "/token"}, "p.token"), "s3cret-from-file");
+  EXPECT_EQ(*ResolveSecret({SecretRef::Source::kEnv, "CARBONROUTE_TEST_SECRET"}, "p.password"),
+            "s3cret-from-env");
+  EXPECT_EQ(*ResolveSecret({SecretRef::Source::kFile, dir + "/token"}, "p.token"),
+            "s3cret-from-file");
   EXPECT_EQ(*ResolveSecret({SecretRef::Source::kCredential, "watttime-password"}, "p.password"),
             "s3cret-from-credential");
   EXPECT_EQ(*ResolveSecret({SecretRef::Source::kLiteral, "literal"}, "p.password"), "literal");
@@ -34,14 +36,18 @@ TEST(ResolveSecret, FromEnvironmentFileAndSystemdCredential) {
 
 TEST(ResolveSecret, ErrorsNameTheReferenceNeverAValue) {
   unsetenv("CARBONROUTE_TEST_UNSET");
-  EXPECT_THAT(ResolveSecret({SecretRef::Source::kEnv, "CARBONROUTE_TEST_UNSET"}, "provider \"wt\" password"),
-              StatusIs(absl::StatusCode::kNotFound,
-                       "provider \"wt\" password: environment variable CARBONROUTE_TEST_UNSET is not set"));
-  EXPECT_THAT(ResolveSecret({SecretRef::Source::kFile, "/nonexistent/secret"}, "p"),
-              StatusIs(absl::StatusCode::kNotFound, "p: cannot read secret file \"/nonexistent/secret\""));
+  EXPECT_THAT(
+      ResolveSecret({SecretRef::Source::kEnv, "CARBONROUTE_TEST_UNSET"},
+                    "provider \"wt\" password"),
+      StatusIs(absl::StatusCode::kNotFound,
+               "provider \"wt\" password: environment variable CARBONROUTE_TEST_UNSET is not set"));
+  EXPECT_THAT(
+      ResolveSecret({SecretRef::Source::kFile, "/nonexistent/secret"}, "p"),
+      StatusIs(absl::StatusCode::kNotFound, "p: cannot read secret file \"/nonexistent/secret\""));
   unsetenv("CREDENTIALS_DIRECTORY");
   EXPECT_THAT(ResolveSecret({SecretRef::Source::kCredential, "wt"}, "p"),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("needs $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")));
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("needs $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")));
 }
 
 }  // namespace

@@ -15,10 +15,10 @@
 namespace carbonroute::providers {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FakeProviderServer;
 using testing::FakeRequest;
 using testing::FakeResponse;
+using ::testing::HasSubstr;
 using testing::IsOk;
 using testing::ProviderTestdata;
 using testing::StatusIs;
@@ -76,7 +76,8 @@ TEST_F(WattTimeTest, LogsInAndReadsTheCurrentMoer) {
 }
 
 TEST_F(WattTimeTest, ExpiredTokenIsRenewedOnceOn401) {
-  server_.Script("/v3/forecast", {Json("{}", 401), Json(ProviderTestdata("watttime_forecast.json"))});
+  server_.Script("/v3/forecast",
+                 {Json("{}", 401), Json(ProviderTestdata("watttime_forecast.json"))});
   EXPECT_THAT(Make()->Current("CAISO_NORTH", kNow), IsOk());
   EXPECT_EQ(server_.Count("/login"), 2);
   EXPECT_EQ(server_.Count("/v3/forecast"), 2);
@@ -84,16 +85,19 @@ TEST_F(WattTimeTest, ExpiredTokenIsRenewedOnceOn401) {
 
 TEST_F(WattTimeTest, Persistent403IsPermissionDeniedWithTheHtmlExcerpt) {
   server_.Script("/v3/forecast", {{403, ProviderTestdata("watttime_403.html"), {}}});
-  EXPECT_THAT(Make()->Current("CAISO_NORTH", kNow),
-              StatusIs(absl::StatusCode::kPermissionDenied,
-                       HasSubstr("watttime CAISO_NORTH forecast: HTTP 403: <html> <head> <title>403 Forbidden")));
+  EXPECT_THAT(
+      Make()->Current("CAISO_NORTH", kNow),
+      StatusIs(absl::StatusCode::kPermissionDenied,
+               HasSubstr(
+                   "watttime CAISO_NORTH forecast: HTTP 403: <html> <head> <title>403 Forbidden")));
   EXPECT_EQ(server_.Count("/v3/forecast"), 2);  // retried once after a fresh login, then reported
 }
 
 TEST_F(WattTimeTest, BadCredentialsAreUnauthenticated) {
   config_.watttime.password = {SecretRef::Source::kLiteral, "wrong"};
   EXPECT_THAT(Make()->Current("CAISO_NORTH", kNow),
-              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("watttime login (provider \"wt\"): HTTP 401")));
+              StatusIs(absl::StatusCode::kUnauthenticated,
+                       HasSubstr("watttime login (provider \"wt\"): HTTP 401")));
 }
 
 TEST_F(WattTimeTest, RateLimitCarriesRetryAfter) {
@@ -110,16 +114,23 @@ TEST_F(WattTimeTest, FailureCasesMapToRetryableCodes) {
     const char* message;
   } cases[] = {
       {Json(R"({"error":"boom"})", 500), absl::StatusCode::kUnavailable, "HTTP 500"},
-      {{502, "<html><body>Bad Gateway</body></html>", {}}, absl::StatusCode::kUnavailable, "Bad Gateway"},
-      {{200, "<html><body>Maintenance</body></html>", {}}, absl::StatusCode::kInvalidArgument, "not valid JSON"},
+      {{502, "<html><body>Bad Gateway</body></html>", {}},
+       absl::StatusCode::kUnavailable,
+       "Bad Gateway"},
+      {{200, "<html><body>Maintenance</body></html>", {}},
+       absl::StatusCode::kInvalidArgument,
+       "not valid JSON"},
       {Json(R"({"data": [{"point_time": "2022-07-15T00:00:00+00:00", "value": )"),
        absl::StatusCode::kInvalidArgument, "not valid JSON"},
       {{200, ProviderTestdata("watttime_forecast.json"), {}, FakeResponse::Mode::kTruncated},
-       absl::StatusCode::kUnavailable, "failed"},
+       absl::StatusCode::kUnavailable,
+       "failed"},
       {{200, "", {}, FakeResponse::Mode::kHang}, absl::StatusCode::kDeadlineExceeded, "failed"},
-      {Json(R"({"data": [], "meta": {"units": "lbs_co2_per_mwh", "data_point_period_seconds": 300}})"),
+      {Json(
+           R"({"data": [], "meta": {"units": "lbs_co2_per_mwh", "data_point_period_seconds": 300}})"),
        absl::StatusCode::kUnavailable, "no data points"},
-      {Json(R"({"data": [{"point_time": "2022-07-15T00:00:00+00:00", "value": 1}], "meta": {"units": "g", "data_point_period_seconds": 300}})"),
+      {Json(
+           R"({"data": [{"point_time": "2022-07-15T00:00:00+00:00", "value": 1}], "meta": {"units": "g", "data_point_period_seconds": 300}})"),
        absl::StatusCode::kInvalidArgument, "meta.units: \"g\""},
   };
   for (const Case& c : cases) {
@@ -131,7 +142,8 @@ TEST_F(WattTimeTest, FailureCasesMapToRetryableCodes) {
 
 TEST_F(WattTimeTest, LatLonIsResolvedOnceThroughRegionFromLoc) {
   config_.locations = {"42.37,-72.52"};
-  server_.Script("/v3/region-from-loc", {Json(R"({"region": "ISONE_WCMA", "signal_type": "co2_moer"})")});
+  server_.Script("/v3/region-from-loc",
+                 {Json(R"({"region": "ISONE_WCMA", "signal_type": "co2_moer"})")});
   server_.Script("/v3/forecast", {Json(ProviderTestdata("watttime_forecast.json"))});
   auto provider = Make();
   ASSERT_THAT(provider->Current("42.37,-72.52", kNow), IsOk());
@@ -173,10 +185,12 @@ class ElectricityMapsTest : public ::testing::Test {
 };
 
 TEST_F(ElectricityMapsTest, SendsTheTokenInTheConfiguredHeader) {
-  server_.Script("/v3/carbon-intensity/latest", {Json(ProviderTestdata("electricity_maps_latest.json"))});
+  server_.Script("/v3/carbon-intensity/latest",
+                 {Json(ProviderTestdata("electricity_maps_latest.json"))});
   config_.electricity_maps.auth_header = "X-BLOBR-KEY";
   auto provider = *ElectricityMapsProvider::Create(config_, *http_);
-  absl::StatusOr<Reading> reading = provider->Current("US-CAR-DUK", absl::FromUnixSeconds(1709752000));
+  absl::StatusOr<Reading> reading =
+      provider->Current("US-CAR-DUK", absl::FromUnixSeconds(1709752000));
   ASSERT_THAT(reading, IsOk());
   EXPECT_EQ(reading->value, 216);
   const FakeRequest request = server_.requests().back();
@@ -193,9 +207,11 @@ TEST_F(ElectricityMapsTest, PlanLimitsAreAConfigurationError) {
                  {Json(R"({"error":"Token unauthorized for zoneKey FR"})", 401)});
   auto provider = *ElectricityMapsProvider::Create(config_, *http_);
   EXPECT_THAT(provider->Forecast("DE", absl::UnixEpoch(), absl::Hours(24)),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("not in this token's Electricity Maps plan")));
-  EXPECT_THAT(provider->Current("FR", absl::UnixEpoch()),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("free accounts cover one zone")));
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("not in this token's Electricity Maps plan")));
+  EXPECT_THAT(
+      provider->Current("FR", absl::UnixEpoch()),
+      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("free accounts cover one zone")));
 }
 
 TEST_F(ElectricityMapsTest, InvalidTokenIsUnauthenticated) {
@@ -218,11 +234,13 @@ TEST(UkCarbonIntensityProvider, NationalAndRegionalPaths) {
   EXPECT_EQ(provider->Current("national", at)->value, 263);
   EXPECT_EQ(provider->Current("region/3", at)->value, 266);
   ASSERT_THAT(provider->Forecast("region/3", at, absl::Hours(48)), ::testing::_);
-  EXPECT_EQ(server.requests().back().target, "/regional/intensity/2018-01-20T12:15Z/fw48h/regionid/3");
+  EXPECT_EQ(server.requests().back().target,
+            "/regional/intensity/2018-01-20T12:15Z/fw48h/regionid/3");
 
   config.locations = {"region/18"};
-  EXPECT_THAT(UkCarbonIntensityProvider::Create(config, *http),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("\"region/18\" is not national")));
+  EXPECT_THAT(
+      UkCarbonIntensityProvider::Create(config, *http),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("\"region/18\" is not national")));
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-
 #include "providers/intensity_trace.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/trace_csv.h"
@@ -13,7 +12,6 @@ namespace {
 
 using testing::IsOk;
 using testing::StatusIs;
-
 
 absl::Time Utc(int y, int mo, int d, int h, int mi = 0) {
   return absl::FromCivil(absl::CivilMinute(y, mo, d, h, mi), absl::UTCTimeZone());
@@ -63,7 +61,7 @@ TEST_F(ReplayProviderTest, ValueAtSameUtcHourOfYearEqualsCsv) {
       {Utc(2022, 1, 1, 0), "2022-01-01T00:00:00Z"},
       {Utc(2026, 11, 22, 1, 30), "2022-11-22T01:00:00Z"},
       {Utc(2025, 7, 4, 13, 59), "2022-07-04T13:00:00Z"},
-      {Utc(2024, 3, 1, 0), "2022-03-01T00:00:00Z"},    // leap year: March 1 stays March 1
+      {Utc(2024, 3, 1, 0), "2022-03-01T00:00:00Z"},  // leap year: March 1 stays March 1
       {Utc(2024, 12, 30, 5), "2022-12-30T05:00:00Z"},
   };
   for (const Case& c : cases) {
@@ -130,8 +128,9 @@ TEST_F(ReplayProviderTest, UnknownZoneIsRejected) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "provider \"replay\": location \"XX\" is not a zone of the replay trace"));
   auto provider = Make({"DE"});
-  EXPECT_THAT(provider->Current("XX", Utc(2026, 1, 1, 0)),
-              StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr("unknown location \"XX\"")));
+  EXPECT_THAT(
+      provider->Current("XX", Utc(2026, 1, 1, 0)),
+      StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr("unknown location \"XX\"")));
 }
 
 TEST(IntensityTrace, EmptyCellIsNoData) {
@@ -141,7 +140,8 @@ TEST(IntensityTrace, EmptyCellIsNoData) {
   EXPECT_EQ(trace->Value(0, 0), 1.5);
   EXPECT_EQ(trace->Value(1, 0), std::nullopt);
   EXPECT_EQ(trace->Value(1, 1), 3);
-  auto provider = ReplayProvider::Create("r", std::make_shared<const IntensityTrace>(*trace), {"B"});
+  auto provider =
+      ReplayProvider::Create("r", std::make_shared<const IntensityTrace>(*trace), {"B"});
   ASSERT_THAT(provider, IsOk());
   EXPECT_THAT((*provider)->Current("B", Utc(2030, 1, 1, 0, 10)),
               StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr("no value for \"B\"")));
@@ -157,9 +157,11 @@ TEST(IntensityTrace, MalformedFilesNameLineAndValue) {
   EXPECT_THAT(IntensityTrace::Parse("datetime,A\n2022-01-01T00:00:00Z,1,2\n", "t.csv"),
               StatusIs(absl::StatusCode::kInvalidArgument, "t.csv:2: expected 2 cells, got 3"));
   EXPECT_THAT(
-      IntensityTrace::Parse("datetime,A\n2022-01-01T00:00:00Z,1\n2022-01-01T02:00:00Z,1\n", "t.csv"),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               "t.csv:3: datetime \"2022-01-01T02:00:00Z\" is not the hour after the previous row"));
+      IntensityTrace::Parse("datetime,A\n2022-01-01T00:00:00Z,1\n2022-01-01T02:00:00Z,1\n",
+                            "t.csv"),
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          "t.csv:3: datetime \"2022-01-01T02:00:00Z\" is not the hour after the previous row"));
   EXPECT_THAT(IntensityTrace::Parse("datetime,A\n2022-03-01T00:00:00Z,1\n", "t.csv"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        ::testing::HasSubstr("must start at 00:00 UTC on January 1")));

@@ -56,42 +56,49 @@ TEST(WattTimeParser, SignalIndexIsAPercentile) {
 TEST(WattTimeParser, UnitsAreReadNotAssumed) {
   std::string body = ProviderTestdata("watttime_forecast.json");
   body.replace(body.find("lbs_co2_per_mwh"), 15, "kg_co2_per_mwh");
-  EXPECT_THAT(ParseWattTimeSignal(body, "wt", "CAISO_NORTH"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("meta.units: \"kg_co2_per_mwh\" is not a unit carbonroute converts")));
+  EXPECT_THAT(
+      ParseWattTimeSignal(body, "wt", "CAISO_NORTH"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("meta.units: \"kg_co2_per_mwh\" is not a unit carbonroute converts")));
 }
 
 TEST(WattTimeParser, EmptyDataMalformedAndHtmlBodies) {
-  EXPECT_THAT(ParseWattTimeSignal(
-                  R"({"data": [], "meta": {"units": "lbs_co2_per_mwh", "data_point_period_seconds": 300}})",
-                  "wt", "X"),
-              StatusIs(absl::StatusCode::kUnavailable, "watttime X: the response has no data points"));
+  EXPECT_THAT(
+      ParseWattTimeSignal(
+          R"({"data": [], "meta": {"units": "lbs_co2_per_mwh", "data_point_period_seconds": 300}})",
+          "wt", "X"),
+      StatusIs(absl::StatusCode::kUnavailable, "watttime X: the response has no data points"));
   EXPECT_THAT(ParseWattTimeSignal(R"({"data": [{"point_time": )", "wt", "X"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("watttime X: response is not valid JSON")));
-  EXPECT_THAT(ParseWattTimeSignal(ProviderTestdata("watttime_403.html"), "wt", "X"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("response is not valid JSON")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("watttime X: response is not valid JSON")));
+  EXPECT_THAT(
+      ParseWattTimeSignal(ProviderTestdata("watttime_403.html"), "wt", "X"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("response is not valid JSON")));
   EXPECT_THAT(ParseWattTimeSignal(R"({"data": [], "meta": {"units": "percentile"}})", "wt", "X"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "watttime X meta: data_point_period_seconds: missing"));
 }
 
 TEST(WattTimeParser, LoginRegionAndAccess) {
-  EXPECT_EQ(*ParseWattTimeToken(R"({"token": "abcdef0123456789fedcabc"})"), "abcdef0123456789fedcabc");
-  EXPECT_EQ(*ParseWattTimeRegion(
-                R"({"region": "ISONE_WCMA", "region_full_name": "ISONE Western/Central Massachusetts", "signal_type": "co2_moer"})"),
-            "ISONE_WCMA");
+  EXPECT_EQ(*ParseWattTimeToken(R"({"token": "abcdef0123456789fedcabc"})"),
+            "abcdef0123456789fedcabc");
+  EXPECT_EQ(
+      *ParseWattTimeRegion(
+          R"({"region": "ISONE_WCMA", "region_full_name": "ISONE Western/Central Massachusetts", "signal_type": "co2_moer"})"),
+      "ISONE_WCMA");
   absl::StatusOr<std::vector<WattTimeAccess>> access =
       ParseWattTimeAccess(ProviderTestdata("watttime_my_access.json"), "co2_moer");
   ASSERT_THAT(access, IsOk());
   ASSERT_EQ(access->size(), 1u);
   EXPECT_EQ((*access)[0].region, "PJM_NJ");
   EXPECT_THAT((*access)[0].endpoints, ::testing::ElementsAre("v3/forecast"));
-  EXPECT_TRUE(ParseWattTimeAccess(ProviderTestdata("watttime_my_access.json"), "health_damage")->empty());
+  EXPECT_TRUE(
+      ParseWattTimeAccess(ProviderTestdata("watttime_my_access.json"), "health_damage")->empty());
 }
 
 TEST(ElectricityMapsParser, LatestIsAnHourlyEstimate) {
-  absl::StatusOr<Reading> reading =
-      ParseElectricityMapsLatest(ProviderTestdata("electricity_maps_latest.json"), "em", "US-CAR-DUK");
+  absl::StatusOr<Reading> reading = ParseElectricityMapsLatest(
+      ProviderTestdata("electricity_maps_latest.json"), "em", "US-CAR-DUK");
   ASSERT_THAT(reading, IsOk());
   EXPECT_EQ(reading->value, 216);
   EXPECT_TRUE(reading->estimated);
@@ -123,8 +130,10 @@ TEST(ElectricityMapsParser, ForecastPointsAreEstimates) {
 
 TEST(ElectricityMapsParser, NullLatestIsUnavailable) {
   EXPECT_THAT(ParseElectricityMapsLatest(
-                  R"({"zone":"DE","carbonIntensity":null,"datetime":"2024-03-06T19:00:00.000Z"})", "em", "DE"),
-              StatusIs(absl::StatusCode::kUnavailable, "electricity_maps DE latest: carbonIntensity is null"));
+                  R"({"zone":"DE","carbonIntensity":null,"datetime":"2024-03-06T19:00:00.000Z"})",
+                  "em", "DE"),
+              StatusIs(absl::StatusCode::kUnavailable,
+                       "electricity_maps DE latest: carbonIntensity is null"));
 }
 
 TEST(UkCarbonIntensityParser, NationalPrefersActualElseForecast) {
@@ -161,20 +170,25 @@ TEST(UkCarbonIntensityParser, RegionalForwardWindowObjectShape) {
 
 TEST(UkCarbonIntensityParser, AllRegionsShapePicksTheRegion) {
   // The documented /regional example (with its missing comma restored).
-  const std::string body = R"({"data":[{"from":"2018-01-20T12:00Z","to":"2018-01-20T12:30Z","regions":[
+  const std::string body =
+      R"({"data":[{"from":"2018-01-20T12:00Z","to":"2018-01-20T12:30Z","regions":[
       {"regionid":3,"dnoregion":"Electricity North West","shortname":"North West England",
        "intensity":{"forecast":266,"index":"moderate"},"generationmix":[{"fuel":"gas","perc":43.6}]}]}]})";
   absl::StatusOr<std::vector<Reading>> periods = ParseUkCarbonIntensity(body, "uk", "region/3");
   ASSERT_THAT(periods, IsOk());
   ASSERT_EQ(periods->size(), 1u);
   EXPECT_EQ((*periods)[0].value, 266);
-  EXPECT_THAT(ParseUkCarbonIntensity(body, "uk", "region/4"), StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
-  EXPECT_THAT(ParseUkCarbonIntensity(body, "uk", "national"), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a region/<id>")));
+  EXPECT_THAT(ParseUkCarbonIntensity(body, "uk", "region/4"),
+              StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
+  EXPECT_THAT(ParseUkCarbonIntensity(body, "uk", "national"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a region/<id>")));
 }
 
 TEST(UkCarbonIntensityParser, ErrorBodyIsInvalid) {
-  EXPECT_THAT(ParseUkCarbonIntensity(R"({"error":{"code":"400 Bad Request","message":"x"}})", "uk", "national"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "uk_carbon_intensity national: data: missing"));
+  EXPECT_THAT(
+      ParseUkCarbonIntensity(R"({"error":{"code":"400 Bad Request","message":"x"}})", "uk",
+                             "national"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "uk_carbon_intensity national: data: missing"));
 }
 
 }  // namespace

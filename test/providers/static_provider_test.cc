@@ -22,7 +22,8 @@ StaticSettings Settings() {
 TEST(StaticProvider, ReadingIsAlignedToValidity) {
   StaticProvider provider("fixed", Settings());
   EXPECT_THAT(provider.locations(), ::testing::ElementsAre("A", "B"));
-  const absl::Time now = absl::FromUnixSeconds(1'800'000'000 + 1000);  // 16 min 40 s past a half hour
+  const absl::Time now =
+      absl::FromUnixSeconds(1'800'000'000 + 1000);  // 16 min 40 s past a half hour
   absl::StatusOr<Reading> reading = provider.Current("A", now);
   ASSERT_THAT(reading, IsOk());
   EXPECT_EQ(reading->value, 120);
@@ -43,8 +44,9 @@ TEST(StaticProvider, ForecastRepeatsTheValueUpToTheHorizon) {
 
 TEST(StaticProvider, UnknownLocationIsNotFound) {
   StaticProvider provider("fixed", Settings());
-  EXPECT_THAT(provider.Current("C", absl::UnixEpoch()),
-              StatusIs(absl::StatusCode::kNotFound, "provider \"fixed\": no value configured for \"C\""));
+  EXPECT_THAT(
+      provider.Current("C", absl::UnixEpoch()),
+      StatusIs(absl::StatusCode::kNotFound, "provider \"fixed\": no value configured for \"C\""));
 }
 
 }  // namespace

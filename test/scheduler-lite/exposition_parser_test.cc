@@ -11,8 +11,8 @@ namespace carbonroute::scheduler_lite {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::Pair;
 using testing::IsOk;
+using ::testing::Pair;
 using testing::StatusIs;
 
 Exposition ParseOk(absl::string_view text) {
@@ -106,8 +106,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"m inf\n", "line 1: expected a sample value, found \"inf\""},
         BadCase{"m 1 12.5\n", "line 1: expected a timestamp in milliseconds, found \"12.5\""},
         BadCase{"m 1 2 3\n", "line 1: unexpected text after the timestamp: \"3\""},
-        BadCase{"# TYPE m gauges\n", "line 1: TYPE m: unknown type \"gauges\"; expected counter, "
-                                     "gauge, histogram, summary or untyped"},
+        BadCase{"# TYPE m gauges\n",
+                "line 1: TYPE m: unknown type \"gauges\"; expected counter, "
+                "gauge, histogram, summary or untyped"},
         BadCase{"# TYPE m gauge\n# TYPE m counter\n", "line 2: second TYPE line for m"},
         BadCase{"# TYPE \n", "line 1: TYPE: expected a metric name"}));
 

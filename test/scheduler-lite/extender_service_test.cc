@@ -40,7 +40,8 @@ class ExtenderServiceTest : public ::testing::Test {
     server_ = *net::HttpServer::Start(std::move(options));
     http_ = *net::CurlHttpClient::Create("test");
   }
-  net::HttpResponse Post(const std::string& path, const std::string& body, const std::string& method = "POST") {
+  net::HttpResponse Post(const std::string& path, const std::string& body,
+                         const std::string& method = "POST") {
     net::HttpRequest request;
     request.method = method;
     request.url = absl::StrCat("http://127.0.0.1:", server_->port(), path);
@@ -60,7 +61,8 @@ class ExtenderServiceTest : public ::testing::Test {
 };
 
 TEST_F(ExtenderServiceTest, FilterAndPrioritizeOverHttp) {
-  const std::string args = R"({"Pod":{"metadata":{"name":"p"}},"Nodes":null,"NodeNames":["n-pl","n-se"]})";
+  const std::string args =
+      R"({"Pod":{"metadata":{"name":"p"}},"Nodes":null,"NodeNames":["n-pl","n-se"]})";
   net::HttpResponse filter = Post("/filter", args);
   EXPECT_EQ(filter.status, 200);
   EXPECT_EQ(filter.headers["content-type"], "application/json");
@@ -69,16 +71,22 @@ TEST_F(ExtenderServiceTest, FilterAndPrioritizeOverHttp) {
   EXPECT_EQ(prioritize.status, 200);
   EXPECT_EQ(prioritize.body, R"([{"Host":"n-pl","Score":0},{"Host":"n-se","Score":10}])");
   const std::string metrics = prometheus::TextSerializer().Serialize(registry_->Collect());
-  EXPECT_THAT(metrics, HasSubstr("carbonroute_scheduler_extender_requests_total{code=\"200\",verb=\"filter\"} 1"));
+  EXPECT_THAT(
+      metrics,
+      HasSubstr("carbonroute_scheduler_extender_requests_total{code=\"200\",verb=\"filter\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("carbonroute_scheduler_decisions_total{location=\"SE\"} 1"));
-  EXPECT_THAT(metrics, HasSubstr("carbonroute_scheduler_extender_request_duration_seconds_count{verb=\"prioritize\"} 1"));
+  EXPECT_THAT(
+      metrics,
+      HasSubstr(
+          "carbonroute_scheduler_extender_request_duration_seconds_count{verb=\"prioritize\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("carbonroute_scheduler_model_age_seconds 10"));
 }
 
 TEST_F(ExtenderServiceTest, MalformedInputIs400WithErrorSet) {
   net::HttpResponse bad = Post("/filter", "{not json");
   EXPECT_EQ(bad.status, 400);
-  EXPECT_THAT(nlohmann::json::parse(bad.body)["Error"].get<std::string>(), HasSubstr("not valid JSON"));
+  EXPECT_THAT(nlohmann::json::parse(bad.body)["Error"].get<std::string>(),
+              HasSubstr("not valid JSON"));
   net::HttpResponse wrong_type = Post("/prioritize", R"({"Pod":{},"NodeNames":[1]})");
   EXPECT_EQ(wrong_type.status, 400);
   EXPECT_THAT(wrong_type.body, HasSubstr("NodeNames[0] is not a string"));
@@ -86,7 +94,9 @@ TEST_F(ExtenderServiceTest, MalformedInputIs400WithErrorSet) {
   net::HttpResponse huge = Post("/filter", std::string(100 * 1024, ' '));
   EXPECT_EQ(huge.status, 413);
   const std::string metrics = prometheus::TextSerializer().Serialize(registry_->Collect());
-  EXPECT_THAT(metrics, HasSubstr("carbonroute_scheduler_extender_requests_total{code=\"400\",verb=\"filter\"} 1"));
+  EXPECT_THAT(
+      metrics,
+      HasSubstr("carbonroute_scheduler_extender_requests_total{code=\"400\",verb=\"filter\"} 1"));
 }
 
 TEST_F(ExtenderServiceTest, HealthNeedsAModel) {

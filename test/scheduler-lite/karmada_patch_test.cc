@@ -28,7 +28,8 @@ TEST(KarmadaPatch, TwoCleanestClustersWithTheirReadings) {
   ASSERT_THAT(policy, IsOk());
   EXPECT_EQ(policy->namespace_name, "shop");
   PlacementModel model;
-  for (auto [location, grams] : std::initializer_list<std::pair<const char*, double>>{{"SE", 30}, {"FR", 60}, {"PL", 700}}) {
+  for (auto [location, grams] :
+       std::initializer_list<std::pair<const char*, double>>{{"SE", 30}, {"FR", 60}, {"PL", 700}}) {
     LocationCarbon c;
     c.grams_per_kwh = grams;
     model.carbon[location] = c;
@@ -39,20 +40,27 @@ TEST(KarmadaPatch, TwoCleanestClustersWithTheirReadings) {
   const KarmadaPatch patch = MakeKarmadaPatch(*policy, scored, now);
   EXPECT_THAT(patch.cluster_names, ::testing::ElementsAre("member-se", "member-fr"));
   const nlohmann::json json = nlohmann::json::parse(patch.json);
-  EXPECT_EQ(json["spec"]["placement"]["clusterAffinity"]["clusterNames"], nlohmann::json({"member-se", "member-fr"}));
+  EXPECT_EQ(json["spec"]["placement"]["clusterAffinity"]["clusterNames"],
+            nlohmann::json({"member-se", "member-fr"}));
   EXPECT_EQ(json["metadata"]["annotations"]["carbonroute.io/placement-readings"],
             "member-se=SE:30.00 gCO2eq/kWh (current); member-fr=FR:60.00 gCO2eq/kWh (current)");
   EXPECT_THAT(patch.yaml, HasSubstr("# carbonroute: the 2 cleanest of 3 member clusters"));
-  EXPECT_THAT(patch.yaml, HasSubstr("      clusterNames:\n        - member-se\n        - member-fr\n"));
+  EXPECT_THAT(patch.yaml,
+              HasSubstr("      clusterNames:\n        - member-se\n        - member-fr\n"));
 }
 
 TEST(KarmadaPatch, PolicyErrorsNameTheKey) {
   EXPECT_THAT(ParseKarmadaPolicy("clusters: [{name: a, location: DE}]\n", "p.yaml"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "p.yaml: propagationPolicy.name: required key is missing"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "p.yaml: propagationPolicy.name: required key is missing"));
   EXPECT_THAT(ParseKarmadaPolicy("propagationPolicy: {name: w}\nclusters: [{name: a}]\n", "p.yaml"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "p.yaml: clusters[0]: give a location (grid zone) or a region"));
-  EXPECT_THAT(ParseKarmadaPolicy("propagationPolicy: {name: w}\ndesiredClusters: none\nclusters: [{name: a, location: DE}]\n", "p.yaml"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "p.yaml: desiredClusters: expected a positive integer, got \"none\""));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "p.yaml: clusters[0]: give a location (grid zone) or a region"));
+  EXPECT_THAT(ParseKarmadaPolicy("propagationPolicy: {name: w}\ndesiredClusters: none\nclusters: "
+                                 "[{name: a, location: DE}]\n",
+                                 "p.yaml"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "p.yaml: desiredClusters: expected a positive integer, got \"none\""));
   EXPECT_THAT(ParseKarmadaPolicy("propagationPolicy: {name: w}\nclustrs: []\n", "p.yaml"),
               StatusIs(absl::StatusCode::kInvalidArgument, "p.yaml: clustrs: unknown key"));
 }

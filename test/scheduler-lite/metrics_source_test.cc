@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "net/http_server.h"
 #include "net/curl_http_client.h"
+#include "net/http_server.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::scheduler_lite {
@@ -19,7 +19,8 @@ using testing::StatusIs;
 
 constexpr char kCollectorPage[] =
     "# TYPE carbonroute_carbon_intensity_grams_per_kilowatt_hour gauge\n"
-    "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",estimated=\"false\","
+    "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",estimated="
+    "\"false\","
     "location=\"FR\",provider=\"replay\"} 69.39\n";
 
 // The shape of a real Prometheus instant-query answer.
@@ -42,11 +43,17 @@ TEST(ParsePrometheusVector, ReadsNameLabelsAndValues) {
 
 TEST(ParsePrometheusVector, ErrorsAreReported) {
   std::vector<Sample> samples;
-  EXPECT_THAT(ParsePrometheusVector(R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})", samples),
-              StatusIs(absl::StatusCode::kFailedPrecondition, "Prometheus query failed: parse error at char 3"));
-  EXPECT_THAT(ParsePrometheusVector("<html>", samples), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not valid JSON")));
-  EXPECT_THAT(ParsePrometheusVector(R"({"status":"success","data":{"result":[{"metric":{},"value":[1,2]}]}})", samples),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("value is not [time, \"value\"]")));
+  EXPECT_THAT(
+      ParsePrometheusVector(
+          R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})", samples),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               "Prometheus query failed: parse error at char 3"));
+  EXPECT_THAT(ParsePrometheusVector("<html>", samples),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not valid JSON")));
+  EXPECT_THAT(
+      ParsePrometheusVector(
+          R"({"status":"success","data":{"result":[{"metric":{},"value":[1,2]}]}})", samples),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("value is not [time, \"value\"]")));
 }
 
 TEST(ScrapeCollectors, GoodUrlsCountAndBadOnesAreReported) {
@@ -64,12 +71,15 @@ TEST(ScrapeCollectors, GoodUrlsCountAndBadOnesAreReported) {
   ASSERT_THAT(http, IsOk());
   const std::string base = absl::StrCat("http://127.0.0.1:", (*server)->port());
 
-  SourceResult result = ScrapeCollectors(**http, {base + "/metrics", base + "/missing", base + "/broken"}, absl::Seconds(5));
+  SourceResult result = ScrapeCollectors(
+      **http, {base + "/metrics", base + "/missing", base + "/broken"}, absl::Seconds(5));
   ASSERT_EQ(result.samples.size(), 1u);
   EXPECT_EQ(result.samples[0].Label("location"), "FR");
   ASSERT_EQ(result.errors.size(), 2u);
-  EXPECT_THAT(result.errors[0], StatusIs(absl::StatusCode::kFailedPrecondition, base + "/missing answered HTTP 404"));
-  EXPECT_THAT(result.errors[1], StatusIs(absl::StatusCode::kInvalidArgument, ::testing::StartsWith(base + "/broken: line 1:")));
+  EXPECT_THAT(result.errors[0],
+              StatusIs(absl::StatusCode::kFailedPrecondition, base + "/missing answered HTTP 404"));
+  EXPECT_THAT(result.errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                         ::testing::StartsWith(base + "/broken: line 1:")));
 }
 
 }  // namespace

@@ -70,18 +70,20 @@ TEST(ScoreCandidates, CleanestFirstAndScoreRanges) {
 TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
   Workload inside{{{"edge", 30}}, std::nullopt};
   auto scored = ScoreCandidates(Model(), Nodes(), inside, {.now = kNow});
-  // n-se 25 ms (inside), n-pl 30 ms (on the limit: allowed), n-fr in edge's region: 5 ms convention.
-  // ĉ: se 0, fr (60−30)/670 = 0.045, pl 1;  l̂: se (25−5)/25 = 0.8, fr 0, pl 1.
-  // score = 1 − (ĉ + 0.2·l̂)/1.2: fr 0.963 > se 0.867 > pl 0 — among the two clean ones, latency decides.
+  // n-se 25 ms (inside), n-pl 30 ms (on the limit: allowed), n-fr in edge's region: 5 ms
+  // convention. ĉ: se 0, fr (60−30)/670 = 0.045, pl 1;  l̂: se (25−5)/25 = 0.8, fr 0, pl 1. score =
+  // 1 − (ĉ + 0.2·l̂)/1.2: fr 0.963 > se 0.867 > pl 0 — among the two clean ones, latency decides.
   EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
   EXPECT_NEAR(Find(scored, "n-se").score, 1 - 0.16 / 1.2, 1e-9);
   EXPECT_EQ(Find(scored, "n-fr").latency, absl::Milliseconds(5));
 
   Workload tight{{{"edge", 29.9}}, std::nullopt};
   scored = ScoreCandidates(Model(), Nodes(), tight, {.now = kNow});
-  EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-fr"));  // now SE is the cleanest by the full range
+  EXPECT_THAT(Feasible(scored),
+              ElementsAre("n-se", "n-fr"));  // now SE is the cleanest by the full range
   EXPECT_FALSE(Find(scored, "n-pl").feasible);
-  EXPECT_THAT(Find(scored, "n-pl").reasons, ElementsAre("RTT from edge is 30.00 ms (measured), over the 29.9 ms limit"));
+  EXPECT_THAT(Find(scored, "n-pl").reasons,
+              ElementsAre("RTT from edge is 30.00 ms (measured), over the 29.9 ms limit"));
 }
 
 TEST(ScoreCandidates, MissingRttAndUnknownOriginFailClosed) {
@@ -89,7 +91,8 @@ TEST(ScoreCandidates, MissingRttAndUnknownOriginFailClosed) {
   model.rtt["edge"].erase("n-pl");  // and no static entry between the regions
   auto scored = ScoreCandidates(model, Nodes(), {{{"edge", 100}}, std::nullopt}, {.now = kNow});
   EXPECT_FALSE(Find(scored, "n-pl").feasible);
-  EXPECT_THAT(Find(scored, "n-pl").reasons[0], HasSubstr("no RTT from edge to n-pl: the 100 ms limit cannot be verified"));
+  EXPECT_THAT(Find(scored, "n-pl").reasons[0],
+              HasSubstr("no RTT from edge to n-pl: the 100 ms limit cannot be verified"));
 
   scored = ScoreCandidates(model, Nodes(), {{{"nowhere", 100}}, std::nullopt}, {.now = kNow});
   EXPECT_TRUE(Feasible(scored).empty());
@@ -117,7 +120,8 @@ TEST(ScoreCandidates, StaleOrMissingCarbonIsScoredAsDirtiestNeverZero) {
   model.carbon["SE"].valid_to = kNow - absl::Hours(1);  // beyond the 30 min allowance
   model.carbon.erase("PL");
   auto scored = ScoreCandidates(model, Nodes(), {}, {.now = kNow});
-  EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-pl", "n-se"));  // both at ĉ = 1: ties by name
+  EXPECT_THAT(Feasible(scored),
+              ElementsAre("n-fr", "n-pl", "n-se"));  // both at ĉ = 1: ties by name
   EXPECT_EQ(Find(scored, "n-se").grams_per_kwh, std::nullopt);
   EXPECT_THAT(Find(scored, "n-se").reasons[0], HasSubstr("carbon data for SE is stale"));
   EXPECT_THAT(Find(scored, "n-pl").reasons[0], HasSubstr("no carbon data for PL"));
@@ -136,13 +140,15 @@ TEST(ScoreCandidates, AllEqualInputsDoNotDivideByZeroAndTiesAreByName) {
 TEST(ScoreCandidates, LatencyWeightBreaksNearTies) {
   PlacementModel model = Model();
   model.carbon["PL"].grams_per_kwh = 30;  // as clean as SE, but 30 ms away instead of 25
-  auto scored = ScoreCandidates(model, {{"n-pl", "", ""}, {"n-se", "", ""}}, {{{"edge", 50}}, std::nullopt}, {.now = kNow});
+  auto scored = ScoreCandidates(model, {{"n-pl", "", ""}, {"n-se", "", ""}},
+                                {{{"edge", 50}}, std::nullopt}, {.now = kNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-pl"));
   EXPECT_LT(scored[1].score, scored[0].score);
 }
 
 TEST(ScoreCandidates, UnknownCandidateIsFeasibleButDirtiest) {
-  auto scored = ScoreCandidates(Model(), {{"n-se", "", ""}, {"mystery", "", ""}}, {}, {.now = kNow});
+  auto scored =
+      ScoreCandidates(Model(), {{"n-se", "", ""}, {"mystery", "", ""}}, {}, {.now = kNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "mystery"));
   EXPECT_THAT(Find(scored, "mystery").reasons[0], HasSubstr("no grid location known"));
 }
@@ -150,8 +156,10 @@ TEST(ScoreCandidates, UnknownCandidateIsFeasibleButDirtiest) {
 TEST(ScoreCompact, AgreesWithScoreCandidates) {
   PlacementModel model = Model();
   model.carbon.erase("PL");
-  const std::vector<Candidate> candidates = {{"n-pl", "", ""}, {"n-fr", "", ""}, {"n-se", "", ""}, {"x", "", ""}};
-  for (const Workload& workload : {Workload{}, Workload{{{"edge", 26}}, absl::Hours(2)}, Workload{{{"nowhere", 5}}, std::nullopt}}) {
+  const std::vector<Candidate> candidates = {
+      {"n-pl", "", ""}, {"n-fr", "", ""}, {"n-se", "", ""}, {"x", "", ""}};
+  for (const Workload& workload : {Workload{}, Workload{{{"edge", 26}}, absl::Hours(2)},
+                                   Workload{{{"nowhere", 5}}, std::nullopt}}) {
     const CompactScores compact = ScoreCompact(model, candidates, workload, {.now = kNow});
     const auto sorted = ScoreCandidates(model, candidates, workload, {.now = kNow});
     std::vector<ScoredCandidate> full(sorted.size());

@@ -10,7 +10,8 @@
 namespace carbonroute::testing {
 
 std::string HttpGet(int port, const std::string& path, int* status) {
-  static net::CurlHttpClient* const http = net::CurlHttpClient::Create("carbonroute-test")->release();
+  static net::CurlHttpClient* const http =
+      net::CurlHttpClient::Create("carbonroute-test")->release();
   net::HttpRequest request;
   request.url = absl::StrCat("http://127.0.0.1:", port, path);
   request.timeout = absl::Seconds(5);

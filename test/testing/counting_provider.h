@@ -13,7 +13,8 @@ namespace carbonroute::testing {
 
 class CountingProvider final : public providers::Provider {
  public:
-  explicit CountingProvider(std::unique_ptr<providers::Provider> inner) : inner_(std::move(inner)) {}
+  explicit CountingProvider(std::unique_ptr<providers::Provider> inner)
+      : inner_(std::move(inner)) {}
 
   const std::string& name() const override { return inner_->name(); }
   const std::vector<std::string>& locations() const override { return inner_->locations(); }

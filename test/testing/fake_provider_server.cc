@@ -45,14 +45,17 @@ FakeProviderServer::FakeProviderServer() {
 
 FakeProviderServer::~FakeProviderServer() {
   const char byte = 'x';
-  if (write(wake_fds_[1], &byte, 1) < 0) {}
+  if (write(wake_fds_[1], &byte, 1) < 0) {
+  }
   thread_.join();
   close(listen_fd_);
   close(wake_fds_[0]);
   close(wake_fds_[1]);
 }
 
-std::string FakeProviderServer::base_url() const { return absl::StrCat("http://127.0.0.1:", port_); }
+std::string FakeProviderServer::base_url() const {
+  return absl::StrCat("http://127.0.0.1:", port_);
+}
 
 void FakeProviderServer::Route(const std::string& path, Handler handler) {
   absl::MutexLock lock(&mutex_);
@@ -122,18 +125,19 @@ void FakeProviderServer::HandleConnection(int fd) {
     auto it = routes_.find(request.path);
     if (it != routes_.end()) handler = it->second;
   }
-  FakeResponse response = handler ? handler(request)
-                                   : FakeResponse{404, "{\"error\":\"not scripted\"}", {}};
+  FakeResponse response =
+      handler ? handler(request) : FakeResponse{404, "{\"error\":\"not scripted\"}", {}};
   if (response.mode == FakeResponse::Mode::kHang) {
     held_fds_.push_back(fd);
     return;
   }
   const std::size_t declared =
       response.body.size() + (response.mode == FakeResponse::Mode::kTruncated ? 100 : 0);
-  std::string out = absl::StrCat("HTTP/1.1 ", response.status, " Scripted\r\nContent-Type: ",
-                                 response.content_type, "\r\nContent-Length: ", declared,
-                                 "\r\nConnection: close\r\n");
-  for (const auto& [name, value] : response.headers) absl::StrAppend(&out, name, ": ", value, "\r\n");
+  std::string out = absl::StrCat("HTTP/1.1 ", response.status,
+                                 " Scripted\r\nContent-Type: ", response.content_type,
+                                 "\r\nContent-Length: ", declared, "\r\nConnection: close\r\n");
+  for (const auto& [name, value] : response.headers)
+    absl::StrAppend(&out, name, ": ", value, "\r\n");
   absl::StrAppend(&out, "\r\n", response.body);
   SendAll(fd, out);
   close(fd);

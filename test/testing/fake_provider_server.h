@@ -22,8 +22,8 @@ namespace carbonroute::testing {
 
 struct FakeRequest {
   std::string method;
-  std::string target;  // path and query as sent
-  std::string path;    // without the query
+  std::string target;                          // path and query as sent
+  std::string path;                            // without the query
   std::map<std::string, std::string> headers;  // names lower-cased
 };
 

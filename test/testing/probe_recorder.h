@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,8 +107,7 @@ class InlineResolution final : public collector::ResolutionExecutor {
  public:
   explicit InlineResolution(collector::Resolver resolver) : resolver_(std::move(resolver)) {}
   void Submit(Request request) override {
-    results_.push_back(
-        {request.target, resolver_(request.host, request.protocol, request.port)});
+    results_.push_back({request.target, resolver_(request.host, request.protocol, request.port)});
   }
   std::vector<Result> TakeResults() override { return std::exchange(results_, {}); }
 

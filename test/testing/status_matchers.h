@@ -28,7 +28,7 @@ MATCHER_P2(StatusIs, code, message_matcher,
   *result_listener << "whose status is " << status.ToString();
   return status.code() == code &&
          ::testing::ExplainMatchResult(message_matcher, std::string(status.message()),
-                                     result_listener);
+                                       result_listener);
 }
 
 MATCHER(IsOk, "is OK") {

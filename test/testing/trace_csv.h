@@ -17,8 +17,8 @@
 namespace carbonroute::testing {
 
 inline const std::string& TraceCsvPath() {
-  static const std::string* const path =
-      new std::string(std::string(CARBONROUTE_SOURCE_DIR) + "/data/carbon-intensity-2022-hourly.csv");
+  static const std::string* const path = new std::string(std::string(CARBONROUTE_SOURCE_DIR) +
+                                                         "/data/carbon-intensity-2022-hourly.csv");
   return *path;
 }
 
