@@ -23,9 +23,12 @@
   CARBONROUTE_ASSIGN_OR_RETURN_IMPL_(CARBONROUTE_STATUS_CONCAT_(_cr_statusor_, __LINE__), lhs, \
                                      rexpr)
 
+// `lhs` cannot be parenthesised: it may be a declaration.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define CARBONROUTE_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
   auto statusor = (rexpr);                                       \
   if (!statusor.ok()) return std::move(statusor).status();       \
   lhs = *std::move(statusor)
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // CARBONROUTE_BASE_STATUS_MACROS_H_

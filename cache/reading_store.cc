@@ -242,7 +242,7 @@ absl::Status ReadingStore::PutForecast(const IntensitySeries& series,
   for (const IntensityRecord& point : points) CARBONROUTE_RETURN_IF_ERROR(Validate(point));
   absl::MutexLock lock(&mutex_);
   CARBONROUTE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) -> absl::Status {
     Statement& remove = statements_->delete_forecast_from;
     BindSeries(remove, series);
     remove.Bind(4, Seconds(points.front().valid_from));

@@ -26,7 +26,9 @@ using carbonroute::collector::Reloader;
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// An exception escaping main (a library failing at start-up) ends the process
+// with its message, which is what should happen then.
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   // Memory policy, set before any thread starts (measured with
   // bench/prober_footprint at 1000 peers and repeated scrapes):
   //  - one malloc arena: glibc otherwise gives each thread that allocates

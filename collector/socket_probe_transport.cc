@@ -251,7 +251,7 @@ void SocketProbeTransport::FinishConnect(int fd, std::vector<ProbeAnswer>& out) 
   close(fd);
 }
 
-void SocketProbeTransport::ReadEchoReplies(int fd, bool v6, std::vector<ProbeAnswer>& out) {
+void SocketProbeTransport::ReadEchoReplies(int fd, bool v6, std::vector<ProbeAnswer>& out) const {
   // recvmmsg: a tick's replies in one system call rather than one each. Our
   // replies are 24 bytes of ICMP (+ up to 60 of IPv4 header on raw sockets);
   // a longer packet is someone else's and fails the parse when truncated.
@@ -295,11 +295,11 @@ void SocketProbeTransport::ReadEchoReplies(int fd, bool v6, std::vector<ProbeAns
   }
 }
 
-void SocketProbeTransport::Wait(absl::Time deadline, std::vector<ProbeAnswer>& out) {
-  out.clear();
-  out.swap(ready_);
+void SocketProbeTransport::Wait(absl::Time deadline, std::vector<ProbeAnswer>& answers) {
+  answers.clear();
+  answers.swap(ready_);
   timespec timeout{0, 0};
-  if (out.empty()) {
+  if (answers.empty()) {
     const absl::Duration left = std::max(deadline - RealNow(), absl::ZeroDuration());
     timeout = absl::ToTimespec(std::min(left, absl::Hours(1)));
   }
@@ -311,13 +311,13 @@ void SocketProbeTransport::Wait(absl::Time deadline, std::vector<ProbeAnswer>& o
       uint64_t count;
       [[maybe_unused]] ssize_t ignored = read(wake_fd_, &count, sizeof(count));
     } else {
-      FinishConnect(fd, out);
+      FinishConnect(fd, answers);
     }
   }
   // A socket is drained once it has sent: a host with only IPv4 peers makes
   // no empty IPv6 read every tick.
-  if (icmp4_used_) ReadEchoReplies(icmp4_fd_, /*v6=*/false, out);
-  if (icmp6_used_) ReadEchoReplies(icmp6_fd_, /*v6=*/true, out);
+  if (icmp4_used_) ReadEchoReplies(icmp4_fd_, /*v6=*/false, answers);
+  if (icmp6_used_) ReadEchoReplies(icmp6_fd_, /*v6=*/true, answers);
 }
 
 void SocketProbeTransport::Wake() {

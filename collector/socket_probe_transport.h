@@ -70,7 +70,7 @@ class SocketProbeTransport : public ProbeTransport {
   absl::Status OpenIcmpSockets(IcmpMode mode);
   absl::StatusOr<absl::Time> SendEcho(const ProbeEndpoint& to, uint64_t token);
   absl::StatusOr<absl::Time> Connect(const ProbeEndpoint& to, uint64_t token);
-  void ReadEchoReplies(int fd, bool v6, std::vector<ProbeAnswer>& out);
+  void ReadEchoReplies(int fd, bool v6, std::vector<ProbeAnswer>& out) const;
   void FinishConnect(int fd, std::vector<ProbeAnswer>& out);
 
   int epoll_fd_ = -1;

@@ -58,8 +58,7 @@ class MappingReader {
   absl::Status Finish() const;
 
  private:
-  MappingReader(YAML::Node node, std::string path)
-      : node_(std::move(node)), path_(std::move(path)) {}
+  MappingReader(const YAML::Node& node, std::string path) : node_(node), path_(std::move(path)) {}
   // Marks `key` consumed and returns its node (null node if absent).
   YAML::Node Take(absl::string_view key);
 

@@ -15,6 +15,7 @@ absl::Status RunKubectl(const std::vector<std::string>& arguments) {
   std::vector<std::string> argv = {"kubectl"};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (std::string& arg : argv) args.push_back(arg.data());
   args.push_back(nullptr);
   pid_t pid = 0;

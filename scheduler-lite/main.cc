@@ -197,7 +197,9 @@ const std::vector<Subcommand>& Subcommands() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// An exception escaping main (a library failing at start-up) ends the process
+// with its message, which is what should happen then.
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   CLI::App app{
       "scheduler-lite: carbon- and latency-aware placement from carbonroute collectors' "
       "metrics."};

@@ -86,7 +86,7 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
           model_.rtt[s.Label(label::kSource)].try_emplace(s.Label(label::kTarget), entry);
       if (!inserted &&
           (method == RttMethod::kMeasured || it->second.method != RttMethod::kMeasured)) {
-        it->second = std::move(entry);
+        it->second = entry;
       }
     }
   }

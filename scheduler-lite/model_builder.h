@@ -42,7 +42,7 @@ class ModelBuilder {
   std::shared_ptr<const PlacementModel> Build();
 
  private:
-  bool Prefer(const LocationCarbon& candidate, const LocationCarbon& current) const;
+  bool Prefer(const LocationCarbon& a, const LocationCarbon& b) const;
 
   const EmissionsType preferred_;
   PlacementModel model_;

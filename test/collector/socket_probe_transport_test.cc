@@ -198,7 +198,7 @@ TEST(SocketProbeTransport, TcpConnectOpenRefusedAndSilent) {
     const uint16_t open_port = ntohs(address.sin_port);
     const int closed = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     address.sin_port = 0;
-    bind(closed, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+    ASSERT_EQ(bind(closed, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
     getsockname(closed, reinterpret_cast<sockaddr*>(&address), &length);
     const uint16_t closed_port = ntohs(address.sin_port);
     close(closed);  // nothing listens there: the kernel answers SYN with RST

@@ -32,12 +32,12 @@ class HttpServerTest : public ::testing::Test {
     http_ = *std::move(http);
   }
 
-  absl::StatusOr<net::HttpResponse> Send(std::string method, std::string path,
-                                         std::string body = "") {
+  absl::StatusOr<net::HttpResponse> Send(const std::string& method, const std::string& path,
+                                         const std::string& body = "") {
     net::HttpRequest request;
-    request.method = std::move(method);
+    request.method = method;
     request.url = absl::StrCat("http://127.0.0.1:", server_->port(), path);
-    request.body = std::move(body);
+    request.body = body;
     return http_->Send(request);
   }
 

@@ -13,7 +13,6 @@ namespace carbonroute::providers {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::StatusIs;
 
 TEST(ResolveSecret, FromEnvironmentFileAndSystemdCredential) {

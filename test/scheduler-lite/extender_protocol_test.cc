@@ -10,7 +10,6 @@
 namespace carbonroute::scheduler_lite {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::IsOk;
 using testing::StatusIs;

@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "absl/strings/ascii.h"
@@ -34,8 +36,11 @@ FakeProviderServer::FakeProviderServer() {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  listen(listen_fd_, 64);
+  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      listen(listen_fd_, 64) != 0) {
+    std::perror("FakeProviderServer: cannot listen on 127.0.0.1");
+    std::abort();
+  }
   socklen_t length = sizeof(address);
   getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
   port_ = ntohs(address.sin_port);
@@ -109,7 +114,7 @@ void FakeProviderServer::HandleConnection(int fd) {
   FakeRequest request;
   std::vector<std::string> lines = absl::StrSplit(head.substr(0, head.find("\r\n\r\n")), "\r\n");
   std::vector<std::string> first = absl::StrSplit(lines[0], ' ');
-  request.method = first.size() > 0 ? first[0] : "";
+  request.method = !first.empty() ? first[0] : "";
   request.target = first.size() > 1 ? first[1] : "/";
   request.path = request.target.substr(0, request.target.find('?'));
   for (std::size_t i = 1; i < lines.size(); ++i) {

@@ -19,6 +19,7 @@ namespace carbonroute::testing {
 Subprocess::Subprocess(std::vector<std::string> argv, std::string log_path)
     : log_path_(std::move(log_path)) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (std::string& arg : argv) args.push_back(arg.data());
   args.push_back(nullptr);
   posix_spawn_file_actions_t actions;
@@ -44,7 +45,7 @@ int Subprocess::Terminate() {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-void Subprocess::Signal(int signal) {
+void Subprocess::Signal(int signal) const {
   if (pid_ > 0) kill(pid_, signal);
 }
 
@@ -66,10 +67,10 @@ int FreeLoopbackPort() {
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   address.sin_port = 0;
   socklen_t length = sizeof(address);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+                     getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
   close(fd);
-  return ntohs(address.sin_port);
+  return bound ? ntohs(address.sin_port) : 0;
 }
 
 std::string ReadFile(const std::string& path) {

@@ -25,7 +25,7 @@ class Subprocess {
   // Sends SIGTERM and returns the exit status (exit code, or 128 + signal).
   int Terminate();
   // Sends `signal` (e.g. SIGHUP) and returns at once.
-  void Signal(int signal);
+  void Signal(int signal) const;
   std::string Log() const;
 
  private:
