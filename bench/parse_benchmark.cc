@@ -5,7 +5,8 @@
 //   cmake -S . -B build -DCARBONROUTE_BUILD_BENCHMARKS=ON && cmake --build build
 //   ./build/bin/parse_benchmark
 //
-// Bodies are generated in the documented shapes (../shared/reference/carbon-providers.md):
+// Bodies are generated in the shapes the providers document (https://docs.watttime.org,
+// https://carbon-intensity.github.io/api-definitions/):
 //   - WattTime /v3/forecast, 72 h at 5 min = 864 points (the maximum forecast length)
 //   - UK /regional/intensity/{from}/fw48h, all 17 regions × 96 half hours with
 //     generation mixes, pretty-printed as the API serves it (~2.8 MB)

@@ -11,8 +11,8 @@
 //
 // Matching: an unprivileged datagram ICMP socket (SOCK_DGRAM, IPPROTO_ICMP)
 // lets the kernel rewrite the identifier to the socket's "port", so replies
-// are matched on sequence + the 64-bit token carried in the payload, not on
-// the identifier.
+// are matched on the 64-bit token carried in the payload alone, not on the
+// identifier (the sequence number only numbers the requests).
 //
 // Thread safety: pure functions.
 #ifndef CARBONROUTE_COLLECTOR_ICMP_ECHO_H_

@@ -1,6 +1,6 @@
 // File: collector/probe_transport.h
 //
-// The prober's socket layer, as an interface (the seam DESIGN.md names): the
+// The prober's socket layer, as an interface (a seam of docs/architecture.md): the
 // prober (prober.h) decides what to probe and when and keeps the statistics;
 // a transport sends probes and reports answers with their times. The real
 // one is SocketProbeTransport (socket_probe_transport.h); tests also use a

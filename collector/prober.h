@@ -21,12 +21,8 @@
 // 1000 peers a wake handles about twenty probes instead of one. A probe
 // leaves at most one tick after its jittered due time (20 ms against the
 // 1 s ± 10 % schedule); RTTs are unaffected, since they use the send time and
-// the kernel's receive timestamp, not the time the loop woke. Wakes are what
-// a probe costs most on a VM: going from 10 ms to 20 ms ticks took the
-// collector from 22 to 16.5 µs of CPU per probe at 1000 peers
-// (bench/prober_footprint, side by side). At the 20 ms tick a socket holds a
-// tick of replies: ~20 at 1000 peers, ~200 at 10,000 (SO_RCVBUF, see
-// socket_probe_transport.h).
+// the kernel's receive timestamp, not the time the loop woke (why a tick
+// grid: bench/README.md).
 //
 // Host names are resolved when a peer is added and again every
 // `resolve_interval` (IP literals once, in place), through the Resolver

@@ -12,8 +12,8 @@
 //   loss      lost / sent over the last `window` probes (sliding, 0–1)
 //
 // A probe counts as lost when no reply arrived within the timeout, including
-// a reply that arrives after it (late replies are loss; RecordLate keeps them
-// out of the RTT estimators). Freshness: the smoothed RTT is fresh only while
+// a reply that arrives after it (the prober records a late reply as a loss, so
+// it never reaches the RTT estimators). Freshness: the smoothed RTT is fresh only while
 // the last answered probe is no older than `stale_after`; a target that stops
 // answering goes to loss 1.0 over the window and its RTT stops being fresh
 // (the exporter then removes the series rather than repeat an old value).

@@ -4,8 +4,8 @@
 //
 // Strict by design: an unknown key is an error (a typo must not be silently
 // ignored), and every error names the key path and the offending value, e.g.
-//   offline.yaml: providers[1].type: unknown provider type "wattime"; expected one of: replay,
-//   static
+//   offline.yaml: providers[1].type: unknown provider type "wattime"; expected one of:
+//   replay, static, watttime, electricity_maps, uk_carbon_intensity
 //
 // Errors: every function returns kInvalidArgument for a malformed or invalid
 // configuration; LoadCollectorConfig returns kNotFound when the file cannot be

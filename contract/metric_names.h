@@ -1,7 +1,7 @@
 // File: contract/metric_names.h
 //
 // Every Prometheus metric name carbonroute exports, in one place. These names
-// are a contract (docs: ../shared/docs/DESIGN.md, README "Metrics"):
+// are a contract (docs/architecture.md "Metric contract", README "Metrics"):
 // scheduler-lite, the dashboards, the alert rules and the tests rely on them.
 // Conventions: base units in the name, `_total` on counters
 // (https://prometheus.io/docs/practices/naming/).
@@ -31,7 +31,9 @@ inline constexpr char kProbeLossRatio[] = "carbonroute_probe_loss_ratio";
 // counter{source, target}: probes sent / answered within the timeout.
 inline constexpr char kProbesSent[] = "carbonroute_probe_sent_total";
 inline constexpr char kProbesReceived[] = "carbonroute_probe_received_total";
-// counter{provider, outcome}: upstream calls by outcome (ok, not_found, http_4xx, ...).
+// counter{provider, outcome}: upstream calls by outcome (collector/poller.h OutcomeLabel:
+// ok, not_found, parse_error, timeout, unavailable, rate_limited, unauthenticated,
+// permission_denied, not_in_plan, error).
 inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total";
 // gauge (=1){node, location, region}: which grid location a node draws power from.
 inline constexpr char kNodeInfo[] = "carbonroute_node_info";

@@ -1,7 +1,8 @@
 // File: providers/electricity_maps_parser.h
 //
-// Parsers of Electricity Maps API v3 bodies (shapes recorded in
-// ../shared/reference/carbon-providers.md §2.3). Pure functions.
+// Parsers of Electricity Maps API v3 bodies (shapes as documented at
+// https://static.electricitymaps.com/api/docs/index.html, recorded in
+// test/providers/testdata/). Pure functions.
 //
 // Values are gCO2eq/kWh, average emissions. Validity: [datetime, datetime +
 // granularity), one hour unless `temporalGranularity` says 5_minutes or

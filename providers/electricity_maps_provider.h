@@ -1,7 +1,7 @@
 // File: providers/electricity_maps_provider.h
 //
-// `electricity_maps`: Electricity Maps API v3 (facts in
-// ../shared/reference/carbon-providers.md §2). Average emissions, gCO2eq/kWh.
+// `electricity_maps`: Electricity Maps API v3
+// (https://static.electricitymaps.com/api/docs/index.html). Average emissions, gCO2eq/kWh.
 //
 //   current   GET {base}/carbon-intensity/latest
 //   forecast  GET {base}/carbon-intensity/forecast   (not in the free plan)

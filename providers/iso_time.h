@@ -3,9 +3,8 @@
 // Fast parse of the ISO 8601 / RFC 3339 timestamps the providers send:
 //   YYYY-MM-DDTHH:MM[:SS[.fraction]](Z|±HH:MM)
 // e.g. "2022-07-15T00:00:00+00:00" (WattTime), "2024-03-06T19:00:00.000Z"
-// (Electricity Maps), "2018-01-20T12:00Z" (UK). absl::ParseTime costs about
-// 1 µs per call, which dominated parsing an 864-point forecast
-// (bench/parse_benchmark.cc); this fixed-layout path is ~20× cheaper.
+// (Electricity Maps), "2018-01-20T12:00Z" (UK), without absl::ParseTime's
+// general format machinery (why: bench/README.md).
 // Returns false for any other layout or an impossible date/time (the caller
 // may then try absl::ParseTime).
 #ifndef CARBONROUTE_PROVIDERS_ISO_TIME_H_

@@ -1,7 +1,7 @@
 // File: providers/provider.h
 //
 // The interface every carbon-intensity source implements: replay and static
-// (offline) now; WattTime v3, Electricity Maps v3 and UK Carbon Intensity later.
+// (offline), WattTime v3, Electricity Maps v3 and UK Carbon Intensity.
 // Create instances with MakeProvider() (providers/make_provider.h).
 #ifndef CARBONROUTE_PROVIDERS_PROVIDER_H_
 #define CARBONROUTE_PROVIDERS_PROVIDER_H_
@@ -20,11 +20,17 @@ namespace carbonroute::providers {
 // A source of carbon-intensity readings and forecasts for grid locations.
 //
 // Each call may be one upstream request; the collector's cache decides when to
-// call. Errors carry retry semantics in their code:
-//   kNotFound          the location is unknown to the provider (do not retry)
-//   kInvalidArgument   the provider answered with something unusable
-//   kUnavailable       a transient failure (retry with backoff)
-//   kDeadlineExceeded  the upstream did not answer in time
+// call. Errors carry retry semantics in their code (providers/http_status.h
+// maps HTTP answers to them):
+//   kNotFound            the location is unknown to the provider (do not retry)
+//   kInvalidArgument     the provider answered with something unusable, or
+//                        refused our request (HTTP 400/422)
+//   kUnavailable         a transient failure: 5xx, connection refused or reset
+//   kDeadlineExceeded    the upstream did not answer in time
+//   kResourceExhausted   rate limited (HTTP 429), with a Retry-After payload if given
+//   kUnauthenticated     credentials rejected (HTTP 401) after any re-login
+//   kPermissionDenied    not allowed for this account (HTTP 403)
+//   kFailedPrecondition  not in the account's plan (e.g. a WattTime region)
 //
 // Thread safety: an instance is used by one thread at a time.
 class Provider {

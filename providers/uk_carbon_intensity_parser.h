@@ -3,7 +3,7 @@
 // Parser of the UK Carbon Intensity API (NESO; api.carbonintensity.org.uk,
 // docs in carbon-intensity/api-definitions, CC BY 4.0) bodies. Pure function.
 //
-// Accepted shapes (../shared/reference/carbon-providers.md §5):
+// Accepted shapes (https://carbon-intensity.github.io/api-definitions/):
 //   national   {"data": [{"from","to","intensity":{"forecast","actual","index"}}, ...]}
 //   regionid   {"data": [{"regionid", ..., "data": [<period>, ...]}]}
 //   regional forward windows may give "data" as an object: {"data": {"regionid", "data": [...]}}

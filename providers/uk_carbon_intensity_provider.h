@@ -1,7 +1,7 @@
 // File: providers/uk_carbon_intensity_provider.h
 //
 // `uk_carbon_intensity`: the NESO Carbon Intensity API for Great Britain
-// (no authentication; facts in ../shared/reference/carbon-providers.md §5).
+// (no authentication; https://carbon-intensity.github.io/api-definitions/).
 // Average emissions, gCO2eq/kWh, half-hourly.
 //
 // Locations:

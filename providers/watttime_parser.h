@@ -1,7 +1,7 @@
 // File: providers/watttime_parser.h
 //
-// Parsers of WattTime v3 response bodies (https://docs.watttime.org; shapes
-// recorded in ../shared/reference/carbon-providers.md §1.6). Pure functions.
+// Parsers of WattTime v3 response bodies (shapes as documented at
+// https://docs.watttime.org, recorded in test/providers/testdata/). Pure functions.
 //
 // Units come from `meta.units`, never assumed:
 //   lbs_co2_per_mwh → gCO2eq/kWh, × 0.453592 (1 lb/MWh = 453.592 g / 1000 kWh)

@@ -1,7 +1,7 @@
 // File: providers/watttime_provider.h
 //
-// `watttime`: WattTime API v3 (https://docs.watttime.org; facts in
-// ../shared/reference/carbon-providers.md §1). Marginal emissions (MOER).
+// `watttime`: WattTime API v3 (https://docs.watttime.org). Marginal
+// emissions (MOER).
 //
 //   - GET /login with HTTP Basic auth gives a bearer token, valid 30 minutes;
 //     it is reused for 25 minutes, then renewed, and renewed once more on a

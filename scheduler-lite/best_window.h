@@ -2,8 +2,9 @@
 //
 // The temporal query: when, between now and a deadline, should a job of a
 // given duration start so that the grid's mean carbon intensity over its run
-// is lowest? (The "best window" of the Carbon Aware SDK; the savings
-// published for such shifting are in ../shared/reference/schedulers.md §6.)
+// is lowest? (The "best window" of the Carbon Aware SDK; for the savings of
+// such shifting see Wiesner et al., "Let's Wait Awhile", Middleware 2021,
+// doi:10.1145/3464298.3493399.)
 //
 // Candidate starts: now, and every forecast point boundary after now, such
 // that start + duration ≤ deadline. For each, the time-weighted mean over

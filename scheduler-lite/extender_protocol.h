@@ -1,7 +1,8 @@
 // File: scheduler-lite/extender_protocol.h
 //
 // The kube-scheduler extender v1 wire format (k8s.io/kube-scheduler/extender/v1,
-// types.go; facts in ../shared/reference/schedulers.md §1). The Go types have
+// types.go, https://github.com/kubernetes/kube-scheduler/blob/master/extender/v1/types.go).
+// The Go types have
 // no json tags, so the keys are the capitalised Go field names:
 //
 //   request  ExtenderArgs          {"Pod": {...}, "Nodes": {"items": [...]} | null,

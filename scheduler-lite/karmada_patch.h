@@ -5,7 +5,8 @@
 // PropagationPolicy merge patch that sets
 // spec.placement.clusterAffinity.clusterNames (Karmada v1alpha1,
 // propagation_types.go; with an empty activationPreference the change
-// re-drives propagation immediately — ../shared/reference/schedulers.md §5.1).
+// re-drives propagation immediately —
+// https://github.com/karmada-io/karmada/blob/master/pkg/apis/policy/v1alpha1/propagation_types.go).
 //
 // Policy file (YAML):
 //   propagationPolicy: {name: web, namespace: default}

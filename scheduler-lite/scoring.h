@@ -1,7 +1,7 @@
 // File: scheduler-lite/scoring.h
 //
 // Carbon- and latency-aware scoring of candidates (nodes, regions or
-// clusters), as stated in ../shared/docs/DESIGN.md "Scoring" and the README.
+// clusters), as stated in docs/architecture.md "Scoring" and the README.
 //
 // 1. Hard filters. For each latency limit (from, max): the candidate's RTT
 //    from `from` must be known and ≤ max. RTT lookup, first hit wins:
@@ -104,8 +104,7 @@ struct CompactScores {
   std::optional<std::size_t> best;  // input index of the top-scored feasible one
   std::string best_location;
 };
-// kScoresOnly leaves CompactScores::failures empty (prioritize answers only scores;
-// writing the reasons was a third of a 5000-node request's time).
+// kScoresOnly leaves CompactScores::failures empty (prioritize answers only scores).
 enum class FailureDetail { kReasons, kScoresOnly };
 CompactScores ScoreCompact(const ScoringIndex& index, const std::vector<Candidate>& candidates,
                            const Workload& workload, const ScoringOptions& options,

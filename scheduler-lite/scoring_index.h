@@ -2,9 +2,7 @@
 //
 // Dense integer ids over one PlacementModel, built once per model refresh so
 // that scoring a candidate costs one small hash lookup and array reads
-// instead of four lookups into the model's string-keyed maps (bench/
-// extender_benchmark.cc: a 5000-node model's maps are ~1.5 MB of 96-byte slots
-// that miss the L2 cache on every candidate; the index is ~0.2 MB).
+// instead of four lookups into the model's string-keyed maps (bench/README.md).
 //
 //   place id    every name that can be a candidate or an RTT target: the
 //               model's node names and every RTT row's targets;

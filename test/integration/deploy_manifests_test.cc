@@ -1,6 +1,7 @@
 // The Kubernetes manifests in deploy/kubernetes/: the extender configuration uses
 // only KubeSchedulerConfiguration v1 Extender keys (k8s.io/kube-scheduler/config/v1,
-// type Extender; ../shared/reference/schedulers.md §1.4), and the examples opt in.
+// type Extender; https://kubernetes.io/docs/reference/config-api/kube-scheduler-config.v1/),
+// and the examples opt in.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

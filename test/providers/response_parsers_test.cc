@@ -1,5 +1,5 @@
-// The provider response parsers on the bodies recorded in
-// ../shared/reference/carbon-providers.md (test/providers/testdata/).
+// The provider response parsers on real response bodies in the shapes the
+// providers document, recorded in test/providers/testdata/.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
