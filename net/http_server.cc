@@ -9,10 +9,16 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "zlib.h"
 
 namespace carbonroute::net {
 namespace {
@@ -38,13 +44,60 @@ const char* ReasonPhrase(int status) {
   }
 }
 
-void Reply(mg_connection* connection, const HttpServerResponse& response) {
-  const std::string head =
-      absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n",
-                   "Content-Type: ", response.content_type, "\r\n",
-                   "Content-Length: ", response.body.size(), "\r\n\r\n");
-  mg_write(connection, head.data(), head.size());
-  mg_write(connection, response.body.data(), response.body.size());
+// Whether the request's Accept-Encoding admits gzip (RFC 9110 §12.5.3: a
+// coding listed with q=0 is refused).
+bool AcceptsGzip(mg_connection* connection) {
+  const char* header = mg_get_header(connection, "Accept-Encoding");
+  if (header == nullptr) return false;
+  for (absl::string_view coding : absl::StrSplit(header, ',')) {
+    std::vector<absl::string_view> parts = absl::StrSplit(coding, ';');
+    if (!absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(parts[0]), "gzip") &&
+        absl::StripAsciiWhitespace(parts[0]) != "*") {
+      continue;
+    }
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      absl::string_view q = absl::StripAsciiWhitespace(parts[i]);
+      if (absl::ConsumePrefix(&q, "q=") && absl::StripTrailingAsciiWhitespace(q).find_first_not_of(
+                                               "0.") == absl::string_view::npos) {
+        return false;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+// `body` as a gzip member (RFC 1952) at zlib's fastest level; nullopt if zlib fails.
+std::optional<std::string> Gzip(absl::string_view body) {
+  z_stream stream{};
+  if (deflateInit2(&stream, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return std::nullopt;
+  }
+  std::string out(deflateBound(&stream, body.size()), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
+  stream.avail_in = static_cast<uInt>(body.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int result = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (result != Z_STREAM_END) return std::nullopt;
+  return out;
+}
+
+// Writes the head and the body with one write, so that no reply leaves in two
+// segments for Nagle's algorithm to hold back (TCP_NODELAY is set as well).
+void Reply(mg_connection* connection, const HttpServerResponse& response, bool gzip = false) {
+  std::optional<std::string> compressed;
+  if (gzip && response.body.size() >= kGzipMinBytes) compressed = Gzip(response.body);
+  const std::string& body = compressed ? *compressed : response.body;
+  std::string reply = absl::StrCat(
+      "HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n",
+      "Content-Type: ", response.content_type, "\r\n", "Content-Length: ", body.size(), "\r\n",
+      compressed ? "Content-Encoding: gzip\r\n" : "", gzip ? "Vary: Accept-Encoding\r\n" : "",
+      "\r\n");
+  reply.append(body);
+  mg_write(connection, reply.data(), reply.size());
 }
 
 }  // namespace
@@ -79,7 +132,7 @@ int HttpServer::HandleRequest(mg_connection* connection) {
       return 1;
     }
   }
-  Reply(connection, route->second(request));
+  Reply(connection, route->second(request), server->options_.gzip && AcceptsGzip(connection));
   return 1;
 }
 
@@ -102,6 +155,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
                           "10000",
                           "enable_keep_alive",
                           "yes",
+                          "tcp_nodelay",
+                          "1",
                           nullptr};
   mg_callbacks callbacks{};
   callbacks.begin_request = &HttpServer::HandleRequest;

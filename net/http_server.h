@@ -6,7 +6,11 @@
 // kube-scheduler extender's POST routes.
 //
 // Requests for an unknown path get 404; bodies larger than
-// `max_body_bytes` get 413 without reaching a handler.
+// `max_body_bytes` get 413 without reaching a handler. Keep-alive
+// connections are served with TCP_NODELAY and each reply in one write, so no
+// reply waits for the client's delayed ACK (Nagle's algorithm, RFC 896). With
+// `gzip`, a body of kGzipMinBytes or more goes gzip-compressed (RFC 1952) to a
+// client whose Accept-Encoding admits it (Prometheus always asks).
 //
 // Thread safety: handlers run on civetweb's worker threads, concurrently; they
 // must be thread-safe. Start()/~HttpServer() are called from one thread.
@@ -46,7 +50,11 @@ struct HttpServerOptions {
   std::map<std::string, HttpHandler> routes;  // exact path → handler
   int threads = 4;
   std::size_t max_body_bytes = 1 << 20;
+  bool gzip = true;
 };
+
+// Smaller bodies are sent as they are: compressing them gains nothing.
+inline constexpr std::size_t kGzipMinBytes = 1024;
 
 class HttpServer {
  public:

@@ -2,7 +2,14 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
 
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "net/curl_http_client.h"
 #include "test/testing/status_matchers.h"
@@ -10,7 +17,9 @@
 namespace carbonroute::net {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::IsOk;
+using ::testing::Not;
 using testing::StatusIs;
 
 class HttpServerTest : public ::testing::Test {
@@ -19,6 +28,11 @@ class HttpServerTest : public ::testing::Test {
     HttpServerOptions options;
     options.listen_address = "127.0.0.1:0";
     options.max_body_bytes = 1024;
+    options.routes["/big"] = [](const HttpServerRequest&) {
+      std::string page;
+      for (int i = 0; i < 2000; ++i) absl::StrAppend(&page, "metric{i=\"", i, "\"} ", i, "\n");
+      return HttpServerResponse{200, "text/plain", page};
+    };
     options.routes["/echo"] = [](const HttpServerRequest& request) {
       return HttpServerResponse{
           200, "text/plain",
@@ -83,6 +97,113 @@ TEST_F(HttpServerTest, ClosedPortIsATransportError) {
   request.url = absl::StrCat("http://127.0.0.1:", port, "/echo");
   EXPECT_THAT(http_->Send(request),
               StatusIs(absl::StatusCode::kUnavailable, ::testing::HasSubstr("failed")));
+}
+
+// A client speaking HTTP/1.1 over one keep-alive TCP connection, byte for byte.
+class RawConnection {
+ public:
+  explicit RawConnection(int port) {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  }
+  ~RawConnection() { close(fd_); }
+  bool connected() const { return connected_; }
+
+  struct Answer {
+    std::string head;  // status line and headers
+    std::string body;
+  };
+  // Sends GET `path` with `extra_headers` and reads one whole response.
+  Answer Get(const std::string& path, const std::string& extra_headers = "") {
+    const std::string request =
+        absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: 127.0.0.1\r\n", extra_headers, "\r\n");
+    if (send(fd_, request.data(), request.size(), MSG_NOSIGNAL) < 0) return {};
+    std::string data;
+    std::size_t head_end = std::string::npos;
+    std::size_t length = 0;
+    char buffer[65536];
+    for (;;) {
+      if (head_end == std::string::npos &&
+          (head_end = data.find("\r\n\r\n")) != std::string::npos) {
+        const std::string head = absl::AsciiStrToLower(data.substr(0, head_end));
+        const std::size_t at = head.find("content-length: ");
+        if (at == std::string::npos) return {};
+        length = std::stoul(head.substr(at + 16));
+      }
+      if (head_end != std::string::npos && data.size() >= head_end + 4 + length) break;
+      const ssize_t n = recv(fd_, buffer, sizeof(buffer), 0);
+      if (n <= 0) return {};
+      data.append(buffer, static_cast<std::size_t>(n));
+    }
+    return {data.substr(0, head_end), data.substr(head_end + 4, length)};
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+std::string Gunzip(const std::string& compressed) {
+  z_stream stream{};
+  if (inflateInit2(&stream, 15 + 16) != Z_OK) return "";
+  std::string out;
+  char buffer[65536];
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  stream.avail_in = static_cast<uInt>(compressed.size());
+  int result = Z_OK;
+  while (result == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof(buffer);
+    result = inflate(&stream, Z_NO_FLUSH);
+    out.append(buffer, sizeof(buffer) - stream.avail_out);
+  }
+  inflateEnd(&stream);
+  return result == Z_STREAM_END ? out : "";
+}
+
+TEST_F(HttpServerTest, CompressesLargeBodiesForClientsThatAskForGzip) {
+  RawConnection connection(server_->port());
+  ASSERT_TRUE(connection.connected());
+  const RawConnection::Answer plain = connection.Get("/big");
+  ASSERT_GT(plain.body.size(), 40'000u);
+  EXPECT_THAT(plain.head, Not(HasSubstr("Content-Encoding")));
+
+  const RawConnection::Answer gzipped = connection.Get("/big", "Accept-Encoding: gzip\r\n");
+  EXPECT_THAT(gzipped.head, HasSubstr("Content-Encoding: gzip"));
+  EXPECT_THAT(gzipped.head, HasSubstr("Vary: Accept-Encoding"));
+  EXPECT_LT(gzipped.body.size(), plain.body.size() / 4);
+  EXPECT_EQ(Gunzip(gzipped.body), plain.body);
+
+  // Prometheus' own header; and a refusal (q=0) is honoured.
+  EXPECT_THAT(connection.Get("/big", "Accept-Encoding: gzip, deflate; q=0.5\r\n").head,
+              HasSubstr("Content-Encoding: gzip"));
+  EXPECT_THAT(connection.Get("/big", "Accept-Encoding: identity, gzip;q=0\r\n").head,
+              Not(HasSubstr("Content-Encoding")));
+  // A small body is not worth compressing.
+  EXPECT_THAT(connection.Get("/echo", "Accept-Encoding: gzip\r\n").head,
+              Not(HasSubstr("Content-Encoding")));
+}
+
+TEST_F(HttpServerTest, KeepAliveRequestsDoNotWaitForTheDelayedAck) {
+  // Nagle's algorithm holding back the second segment of a reply until the
+  // client's delayed ACK (at least 40 ms on Linux) made every keep-alive
+  // request take ~44 ms. A loopback request takes well under a millisecond;
+  // the bound below is far from both, so machine load cannot decide it.
+  RawConnection connection(server_->port());
+  ASSERT_TRUE(connection.connected());
+  std::vector<double> ms;
+  for (int i = 0; i < 30; ++i) {
+    const absl::Time start = absl::Now();
+    ASSERT_EQ(connection.Get(absl::StrCat("/echo?i=", i)).body,
+              absl::StrCat("GET /echo?i=", i, " "));
+    ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
+  }
+  std::sort(ms.begin(), ms.end());
+  EXPECT_LT(ms[ms.size() / 2], 20.0) << "median of 30 keep-alive requests, ms";
 }
 
 }  // namespace
