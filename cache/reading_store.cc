@@ -32,7 +32,14 @@ constexpr char kColumns[] =
     "provider, location, emissions_type, valid_from, valid_to, value, unit, estimated, fetched_at";
 constexpr char kSeriesMatch[] = "provider = ?1 AND location = ?2 AND emissions_type = ?3";
 
-int64_t Seconds(absl::Time t) { return absl::ToUnixSeconds(t); }
+int64_t Seconds(absl::Time t) { return absl::ToUnixSeconds(t); }  // rounds down
+
+// For an exclusive upper bound: rounding down would drop a point that starts
+// within the last fraction of a second.
+int64_t SecondsRoundedUp(absl::Time t) {
+  const int64_t down = absl::ToUnixSeconds(t);
+  return absl::FromUnixSeconds(down) < t ? down + 1 : down;
+}
 
 absl::Status Validate(const IntensityRecord& record) {
   if (record.valid_to <= record.valid_from || !std::isfinite(record.value)) {
@@ -277,7 +284,7 @@ absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::ForecastBetween(
   absl::MutexLock lock(&mutex_);
   Statement& query = statements_->forecast_between;
   BindSeries(query, series);
-  query.Bind(4, Seconds(from)).Bind(5, Seconds(to));
+  query.Bind(4, Seconds(from)).Bind(5, SecondsRoundedUp(to));
   std::vector<IntensityRecord> points;
   absl::StatusOr<bool> row;
   while ((row = query.Step()).ok() && *row) points.push_back(RecordAt(query));

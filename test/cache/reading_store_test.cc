@@ -176,6 +176,23 @@ TEST(ReadingStore, NewerForecastReplacesTheOverlappingPart) {
             1u);
 }
 
+TEST(ReadingStore, ForecastBetweenKeepsAPointStartingInTheWindowsLastFraction) {
+  // At 0.3 s past the hour (when a collector wakes for an expiry) the 24 h
+  // window ends 0.3 s after the point starting at +24 h: that point is in it.
+  auto store = OpenMemory();
+  std::vector<IntensityRecord> points;
+  for (int h = 0; h <= 24; ++h) points.push_back(Record(kT0 + absl::Hours(h), 100 + h, true));
+  ASSERT_THAT(store->PutForecast(kSeries, points), IsOk());
+  const absl::Time now = kT0 + absl::Milliseconds(300);
+  absl::StatusOr<std::vector<IntensityRecord>> window =
+      store->ForecastBetween(kSeries, now, now + absl::Hours(24));
+  ASSERT_THAT(window, IsOk());
+  ASSERT_EQ(window->size(), 25u);
+  EXPECT_EQ(window->back().valid_from, kT0 + absl::Hours(24));
+  // A bound on a whole second stays exclusive.
+  EXPECT_EQ(store->ForecastBetween(kSeries, kT0, kT0 + absl::Hours(24))->size(), 24u);
+}
+
 TEST(ReadingStore, ForecastEndOfAnUnknownSeriesIsEmpty) {
   auto store = OpenMemory();
   absl::StatusOr<std::optional<absl::Time>> end = store->ForecastEnd(kSeries);
