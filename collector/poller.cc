@@ -20,15 +20,18 @@ constexpr absl::Duration kForecastMinRefresh = absl::Minutes(15);
 constexpr absl::Duration kHistoryEvery = absl::Hours(1);
 constexpr absl::Duration kHistoryReach = absl::Hours(24);
 
-bool IsConfigurationError(absl::StatusCode code) {
+bool IsConfigurationError(const absl::Status& status) {
+  const absl::StatusCode code = status.code();
   return code == absl::StatusCode::kUnauthenticated ||
          code == absl::StatusCode::kPermissionDenied ||
-         code == absl::StatusCode::kFailedPrecondition || code == absl::StatusCode::kNotFound;
+         code == absl::StatusCode::kFailedPrecondition || code == absl::StatusCode::kNotFound ||
+         providers::IsRequestRefused(status);
 }
 
 }  // namespace
 
 std::string OutcomeLabel(const absl::Status& status) {
+  if (providers::IsRequestRefused(status)) return "bad_request";
   switch (status.code()) {
     case absl::StatusCode::kOk:
       return "ok";
@@ -54,16 +57,36 @@ std::string OutcomeLabel(const absl::Status& status) {
 }
 
 Poller::Poller(std::vector<providers::Provider*> providers, cache::ReadingStore& store,
-               exporter::CollectorMetrics& metrics, PollConfig config, uint64_t jitter_seed)
+               exporter::CollectorMetrics& metrics, PollConfig config, uint64_t jitter_seed,
+               Clock& clock)
     : providers_(std::move(providers)),
       store_(store),
       metrics_(metrics),
       config_(config),
+      clock_(clock),
       jitter_(jitter_seed) {}
+
+absl::Time Poller::AnsweredAt(absl::Time now, absl::Time started) const {
+  return now + std::max(absl::ZeroDuration(), clock_.Now() - started);
+}
+
+absl::Duration Poller::Backoff(int failures) {
+  const double doublings = std::min(failures - 1, 30);
+  const absl::Duration base =
+      std::min(config_.backoff_initial * std::pow(2.0, doublings), config_.backoff_max);
+  return base * std::uniform_real_distribution<double>(0.5, 1.5)(jitter_);
+}
 
 absl::Time Poller::ProviderBlockedUntil(const std::string& provider) const {
   auto it = provider_state_.find(provider);
   return it == provider_state_.end() ? absl::InfinitePast() : it->second.blocked_until;
+}
+
+absl::Time Poller::SeriesBlockedUntil(const IntensitySeries& series) const {
+  auto it = series_state_.find(series);
+  const absl::Time own =
+      it == series_state_.end() ? absl::InfinitePast() : it->second.blocked_until;
+  return std::max(own, ProviderBlockedUntil(series.provider));
 }
 
 bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) {
@@ -76,7 +99,7 @@ bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& s
 }
 
 void Poller::RecordOutcome(const IntensitySeries& series, const std::string& what,
-                           const absl::Status& status, absl::Time now, PollStats& stats) {
+                           const absl::Status& status, absl::Time answered, PollStats& stats) {
   ++stats.provider_calls;
   metrics_.CountProviderRequest(series.provider, OutcomeLabel(status));
   ProviderState& provider = provider_state_[series.provider];
@@ -84,6 +107,7 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
   auto failing = state.failing.find(what);
   if (status.ok()) {
     provider.consecutive_failures = 0;
+    state.consecutive_failures = 0;
     if (failing != state.failing.end()) {
       spdlog::info("provider {} location {}: {} recovered", series.provider, series.location, what);
       state.failing.erase(failing);
@@ -93,24 +117,21 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
   ++stats.provider_errors;
   const absl::StatusCode code = status.code();
   absl::Duration pause;
-  if (IsConfigurationError(code)) {
+  if (IsConfigurationError(status)) {
     pause = config_.config_error_retry;
-    if (code == absl::StatusCode::kUnauthenticated) {
-      provider.blocked_until = now + pause;
+    if (code == absl::StatusCode::kUnauthenticated) {  // the account's credentials
+      provider.blocked_until = answered + pause;
     } else {
-      state.blocked_until = now + pause;
+      state.blocked_until = answered + pause;
     }
-  } else {
+  } else if (code == absl::StatusCode::kResourceExhausted) {  // the account's rate limit
     ++provider.consecutive_failures;
-    const double doublings = std::min(provider.consecutive_failures - 1, 30);
-    const absl::Duration base =
-        std::min(config_.backoff_initial * std::pow(2.0, doublings), config_.backoff_max);
-    pause = base * std::uniform_real_distribution<double>(0.5, 1.5)(jitter_);
-    if (code == absl::StatusCode::kResourceExhausted) {
-      if (std::optional<absl::Duration> retry_after = providers::RetryAfter(status))
-        pause = *retry_after;
-    }
-    provider.blocked_until = std::max(provider.blocked_until, now + pause);
+    pause = providers::RetryAfter(status).value_or(Backoff(provider.consecutive_failures));
+    provider.blocked_until = std::max(provider.blocked_until, answered + pause);
+  } else {  // transient, about this series
+    ++state.consecutive_failures;
+    pause = Backoff(state.consecutive_failures);
+    state.blocked_until = std::max(state.blocked_until, answered + pause);
   }
   if (failing == state.failing.end() || failing->second != code) {
     spdlog::warn("provider {} location {}: {} failed ({}); next attempt in {}: {}", series.provider,
@@ -135,14 +156,16 @@ void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& s
   if (current) {
     ++stats.cache_hits;
   } else if (MayCall(series, now, stats)) {
+    const absl::Time started = clock_.Now();
     absl::StatusOr<providers::Reading> reading = provider.Current(series.location, now);
+    const absl::Time answered = AnsweredAt(now, started);
     absl::Status status = reading.status();
     if (reading.ok() && !reading->Covers(now)) {
       status = absl::InvalidArgumentError(
           absl::StrCat("reading valid ", absl::FormatTime(reading->valid_from), " to ",
                        absl::FormatTime(reading->valid_to), " does not cover now"));
     }
-    RecordOutcome(series, "current reading", status, now, stats);
+    RecordOutcome(series, "current reading", status, answered, stats);
     if (status.ok()) {
       current = ToRecord(*reading, now);
       Store(*reading, now);
@@ -176,9 +199,10 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
   if (short_of_horizon && now - state.last_forecast_fetch >= kForecastMinRefresh &&
       MayCall(series, now, stats)) {
     state.last_forecast_fetch = now;
+    const absl::Time started = clock_.Now();
     absl::StatusOr<std::vector<providers::Reading>> forecast =
         provider.Forecast(series.location, now, horizon + kForecastSlack);
-    RecordOutcome(series, "forecast", forecast.status(), now, stats);
+    RecordOutcome(series, "forecast", forecast.status(), AnsweredAt(now, started), stats);
     if (forecast.ok()) {
       std::vector<cache::IntensityRecord> points;
       for (const providers::Reading& point : *forecast) points.push_back(ToRecord(point, now));
@@ -212,8 +236,9 @@ void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& s
   absl::StatusOr<bool> has_estimate = store_.HasEstimateEndingAfter(series, now - kHistoryReach);
   if (!has_estimate.ok() || !*has_estimate || !MayCall(series, now, stats)) return;
   state.last_history_fetch = now;
+  const absl::Time started = clock_.Now();
   absl::StatusOr<std::vector<providers::Reading>> history = provider.History(series.location, now);
-  RecordOutcome(series, "history", history.status(), now, stats);
+  RecordOutcome(series, "history", history.status(), AnsweredAt(now, started), stats);
   if (!history.ok()) return;
   std::vector<cache::IntensityRecord> measured;
   for (const providers::Reading& reading : *history) {

@@ -16,17 +16,22 @@
 //   4. Every hour, rows whose validity ended more than poll.retention ago are pruned.
 //
 // Failures (every call's outcome is counted in carbonroute_provider_requests_total;
-// an error is logged once when a series starts failing and once when it recovers):
-//   - transient (kUnavailable, kDeadlineExceeded, kInvalidArgument such as an
-//     HTML error page or malformed JSON): the provider is not called again for
+// an error is logged once when a series starts failing and once when it recovers).
+// Every pause starts when the failed call's answer (or its timeout) arrived,
+// not when the poll began. What is paused is what the error is about:
+//   - transient (kUnavailable, kDeadlineExceeded, kInvalidArgument for an
+//     answer that cannot be parsed, such as an HTML error page or malformed
+//     JSON): that series (provider, location) is not called again for
 //     backoff_initial × 2^(n−1), capped at backoff_max, times a jitter factor
-//     in [0.5, 1.5), n = consecutive failures;
-//   - rate limited (kResourceExhausted): for the Retry-After delay when given,
-//     else as transient;
+//     in [0.5, 1.5), n = the series' consecutive failures; the provider's
+//     other locations go on being called, and a success of one resets only
+//     its own count;
+//   - rate limited (kResourceExhausted, about the account): the whole
+//     provider, for the Retry-After delay when given, else as transient;
 //   - configuration errors that retrying cannot fix (kUnauthenticated,
-//     kPermissionDenied, kFailedPrecondition, kNotFound): that series (for
-//     kUnauthenticated, the whole provider) is not called again for
-//     poll.config_error_retry;
+//     kPermissionDenied, kFailedPrecondition, kNotFound, and a request the
+//     provider refused, HTTP 400/422): that series (for kUnauthenticated, the
+//     whole provider) is not called again for poll.config_error_retry;
 //   - while no fresh reading can be had, the last good one stays exported
 //     until its valid_to + poll.grace, with carbonroute_carbon_intensity_age_seconds
 //     growing; after that the series is removed (never a stale or zero value).
@@ -68,10 +73,11 @@ struct PollStats {
 
 class Poller {
  public:
-  // `jitter_seed` makes the backoff jitter reproducible in tests.
+  // `jitter_seed` makes the backoff jitter reproducible in tests. `clock`
+  // times each provider call, so that a pause starts when its answer came.
   Poller(std::vector<providers::Provider*> providers, cache::ReadingStore& store,
          exporter::CollectorMetrics& metrics, PollConfig config,
-         uint64_t jitter_seed = std::random_device{}());
+         uint64_t jitter_seed = std::random_device{}(), Clock& clock = RealClock());
 
   Poller(const Poller&) = delete;
   Poller& operator=(const Poller&) = delete;
@@ -81,16 +87,20 @@ class Poller {
   // Polls until `stop` is notified, waiting on `clock` between polls.
   void Run(Clock& clock, absl::Notification& stop);
 
-  // The earliest time the provider may be called again (InfinitePast if not backing off).
+  // The earliest time the provider may be called again for any location
+  // (InfinitePast if not paused).
   absl::Time ProviderBlockedUntil(const std::string& provider) const;
+  // The earliest time `series` may be called again (InfinitePast if not paused).
+  absl::Time SeriesBlockedUntil(const IntensitySeries& series) const;
 
  private:
   struct ProviderState {
-    absl::Time blocked_until = absl::InfinitePast();
-    int consecutive_failures = 0;
+    absl::Time blocked_until = absl::InfinitePast();  // an account error's pause
+    int consecutive_failures = 0;                     // rate limits in a row
   };
   struct SeriesState {
-    absl::Time blocked_until = absl::InfinitePast();  // configuration-error pause
+    absl::Time blocked_until = absl::InfinitePast();  // backoff or configuration-error pause
+    int consecutive_failures = 0;
     absl::Time last_forecast_fetch = absl::InfinitePast();
     absl::Time last_history_fetch = absl::InfinitePast();
     std::map<std::string, absl::StatusCode> failing;  // what ("current reading", ...) → code
@@ -104,15 +114,21 @@ class Poller {
                    PollStats& stats);
   // Whether a call for `series` may be made now (counts a skipped call if not).
   bool MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats);
-  // Counts the outcome, logs a change of error state, and applies the failure policy.
+  // Counts the outcome, logs a change of error state, and applies the failure
+  // policy; pauses start at `answered`, when the call returned.
   void RecordOutcome(const IntensitySeries& series, const std::string& what,
-                     const absl::Status& status, absl::Time now, PollStats& stats);
+                     const absl::Status& status, absl::Time answered, PollStats& stats);
+  // When a call that started at poll time `now`, `started` by clock_, returned.
+  absl::Time AnsweredAt(absl::Time now, absl::Time started) const;
+  // backoff_initial × 2^(failures−1), capped at backoff_max, times a jitter factor.
+  absl::Duration Backoff(int failures);
   void Store(const providers::Reading& reading, absl::Time now);
 
   const std::vector<providers::Provider*> providers_;
   cache::ReadingStore& store_;
   exporter::CollectorMetrics& metrics_;
   const PollConfig config_;
+  Clock& clock_;
   std::mt19937_64 jitter_;
   absl::Time last_prune_ = absl::InfinitePast();
   std::map<std::string, ProviderState> provider_state_;
@@ -120,7 +136,8 @@ class Poller {
 };
 
 // The outcome label for a provider call's status: "ok", "not_found",
-// "parse_error", "timeout", "unavailable", "rate_limited", "unauthenticated",
+// "parse_error", "bad_request" (the provider refused our request: HTTP 400,
+// 422, ...), "timeout", "unavailable", "rate_limited", "unauthenticated",
 // "permission_denied", "not_in_plan" or "error".
 std::string OutcomeLabel(const absl::Status& status);
 

@@ -32,7 +32,7 @@ inline constexpr char kProbeLossRatio[] = "carbonroute_probe_loss_ratio";
 inline constexpr char kProbesSent[] = "carbonroute_probe_sent_total";
 inline constexpr char kProbesReceived[] = "carbonroute_probe_received_total";
 // counter{provider, outcome}: upstream calls by outcome (collector/poller.h OutcomeLabel:
-// ok, not_found, parse_error, timeout, unavailable, rate_limited, unauthenticated,
+// ok, not_found, parse_error, bad_request, timeout, unavailable, rate_limited, unauthenticated,
 // permission_denied, not_in_plan, error).
 inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total";
 // gauge (=1){node, location, region}: which grid location a node draws power from.

@@ -59,7 +59,13 @@ absl::Status StatusFromHttp(const net::HttpResponse& response, absl::string_view
     return status;
   }
   if (code >= 500) return absl::UnavailableError(message);
-  return absl::InvalidArgumentError(message);
+  absl::Status refused = absl::InvalidArgumentError(message);
+  refused.SetPayload(kRequestRefusedPayload, absl::Cord(absl::StrCat(code)));
+  return refused;
+}
+
+bool IsRequestRefused(const absl::Status& status) {
+  return status.GetPayload(kRequestRefusedPayload).has_value();
 }
 
 std::optional<absl::Duration> RetryAfter(const absl::Status& status) {

@@ -8,7 +8,8 @@
 //   403            kPermissionDenied    (not in the plan / region / zone: a config error)
 //   404            kNotFound
 //   429            kResourceExhausted   with the Retry-After delay as a payload
-//   400, 422, …    kInvalidArgument     (our request was refused: a config error)
+//   400, 422, …    kInvalidArgument     with a request-refused payload (our request was
+//                                       refused: a config error, IsRequestRefused)
 //   5xx            kUnavailable         (retry with backoff)
 //
 // Messages say `what` was requested (provider and location), the status, and
@@ -28,12 +29,20 @@ namespace carbonroute::providers {
 
 // The Status payload URL carrying a Retry-After delay in whole seconds.
 inline constexpr char kRetryAfterPayload[] = "type.carbonroute.io/retry-after-seconds";
+// The Status payload URL marking an error as the provider refusing our
+// request (HTTP 400, 422, ...), as opposed to an answer we could not parse;
+// it carries the HTTP status code.
+inline constexpr char kRequestRefusedPayload[] = "type.carbonroute.io/request-refused";
 
 absl::Status StatusFromHttp(const net::HttpResponse& response, absl::string_view what,
                             absl::Time now);
 
 // The Retry-After delay attached by StatusFromHttp, if any.
 std::optional<absl::Duration> RetryAfter(const absl::Status& status);
+
+// Whether `status` is the provider refusing our request (HTTP 4xx other than
+// 401, 403, 404 and 429): a configuration error, not a transient one.
+bool IsRequestRefused(const absl::Status& status);
 
 // Up to 160 characters of `body` with runs of white space folded to one space.
 std::string BodyExcerpt(absl::string_view body);

@@ -115,7 +115,7 @@ TEST_F(LivePollingTest, EachFailureKeepsTheLastGoodValueThenRemovesItAndIsCounte
   now = kT0 + absl::Hours(1) + absl::Minutes(1);  // the stored reading has expired
   for (const auto& [response, outcome] : failures) {
     server_.Script("/v3/carbon-intensity/latest", {response});
-    now = std::max(now, poller.ProviderBlockedUntil("em"));
+    now = std::max(now, poller.SeriesBlockedUntil({"em", "DE", EmissionsType::kAverage}));
     const PollStats stats = poller.PollOnce(now);
     EXPECT_EQ(stats.provider_errors, 1) << outcome;
     // The last good value is still exported (within valid_to + grace), with its age.

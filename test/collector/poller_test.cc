@@ -46,13 +46,16 @@ class PollerTest : public ::testing::Test {
   std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
   exporter::CollectorMetrics metrics_;
   PollConfig config_;
+  // Times provider calls; nothing advances it unless a test says so, so a
+  // call's answer comes at the poll's own `now`.
+  testing::FakeClock clock_{kT0};
 };
 
 TEST_F(PollerTest, CacheServesReadingsUntilTheirValidityEnds) {
   auto provider = StaticCounting({{"A", 100}, {"B", 200}, {"C", 300}});
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::ZeroDuration();
-  Poller poller({provider.get()}, *store, metrics_, config_);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
 
   PollStats first = poller.PollOnce(kT0 + absl::Minutes(10));
   EXPECT_EQ(provider->current_calls, 3);
@@ -71,7 +74,7 @@ TEST_F(PollerTest, CacheServesReadingsUntilTheirValidityEnds) {
 TEST_F(PollerTest, NextPollIsCappedByTheInterval) {
   auto provider = StaticCounting({{"A", 100}});
   auto store = Open(":memory:");
-  Poller poller({provider.get()}, *store, metrics_, config_);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   EXPECT_EQ(poller.PollOnce(kT0).next_poll, kT0 + absl::Seconds(60));
   EXPECT_EQ(poller.PollOnce(kT0 + absl::Seconds(3590)).next_poll, kT0 + absl::Hours(1));
 }
@@ -80,7 +83,7 @@ TEST_F(PollerTest, ExportsReadingValidToAndForecastMeans) {
   auto provider = StaticCounting({{"A", 100}});
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::Hours(4);
-  Poller poller({provider.get()}, *store, metrics_, config_);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   poller.PollOnce(kT0 + absl::Minutes(5));
   const std::string text = Scrape();
   EXPECT_THAT(text,
@@ -104,7 +107,7 @@ TEST_F(PollerTest, FailingProviderRemovesTheSeriesAndCountsTheOutcome) {
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::ZeroDuration();
   config_.grace = absl::ZeroDuration();
-  Poller poller({provider.get()}, *store, metrics_, config_);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   poller.PollOnce(kT0);
   EXPECT_THAT(Scrape(), HasSubstr("location=\"A\",provider=\"fixed\"} 100"));
 
@@ -130,7 +133,7 @@ TEST_F(PollerTest, RestartReusingTheDatabaseMakesNoProviderCalls) {
   {
     auto provider = StaticCounting({{"A", 100}, {"B", 200}});
     auto store = Open(path);
-    Poller poller({provider.get()}, *store, metrics_, config_);
+    Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
     poller.PollOnce(kT0 + absl::Minutes(10));
     EXPECT_EQ(provider->current_calls, 2);
     EXPECT_EQ(provider->forecast_calls, 2);
@@ -159,7 +162,7 @@ TEST_F(PollerTest, SimulatedDayOfReplayMakesTheCallsValidityImplies) {
   auto store = Open(":memory:");
   config_.interval = absl::Seconds(60);
   config_.forecast_horizon = absl::Hours(24);
-  Poller poller({&provider}, *store, metrics_, config_);
+  Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
 
   // One simulated day, starting half past an hour.
   const absl::Time start = kT0 + absl::Minutes(30);
@@ -185,7 +188,7 @@ TEST_F(PollerTest, LastGoodReadingIsKeptThroughTheGraceWithItsAge) {
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::ZeroDuration();
   config_.grace = absl::Minutes(30);
-  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   poller.PollOnce(kT0);  // valid until kT0 + 1h
   provider->fail_with = absl::UnavailableError("upstream down");
 
@@ -210,14 +213,15 @@ TEST_F(PollerTest, TransientFailuresBackOffExponentiallyWithJitter) {
   config_.backoff_initial = absl::Seconds(30);
   config_.backoff_max = absl::Minutes(5);
   provider->fail_with = absl::UnavailableError("HTTP 503");
-  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/7);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/7, clock_);
 
   absl::Time now = kT0;
   for (int failure = 1; failure <= 6; ++failure) {
     const int calls_before = provider->current_calls;
     poller.PollOnce(now);
     ASSERT_EQ(provider->current_calls, calls_before + 1) << "failure " << failure;
-    const absl::Duration pause = poller.ProviderBlockedUntil("fixed") - now;
+    const absl::Duration pause =
+        poller.SeriesBlockedUntil({"fixed", "A", EmissionsType::kAverage}) - now;
     // 30 s × 2^(n−1), capped at 5 min, × [0.5, 1.5).
     const absl::Duration base =
         std::min(absl::Seconds(30) * (1 << (failure - 1)), absl::Minutes(5));
@@ -247,7 +251,7 @@ TEST_F(PollerTest, RateLimitHonoursRetryAfter) {
   absl::Status limited = absl::ResourceExhaustedError("HTTP 429");
   limited.SetPayload(providers::kRetryAfterPayload, absl::Cord("120"));
   provider->fail_with = limited;
-  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/3);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/3, clock_);
   poller.PollOnce(kT0);
   EXPECT_EQ(poller.ProviderBlockedUntil("fixed"), kT0 + absl::Seconds(120));
   EXPECT_THAT(
@@ -262,12 +266,121 @@ TEST_F(PollerTest, ConfigurationErrorIsNotRetriedInALoop) {
   config_.forecast_horizon = absl::ZeroDuration();
   config_.config_error_retry = absl::Hours(6);
   provider->fail_with = absl::FailedPreconditionError("zone not in this token's plan");
-  Poller poller({provider.get()}, *store, metrics_, config_);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   absl::Time now = kT0;
   for (int i = 0; i < 60; ++i, now += absl::Minutes(1)) poller.PollOnce(now);
   EXPECT_EQ(provider->current_calls, 2);  // once per location in the first hour, not 120 times
   poller.PollOnce(kT0 + absl::Hours(6));
   EXPECT_EQ(provider->current_calls, 4);
+}
+
+TEST_F(PollerTest, AFailingLocationStarvesNoOtherLocationOfItsProvider) {
+  // A answers with errors for good; B, listed after it, must stay current.
+  StaticSettings settings;
+  settings.grams_per_kwh = {{"A", 100}, {"B", 200}};
+  settings.validity = absl::Seconds(1);
+  CountingProvider provider(std::make_unique<providers::StaticProvider>("fixed", settings));
+  provider.fail_location["A"] = absl::UnavailableError("<html>502 Bad Gateway</html>");
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.backoff_initial = absl::Seconds(1);
+  config_.backoff_max = absl::Seconds(8);
+  Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  for (int second = 0; second < 24; ++second) {
+    poller.PollOnce(kT0 + absl::Seconds(second));
+    EXPECT_THAT(Scrape(), HasSubstr(R"(location="B",provider="fixed"} 200)")) << second;
+  }
+  EXPECT_EQ(provider.calls_by_location["B"], 24);  // every reading, on time
+  EXPECT_LE(provider.calls_by_location["A"], 8);   // A backs off on its own
+  EXPECT_GE(provider.calls_by_location["A"], 4);
+  EXPECT_EQ(poller.ProviderBlockedUntil("fixed"), absl::InfinitePast());
+}
+
+TEST_F(PollerTest, ASuccessElsewhereDoesNotResetAFailingLocationsBackoff) {
+  StaticSettings settings;
+  settings.grams_per_kwh = {{"A", 100}, {"B", 200}};
+  settings.validity = absl::Seconds(1);
+  CountingProvider provider(std::make_unique<providers::StaticProvider>("fixed", settings));
+  provider.fail_location["A"] = absl::UnavailableError("HTTP 503");
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.backoff_initial = absl::Seconds(10);
+  config_.backoff_max = absl::Hours(1);
+  Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  const IntensitySeries a{"fixed", "A", EmissionsType::kAverage};
+  absl::Time now = kT0;
+  absl::Duration previous;
+  for (int failure = 1; failure <= 5; ++failure) {
+    poller.PollOnce(now);
+    const absl::Duration pause = poller.SeriesBlockedUntil(a) - now;
+    // 10 s × 2^(n−1) × [0.5, 1.5): grows although B succeeds in every poll.
+    EXPECT_GE(pause, absl::Seconds(10) * (1 << (failure - 1)) * 0.5) << failure;
+    if (failure > 2) {
+      EXPECT_GT(pause, previous) << failure;
+    }
+    previous = pause;
+    now += pause;
+  }
+}
+
+TEST_F(PollerTest, RetryAfterCountsFromTheAnswerNotFromThePollsStart) {
+  // The upstream takes 3 s to answer 429 with Retry-After: 5.
+  auto provider = StaticCounting({{"A", 100}});
+  absl::Status limited = absl::ResourceExhaustedError("HTTP 429");
+  limited.SetPayload(providers::kRetryAfterPayload, absl::Cord("5"));
+  provider->fail_with = limited;
+  provider->clock = &clock_;
+  provider->call_takes = absl::Seconds(3);
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  poller.PollOnce(kT0);
+  EXPECT_EQ(poller.ProviderBlockedUntil("fixed"), kT0 + absl::Seconds(3) + absl::Seconds(5));
+  // Not called again before then.
+  poller.PollOnce(kT0 + absl::Seconds(7));
+  EXPECT_EQ(provider->current_calls, 1);
+  poller.PollOnce(kT0 + absl::Seconds(8));
+  EXPECT_EQ(provider->current_calls, 2);
+}
+
+TEST_F(PollerTest, BackoffCountsFromTheTimeout) {
+  auto provider = StaticCounting({{"A", 100}});
+  provider->fail_with = absl::DeadlineExceededError("timed out after 10 s");
+  provider->clock = &clock_;
+  provider->call_takes = absl::Seconds(10);
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.backoff_initial = absl::Seconds(2);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  poller.PollOnce(kT0);
+  const absl::Time until = poller.SeriesBlockedUntil({"fixed", "A", EmissionsType::kAverage});
+  EXPECT_GE(until, kT0 + absl::Seconds(10) + absl::Seconds(1));  // 2 s × [0.5, 1.5) after it
+  EXPECT_LT(until, kT0 + absl::Seconds(10) + absl::Seconds(3));
+}
+
+TEST_F(PollerTest, ARefusedRequestIsAConfigurationErrorNotAParseError) {
+  auto provider = StaticCounting({{"A", 100}, {"B", 200}});
+  net::HttpResponse refused;
+  refused.status = 422;
+  refused.body = R"({"error":"zone=XX is not a valid zone"})";
+  provider->fail_location["A"] = providers::StatusFromHttp(refused, "fixed A", kT0);
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.config_error_retry = absl::Hours(6);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  for (absl::Time now = kT0; now < kT0 + absl::Hours(2); now += absl::Minutes(1)) {
+    poller.PollOnce(now);
+  }
+  EXPECT_EQ(provider->calls_by_location["A"],
+            1);  // paused config_error_retry, not retried on backoff
+  EXPECT_THAT(
+      Scrape(),
+      HasSubstr(
+          R"(carbonroute_provider_requests_total{outcome="bad_request",provider="fixed"} 1)"));
+  EXPECT_THAT(Scrape(), Not(HasSubstr("parse_error")));
+  // A malformed answer stays transient.
+  absl::Status malformed = absl::InvalidArgumentError("fixed A: not JSON");
+  EXPECT_EQ(OutcomeLabel(malformed), "parse_error");
 }
 
 }  // namespace

@@ -1,13 +1,17 @@
 // File: test/testing/counting_provider.h
 //
 // Wraps a real Provider, counts the calls that reach it and can be told to
-// fail: what the caching-policy tests assert on.
+// fail (every location, or one) and to take time (on a FakeClock): what the
+// caching-policy tests assert on.
 #ifndef CARBONROUTE_TEST_TESTING_COUNTING_PROVIDER_H_
 #define CARBONROUTE_TEST_TESTING_COUNTING_PROVIDER_H_
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "providers/provider.h"
+#include "test/testing/fake_clock.h"
 
 namespace carbonroute::testing {
 
@@ -22,20 +26,30 @@ class CountingProvider final : public providers::Provider {
 
   absl::StatusOr<providers::Reading> Current(absl::string_view location, absl::Time now) override {
     ++current_calls;
+    ++calls_by_location[std::string(location)];
+    if (clock != nullptr) clock->Advance(call_takes);
     if (!fail_with.ok()) return fail_with;
+    if (auto it = fail_location.find(std::string(location)); it != fail_location.end()) {
+      return it->second;
+    }
     return inner_->Current(location, now);
   }
   absl::StatusOr<std::vector<providers::Reading>> Forecast(absl::string_view location,
                                                            absl::Time now,
                                                            absl::Duration horizon) override {
     ++forecast_calls;
+    if (clock != nullptr) clock->Advance(call_takes);
     if (!fail_with.ok()) return fail_with;
     return inner_->Forecast(location, now, horizon);
   }
 
   int current_calls = 0;
   int forecast_calls = 0;
-  absl::Status fail_with;  // returned by every call while not OK
+  std::map<std::string, int> calls_by_location;       // current readings
+  absl::Status fail_with;                             // returned by every call while not OK
+  std::map<std::string, absl::Status> fail_location;  // current readings of one location
+  FakeClock* clock = nullptr;  // when set, every call advances it by call_takes
+  absl::Duration call_takes;
 
  private:
   std::unique_ptr<providers::Provider> inner_;
