@@ -11,7 +11,7 @@
 namespace carbonroute::cache {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;  // 2: the fetches table (version 1 files gain it)
 
 constexpr char kSchema[] = R"sql(
 CREATE TABLE IF NOT EXISTS readings (
@@ -24,6 +24,10 @@ CREATE TABLE IF NOT EXISTS forecasts (
   valid_from INTEGER NOT NULL, valid_to INTEGER NOT NULL,
   value REAL NOT NULL, unit TEXT NOT NULL, estimated INTEGER NOT NULL, fetched_at INTEGER NOT NULL,
   PRIMARY KEY (provider, location, emissions_type, valid_from)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fetches (
+  provider TEXT NOT NULL, location TEXT NOT NULL, emissions_type TEXT NOT NULL,
+  kind TEXT NOT NULL, fetched_at INTEGER NOT NULL,
+  PRIMARY KEY (provider, location, emissions_type, kind));
 CREATE INDEX IF NOT EXISTS readings_valid_to ON readings (valid_to);
 CREATE INDEX IF NOT EXISTS forecasts_valid_to ON forecasts (valid_to);
 )sql";
@@ -277,6 +281,33 @@ absl::StatusOr<std::optional<absl::Time>> ReadingStore::ForecastEnd(const Intens
   query.Reset();
   if (!row.ok()) return row.status();
   return end;
+}
+
+absl::Status ReadingStore::RecordFetch(const IntensitySeries& series, absl::string_view kind,
+                                       absl::Time t) {
+  absl::MutexLock lock(&mutex_);
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement put,
+      Statement::Prepare(db_,
+                         "INSERT OR REPLACE INTO fetches (provider, location, emissions_type, "
+                         "kind, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5)"));
+  BindSeries(put, series);
+  put.Bind(4, kind).Bind(5, Seconds(t));
+  return put.Run();
+}
+
+absl::StatusOr<std::optional<absl::Time>> ReadingStore::LastFetch(const IntensitySeries& series,
+                                                                  absl::string_view kind) {
+  absl::MutexLock lock(&mutex_);
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement query,
+      Statement::Prepare(db_, absl::StrCat("SELECT fetched_at FROM fetches WHERE ", kSeriesMatch,
+                                           " AND kind = ?4")));
+  BindSeries(query, series);
+  query.Bind(4, kind);
+  CARBONROUTE_ASSIGN_OR_RETURN(bool row, query.Step());
+  if (!row) return std::optional<absl::Time>();
+  return std::optional<absl::Time>(absl::FromUnixSeconds(query.Int(0)));
 }
 
 absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::ForecastBetween(

@@ -5,12 +5,15 @@
 // covers "now", no upstream call is made, across restarts too (the file is
 // reused).
 //
-// Tables (schema version 1, PRAGMA user_version), both keyed by
+// Tables (PRAGMA user_version; version 1 files are upgraded in place), both keyed by
 // (provider, location, emissions_type, valid_from), times in Unix seconds:
 //   readings   current readings as reported, with valid_to, value, unit,
 //              estimated, fetched_at
 //   forecasts  forecast points; a newer forecast replaces the points of the
 //              older one from its first valid_from on
+// and (schema version 2) `fetches`, keyed by (provider, location,
+// emissions_type, kind): when a call that must not be repeated after a restart
+// (e.g. kind "history", at most hourly) was last made.
 //
 // Replacement rule for `readings` (Put): a reading for an existing key
 // replaces the stored one unless the stored one is measured
@@ -91,6 +94,12 @@ class ReadingStore {
   // The series' forecast points that overlap [from, to), by valid_from.
   absl::StatusOr<std::vector<IntensityRecord>> ForecastBetween(const IntensitySeries& series,
                                                                absl::Time from, absl::Time to);
+
+  // Records that a `kind` call for `series` was made at `t` (replacing the last).
+  absl::Status RecordFetch(const IntensitySeries& series, absl::string_view kind, absl::Time t);
+  // When the last `kind` call for `series` was made; nullopt if never.
+  absl::StatusOr<std::optional<absl::Time>> LastFetch(const IntensitySeries& series,
+                                                      absl::string_view kind);
 
   // Deletes readings and forecast points whose valid_to is before `cutoff`.
   // Returns how many rows were deleted.

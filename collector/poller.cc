@@ -19,6 +19,7 @@ constexpr absl::Duration kForecastSlack = absl::Hours(1);
 constexpr absl::Duration kForecastMinRefresh = absl::Minutes(15);
 constexpr absl::Duration kHistoryEvery = absl::Hours(1);
 constexpr absl::Duration kHistoryReach = absl::Hours(24);
+constexpr char kHistoryFetch[] = "history";  // ReadingStore::RecordFetch kind
 
 bool IsConfigurationError(const absl::Status& status) {
   const absl::StatusCode code = status.code();
@@ -231,11 +232,18 @@ void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& s
                          absl::Time now, PollStats& stats) {
   if (!provider.supports_history()) return;
   SeriesState& state = series_state_[series];
+  if (state.last_history_fetch == absl::InfinitePast()) {  // first look: what a run before left
+    absl::StatusOr<std::optional<absl::Time>> stored = store_.LastFetch(series, kHistoryFetch);
+    if (stored.ok() && stored->has_value()) state.last_history_fetch = **stored;
+  }
   if (now - state.last_history_fetch < kHistoryEvery) return;
   // Only while an estimate of the last 24 h is stored that a measurement could replace.
   absl::StatusOr<bool> has_estimate = store_.HasEstimateEndingAfter(series, now - kHistoryReach);
   if (!has_estimate.ok() || !*has_estimate || !MayCall(series, now, stats)) return;
   state.last_history_fetch = now;
+  if (absl::Status recorded = store_.RecordFetch(series, kHistoryFetch, now); !recorded.ok()) {
+    spdlog::error("cache write failed: {}", recorded.ToString());
+  }
   const absl::Time started = clock_.Now();
   absl::StatusOr<std::vector<providers::Reading>> history = provider.History(series.location, now);
   RecordOutcome(series, "history", history.status(), AnsweredAt(now, started), stats);

@@ -11,7 +11,8 @@
 //      horizon is not called on every poll. Time-weighted means over the next
 //      1h/4h/24h are exported when the forecast covers the whole window.
 //   3. History (providers that have one, e.g. Electricity Maps): while a stored
-//      reading of the last 24 h is an estimate, asked at most hourly; measured
+//      reading of the last 24 h is an estimate, asked at most hourly, across
+//      restarts too (the last call's time is kept in the cache); measured
 //      values replace the estimates (cache/reading_store.h, Put).
 //   4. Every hour, rows whose validity ended more than poll.retention ago are pruned.
 //

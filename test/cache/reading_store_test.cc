@@ -193,6 +193,17 @@ TEST(ReadingStore, ForecastBetweenKeepsAPointStartingInTheWindowsLastFraction) {
   EXPECT_EQ(store->ForecastBetween(kSeries, kT0, kT0 + absl::Hours(24))->size(), 24u);
 }
 
+TEST(ReadingStore, RemembersTheLastFetchOfEachKindPerSeries) {
+  auto store = OpenMemory();
+  const IntensitySeries other{"replay", "FR", EmissionsType::kAverage};
+  EXPECT_EQ(*store->LastFetch(kSeries, "history"), std::nullopt);
+  ASSERT_THAT(store->RecordFetch(kSeries, "history", kT0), IsOk());
+  ASSERT_THAT(store->RecordFetch(kSeries, "history", kT0 + absl::Hours(1)), IsOk());
+  EXPECT_EQ(*store->LastFetch(kSeries, "history"), kT0 + absl::Hours(1));
+  EXPECT_EQ(*store->LastFetch(kSeries, "forecast"), std::nullopt);
+  EXPECT_EQ(*store->LastFetch(other, "history"), std::nullopt);
+}
+
 TEST(ReadingStore, ForecastEndOfAnUnknownSeriesIsEmpty) {
   auto store = OpenMemory();
   absl::StatusOr<std::optional<absl::Time>> end = store->ForecastEnd(kSeries);

@@ -20,6 +20,7 @@
 #include "test/testing/fake_clock.h"
 #include "test/testing/fake_provider_server.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -198,6 +199,34 @@ TEST_F(LivePollingTest, HistoryReplacesEstimatesWithMeasurements) {
   EXPECT_FALSE((*stored)->estimated);
   poller.PollOnce(first + absl::Minutes(30));  // at most hourly, and nothing estimated is left
   EXPECT_EQ(server_.Count("/v3/carbon-intensity/history"), 1);
+}
+
+TEST_F(LivePollingTest, ARestartWithinTheHourAsksNoHistory) {
+  // The history has no measurement yet, so the estimate stays and history
+  // would be asked again: at most hourly, also across a restart.
+  testing::ScopedTempDir dir;
+  const std::string path = dir.File("cache.sqlite");
+  const absl::Time first = kT0 + absl::Minutes(5);
+  server_.Script("/v3/carbon-intensity/latest", {{200, LatestBody("DE", first, 400, true), {}}});
+  server_.Script("/v3/carbon-intensity/history", {{200, R"({"zone":"DE","history":[]})", {}}});
+  {
+    auto store = *cache::ReadingStore::Open(path);
+    auto provider = Provider({"DE"});
+    Poller poller({provider.get()}, *store, metrics_, poll_);
+    poller.PollOnce(first);
+  }
+  EXPECT_EQ(server_.Count("/v3/carbon-intensity/history"), 1);
+  {
+    auto store = *cache::ReadingStore::Open(path);
+    auto provider = Provider({"DE"});
+    Poller restarted({provider.get()}, *store, metrics_, poll_);
+    restarted.PollOnce(first + absl::Minutes(30));
+    EXPECT_EQ(server_.Count("/v3/carbon-intensity/history"), 1);
+    const absl::Time later = first + absl::Minutes(61);  // an hour on: asked again
+    server_.Script("/v3/carbon-intensity/latest", {{200, LatestBody("DE", later, 410, true), {}}});
+    restarted.PollOnce(later);
+  }
+  EXPECT_EQ(server_.Count("/v3/carbon-intensity/history"), 2);
 }
 
 TEST_F(LivePollingTest, PlantedSecretsNeverReachLogsMetricsOrTheDatabase) {
