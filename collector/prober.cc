@@ -158,14 +158,16 @@ void Prober::ApplyResolution(TargetId id, const absl::StatusOr<ProbeEndpoint>& e
       target.host_name ? now + config_.resolve_interval : absl::InfiniteFuture();
 }
 
-void Prober::Record(Target& target, absl::Time sent_at, std::optional<absl::Duration> rtt,
-                    absl::Time now) {
+void Prober::Record(TargetId id, Target& target, absl::Time sent_at,
+                    std::optional<absl::Duration> rtt, absl::Time now) {
   if (rtt) {
     target.stats.RecordReply(sent_at, *rtt);
   } else {
     target.stats.RecordLoss(sent_at);
   }
   const bool fresh = target.stats.Fresh(now, stale_after_);
+  if (rtt && fresh) stale_checks_.emplace_back(StaleAt(target), id);
+  target.exported_fresh = fresh;
   if (target.series == nullptr) target.series = &metrics_.ProbeSeriesFor(source_, target.peer.name);
   metrics_.ObserveProbe(*target.series, rtt);
   metrics_.SetProbeState(*target.series, fresh ? target.stats.smoothed() : std::nullopt,
@@ -183,7 +185,7 @@ void Prober::SendDue(absl::Time now) {
     if (!target.endpoint) {
       // Its name has not resolved: lost once resolution has failed; before
       // the first answer, not sent at all.
-      if (target.resolve_failures > 0) Record(target, now, std::nullopt, now);
+      if (target.resolve_failures > 0) Record(id, target, now, std::nullopt, now);
       continue;
     }
     const uint64_t token = next_token_++;
@@ -191,7 +193,7 @@ void Prober::SendDue(absl::Time now) {
     if (!sent_at.ok()) {
       spdlog::debug("prober: peer {}: {}", target.peer.name,
                     std::string(sent_at.status().message()));
-      Record(target, now, std::nullopt, now);
+      Record(id, target, now, std::nullopt, now);
       continue;
     }
     in_flight_[token] = {id, *sent_at};
@@ -208,7 +210,26 @@ void Prober::Answer(const ProbeAnswer& answer, absl::Time now) {
   if (target == targets_.end()) return;  // the peer was removed meanwhile
   const absl::Duration rtt = answer.received_at - probe.sent_at;
   const bool in_time = answer.answered && rtt >= absl::ZeroDuration() && rtt <= config_.timeout;
-  Record(*target->second, probe.sent_at, in_time ? std::optional(rtt) : std::nullopt, now);
+  Record(probe.target, *target->second, probe.sent_at, in_time ? std::optional(rtt) : std::nullopt,
+         now);
+}
+
+absl::Time Prober::StaleAt(const Target& target) const {
+  // The first instant at which Fresh() is false: it holds up to and including last + stale_after.
+  return target.stats.last_answer_at() + stale_after_ + absl::Nanoseconds(1);
+}
+
+void Prober::ExpireStale(absl::Time now) {
+  while (!stale_checks_.empty() && stale_checks_.front().first <= now) {
+    const auto [deadline, id] = stale_checks_.front();
+    stale_checks_.pop_front();
+    auto it = targets_.find(id);
+    if (it == targets_.end()) continue;
+    Target& target = *it->second;
+    if (!target.exported_fresh || target.stats.Fresh(now, stale_after_)) continue;
+    target.exported_fresh = false;
+    metrics_.SetProbeState(*target.series, std::nullopt, target.stats.loss_ratio().value_or(0));
+  }
 }
 
 void Prober::ExpireTimedOut(absl::Time now) {
@@ -221,7 +242,9 @@ void Prober::ExpireTimedOut(absl::Time now) {
     in_flight_.erase(it);
     transport_.Cancel(token);
     auto target = targets_.find(probe.target);
-    if (target != targets_.end()) Record(*target->second, probe.sent_at, std::nullopt, now);
+    if (target != targets_.end()) {
+      Record(probe.target, *target->second, probe.sent_at, std::nullopt, now);
+    }
   }
 }
 
@@ -233,6 +256,16 @@ absl::Time Prober::NextWake(absl::Time now) {
   }
   absl::Time wake = schedule_.NextDue();
   if (!expiries_.empty()) wake = std::min(wake, expiries_.front().first);
+  // Likewise the staleness checks of targets that have answered again since.
+  while (!stale_checks_.empty()) {
+    const auto [deadline, id] = stale_checks_.front();
+    auto it = targets_.find(id);
+    if (it != targets_.end() && it->second->exported_fresh && StaleAt(*it->second) == deadline) {
+      break;
+    }
+    stale_checks_.pop_front();
+  }
+  if (!stale_checks_.empty()) wake = std::min(wake, stale_checks_.front().first);
   if (!in_flight_.empty()) wake = std::min(wake, now + tick_);  // collect the replies
   if (wake == absl::InfiniteFuture()) return wake;
   // Up to the next tick boundary, so that everything due within a tick shares one wake.
@@ -249,6 +282,7 @@ void Prober::Run() {
     ApplyPendingTargets(now);
     ResolveNames(now);
     ExpireTimedOut(now);
+    ExpireStale(now);
     SendDue(now);
     transport_.Wait(NextWake(now), answers_);
     now = clock_.Now();

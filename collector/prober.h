@@ -12,8 +12,10 @@
 // A probe is lost when no answer arrives within `timeout`; an answer after it
 // is a late reply and stays a loss. A probe that cannot be sent (the name does
 // not resolve, no route) counts as sent and lost. Freshness: the smoothed RTT
-// is exported only while the newest answered probe is younger than
-// `stale_after` (default 5 × interval + timeout).
+// is exported only while the newest answer is younger than `stale_after`
+// (default 5 × interval + timeout), counted from when the answer arrived; the
+// loop wakes at that deadline, so a peer that falls silent loses its
+// carbonroute_rtt_seconds{method="measured"} within stale_after + one tick.
 //
 // The loop wakes on a grid of ticks (tick = interval / 50, kept within
 // 1–20 ms): each wake drains the replies that arrived since the last one,
@@ -127,6 +129,7 @@ class Prober {
     // Made on the first result (no series before there is a value), kept so
     // a probe's metrics update needs no lookup; released by RemoveProbeTarget.
     exporter::CollectorMetrics::ProbeSeries* series = nullptr;
+    bool exported_fresh = false;  // whether the measured RTT gauge is exported
     explicit Target(std::size_t window) : stats(window) {}
   };
   struct InFlight {
@@ -138,8 +141,11 @@ class Prober {
   void SendDue(absl::Time now);
   void Answer(const ProbeAnswer& answer, absl::Time now);
   void ExpireTimedOut(absl::Time now);
+  // Removes the measured RTT of targets whose newest answer is now older than stale_after.
+  void ExpireStale(absl::Time now);
+  absl::Time StaleAt(const Target& target) const;
   absl::Time NextWake(absl::Time now);
-  void Record(Target& target, absl::Time sent_at, std::optional<absl::Duration> rtt,
+  void Record(TargetId id, Target& target, absl::Time sent_at, std::optional<absl::Duration> rtt,
               absl::Time now);
   void ResolveNames(absl::Time now);
   void ApplyResolution(TargetId id, const absl::StatusOr<ProbeEndpoint>& endpoint, absl::Time now);
@@ -167,6 +173,9 @@ class Prober {
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by token
   std::deque<std::pair<absl::Time, uint64_t>>
       expiries_;  // (sent_at + timeout, token), in send order
+  // (answer + stale_after, target) for every answer, in answer order; an
+  // entry is obsolete once its target has answered again.
+  std::deque<std::pair<absl::Time, TargetId>> stale_checks_;
   uint64_t next_token_;
   std::vector<ProbeAnswer> answers_;  // the loop's, reused every turn
 

@@ -38,7 +38,7 @@ void RttStatistics::RecordReply(absl::Time sent_at, absl::Duration rtt) {
             kBeta * absl::AbsDuration(*srtt_ - rtt);  // before srtt moves (RFC 6298 order)
     srtt_ = (1 - kAlpha) * *srtt_ + kAlpha * rtt;
   }
-  last_answer_sent_at_ = std::max(last_answer_sent_at_, sent_at);
+  last_answer_at_ = std::max(last_answer_at_, sent_at + rtt);
 }
 
 void RttStatistics::RecordLoss(absl::Time) { Push(/*lost=*/true); }
@@ -49,7 +49,7 @@ std::optional<double> RttStatistics::loss_ratio() const {
 }
 
 bool RttStatistics::Fresh(absl::Time now, absl::Duration stale_after) const {
-  return srtt_.has_value() && now - last_answer_sent_at_ <= stale_after;
+  return srtt_.has_value() && now - last_answer_at_ <= stale_after;
 }
 
 }  // namespace carbonroute::collector

@@ -46,8 +46,11 @@ class RttStatistics {
   std::optional<absl::Duration> mean_deviation() const { return mdev_; }
   // lost / sent over the window; nullopt before the first probe.
   std::optional<double> loss_ratio() const;
-  // Whether the smoothed RTT reflects an answer no older than `stale_after`.
+  // Whether the smoothed RTT reflects an answer no older than `stale_after`
+  // (counted from when the answer arrived, sent_at + rtt).
   bool Fresh(absl::Time now, absl::Duration stale_after) const;
+  // When the newest answer arrived (InfinitePast before the first).
+  absl::Time last_answer_at() const { return last_answer_at_; }
 
   std::size_t sent() const { return sent_; }
   std::size_t received() const { return received_; }
@@ -63,7 +66,7 @@ class RttStatistics {
   std::size_t sent_ = 0;
   std::size_t received_ = 0;
   std::optional<absl::Duration> last_, min_, srtt_, mdev_;
-  absl::Time last_answer_sent_at_ = absl::InfinitePast();
+  absl::Time last_answer_at_ = absl::InfinitePast();
 };
 
 }  // namespace carbonroute::collector

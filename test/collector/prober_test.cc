@@ -218,6 +218,42 @@ TEST_F(ProberTest, OneWakePerTickAtAThousandPeersWithExactRtts) {
   EXPECT_EQ(last_["peer-500"].loss, 0.0);
 }
 
+TEST_F(ProberTest, ASilentPeersMeasuredRttGoesAtTheStalenessDeadlineNotAtTheNextProbe) {
+  // Probes every 10 s; the RTT is stale 3 s after the last answer arrived.
+  // The next probe's loss comes 11 s after the last one was sent: too late.
+  config_.interval = absl::Seconds(10);
+  config_.jitter = 0;
+  config_.stale_after = absl::Seconds(3);
+  transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(400);
+  Prober prober("node-a", config_, transport_, clock_, metrics_, recorder_.Options());
+  prober.SetTargets({testing::Peer("b", "10.0.0.1")});
+  recorder_.RunUntil(prober, {"b"}, 1);
+  const absl::Time answered = clock_.Now();  // the answer's own time: the loop stopped there
+  const std::string kMeasured =
+      R"(carbonroute_rtt_seconds{method="measured",source="node-a",target="b"})";
+  ASSERT_THAT(Scrape(), HasSubstr(kMeasured));
+  transport_.behaviour["10.0.0.1"].silent = true;
+
+  // The loop runs its checks at the clock's time when a Wait returns: the
+  // wake in which the series went is the one before the Wait that first
+  // sees it gone.
+  absl::Time last_wake = answered;
+  absl::Time removed_at = absl::InfiniteFuture();
+  transport_.after_wait = [&] {
+    if (Scrape().find(kMeasured) == std::string::npos) {
+      removed_at = last_wake;
+      prober.Stop();
+    }
+    last_wake = clock_.Now();
+  };
+  prober.Run();
+  // Age counts from the answer (not the send, 400 ms earlier), and the loop
+  // woke for the deadline instead of waiting for the next probe's loss.
+  EXPECT_GE(removed_at, answered + absl::Seconds(3));
+  EXPECT_LE(removed_at, answered + absl::Seconds(3) + Prober::Tick(config_.interval));
+  EXPECT_EQ(last_["b"].outcomes, 0);  // no probe outcome was needed for it
+}
+
 TEST_F(ProberTest, EachProberDrawsItsOwnSeedUnlessGivenOne) {
   // Echo tokens and jitter come from the seed: collectors rolled out at once
   // must not share it (lockstep probes, predictable tokens).

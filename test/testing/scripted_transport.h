@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -93,9 +94,11 @@ class ScriptedTransport : public collector::ProbeTransport {
     } else if (deadline != absl::InfiniteFuture() && deadline > clock_.Now()) {
       clock_.Advance(deadline - clock_.Now());
     }
+    if (after_wait) after_wait();
   }
   void Wake() override {}
   int cancels = 0;
+  std::function<void()> after_wait;  // called at the end of every Wait (tests stop the prober)
 
  private:
   FakeClock& clock_;
