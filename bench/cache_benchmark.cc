@@ -8,6 +8,7 @@
 //   database (the lookup the collector makes before every provider call).
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "cache/reading_store.h"
@@ -21,7 +22,21 @@ using carbonroute::cache::ReadingStore;
 constexpr int kLocations = 123;
 constexpr int kHours = 8760;
 const absl::Time kStart = absl::FromUnixSeconds(1640995200);  // 2022-01-01T00:00Z
-const std::string kPath = "/tmp/carbonroute_cache_benchmark.sqlite";
+// A directory of this run's own (mkdtemp), removed at exit with the ~100 MB database.
+const std::string& Directory() {
+  static const std::string* dir = [] {
+    std::string pattern = std::filesystem::temp_directory_path() / "carbonroute-bench-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) std::abort();
+    auto* made = new std::string(pattern);
+    std::atexit([] { std::filesystem::remove_all(Directory()); });
+    return made;
+  }();
+  return *dir;
+}
+const std::string& DatabasePath() {
+  static const std::string path = Directory() + "/cache.sqlite";
+  return path;
+}
 
 std::string Location(int i) { return "Z" + std::to_string(i); }
 
@@ -46,9 +61,9 @@ void FillYear(ReadingStore& store) {
 
 void BM_InsertYear(benchmark::State& state) {
   for (auto _ : state) {
-    std::filesystem::remove(kPath);
-    std::filesystem::remove(kPath + "-wal");
-    auto store = *ReadingStore::Open(kPath);
+    std::filesystem::remove(DatabasePath());
+    std::filesystem::remove(DatabasePath() + "-wal");
+    auto store = *ReadingStore::Open(DatabasePath());
     FillYear(*store);
   }
   state.counters["rows"] = kHours * kLocations;
@@ -58,11 +73,11 @@ void BM_InsertYear(benchmark::State& state) {
 BENCHMARK(BM_InsertYear)->Unit(benchmark::kSecond)->Iterations(1);
 
 void BM_ValidAtOneLocation(benchmark::State& state) {
-  if (!std::filesystem::exists(kPath)) {
-    auto store = *ReadingStore::Open(kPath);
+  if (!std::filesystem::exists(DatabasePath())) {
+    auto store = *ReadingStore::Open(DatabasePath());
     FillYear(*store);
   }
-  auto store = *ReadingStore::Open(kPath);
+  auto store = *ReadingStore::Open(DatabasePath());
   const carbonroute::IntensitySeries series{"replay", Location(61), EmissionsType::kAverage};
   int64_t i = 0;
   for (auto _ : state) {
