@@ -215,7 +215,7 @@ void CollectorDaemon::RunPolls(absl::Notification& stop) {
                    std::string(started.message()));
     }
   }
-  const PollStats first = poller_->PollOnce(clock_.Now());
+  const PollStats first = poller_->PollOnce(clock_.Now(), &stop);
   first_poll_done_->store(true);
   spdlog::info("first poll: {} series exported, {} provider calls ({} failed), {} cache hits",
                first.exported_series, first.provider_calls, first.provider_errors,

@@ -257,11 +257,12 @@ void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& s
   }
 }
 
-PollStats Poller::PollOnce(absl::Time now) {
+PollStats Poller::PollOnce(absl::Time now, const absl::Notification* stop) {
   PollStats stats;
   stats.next_poll = now + config_.interval;
   for (providers::Provider* provider : providers_) {
     for (const std::string& location : provider->locations()) {
+      if (stop != nullptr && stop->HasBeenNotified()) return stats;
       const IntensitySeries series{provider->name(), location, provider->emissions_type()};
       PollCurrent(*provider, series, now, stats);
       PollForecast(*provider, series, now, stats);
@@ -284,7 +285,7 @@ PollStats Poller::PollOnce(absl::Time now) {
 void Poller::Run(Clock& clock, absl::Notification& stop) {
   while (!stop.HasBeenNotified()) {
     const absl::Time now = clock.Now();
-    const PollStats stats = PollOnce(now);
+    const PollStats stats = PollOnce(now, &stop);
     spdlog::debug(
         "poll: {} cache hits, {} provider calls ({} failed, {} skipped), {} series exported",
         stats.cache_hits, stats.provider_calls, stats.provider_errors, stats.skipped_calls,

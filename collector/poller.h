@@ -83,7 +83,9 @@ class Poller {
   Poller(const Poller&) = delete;
   Poller& operator=(const Poller&) = delete;
 
-  PollStats PollOnce(absl::Time now);
+  // Polls every series once. With `stop`, returns early (between two series)
+  // once it is notified, so that a long poll never holds up a shutdown.
+  PollStats PollOnce(absl::Time now, const absl::Notification* stop = nullptr);
 
   // Polls until `stop` is notified, waiting on `clock` between polls.
   void Run(Clock& clock, absl::Notification& stop);

@@ -358,6 +358,36 @@ TEST_F(PollerTest, BackoffCountsFromTheTimeout) {
   EXPECT_LT(until, kT0 + absl::Seconds(10) + absl::Seconds(3));
 }
 
+TEST_F(PollerTest, AStopRequestEndsAPollBetweenTwoSeries) {
+  std::map<std::string, double> values;
+  for (int i = 0; i < 300; ++i) values[absl::StrCat("L", i)] = i;
+  auto provider = StaticCounting(values);
+  auto store = Open(":memory:");
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  absl::Notification stop;
+  stop.Notify();
+  poller.PollOnce(kT0, &stop);
+  EXPECT_EQ(provider->current_calls, 0);
+  poller.PollOnce(kT0);
+  EXPECT_EQ(provider->current_calls, 300);
+}
+
+TEST_F(PollerTest, AShortStaticValidityStoresOneForecastRowPerLocation) {
+  StaticSettings settings;
+  settings.validity = absl::Seconds(1);
+  for (int i = 0; i < 5; ++i) settings.grams_per_kwh[absl::StrCat("L", i)] = 100 + i;
+  providers::StaticProvider provider("fixed", settings);
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::Hours(192);
+  Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  poller.PollOnce(kT0 + absl::Milliseconds(300));
+  absl::StatusOr<std::vector<cache::IntensityRecord>> points =
+      store->ForecastBetween({"fixed", "L0", EmissionsType::kAverage}, kT0, kT0 + absl::Hours(200));
+  ASSERT_THAT(points, IsOk());
+  EXPECT_EQ(points->size(), 1u);
+  EXPECT_THAT(Scrape(), HasSubstr(R"(location="L0",provider="fixed",window="24h"} 100)"));
+}
+
 TEST_F(PollerTest, ARefusedRequestIsAConfigurationErrorNotAParseError) {
   auto provider = StaticCounting({{"A", 100}, {"B", 200}});
   net::HttpResponse refused;

@@ -37,9 +37,23 @@ TEST(StaticProvider, ForecastRepeatsTheValueUpToTheHorizon) {
   const absl::Time now = absl::FromUnixSeconds(1'800'000'000 + 1000);
   absl::StatusOr<std::vector<Reading>> forecast = provider.Forecast("B", now, absl::Hours(2));
   ASSERT_THAT(forecast, IsOk());
-  ASSERT_EQ(forecast->size(), 5u);  // [0:00, 2:30) covers now + 2h = 2:16:40
-  EXPECT_GE(forecast->back().valid_to, now + absl::Hours(2));
-  for (const Reading& point : *forecast) EXPECT_EQ(point.value, 5);
+  ASSERT_EQ(forecast->size(), 1u);  // one constant point, [0:00, 2:30) covers now + 2h = 2:16:40
+  EXPECT_EQ(forecast->front().valid_from, absl::FromUnixSeconds(1'800'000'000));
+  EXPECT_EQ(forecast->front().valid_to, absl::FromUnixSeconds(1'800'000'000) + absl::Minutes(150));
+  EXPECT_EQ(forecast->front().value, 5);
+}
+
+TEST(StaticProvider, AShortValidityStillForecastsOnePoint) {
+  StaticSettings settings = Settings();
+  settings.validity = absl::Seconds(1);
+  StaticProvider provider("fixed", settings);
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000) + absl::Milliseconds(300);
+  absl::StatusOr<std::vector<Reading>> forecast = provider.Forecast("B", now, absl::Hours(192));
+  ASSERT_THAT(forecast, IsOk());
+  ASSERT_EQ(forecast->size(), 1u);  // not 691,201
+  EXPECT_EQ(forecast->front().valid_from, absl::FromUnixSeconds(1'800'000'000));
+  EXPECT_EQ(forecast->front().valid_to,
+            absl::FromUnixSeconds(1'800'000'000) + absl::Hours(192) + absl::Seconds(1));
 }
 
 TEST(StaticProvider, UnknownLocationIsNotFound) {
