@@ -209,19 +209,12 @@ void CollectorDaemon::Run(absl::Notification& stop) {
 }
 
 void CollectorDaemon::RunPolls(absl::Notification& stop) {
-  for (const std::unique_ptr<providers::Provider>& provider : providers_) {
-    if (absl::Status started = provider->Start(clock_.Now()); !started.ok()) {
-      spdlog::warn("provider {}: start-up check failed (polling goes ahead): {}", provider->name(),
-                   std::string(started.message()));
-    }
-  }
-  const PollStats first = poller_->PollOnce(clock_.Now(), &stop);
-  first_poll_done_->store(true);
-  spdlog::info("first poll: {} series exported, {} provider calls ({} failed), {} cache hits",
-               first.exported_series, first.provider_calls, first.provider_errors,
-               first.cache_hits);
-  if (clock_.WaitUntil(first.next_poll, stop)) return;
-  poller_->Run(clock_, stop);
+  poller_->Run(clock_, stop, [this](const PollStats& first) {
+    first_poll_done_->store(true);
+    spdlog::info("first poll: {} series exported, {} provider calls ({} failed), {} cache hits",
+                 first.exported_series, first.provider_calls, first.provider_errors,
+                 first.cache_hits);
+  });
 }
 
 }  // namespace carbonroute::collector

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "base/time_weighted_mean.h"
@@ -57,6 +58,15 @@ std::string OutcomeLabel(const absl::Status& status) {
   }
 }
 
+void PollStats::Add(const PollStats& other) {
+  cache_hits += other.cache_hits;
+  provider_calls += other.provider_calls;
+  provider_errors += other.provider_errors;
+  skipped_calls += other.skipped_calls;
+  exported_series += other.exported_series;
+  next_poll = std::min(next_poll, other.next_poll);
+}
+
 Poller::Poller(std::vector<providers::Provider*> providers, cache::ReadingStore& store,
                exporter::CollectorMetrics& metrics, PollConfig config, uint64_t jitter_seed,
                Clock& clock)
@@ -64,18 +74,27 @@ Poller::Poller(std::vector<providers::Provider*> providers, cache::ReadingStore&
       store_(store),
       metrics_(metrics),
       config_(config),
-      clock_(clock),
-      jitter_(jitter_seed) {}
+      clock_(clock) {
+  // Every state exists from the start: the providers' loops then only look
+  // entries up, so they may run on threads of their own.
+  for (std::size_t i = 0; i < providers_.size(); ++i) {
+    providers::Provider& provider = *providers_[i];
+    provider_state_[provider.name()].jitter.seed(jitter_seed + i);
+    for (const std::string& location : provider.locations()) {
+      series_state_[{provider.name(), location, provider.emissions_type()}];
+    }
+  }
+}
 
 absl::Time Poller::AnsweredAt(absl::Time now, absl::Time started) const {
   return now + std::max(absl::ZeroDuration(), clock_.Now() - started);
 }
 
-absl::Duration Poller::Backoff(int failures) {
+absl::Duration Poller::Backoff(int failures, std::mt19937_64& jitter) {
   const double doublings = std::min(failures - 1, 30);
   const absl::Duration base =
       std::min(config_.backoff_initial * std::pow(2.0, doublings), config_.backoff_max);
-  return base * std::uniform_real_distribution<double>(0.5, 1.5)(jitter_);
+  return base * std::uniform_real_distribution<double>(0.5, 1.5)(jitter);
 }
 
 absl::Time Poller::ProviderBlockedUntil(const std::string& provider) const {
@@ -91,8 +110,8 @@ absl::Time Poller::SeriesBlockedUntil(const IntensitySeries& series) const {
 }
 
 bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) {
-  const absl::Time until =
-      std::max(provider_state_[series.provider].blocked_until, series_state_[series].blocked_until);
+  const absl::Time until = std::max(provider_state_.at(series.provider).blocked_until,
+                                    series_state_.at(series).blocked_until);
   if (now >= until) return true;
   ++stats.skipped_calls;
   stats.next_poll = std::min(stats.next_poll, until);
@@ -103,8 +122,8 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
                            const absl::Status& status, absl::Time answered, PollStats& stats) {
   ++stats.provider_calls;
   metrics_.CountProviderRequest(series.provider, OutcomeLabel(status));
-  ProviderState& provider = provider_state_[series.provider];
-  SeriesState& state = series_state_[series];
+  ProviderState& provider = provider_state_.at(series.provider);
+  SeriesState& state = series_state_.at(series);
   auto failing = state.failing.find(what);
   if (status.ok()) {
     provider.consecutive_failures = 0;
@@ -127,11 +146,12 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
     }
   } else if (code == absl::StatusCode::kResourceExhausted) {  // the account's rate limit
     ++provider.consecutive_failures;
-    pause = providers::RetryAfter(status).value_or(Backoff(provider.consecutive_failures));
+    pause = providers::RetryAfter(status).value_or(
+        Backoff(provider.consecutive_failures, provider.jitter));
     provider.blocked_until = std::max(provider.blocked_until, answered + pause);
   } else {  // transient, about this series
     ++state.consecutive_failures;
-    pause = Backoff(state.consecutive_failures);
+    pause = Backoff(state.consecutive_failures, provider.jitter);
     state.blocked_until = std::max(state.blocked_until, answered + pause);
   }
   if (failing == state.failing.end() || failing->second != code) {
@@ -194,7 +214,7 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
                           absl::Time now, PollStats& stats) {
   const absl::Duration horizon = config_.forecast_horizon;
   if (horizon <= absl::ZeroDuration() || !provider.supports_forecast()) return;
-  SeriesState& state = series_state_[series];
+  SeriesState& state = series_state_.at(series);
   absl::StatusOr<std::optional<absl::Time>> end = store_.ForecastEnd(series);
   const bool short_of_horizon = !end.ok() || !end->has_value() || **end < now + horizon;
   if (short_of_horizon && now - state.last_forecast_fetch >= kForecastMinRefresh &&
@@ -231,7 +251,7 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
 void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& series,
                          absl::Time now, PollStats& stats) {
   if (!provider.supports_history()) return;
-  SeriesState& state = series_state_[series];
+  SeriesState& state = series_state_.at(series);
   if (state.last_history_fetch == absl::InfinitePast()) {  // first look: what a run before left
     absl::StatusOr<std::optional<absl::Time>> stored = store_.LastFetch(series, kHistoryFetch);
     if (stored.ok() && stored->has_value()) state.last_history_fetch = **stored;
@@ -257,43 +277,85 @@ void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& s
   }
 }
 
+void Poller::PollProvider(providers::Provider& provider, absl::Time now,
+                          const absl::Notification* stop, PollStats& stats) {
+  for (const std::string& location : provider.locations()) {
+    if (stop != nullptr && stop->HasBeenNotified()) return;
+    const IntensitySeries series{provider.name(), location, provider.emissions_type()};
+    PollCurrent(provider, series, now, stats);
+    PollForecast(provider, series, now, stats);
+    PollHistory(provider, series, now, stats);
+  }
+}
+
+void Poller::PruneIfDue(absl::Time now) {
+  {
+    absl::MutexLock lock(&prune_mutex_);
+    if (now - last_prune_ < kPruneEvery) return;
+    last_prune_ = now;
+  }
+  absl::StatusOr<int64_t> pruned = store_.Prune(now - config_.retention);
+  if (pruned.ok()) {
+    if (*pruned > 0) spdlog::debug("pruned {} cached rows older than retention", *pruned);
+  } else {
+    spdlog::error("cache prune failed: {}", pruned.status().ToString());
+  }
+}
+
 PollStats Poller::PollOnce(absl::Time now, const absl::Notification* stop) {
   PollStats stats;
   stats.next_poll = now + config_.interval;
-  for (providers::Provider* provider : providers_) {
-    for (const std::string& location : provider->locations()) {
-      if (stop != nullptr && stop->HasBeenNotified()) return stats;
-      const IntensitySeries series{provider->name(), location, provider->emissions_type()};
-      PollCurrent(*provider, series, now, stats);
-      PollForecast(*provider, series, now, stats);
-      PollHistory(*provider, series, now, stats);
-    }
-  }
-  if (now - last_prune_ >= kPruneEvery) {
-    absl::StatusOr<int64_t> pruned = store_.Prune(now - config_.retention);
-    if (pruned.ok()) {
-      if (*pruned > 0) spdlog::debug("pruned {} cached rows older than retention", *pruned);
-    } else {
-      spdlog::error("cache prune failed: {}", pruned.status().ToString());
-    }
-    last_prune_ = now;
-  }
+  for (providers::Provider* provider : providers_) PollProvider(*provider, now, stop, stats);
+  PruneIfDue(now);
   metrics_.SetLastPoll(now);
   return stats;
 }
 
-void Poller::Run(Clock& clock, absl::Notification& stop) {
-  while (!stop.HasBeenNotified()) {
-    const absl::Time now = clock.Now();
-    const PollStats stats = PollOnce(now, &stop);
-    spdlog::debug(
-        "poll: {} cache hits, {} provider calls ({} failed, {} skipped), {} series exported",
-        stats.cache_hits, stats.provider_calls, stats.provider_errors, stats.skipped_calls,
-        stats.exported_series);
-    // At least 1 s apart, so a provider answering with already-expired readings cannot spin the
-    // loop.
-    if (clock.WaitUntil(std::max(stats.next_poll, now + absl::Seconds(1)), stop)) return;
+void Poller::Run(Clock& clock, absl::Notification& stop,
+                 std::function<void(const PollStats&)> first_poll_done) {
+  absl::Mutex mutex;
+  PollStats first_polls;
+  std::size_t first_polls_left = providers_.size();
+  auto loop = [&](providers::Provider* provider) {
+    if (absl::Status started = provider->Start(clock.Now()); !started.ok()) {
+      spdlog::warn("provider {}: start-up check failed (polling goes ahead): {}", provider->name(),
+                   std::string(started.message()));
+    }
+    bool first = true;
+    while (!stop.HasBeenNotified()) {
+      const absl::Time now = clock.Now();
+      PollStats stats;
+      stats.next_poll = now + config_.interval;
+      PollProvider(*provider, now, &stop, stats);
+      PruneIfDue(now);
+      metrics_.SetLastPoll(now);
+      spdlog::debug(
+          "poll of {}: {} cache hits, {} provider calls ({} failed, {} skipped), {} series "
+          "exported",
+          provider->name(), stats.cache_hits, stats.provider_calls, stats.provider_errors,
+          stats.skipped_calls, stats.exported_series);
+      if (first) {
+        first = false;
+        absl::MutexLock lock(&mutex);
+        first_polls.Add(stats);
+        if (--first_polls_left == 0 && first_poll_done) first_poll_done(first_polls);
+      }
+      // At least 1 s apart, so a provider answering with already-expired readings cannot spin
+      // the loop.
+      if (clock.WaitUntil(std::max(stats.next_poll, now + absl::Seconds(1)), stop)) return;
+    }
+  };
+  if (providers_.empty()) {
+    if (first_poll_done) first_poll_done(first_polls);
+    stop.WaitForNotification();
+    return;
   }
+  // One loop per provider, so a slow or stalled upstream delays only its own
+  // provider's calls; with one provider, on this thread.
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < providers_.size(); ++i) threads.emplace_back(loop, providers_[i]);
+  loop(providers_[0]);
+  for (std::thread& thread : threads) thread.join();
 }
 
 }  // namespace carbonroute::collector

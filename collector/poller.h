@@ -41,17 +41,20 @@
 // exported reading or end of a backoff, capped at now + poll.interval.
 //
 // Ownership: borrows the providers, store and metrics; all must outlive the Poller.
-// Thread safety: PollOnce/Run from one thread at a time.
+// Thread safety: PollOnce/Run from one thread at a time; Run polls the
+// providers on threads of its own.
 #ifndef CARBONROUTE_COLLECTOR_POLLER_H_
 #define CARBONROUTE_COLLECTOR_POLLER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
@@ -70,6 +73,9 @@ struct PollStats {
   int skipped_calls = 0;  // calls not made because of a backoff or configuration-error pause
   int exported_series = 0;
   absl::Time next_poll;
+
+  // Sums the counts; the earlier next_poll.
+  void Add(const PollStats& other);
 };
 
 class Poller {
@@ -87,8 +93,14 @@ class Poller {
   // once it is notified, so that a long poll never holds up a shutdown.
   PollStats PollOnce(absl::Time now, const absl::Notification* stop = nullptr);
 
-  // Polls until `stop` is notified, waiting on `clock` between polls.
-  void Run(Clock& clock, absl::Notification& stop);
+  // Starts each provider (Provider::Start; a failure is logged, polling goes
+  // ahead), then polls until `stop` is notified, each provider in a loop of its own (on a
+  // thread of its own when there are several), waiting on `clock` between its
+  // polls: a slow or stalled provider delays no other's calls. Calls
+  // `first_poll_done` (if any) once every provider has been polled once,
+  // with their summed stats.
+  void Run(Clock& clock, absl::Notification& stop,
+           std::function<void(const PollStats&)> first_poll_done = nullptr);
 
   // The earliest time the provider may be called again for any location
   // (InfinitePast if not paused).
@@ -100,6 +112,7 @@ class Poller {
   struct ProviderState {
     absl::Time blocked_until = absl::InfinitePast();  // an account error's pause
     int consecutive_failures = 0;                     // rate limits in a row
+    std::mt19937_64 jitter;  // for its own series' backoffs: one thread uses it
   };
   struct SeriesState {
     absl::Time blocked_until = absl::InfinitePast();  // backoff or configuration-error pause
@@ -124,7 +137,12 @@ class Poller {
   // When a call that started at poll time `now`, `started` by clock_, returned.
   absl::Time AnsweredAt(absl::Time now, absl::Time started) const;
   // backoff_initial × 2^(failures−1), capped at backoff_max, times a jitter factor.
-  absl::Duration Backoff(int failures);
+  absl::Duration Backoff(int failures, std::mt19937_64& jitter);
+  // Polls every location of `provider`, stopping early once `stop` is notified.
+  void PollProvider(providers::Provider& provider, absl::Time now, const absl::Notification* stop,
+                    PollStats& stats);
+  // Prunes the cache at most every hour (whichever provider's loop comes first).
+  void PruneIfDue(absl::Time now);
   void Store(const providers::Reading& reading, absl::Time now);
 
   const std::vector<providers::Provider*> providers_;
@@ -132,8 +150,10 @@ class Poller {
   exporter::CollectorMetrics& metrics_;
   const PollConfig config_;
   Clock& clock_;
-  std::mt19937_64 jitter_;
-  absl::Time last_prune_ = absl::InfinitePast();
+  absl::Mutex prune_mutex_;
+  absl::Time last_prune_ ABSL_GUARDED_BY(prune_mutex_) = absl::InfinitePast();
+  // Made whole by the constructor; afterwards only looked up (never
+  // inserted into), each entry by its provider's loop alone.
   std::map<std::string, ProviderState> provider_state_;
   std::map<IntensitySeries, SeriesState> series_state_;
 };

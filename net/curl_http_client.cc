@@ -50,19 +50,43 @@ absl::StatusOr<std::unique_ptr<CurlHttpClient>> CurlHttpClient::Create(std::stri
   if (init != CURLE_OK) {
     return absl::InternalError(absl::StrCat("curl_global_init: ", curl_easy_strerror(init)));
   }
-  CURL* handle = curl_easy_init();
+  std::unique_ptr<CurlHttpClient> client(new CurlHttpClient(std::move(user_agent)));
+  void* handle = client->TakeHandle();
   if (handle == nullptr) return absl::InternalError("curl_easy_init failed");
-  return std::unique_ptr<CurlHttpClient>(new CurlHttpClient(handle, std::move(user_agent)));
+  client->ReturnHandle(handle);
+  return client;
 }
 
 CurlHttpClient::~CurlHttpClient() {
   absl::MutexLock lock(&mutex_);
-  curl_easy_cleanup(static_cast<CURL*>(handle_));
+  for (void* handle : idle_) curl_easy_cleanup(static_cast<CURL*>(handle));
+}
+
+void* CurlHttpClient::TakeHandle() {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (!idle_.empty()) {
+      void* handle = idle_.back();
+      idle_.pop_back();
+      return handle;
+    }
+  }
+  return curl_easy_init();
+}
+
+void CurlHttpClient::ReturnHandle(void* handle) {
+  absl::MutexLock lock(&mutex_);
+  idle_.push_back(handle);
 }
 
 absl::StatusOr<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
-  absl::MutexLock lock(&mutex_);
-  CURL* curl = static_cast<CURL*>(handle_);
+  CURL* curl = static_cast<CURL*>(TakeHandle());
+  if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
+  struct Release {
+    CurlHttpClient* client;
+    CURL* curl;
+    ~Release() { client->ReturnHandle(curl); }
+  } release{this, curl};
   curl_easy_reset(curl);
   HttpResponse response;
   char error[CURL_ERROR_SIZE] = "";

@@ -5,13 +5,15 @@
 // verification is always on; gzip/deflate responses are decoded; proxies
 // follow libcurl's environment variables (HTTPS_PROXY, NO_PROXY).
 //
-// Thread safety: Send() may be called concurrently; calls are serialised on
-// one connection-reusing handle.
+// Thread safety: Send() may be called concurrently: each call takes an idle
+// handle from a pool (or makes one), so concurrent calls run in parallel, and
+// a handle keeps its connections open for the next call that takes it.
 #ifndef CARBONROUTE_NET_CURL_HTTP_CLIENT_H_
 #define CARBONROUTE_NET_CURL_HTTP_CLIENT_H_
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "net/http_client.h"
@@ -30,11 +32,13 @@ class CurlHttpClient final : public HttpClient {
   absl::StatusOr<HttpResponse> Send(const HttpRequest& request) override;
 
  private:
-  CurlHttpClient(void* handle, std::string user_agent)
-      : handle_(handle), user_agent_(std::move(user_agent)) {}
+  explicit CurlHttpClient(std::string user_agent) : user_agent_(std::move(user_agent)) {}
+  // An idle handle, or a new one (nullptr if libcurl cannot make one).
+  void* TakeHandle();
+  void ReturnHandle(void* handle);
 
   absl::Mutex mutex_;
-  void* const handle_ ABSL_GUARDED_BY(mutex_);  // CURL*
+  std::vector<void*> idle_ ABSL_GUARDED_BY(mutex_);  // CURL*, not in use
   const std::string user_agent_;
 };
 

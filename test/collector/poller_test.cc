@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "prometheus/text_serializer.h"
@@ -14,6 +15,7 @@
 #include "test/testing/counting_provider.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/subprocess.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -356,6 +358,29 @@ TEST_F(PollerTest, BackoffCountsFromTheTimeout) {
   const absl::Time until = poller.SeriesBlockedUntil({"fixed", "A", EmissionsType::kAverage});
   EXPECT_GE(until, kT0 + absl::Seconds(10) + absl::Seconds(1));  // 2 s × [0.5, 1.5) after it
   EXPECT_LT(until, kT0 + absl::Seconds(10) + absl::Seconds(3));
+}
+
+TEST_F(PollerTest, AStalledProviderDelaysNoOtherProvidersReading) {
+  // "slow" is listed first and its upstream never answers until released.
+  StaticSettings slow_settings, fast_settings;
+  slow_settings.grams_per_kwh = {{"S", 1}};
+  fast_settings.grams_per_kwh = {{"F", 2}};
+  CountingProvider slow(std::make_unique<providers::StaticProvider>("slow", slow_settings));
+  CountingProvider fast(std::make_unique<providers::StaticProvider>("fast", fast_settings));
+  absl::Notification release, stop;
+  slow.hold = &release;
+  auto store = Open(":memory:");
+  Poller poller({&slow, &fast}, *store, metrics_, config_);
+  std::thread runner([&] { poller.Run(RealClock(), stop); });
+  // Waits for an event, not for a time: the stall lasts until released.
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return Scrape().find(R"(location="F",provider="fast"} 2)") != std::string::npos; },
+      absl::Seconds(30)));
+  EXPECT_EQ(fast.current_calls, 1);
+  EXPECT_THAT(Scrape(), Not(HasSubstr(R"(provider="slow")")));
+  release.Notify();
+  stop.Notify();
+  runner.join();
 }
 
 TEST_F(PollerTest, AStopRequestEndsAPollBetweenTwoSeries) {

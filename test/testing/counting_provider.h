@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/synchronization/notification.h"
 #include "providers/provider.h"
 #include "test/testing/fake_clock.h"
 
@@ -27,6 +28,7 @@ class CountingProvider final : public providers::Provider {
   absl::StatusOr<providers::Reading> Current(absl::string_view location, absl::Time now) override {
     ++current_calls;
     ++calls_by_location[std::string(location)];
+    if (hold != nullptr) hold->WaitForNotification();
     if (clock != nullptr) clock->Advance(call_takes);
     if (!fail_with.ok()) return fail_with;
     if (auto it = fail_location.find(std::string(location)); it != fail_location.end()) {
@@ -48,7 +50,8 @@ class CountingProvider final : public providers::Provider {
   std::map<std::string, int> calls_by_location;       // current readings
   absl::Status fail_with;                             // returned by every call while not OK
   std::map<std::string, absl::Status> fail_location;  // current readings of one location
-  FakeClock* clock = nullptr;  // when set, every call advances it by call_takes
+  absl::Notification* hold = nullptr;  // when set, Current waits for it (a stalled upstream)
+  FakeClock* clock = nullptr;          // when set, every call advances it by call_takes
   absl::Duration call_takes;
 
  private:
