@@ -80,6 +80,9 @@ Poller::Poller(std::vector<providers::Provider*> providers, cache::ReadingStore&
   for (std::size_t i = 0; i < providers_.size(); ++i) {
     providers::Provider& provider = *providers_[i];
     provider_state_[provider.name()].jitter.seed(jitter_seed + i);
+    provider.SetHiddenCallObserver([this, name = provider.name()](const absl::Status& status) {
+      metrics_.CountProviderRequest(name, OutcomeLabel(status));
+    });
     for (const std::string& location : provider.locations()) {
       series_state_[{provider.name(), location, provider.emissions_type()}];
     }
@@ -282,8 +285,10 @@ void Poller::PollProvider(providers::Provider& provider, absl::Time now,
   for (const std::string& location : provider.locations()) {
     if (stop != nullptr && stop->HasBeenNotified()) return;
     const IntensitySeries series{provider.name(), location, provider.emissions_type()};
-    PollCurrent(provider, series, now, stats);
+    // The forecast first: a provider whose forecast starts with the current
+    // point (WattTime) then answers the current reading without a second call.
     PollForecast(provider, series, now, stats);
+    PollCurrent(provider, series, now, stats);
     PollHistory(provider, series, now, stats);
   }
 }

@@ -6,6 +6,7 @@
 #ifndef CARBONROUTE_PROVIDERS_PROVIDER_H_
 #define CARBONROUTE_PROVIDERS_PROVIDER_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,21 @@ class Provider {
     return std::vector<Reading>();
   }
   virtual bool supports_history() const { return false; }
+
+  // Receives the outcome of every upstream call that the caller does not see
+  // (the 401 answered before a re-login and retry), so that every call is
+  // counted. Set by the poller before polling; may be empty.
+  void SetHiddenCallObserver(std::function<void(const absl::Status&)> observer) {
+    hidden_call_observer_ = std::move(observer);
+  }
+
+ protected:
+  void ReportHiddenCall(const absl::Status& status) const {
+    if (hidden_call_observer_) hidden_call_observer_(status);
+  }
+
+ private:
+  std::function<void(const absl::Status&)> hidden_call_observer_;
 };
 
 }  // namespace carbonroute::providers

@@ -59,6 +59,7 @@ absl::StatusOr<std::string> WattTimeProvider::Get(const std::string& path_and_qu
     request.headers.emplace_back("Authorization", "Bearer " + token_);
     CARBONROUTE_ASSIGN_OR_RETURN(net::HttpResponse response, http_.Send(request));
     if ((response.status == 401 || response.status == 403) && attempt == 0) {
+      ReportHiddenCall(StatusFromHttp(response, what, now));  // counted, then re-login
       token_expires_ = absl::InfinitePast();
       CARBONROUTE_RETURN_IF_ERROR(Login(now));
       continue;
@@ -140,6 +141,12 @@ absl::Status WattTimeProvider::Start(absl::Time now) {
 }
 
 absl::StatusOr<Reading> WattTimeProvider::Current(absl::string_view location, absl::Time now) {
+  // A forecast fetched for this same poll starts with the current point: no second call.
+  if (auto it = last_forecast_.find(location); it != last_forecast_.end()) {
+    const LastForecast last = std::move(it->second);
+    last_forecast_.erase(it);
+    if (last.now == now) return last.current;
+  }
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<Reading> points,
                                Signal(location, now, /*horizon_hours=*/0));
   for (const Reading& point : points) {
@@ -152,7 +159,13 @@ absl::StatusOr<std::vector<Reading>> WattTimeProvider::Forecast(absl::string_vie
                                                                 absl::Time now,
                                                                 absl::Duration horizon) {
   const int hours = std::clamp(static_cast<int>(std::ceil(absl::ToDoubleHours(horizon))), 1, 72);
-  return Signal(location, now, hours);
+  absl::StatusOr<std::vector<Reading>> points = Signal(location, now, hours);
+  if (points.ok()) {
+    for (const Reading& point : *points) {
+      if (point.Covers(now)) last_forecast_[std::string(location)] = {now, point};
+    }
+  }
+  return points;
 }
 
 }  // namespace carbonroute::providers

@@ -70,6 +70,14 @@ class WattTimeProvider final : public Provider {
   std::string token_;
   absl::Time token_expires_ = absl::InfinitePast();
   std::map<std::string, std::string, std::less<>> regions_;  // "lat,lon" → region
+  // The point covering `now` of the last forecast per location, until the
+  // Current() of the same poll (same `now`) takes it instead of calling
+  // /v3/forecast again (WattTime's forecast starts with the current point).
+  struct LastForecast {
+    absl::Time now;
+    Reading current;
+  };
+  std::map<std::string, LastForecast, std::less<>> last_forecast_;
 };
 
 }  // namespace carbonroute::providers

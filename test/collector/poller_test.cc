@@ -383,6 +383,21 @@ TEST_F(PollerTest, AStalledProviderDelaysNoOtherProvidersReading) {
   runner.join();
 }
 
+TEST_F(PollerTest, EveryUpstreamCallIsCountedIncludingOnesTheProviderRetried) {
+  auto provider = StaticCounting({{"A", 100}});
+  provider->hidden_before = absl::UnauthenticatedError("HTTP 401: token expired");
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  poller.PollOnce(kT0);
+  EXPECT_THAT(
+      Scrape(),
+      HasSubstr(
+          R"(carbonroute_provider_requests_total{outcome="unauthenticated",provider="fixed"} 1)"));
+  EXPECT_THAT(Scrape(),
+              HasSubstr(R"(carbonroute_provider_requests_total{outcome="ok",provider="fixed"} 1)"));
+}
+
 TEST_F(PollerTest, AStopRequestEndsAPollBetweenTwoSeries) {
   std::map<std::string, double> values;
   for (int i = 0; i < 300; ++i) values[absl::StrCat("L", i)] = i;

@@ -75,6 +75,32 @@ TEST_F(WattTimeTest, LogsInAndReadsTheCurrentMoer) {
   EXPECT_THAT(server_.requests().back().target, HasSubstr("horizon_hours=5"));
 }
 
+TEST_F(WattTimeTest, TheCurrentReadingOfAPollComesFromItsForecastWithoutASecondCall) {
+  server_.Script("/v3/forecast", {Json(ProviderTestdata("watttime_forecast.json")),
+                                  Json(ProviderTestdata("watttime_forecast.json"))});
+  auto provider = Make();
+  ASSERT_THAT(provider->Forecast("CAISO_NORTH", kNow, absl::Hours(25)), IsOk());
+  absl::StatusOr<Reading> reading = provider->Current("CAISO_NORTH", kNow);
+  ASSERT_THAT(reading, IsOk());
+  EXPECT_DOUBLE_EQ(reading->value, 1048.4131919701972 * 0.453592);
+  EXPECT_EQ(server_.Count("/v3/forecast"), 1);
+  // A later poll asks again.
+  ASSERT_THAT(provider->Current("CAISO_NORTH", kNow + absl::Minutes(1)), IsOk());
+  EXPECT_EQ(server_.Count("/v3/forecast"), 2);
+}
+
+TEST_F(WattTimeTest, TheCallAnswered401BeforeTheReloginIsReported) {
+  server_.Script("/v3/forecast",
+                 {Json("{}", 401), Json(ProviderTestdata("watttime_forecast.json"))});
+  auto provider = Make();
+  std::vector<absl::StatusCode> hidden;
+  provider->SetHiddenCallObserver(
+      [&](const absl::Status& status) { hidden.push_back(status.code()); });
+  ASSERT_THAT(provider->Current("CAISO_NORTH", kNow), IsOk());
+  EXPECT_EQ(server_.Count("/v3/forecast"), 2);
+  EXPECT_THAT(hidden, ::testing::ElementsAre(absl::StatusCode::kUnauthenticated));
+}
+
 TEST_F(WattTimeTest, ExpiredTokenIsRenewedOnceOn401) {
   server_.Script("/v3/forecast",
                  {Json("{}", 401), Json(ProviderTestdata("watttime_forecast.json"))});

@@ -30,6 +30,7 @@ class CountingProvider final : public providers::Provider {
     ++calls_by_location[std::string(location)];
     if (hold != nullptr) hold->WaitForNotification();
     if (clock != nullptr) clock->Advance(call_takes);
+    if (!hidden_before.ok()) ReportHiddenCall(hidden_before);  // e.g. a 401 before a re-login
     if (!fail_with.ok()) return fail_with;
     if (auto it = fail_location.find(std::string(location)); it != fail_location.end()) {
       return it->second;
@@ -40,6 +41,7 @@ class CountingProvider final : public providers::Provider {
                                                            absl::Time now,
                                                            absl::Duration horizon) override {
     ++forecast_calls;
+    if (hold != nullptr) hold->WaitForNotification();
     if (clock != nullptr) clock->Advance(call_takes);
     if (!fail_with.ok()) return fail_with;
     return inner_->Forecast(location, now, horizon);
@@ -47,10 +49,11 @@ class CountingProvider final : public providers::Provider {
 
   int current_calls = 0;
   int forecast_calls = 0;
-  std::map<std::string, int> calls_by_location;       // current readings
-  absl::Status fail_with;                             // returned by every call while not OK
+  std::map<std::string, int> calls_by_location;  // current readings
+  absl::Status fail_with;                        // returned by every call while not OK
+  absl::Status hidden_before;  // while not OK, reported as a hidden call before each Current
   std::map<std::string, absl::Status> fail_location;  // current readings of one location
-  absl::Notification* hold = nullptr;  // when set, Current waits for it (a stalled upstream)
+  absl::Notification* hold = nullptr;  // when set, every call waits for it (a stalled upstream)
   FakeClock* clock = nullptr;          // when set, every call advances it by call_takes
   absl::Duration call_takes;
 
