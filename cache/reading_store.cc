@@ -300,9 +300,8 @@ absl::StatusOr<std::optional<absl::Time>> ReadingStore::LastFetch(const Intensit
                                                                   absl::string_view kind) {
   absl::MutexLock lock(&mutex_);
   CARBONROUTE_ASSIGN_OR_RETURN(
-      Statement query,
-      Statement::Prepare(db_, absl::StrCat("SELECT fetched_at FROM fetches WHERE ", kSeriesMatch,
-                                           " AND kind = ?4")));
+      Statement query, Statement::Prepare(db_, absl::StrCat("SELECT fetched_at FROM fetches WHERE ",
+                                                            kSeriesMatch, " AND kind = ?4")));
   BindSeries(query, series);
   query.Bind(4, kind);
   CARBONROUTE_ASSIGN_OR_RETURN(bool row, query.Step());

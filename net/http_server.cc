@@ -91,11 +91,11 @@ void Reply(mg_connection* connection, const HttpServerResponse& response, bool g
   std::optional<std::string> compressed;
   if (gzip && response.body.size() >= kGzipMinBytes) compressed = Gzip(response.body);
   const std::string& body = compressed ? *compressed : response.body;
-  std::string reply = absl::StrCat(
-      "HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n",
-      "Content-Type: ", response.content_type, "\r\n", "Content-Length: ", body.size(), "\r\n",
-      compressed ? "Content-Encoding: gzip\r\n" : "", gzip ? "Vary: Accept-Encoding\r\n" : "",
-      "\r\n");
+  std::string reply =
+      absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n",
+                   "Content-Type: ", response.content_type, "\r\n", "Content-Length: ", body.size(),
+                   "\r\n", compressed ? "Content-Encoding: gzip\r\n" : "",
+                   gzip ? "Vary: Accept-Encoding\r\n" : "", "\r\n");
   reply.append(body);
   mg_write(connection, reply.data(), reply.size());
 }

@@ -148,8 +148,7 @@ TEST(CollectorBinary, SighupReloadsThePeersAndDeletesTheSeriesOfRemovedOnes) {
   std::ofstream(dir + "/collector.yaml") << ProbingConfig({"peer-a", "peer-c"});
   collector.process->Signal(SIGHUP);
   ASSERT_TRUE(testing::WaitFor(
-      [&] { return probed("peer-a") && probed("peer-c") && !probed("peer-b"); },
-      absl::Seconds(20)))
+      [&] { return probed("peer-a") && probed("peer-c") && !probed("peer-b"); }, absl::Seconds(20)))
       << page();
   EXPECT_THAT(page(), Not(HasSubstr("target=\"peer-b\"")));  // every series, not just one
 
