@@ -1,8 +1,13 @@
 #include "cache/reading_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -99,6 +104,24 @@ struct ReadingStore::Statements {
 };
 
 absl::StatusOr<std::unique_ptr<ReadingStore>> ReadingStore::Open(const std::string& path) {
+  // SQLite says only "unable to open database file"; opening the file first
+  // says why (a directory the user cannot write, one that does not exist).
+  if (path != ":memory:" && !path.empty()) {
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0) {
+      const int error = errno;
+      const std::string directory = std::filesystem::path(path).parent_path().string();
+      const std::string message = absl::StrCat(
+          "cannot open the cache \"", path, "\": ", std::strerror(error), " (the directory \"",
+          directory.empty() ? "." : directory, "\" must exist and be writable by this user)");
+      if (error == EACCES || error == EPERM || error == EROFS) {
+        return absl::PermissionDeniedError(message);
+      }
+      if (error == ENOENT) return absl::NotFoundError(message);
+      return absl::InternalError(message);
+    }
+    close(fd);
+  }
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(
       path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);

@@ -52,8 +52,10 @@ class Statement;
 class ReadingStore {
  public:
   // Opens or creates the database at `path` (":memory:" for a private
-  // in-memory database) and creates the schema. kInternal if the file cannot
-  // be opened or has a schema version newer than this program knows.
+  // in-memory database) and creates the schema. kPermissionDenied or
+  // kNotFound, with the system's reason and the directory, when the file
+  // cannot be opened or created; kInternal for a file that is not a database
+  // this program can use (e.g. a newer schema version).
   static absl::StatusOr<std::unique_ptr<ReadingStore>> Open(const std::string& path);
   ~ReadingStore();
 

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir.h"
 
 namespace carbonroute::cache {
 namespace {
@@ -211,10 +213,29 @@ TEST(ReadingStore, ForecastEndOfAnUnknownSeriesIsEmpty) {
   EXPECT_EQ(*end, std::nullopt);
 }
 
-TEST(ReadingStore, UnopenablePathIsAnError) {
-  EXPECT_THAT(ReadingStore::Open("/nonexistent-dir/x.sqlite"),
-              StatusIs(absl::StatusCode::kInternal,
-                       ::testing::HasSubstr("open \"/nonexistent-dir/x.sqlite\"")));
+TEST(ReadingStore, AMissingDirectoryIsNamedWithTheReason) {
+  testing::ScopedTempDir dir;
+  const std::string path = dir.File("missing/x.sqlite");
+  EXPECT_THAT(ReadingStore::Open(path),
+              StatusIs(absl::StatusCode::kNotFound,
+                       ::testing::AllOf(::testing::HasSubstr(path),
+                                        ::testing::HasSubstr("No such file or directory"),
+                                        ::testing::HasSubstr(dir.File("missing")))));
+}
+
+TEST(ReadingStore, AnUnwritableDirectoryIsPermissionDenied) {
+  // sysfs refuses to create files even for root, who passes every mode check.
+  EXPECT_THAT(ReadingStore::Open("/sys/carbonroute.sqlite"),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       ::testing::AllOf(::testing::HasSubstr("Permission denied"),
+                                        ::testing::HasSubstr("the directory \"/sys\" must"))));
+}
+
+TEST(ReadingStore, AFileThatIsNotADatabaseIsAnError) {
+  testing::ScopedTempDir dir;
+  const std::string path = dir.File("notes.sqlite");
+  std::ofstream(path) << "this is not an SQLite database, just text long enough to have a header";
+  EXPECT_FALSE(ReadingStore::Open(path).ok());
 }
 
 }  // namespace

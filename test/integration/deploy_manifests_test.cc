@@ -8,6 +8,7 @@
 #include <set>
 
 #include "config/load_collector_config.h"
+#include "providers/make_provider.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/subprocess.h"
 #include "yaml-cpp/yaml.h"
@@ -72,9 +73,45 @@ TEST(DeployManifests, ExamplesOptIntoTheCarbonrouteProfile) {
 
 TEST(DeployManifests, CollectorConfigMapIsAValidCollectorConfig) {
   const YAML::Node config_map = FindKind(Documents("collector-daemonset.yaml"), "ConfigMap");
-  EXPECT_THAT(
-      ParseCollectorConfig(config_map["data"]["collector.yaml"].as<std::string>(), "configmap"),
-      testing::IsOk());
+  absl::StatusOr<CollectorConfig> config =
+      ParseCollectorConfig(config_map["data"]["collector.yaml"].as<std::string>(), "configmap");
+  ASSERT_THAT(config, testing::IsOk());
+  // It starts without the optional credentials Secret: no provider needs one.
+  for (const ProviderConfig& provider : config->providers) {
+    EXPECT_FALSE(providers::CallsAnApi(provider)) << provider.name;
+  }
+}
+
+TEST(DeployManifests, TheCollectorCanWriteItsCacheAsItsNonRootUser) {
+  const YAML::Node daemonset = FindKind(Documents("collector-daemonset.yaml"), "DaemonSet");
+  const YAML::Node pod = daemonset["spec"]["template"]["spec"];
+  const int user = pod["containers"][0]["securityContext"]["runAsUser"].as<int>();
+  for (const YAML::Node& volume : pod["volumes"]) {
+    if (volume["name"].as<std::string>() != "state") continue;
+    // A hostPath is created root-owned; fsGroup does not apply to it.
+    EXPECT_FALSE(volume["hostPath"]) << "the state volume must be writable by uid " << user;
+    EXPECT_TRUE(volume["emptyDir"] || volume["persistentVolumeClaim"]);
+  }
+  EXPECT_EQ(pod["securityContext"]["fsGroup"].as<int>(), user);
+}
+
+TEST(DeployManifests, ProbesTargetThePodNotTheNode) {
+  for (const char* file : {"collector-daemonset.yaml", "scheduler.yaml"}) {
+    for (const YAML::Node& document : Documents(file)) {
+      if (!document["kind"] || (document["kind"].as<std::string>() != "DaemonSet" &&
+                                document["kind"].as<std::string>() != "Deployment")) {
+        continue;
+      }
+      for (const YAML::Node& container : document["spec"]["template"]["spec"]["containers"]) {
+        for (const char* probe : {"readinessProbe", "livenessProbe"}) {
+          if (!container[probe] || !container[probe]["httpGet"]) continue;
+          // The kubelet resolves `host` on the node: 127.0.0.1 there is not the pod.
+          EXPECT_FALSE(container[probe]["httpGet"]["host"])
+              << file << ": " << container["name"].as<std::string>() << " " << probe;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
