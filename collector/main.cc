@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "base/data_files.h"
 #include "base/stop_signals.h"
+#include "base/usage.h"
 #include "collector/collector_daemon.h"
 #include "collector/reloader.h"
 #include "config/load_collector_config.h"
@@ -60,7 +61,11 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   app.add_option("--data-dir", data_dirs,
                  "directory searched first for data files named by a relative path (repeatable)");
   app.set_version_flag("--version", std::string("carbonroute-collector ") + CARBONROUTE_VERSION);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return carbonroute::UsageExitCode(app.exit(e));  // every usage error exits 2
+  }
 
   spdlog::set_default_logger(spdlog::stderr_color_mt("carbonroute"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);

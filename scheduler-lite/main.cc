@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/data_files.h"
 #include "base/stop_signals.h"
+#include "base/usage.h"
 #include "net/curl_http_client.h"
 #include "scheduler-lite/commands.h"
 
@@ -229,7 +230,20 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     }
     if (chosen->validate) chosen->validate(flags);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // A mistyped subcommand reaches CLI11 as an unexpected argument: name it
+    // and the closest subcommand instead.
+    if (chosen == nullptr && argc > 1 && argv[1][0] != '-' && e.get_exit_code() != 0) {
+      std::vector<std::string> names;
+      for (const Subcommand& subcommand : Subcommands()) names.emplace_back(subcommand.name);
+      if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+        const std::string closest = carbonroute::ClosestMatch(argv[1], names);
+        std::cerr << "scheduler-lite: unknown subcommand \"" << argv[1] << "\""
+                  << (closest.empty() ? "" : "; did you mean \"" + closest + "\"?")
+                  << " (subcommands: rank, explain, window, karmada, serve; see --help)\n";
+        return carbonroute::kUsageExitCode;
+      }
+    }
+    return carbonroute::UsageExitCode(app.exit(e));
   }
   if (!flags.locations.empty()) {
     flags.rank.only = absl::StrSplit(flags.locations, ',', absl::SkipEmpty());

@@ -1,0 +1,66 @@
+// The binaries as a careless user runs them: typos, missing files, wrong
+// types. Every usage error exits 2 and says what was wrong.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace carbonroute {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct ShellRun {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+ShellRun Shell(const std::string& command) {
+  ShellRun run;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) run.output.append(buffer, n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+const std::string kCollector = CARBONROUTE_COLLECTOR_BINARY;
+const std::string kSchedulerLite = CARBONROUTE_SCHEDULER_LITE_BINARY;
+
+TEST(CliUsage, ATypoedSubcommandNamesTheTypoAndTheClosestSubcommand) {
+  const ShellRun run = Shell(kSchedulerLite + " rnak --locations DE");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("unknown subcommand \"rnak\"; did you mean \"rank\"?"));
+}
+
+TEST(CliUsage, BadArgumentsExit2) {
+  for (const std::string& args :
+       {std::string(""), std::string("rank --candidates nodez"), std::string("rank --max-rtt-ms x"),
+        std::string("rank --max-rtt-ms 5"), std::string("window --location DE"),
+        std::string("serve --refresh soon"), std::string("rank --no-such-flag")}) {
+    const ShellRun run = Shell(kSchedulerLite + " " + args);
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
+    EXPECT_FALSE(run.output.empty()) << args;
+  }
+  EXPECT_EQ(Shell(kSchedulerLite + " --help").exit_code, 0);
+  EXPECT_EQ(Shell(kSchedulerLite + " --version").exit_code, 0);
+}
+
+TEST(CliUsage, CollectorUsageErrorsExit2) {
+  ShellRun run = Shell(kCollector + " --config /nonexistent/collector.yaml");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("nonexistent/collector.yaml"));
+  run = Shell(kCollector + " --log-level loud");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("loud"));
+  EXPECT_EQ(Shell(kCollector).exit_code, 2);  // no --config
+  EXPECT_EQ(Shell(kCollector + " --help").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace carbonroute
