@@ -1,6 +1,8 @@
 #include "base/data_files.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,8 +13,14 @@
 namespace carbonroute {
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path, absl::string_view kind) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", kind, " \"", path, "\""));
+  if (!in) {
+    const int error = errno;
+    return absl::NotFoundError(absl::StrCat("cannot read ", kind, " \"", path, "\"",
+                                            error != 0 ? ": " : "",
+                                            error != 0 ? std::strerror(error) : ""));
+  }
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

@@ -17,7 +17,8 @@
 
 namespace carbonroute {
 
-// The whole file. kNotFound "cannot read <kind> \"<path>\"" if it cannot be opened.
+// The whole file. kNotFound "cannot read <kind> \"<path>\": <reason>" (the
+// system's, e.g. "No such file or directory") if it cannot be opened.
 absl::StatusOr<std::string> ReadFileToString(const std::string& path, absl::string_view kind);
 
 // Where data files named by a relative path are looked for, in order.

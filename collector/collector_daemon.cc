@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -66,7 +67,9 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
         providers::MakeProvider(provider_config, data, *daemon->http_);
     if (!provider.ok()) {
-      return Prefixed(provider.status(), absl::StrCat("provider \"", provider_config.name, "\""));
+      const std::string prefix = absl::StrCat("provider \"", provider_config.name, "\"");
+      if (absl::StartsWith(provider.status().message(), prefix)) return provider.status();
+      return Prefixed(provider.status(), prefix);
     }
     spdlog::info("provider {} ({}): {} locations", provider_config.name,
                  std::string(ProviderTypeName(provider_config.type)),

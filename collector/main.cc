@@ -76,7 +76,9 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
       std::cerr << config.status().message() << "\n";
       return 2;
     }
-    std::cout << check_config_path << ": OK (" << config->providers.size() << " providers)\n";
+    const std::size_t n = config->providers.size();
+    std::cout << check_config_path << ": OK (" << n << (n == 1 ? " provider" : " providers")
+              << ")\n";
     return 0;
   }
   if (config_path.empty()) {

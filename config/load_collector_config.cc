@@ -38,7 +38,8 @@ absl::Status ValidateListenAddress(const std::string& address) {
 absl::Status RequirePositive(const MappingReader& reader, absl::string_view key, absl::Duration d) {
   if (d <= absl::ZeroDuration()) {
     return Invalid(reader.PathOf(key),
-                   absl::StrCat("must be positive, got \"", absl::FormatDuration(d), "\""));
+                   absl::StrCat("must be positive, got \"",
+                                d == absl::ZeroDuration() ? "0s" : absl::FormatDuration(d), "\""));
   }
   return absl::OkStatus();
 }

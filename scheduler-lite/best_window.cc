@@ -14,9 +14,12 @@ absl::StatusOr<BestWindow> FindBestWindow(const std::vector<ForecastPoint>& poin
         absl::StrCat("duration must be positive, got ", absl::FormatDuration(duration)));
   }
   if (deadline < now + duration) {
-    return absl::InvalidArgumentError(absl::StrCat("deadline ", absl::FormatTime(deadline),
-                                                   " leaves no room for a ",
-                                                   absl::FormatDuration(duration), " run"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "deadline ",
+        absl::FormatTime(
+            absl::Trunc(deadline - absl::UnixEpoch(), absl::Seconds(1)) + absl::UnixEpoch(),
+            absl::UTCTimeZone()),
+        " leaves no room for a ", absl::FormatDuration(duration), " run"));
   }
   std::set<absl::Time> starts = {now};
   for (const ForecastPoint& point : points) {
@@ -32,9 +35,11 @@ absl::StatusOr<BestWindow> FindBestWindow(const std::vector<ForecastPoint>& poin
       best = BestWindow{start, *mean, from_now, std::nullopt};
   }
   if (!best) {
-    return absl::NotFoundError(absl::StrCat("the forecast covers no full ",
-                                            absl::FormatDuration(duration), " run before ",
-                                            absl::FormatTime(deadline)));
+    return absl::NotFoundError(absl::StrCat(
+        "the forecast covers no full ", absl::FormatDuration(duration), " run before ",
+        absl::FormatTime(
+            absl::Trunc(deadline - absl::UnixEpoch(), absl::Seconds(1)) + absl::UnixEpoch(),
+            absl::UTCTimeZone())));
   }
   if (from_now && *from_now > 0)
     best->saving_fraction = (*from_now - best->mean_grams_per_kwh) / *from_now;

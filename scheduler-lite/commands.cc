@@ -81,13 +81,24 @@ std::vector<ScoredCandidate> Score(const PlacementModel& model, const RankReques
 absl::StatusOr<absl::Time> ParseDeadline(const std::string& text, absl::Time now) {
   absl::string_view rest = text;
   absl::Duration relative;
-  if (absl::ConsumePrefix(&rest, "+") && absl::ParseDuration(rest, &relative))
+  if (absl::ConsumePrefix(&rest, "+") && absl::ParseDuration(rest, &relative)) {
+    if (relative <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--deadline \"", text, "\" must be in the future, e.g. +12h"));
+    }
     return now + relative;
+  }
   absl::Time when;
   std::string error;
   if (absl::ParseTime(absl::RFC3339_full, text, &when, &error)) return when;
   return absl::InvalidArgumentError(absl::StrCat(
       "--deadline \"", text, "\" is neither RFC 3339 (2026-11-23T06:00:00Z) nor relative (+12h)"));
+}
+
+// "now", or "in 2h30m" (whole seconds).
+std::string InText(absl::Duration d) {
+  d = absl::Trunc(d, absl::Seconds(1));
+  return d <= absl::ZeroDuration() ? "now" : absl::StrCat("in ", absl::FormatDuration(d));
 }
 
 std::string Utc(absl::Time t) {
@@ -135,11 +146,18 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     err << "scheduler-lite: " << deadline.status().message() << "\n";
     return 2;
   }
+  if (*deadline < now + request.duration) {  // before asking the collector anything
+    err << "scheduler-lite: --deadline " << Utc(*deadline) << " leaves no room for a "
+        << absl::FormatDuration(request.duration) << " run from now (" << Utc(now) << ")\n";
+    return 2;
+  }
   absl::StatusOr<std::vector<ForecastPoint>> points =
       FetchForecast(request.collector, request.location, http);
   if (!points.ok()) {
     err << "scheduler-lite: " << points.status().message() << "\n";
-    return 1;
+    // A location the collector does not poll is the user's mistake (2); an
+    // unreachable collector is not (1).
+    return points.status().code() == absl::StatusCode::kNotFound ? 2 : 1;
   }
   absl::StatusOr<BestWindow> best = FindBestWindow(*points, now, request.duration, *deadline);
   if (!best.ok()) {
@@ -160,10 +178,9 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     out << answer.dump() << "\n";
     return 0;
   }
-  out << absl::StrFormat("best start for %s in %s before %s: %s (in %s)\n",
+  out << absl::StrFormat("best start for %s in %s before %s: %s (%s)\n",
                          absl::FormatDuration(request.duration), request.location, Utc(*deadline),
-                         Utc(best->start),
-                         absl::FormatDuration(absl::Trunc(best->start - now, absl::Seconds(1))));
+                         Utc(best->start), InText(best->start - now));
   out << absl::StrFormat("  expected mean intensity: %.2f gCO2eq/kWh\n", best->mean_grams_per_kwh);
   if (best->mean_if_started_now) {
     out << absl::StrFormat("  starting now instead:    %.2f gCO2eq/kWh\n",

@@ -13,6 +13,9 @@ absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(absl::string_view colle
                          net::Query({{forecast_api::kLocationParameter, std::string(location)}}));
   absl::StatusOr<net::HttpResponse> response = http.Send(get);
   if (!response.ok()) return response.status();
+  if (response->status == 404) {  // the collector polls no such location
+    return absl::NotFoundError(absl::StrCat(get.url, " answered HTTP 404: ", response->body));
+  }
   if (response->status != 200) {
     return absl::FailedPreconditionError(
         absl::StrCat(get.url, " answered HTTP ", response->status, ": ", response->body));

@@ -5,8 +5,9 @@
 //
 // Errors: the HTTP client's transport errors (kUnavailable,
 // kDeadlineExceeded, kInvalidArgument for a malformed URL);
-// kFailedPrecondition "<url> answered HTTP <status>: <body>" for an answer
-// other than 200; kInvalidArgument "<url>: ..." for a body that is not a
+// kNotFound when the collector polls no such location (HTTP 404);
+// kFailedPrecondition "<url> answered HTTP <status>: <body>" for another
+// answer other than 200; kInvalidArgument "<url>: ..." for a body that is not a
 // forecast answer or has no series.
 // Thread safety: as the HTTP client.
 #ifndef CARBONROUTE_SCHEDULER_LITE_FORECAST_CLIENT_H_

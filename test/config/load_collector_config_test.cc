@@ -321,7 +321,8 @@ TEST(LoadCollectorConfig, YamlSyntaxErrorNamesLineAndColumn) {
 TEST(LoadCollectorConfig, MissingFileIsNotFound) {
   EXPECT_THAT(LoadCollectorConfig("/nonexistent/carbonroute.yaml"),
               StatusIs(absl::StatusCode::kNotFound,
-                       "cannot read config file \"/nonexistent/carbonroute.yaml\""));
+                       "cannot read config file \"/nonexistent/carbonroute.yaml\": No such file or "
+                       "directory"));
 }
 
 }  // namespace

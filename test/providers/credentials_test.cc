@@ -42,7 +42,8 @@ TEST(ResolveSecret, ErrorsNameTheReferenceNeverAValue) {
                "provider \"wt\" password: environment variable CARBONROUTE_TEST_UNSET is not set"));
   EXPECT_THAT(
       ResolveSecret({SecretRef::Source::kFile, "/nonexistent/secret"}, "p"),
-      StatusIs(absl::StatusCode::kNotFound, "p: cannot read secret file \"/nonexistent/secret\""));
+      StatusIs(absl::StatusCode::kNotFound,
+               "p: cannot read secret file \"/nonexistent/secret\": No such file or directory"));
   unsetenv("CREDENTIALS_DIRECTORY");
   EXPECT_THAT(ResolveSecret({SecretRef::Source::kCredential, "wt"}, "p"),
               StatusIs(absl::StatusCode::kNotFound,

@@ -169,7 +169,8 @@ TEST(IntensityTrace, MalformedFilesNameLineAndValue) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        ::testing::HasSubstr("t.csv:2: datetime \"yesterday\" is not RFC 3339")));
   EXPECT_THAT(IntensityTrace::Load("/nonexistent.csv"),
-              StatusIs(absl::StatusCode::kNotFound, "cannot read trace file \"/nonexistent.csv\""));
+              StatusIs(absl::StatusCode::kNotFound,
+                       "cannot read trace file \"/nonexistent.csv\": No such file or directory"));
 }
 
 }  // namespace
