@@ -178,7 +178,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfigCase{
             "NonPositiveInterval",
             "node: {name: n}\npoll: {interval: 0s}\nproviders: [{type: replay, locations: [DE]}]\n",
-            "test.yaml: poll.interval: must be positive, got \"0\""},
+            "test.yaml: poll.interval: must be positive, got \"0s\""},
         BadConfigCase{
             "HorizonTooLong",
             "node: {name: n}\npoll: {forecast_horizon: 400h}\nproviders: [{type: replay, "
