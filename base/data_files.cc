@@ -32,7 +32,16 @@ DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra
     paths.search_dirs.push_back(env);
   }
   if (!extra.empty()) paths.search_dirs.push_back(extra);
-  paths.search_dirs.push_back(CARBONROUTE_DATA_DIR);
+  // Next to the running binary: <prefix>/bin → <prefix>/share/carbonroute for
+  // an install under any prefix (or DESTDIR), build/bin → data/ in a checkout.
+  std::error_code error;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path bin = exe.parent_path();
+    paths.search_dirs.push_back((bin.parent_path() / "share" / "carbonroute").string());
+    paths.search_dirs.push_back((bin.parent_path().parent_path() / "data").string());
+  }
+  paths.search_dirs.push_back(CARBONROUTE_DATA_DIR);  // the configured install prefix
   return paths;
 }
 

@@ -39,6 +39,26 @@ class NoHttpClient final : public net::HttpClient {
 
 }  // namespace
 
+absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const DataPaths& data) {
+  NoHttpClient http;  // providers are built, never called
+  for (const ProviderConfig& provider_config : config.providers) {
+    absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
+        providers::MakeProvider(provider_config, data, http);
+    if (!provider.ok()) {
+      const std::string prefix = absl::StrCat("provider \"", provider_config.name, "\"");
+      if (absl::StartsWith(provider.status().message(), prefix)) return provider.status();
+      return Prefixed(provider.status(), prefix);
+    }
+  }
+  if (!config.rtt.static_matrix.empty()) {
+    absl::StatusOr<std::string> matrix = FindDataFile(config.rtt.static_matrix, data);
+    if (!matrix.ok()) return Prefixed(matrix.status(), "rtt.static_matrix");
+    absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRttRow(config.node, config.rtt, *matrix);
+    if (!row.ok()) return Prefixed(row.status(), "rtt.static_matrix");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     const CollectorConfig& config, const DataPaths& data, Clock& clock,
     std::unique_ptr<net::HttpClient> http) {

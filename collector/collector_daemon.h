@@ -43,6 +43,12 @@ class CollectorDaemon {
       const CollectorConfig& config, const DataPaths& data, Clock& clock,
       std::unique_ptr<net::HttpClient> http = nullptr);
 
+  // Everything Create checks short of binding, opening the cache and calling
+  // an API: every provider is built (data files read, locations known to
+  // them, credentials and environment variables resolved) and the static RTT
+  // matrix is read. The same errors as Create. For --check-config.
+  static absl::Status CheckStartup(const CollectorConfig& config, const DataPaths& data);
+
   // The bound port of the HTTP endpoint.
   int port() const { return server_->port(); }
 

@@ -76,6 +76,15 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
       std::cerr << config.status().message() << "\n";
       return 2;
     }
+    node.ApplyTo(*config);
+    // What start-up checks, short of calling an API (the unit's ExecStartPre relies on it).
+    const absl::Status startup = CollectorDaemon::CheckStartup(
+        *config, carbonroute::DataPathsFrom(
+                     data_dirs, std::filesystem::path(check_config_path).parent_path().string()));
+    if (!startup.ok()) {
+      std::cerr << check_config_path << ": " << startup.message() << "\n";
+      return 2;
+    }
     const std::size_t n = config->providers.size();
     std::cout << check_config_path << ": OK (" << n << (n == 1 ? " provider" : " providers")
               << ")\n";

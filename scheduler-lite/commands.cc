@@ -31,7 +31,8 @@ std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, net::Htt
   for (const absl::Status& error : loaded.errors)
     err << "scheduler-lite: warning: " << error.message() << "\n";
   if (loaded.sources_read == 0) {
-    err << "scheduler-lite: no source could be read (give --metrics URL or --prometheus URL)\n";
+    err << "scheduler-lite: no source could be read"
+        << (sources.default_source ? " (give --metrics URL or --prometheus URL)" : "") << "\n";
     return nullptr;
   }
   return loaded.model;

@@ -19,12 +19,12 @@ namespace {
 
 using namespace carbonroute::scheduler_lite;  // NOLINT: main only
 
-// The default data file `name` from the data directories (--data-dir, $CARBONROUTE_DATA_DIR,
-// ./data, the installed one), or "" (no such source) when there is none.
-std::string DataFile(const std::vector<std::string>& dirs, const std::string& name) {
-  absl::StatusOr<std::string> path =
-      carbonroute::FindDataFile(name, carbonroute::DataPathsFrom(dirs, "data"));
-  return path.ok() ? *path : "";
+// The default data file `name` from the data directories (--data-dir,
+// $CARBONROUTE_DATA_DIR, ./data, next to the binary, the installed one), the
+// same search as the collector's; kNotFound naming every path tried.
+absl::StatusOr<std::string> DataFile(const std::vector<std::string>& dirs,
+                                     const std::string& name) {
+  return carbonroute::FindDataFile(name, carbonroute::DataPathsFrom(dirs, "data"));
 }
 
 absl::Duration DurationFlag(const std::string& text, const char* flag) {
@@ -60,15 +60,26 @@ struct Flags {
   // rank, explain, karmada.
   std::string runtime;
 
-  ModelSources Sources() const {
+  absl::StatusOr<ModelSources> Sources() const {
     ModelSources sources;
     sources.metrics_urls = metrics;
     sources.prometheus_url = prometheus;
-    if (sources.empty()) sources.metrics_urls = {"http://127.0.0.1:9464/metrics"};
-    sources.rtt_matrix_csv =
-        rtt_matrix.empty() ? DataFile(data_dirs, "gcp-inter-region-latency-ms.csv") : rtt_matrix;
-    sources.region_locations_csv =
-        region_zones.empty() ? DataFile(data_dirs, "gcp-region-zones.csv") : region_zones;
+    if (sources.empty()) {
+      sources.metrics_urls = {"http://127.0.0.1:9464/metrics"};
+      sources.default_source = true;
+    }
+    sources.rtt_matrix_csv = rtt_matrix;
+    if (rtt_matrix.empty()) {
+      absl::StatusOr<std::string> path = DataFile(data_dirs, "gcp-inter-region-latency-ms.csv");
+      if (!path.ok()) return path.status();
+      sources.rtt_matrix_csv = *path;
+    }
+    sources.region_locations_csv = region_zones;
+    if (region_zones.empty()) {
+      absl::StatusOr<std::string> path = DataFile(data_dirs, "gcp-region-zones.csv");
+      if (!path.ok()) return path.status();
+      sources.region_locations_csv = *path;
+    }
     // Checked by IsMember.
     sources.emissions_type = *carbonroute::ParseEmissionsType(emissions_type);
     return sources;
@@ -259,7 +270,15 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     std::cerr << "scheduler-lite: " << http.status().message() << "\n";
     return 1;
   }
-  flags.rank.sources = flags.karmada.sources = flags.serve.sources = flags.Sources();
+  if (std::string(chosen->name) != "window") {
+    absl::StatusOr<ModelSources> sources = flags.Sources();
+    if (!sources.ok()) {
+      std::cerr << "scheduler-lite: " << sources.status().message()
+                << " (give --rtt-matrix/--region-zones or --data-dir)\n";
+      return 1;
+    }
+    flags.rank.sources = flags.karmada.sources = flags.serve.sources = *std::move(sources);
+  }
   Context context{flags, **http, carbonroute::RealClock(), signals ? &*signals : nullptr};
   return chosen->run(context);
 }

@@ -29,6 +29,7 @@ struct ModelSources {
   EmissionsType emissions_type = EmissionsType::kAverage;  // preferred when a location has both
   absl::Duration timeout = absl::Seconds(10);
 
+  bool default_source = false;  // metrics_urls is the default, not the user's
   bool empty() const { return metrics_urls.empty() && prometheus_url.empty(); }
 };
 

@@ -129,8 +129,8 @@ TEST(ReadingStore, InvalidRecordIsRejectedAndNothingStoredIsLost) {
 }
 
 TEST(ReadingStore, ReopeningTheFileKeepsReadings) {
-  const std::string path = ::testing::TempDir() + "/reopen.sqlite";
-  std::filesystem::remove(path);
+  testing::ScopedTempDir temp_dir;
+  const std::string path = temp_dir.File("reopen.sqlite");
   {
     absl::StatusOr<std::unique_ptr<ReadingStore>> store = ReadingStore::Open(path);
     ASSERT_THAT(store, IsOk());

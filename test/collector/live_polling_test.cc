@@ -146,8 +146,8 @@ TEST_F(LivePollingTest, SimulatedDayOfTenZonesMakesTheCallsValidityImplies) {
   server_.Route("/v3/carbon-intensity/latest", [&clock](const FakeRequest& request) {
     return FakeResponse{200, LatestBody(ZoneOf(request), clock.Now(), 120, false), {}};
   });
-  const std::string path = ::testing::TempDir() + "/live_day.sqlite";
-  std::filesystem::remove(path);
+  testing::ScopedTempDir temp_dir;
+  const std::string path = temp_dir.File("live_day.sqlite");
   auto provider = Provider(zones);
   {
     auto store = *cache::ReadingStore::Open(path);
@@ -232,9 +232,8 @@ TEST_F(LivePollingTest, ARestartWithinTheHourAsksNoHistory) {
 TEST_F(LivePollingTest, PlantedSecretsNeverReachLogsMetricsOrTheDatabase) {
   constexpr char kPassword[] = "wt-pass-SECRET-7f3a91";
   constexpr char kToken[] = "em-token-SECRET-c0ffee";
-  const std::string dir = ::testing::TempDir() + "/secrets";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  testing::ScopedTempDir temp_dir;  // secrets
+  const std::string dir = temp_dir.path();
   // WattTime: login works, data calls fail with 403 and then 500; EM: one good answer, then errors.
   server_.Script("/login", {{200, R"({"token":"bearer-SECRET-0ddba11"})", {}}});
   server_.Script("/v3/my-access", {{500, "{}", {}}});

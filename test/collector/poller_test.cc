@@ -16,6 +16,7 @@
 #include "test/testing/fake_clock.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/subprocess.h"
+#include "test/testing/temp_dir.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -129,8 +130,8 @@ TEST_F(PollerTest, FailingProviderRemovesTheSeriesAndCountsTheOutcome) {
 }
 
 TEST_F(PollerTest, RestartReusingTheDatabaseMakesNoProviderCalls) {
-  const std::string path = ::testing::TempDir() + "/poller_restart.sqlite";
-  std::filesystem::remove(path);
+  testing::ScopedTempDir temp_dir;
+  const std::string path = temp_dir.File("poller_restart.sqlite");
   config_.forecast_horizon = absl::Hours(4);
   {
     auto provider = StaticCounting({{"A", 100}, {"B", 200}});

@@ -14,6 +14,7 @@
 #include "scheduler-lite/exposition_parser.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir.h"
 #include "test/testing/trace_csv.h"
 
 namespace carbonroute {
@@ -38,13 +39,6 @@ providers:
 )yaml");
 }
 
-std::string FreshDir(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "/" + name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 int RunShell(const std::string& command, std::string* output) {
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return -1;
@@ -56,7 +50,8 @@ int RunShell(const std::string& command, std::string* output) {
 }
 
 TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
-  const std::string dir = FreshDir("collector_binary");
+  testing::ScopedTempDir temp_dir;  // collector_binary
+  const std::string dir = temp_dir.path();
   const testing::TraceCsv csv;
   const absl::Time before = absl::Now();
   testing::CollectorProcess collector = testing::StartCollector(dir, ConfigFor(dir));
@@ -131,7 +126,8 @@ rtt:
 }
 
 TEST(CollectorBinary, SighupReloadsThePeersAndDeletesTheSeriesOfRemovedOnes) {
-  const std::string dir = FreshDir("collector_reload");
+  testing::ScopedTempDir temp_dir;  // collector_reload
+  const std::string dir = temp_dir.path();
   testing::CollectorProcess collector =
       testing::StartCollector(dir, ProbingConfig({"peer-a", "peer-b"}));
   ASSERT_GT(collector.port, 0) << collector.process->Log();
@@ -177,7 +173,8 @@ TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {
             0);
   EXPECT_THAT(output, HasSubstr("OK (2 providers)"));
 
-  const std::string dir = FreshDir("check_config");
+  testing::ScopedTempDir temp_dir;  // check_config
+  const std::string dir = temp_dir.path();
   std::ofstream(dir + "/bad.yaml")
       << "node: {name: n}\nproviders: [{type: replay, locatoins: [DE]}]\n";
   output.clear();
@@ -188,8 +185,38 @@ TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {
   EXPECT_THAT(output, HasSubstr("providers[0].locatoins: unknown key"));
 }
 
+TEST(CollectorBinary, CheckConfigChecksWhatStartUpChecks) {
+  // Each of these loads as YAML but would fail at start: --check-config must say so.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"providers: [{type: replay, trace: nope.csv, locations: [DE]}]",
+       "data file \"nope.csv\" not found; tried:"},
+      {"providers: [{type: replay, locations: [XX]}]", "location \"XX\" is not a zone"},
+      {"providers: [{type: electricity_maps, token: {env: CARBONROUTE_TEST_UNSET_VAR}, "
+       "locations: [DE]}]",
+       "environment variable CARBONROUTE_TEST_UNSET_VAR is not set"},
+      {"providers: [{type: watttime, username: {file: /nonexistent/user}, password: x, "
+       "locations: [CAISO_NORTH]}]",
+       "cannot read secret file \"/nonexistent/user\": No such file or directory"},
+      {"providers: [{type: replay, locations: [DE]}]\nrtt: {static_matrix: nope.csv}",
+       "rtt.static_matrix: data file \"nope.csv\" not found"},
+  };
+  testing::ScopedTempDir dir;
+  for (const auto& [providers, message] : cases) {
+    std::ofstream(dir.File("c.yaml")) << "node: {name: n, region: europe-west1}\n"
+                                      << providers << "\n";
+    std::string output;
+    EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --check-config ",
+                                    dir.File("c.yaml"), " 2>&1"),
+                       &output),
+              2)
+        << providers;
+    EXPECT_THAT(output, HasSubstr(message));
+  }
+}
+
 TEST(CollectorBinary, MissingTraceFailsAtStartWithAClearMessage) {
-  const std::string dir = FreshDir("missing_trace");
+  testing::ScopedTempDir temp_dir;  // missing_trace
+  const std::string dir = temp_dir.path();
   std::ofstream(dir + "/c2.yaml")
       << "listen_address: 127.0.0.1:0\ndatabase: " << dir
       << "/db.sqlite\nnode: {name: n}\nproviders: [{type: replay, trace: "

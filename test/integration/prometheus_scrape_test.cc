@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "test/testing/collector_process.h"
+#include "test/testing/temp_dir.h"
 #include "test/testing/trace_csv.h"
 
 namespace carbonroute {
@@ -22,9 +23,8 @@ constexpr char kPrometheusBinary[] = "/usr/bin/prometheus";
 TEST(PrometheusScrape, IntensityReadBackThroughTheQueryApiEqualsTheCsv) {
   ASSERT_TRUE(std::filesystem::exists(kPrometheusBinary))
       << "install Debian's prometheus package (./scripts/test does)";
-  const std::string dir = ::testing::TempDir() + "/prometheus_scrape";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  testing::ScopedTempDir temp_dir;  // prometheus_scrape
+  const std::string dir = temp_dir.path();
   const testing::TraceCsv csv;
   const std::vector<std::string> zones = {"DE", "FR", "GB", "NO-NO1", "PL"};
 

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "test/testing/collector_process.h"
+#include "test/testing/temp_dir.h"
 
 namespace carbonroute {
 namespace {
@@ -42,8 +43,8 @@ std::string RunCommand(const std::string& command, int* code) {
 }
 
 TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
-  const std::string root = ::testing::TempDir() + "/two_collectors";
-  std::filesystem::remove_all(root);
+  testing::ScopedTempDir temp_dir;  // two_collectors
+  const std::string root = temp_dir.path();
   std::filesystem::create_directories(root + "/a");
   std::filesystem::create_directories(root + "/b");
   testing::CollectorProcess a = testing::StartCollector(
@@ -105,8 +106,8 @@ TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
 // the static matrix declares between their regions: under a 1 ms limit node-b
 // is feasible only through the measurement.
 TEST(SchedulerLiteSources, MeasuredRttsReachTheScoringAndOutrankDeclaredOnes) {
-  const std::string root = ::testing::TempDir() + "/measured_rtt";
-  std::filesystem::remove_all(root);
+  testing::ScopedTempDir temp_dir;  // measured_rtt
+  const std::string root = temp_dir.path();
   std::filesystem::create_directories(root + "/a");
   std::filesystem::create_directories(root + "/b");
   testing::CollectorProcess b = testing::StartCollector(
@@ -148,9 +149,8 @@ TEST(SchedulerLiteSources, MeasuredRttsReachTheScoringAndOutrankDeclaredOnes) {
 }
 
 TEST(SchedulerLiteServe, AnswersTheExtenderAndStopsCleanlyOnSigterm) {
-  const std::string root = ::testing::TempDir() + "/serve";
-  std::filesystem::remove_all(root);
-  std::filesystem::create_directories(root);
+  testing::ScopedTempDir temp_dir;  // serve
+  const std::string root = temp_dir.path();
   testing::CollectorProcess collector =
       testing::StartCollector(root, "listen_address: 127.0.0.1:0\ndatabase: " + root +
                                         "/c.sqlite\nnode: {name: node-a, location: SE-SE3}\n"

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir.h"
 
 namespace carbonroute::providers {
 namespace {
@@ -16,8 +17,8 @@ using ::testing::HasSubstr;
 using testing::StatusIs;
 
 TEST(ResolveSecret, FromEnvironmentFileAndSystemdCredential) {
-  const std::string dir = ::testing::TempDir() + "/credentials";
-  std::filesystem::create_directories(dir);
+  testing::ScopedTempDir temp_dir;  // credentials
+  const std::string dir = temp_dir.path();
   std::ofstream(dir + "/watttime-password") << "s3cret-from-credential\n";
   std::ofstream(dir + "/token") << "s3cret-from-file\r\n";
   setenv("CARBONROUTE_TEST_SECRET", "s3cret-from-env", 1);
