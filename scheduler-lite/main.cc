@@ -7,6 +7,7 @@
 #include <iostream>
 #include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "base/clock.h"
 #include "base/data_files.h"
@@ -34,6 +35,19 @@ absl::Duration DurationFlag(const std::string& text, const char* flag) {
         flag, "expected a positive duration such as 2h or 90m, got \"" + text + "\"");
   }
   return d;
+}
+
+// "host:port" with a port number 0–65535 (0: any free port); throws otherwise.
+void ListenFlag(const std::string& text) {
+  const std::size_t colon = text.rfind(':');
+  int port = -1;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(absl::string_view(text).substr(colon + 1), &port) || port < 0 ||
+      port > 65535) {
+    throw CLI::ValidationError(
+        "--listen",
+        "expected host:port such as 127.0.0.1:8888 or 0.0.0.0:8888, got \"" + text + "\"");
+  }
 }
 
 // Every flag of every subcommand, parsed into one place.
@@ -199,7 +213,10 @@ const std::vector<Subcommand>& Subcommands() {
                          "HTTP worker threads (one per open connection)")
              ->capture_default_str();
        },
-       [](Flags& f) { f.serve.refresh = DurationFlag(f.refresh, "--refresh"); },
+       [](Flags& f) {
+         f.serve.refresh = DurationFlag(f.refresh, "--refresh");
+         ListenFlag(f.serve.listen);  // before any source is loaded
+       },
        [](Context& c) {
          return ServeCommand(c.flags.serve, c.http, c.clock, c.signals->stop(), std::cerr);
        }},

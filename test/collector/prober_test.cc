@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netdb.h>
 
 #include <map>
 
@@ -287,11 +288,24 @@ TEST(ResolveWithGetaddrinfo, NumericAddressesAndPorts) {
   ASSERT_TRUE(v6.ok()) << v6.status();  // a literal needs no lookup, with or without IPv6
   EXPECT_EQ(v6->ToString(), "[::1]:22");
   EXPECT_EQ(v6->family(), AF_INET6);
+  EXPECT_FALSE(ResolveWithGetaddrinfo("999.1.1.1", ProbeProtocol::kIcmp, 0).ok());
+}
+
+TEST(ResolveWithGetaddrinfo, AHostNameResolvesThroughTheSystemResolver) {
+  // "localhost" comes from /etc/hosts (or nss-myhostname), which a minimal
+  // system may lack: then this case cannot be checked here, and says so.
+  addrinfo* found = nullptr;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_flags = AI_ADDRCONFIG;  // as ResolveWithGetaddrinfo asks
+  if (getaddrinfo("localhost", nullptr, &hints, &found) != 0) {
+    GTEST_SKIP() << "this system does not resolve \"localhost\" (no /etc/hosts entry)";
+  }
+  freeaddrinfo(found);
   absl::StatusOr<ProbeEndpoint> named =
       ResolveWithGetaddrinfo("localhost", ProbeProtocol::kIcmp, 0);
-  ASSERT_TRUE(named.ok()) << named.status();  // /etc/hosts
+  ASSERT_TRUE(named.ok()) << named.status();
   EXPECT_THAT(named->ToString(), ::testing::AnyOf("127.0.0.1", "::1"));
-  EXPECT_FALSE(ResolveWithGetaddrinfo("999.1.1.1", ProbeProtocol::kIcmp, 0).ok());
 }
 
 }  // namespace

@@ -42,7 +42,9 @@ TEST(CliUsage, BadArgumentsExit2) {
   for (const std::string& args :
        {std::string(""), std::string("rank --candidates nodez"), std::string("rank --max-rtt-ms x"),
         std::string("rank --max-rtt-ms 5"), std::string("window --location DE"),
-        std::string("serve --refresh soon"), std::string("rank --no-such-flag")}) {
+        std::string("serve --refresh soon"), std::string("rank --no-such-flag"),
+        std::string("serve --listen 8888"), std::string("serve --listen :8888"),
+        std::string("serve --listen 127.0.0.1:99999")}) {
     const ShellRun run = Shell(kSchedulerLite + " " + args);
     EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
     EXPECT_FALSE(run.output.empty()) << args;
