@@ -39,6 +39,22 @@ absl::StatusOr<MappingReader> MappingReader::Create(const YAML::Node& node, std:
     return Invalid(path.empty() ? "(document)" : path,
                    absl::StrCat("expected a mapping, got ", Describe(node)));
   }
+  // yaml-cpp keeps both entries of a duplicated key and lookups see the first:
+  // the second (say, a second `node:` block) would be ignored without a word.
+  if (node && node.IsMap()) {
+    std::map<std::string, int> first_line;
+    for (const auto& entry : node) {
+      if (!entry.first.IsScalar()) continue;
+      const std::string key = entry.first.Scalar();
+      const int line = entry.first.Mark().line + 1;
+      auto [it, inserted] = first_line.emplace(key, line);
+      if (!inserted) {
+        const std::string key_path = path.empty() ? key : absl::StrCat(path, ".", key);
+        return Invalid(key_path, absl::StrCat("duplicated key, at lines ", it->second, " and ",
+                                              line, "; keep one"));
+      }
+    }
+  }
   return MappingReader(node, std::move(path));
 }
 

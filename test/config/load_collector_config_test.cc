@@ -318,6 +318,15 @@ TEST(LoadCollectorConfig, YamlSyntaxErrorNamesLineAndColumn) {
               StatusIs(absl::StatusCode::kInvalidArgument, ::testing::StartsWith("test.yaml:")));
 }
 
+TEST(LoadCollectorConfig, ADuplicatedKeyIsAnErrorWithBothLines) {
+  EXPECT_THAT(Parse("node: {name: a}\nproviders: [{type: replay, locations: [DE]}]\n"
+                    "node: {name: b}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "test.yaml: node: duplicated key, at lines 1 and 3; keep one"));
+  EXPECT_THAT(Parse("node: {name: a, name: b}\nproviders: [{type: replay, locations: [DE]}]\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("node.name: duplicated key")));
+}
+
 TEST(LoadCollectorConfig, MissingFileIsNotFound) {
   EXPECT_THAT(LoadCollectorConfig("/nonexistent/carbonroute.yaml"),
               StatusIs(absl::StatusCode::kNotFound,
