@@ -15,6 +15,7 @@
 #include "base/data_files.h"
 #include "net/http_server.h"
 #include "scheduler-lite/best_window.h"
+#include "scheduler-lite/candidate_names.h"
 #include "scheduler-lite/extender_service.h"
 #include "scheduler-lite/forecast_client.h"
 #include "scheduler-lite/karmada_patch.h"
@@ -38,9 +39,14 @@ std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, net::Htt
   return loaded.model;
 }
 
+// The candidate kind `request` asks for, with "auto" decided.
+std::string KindOf(const PlacementModel& model, const RankRequest& request) {
+  if (request.candidates != "auto") return request.candidates;
+  return !request.from.empty() && !model.nodes.empty() ? "nodes" : "locations";
+}
+
 std::vector<Candidate> CandidatesOf(const PlacementModel& model, const RankRequest& request) {
-  std::string kind = request.candidates;
-  if (kind == "auto") kind = !request.from.empty() && !model.nodes.empty() ? "nodes" : "locations";
+  const std::string kind = KindOf(model, request);
   std::vector<Candidate> out;
   if (kind == "nodes") {
     for (const auto& [name, node] : model.nodes) out.push_back({name, node.location, node.region});
@@ -112,7 +118,18 @@ int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock,
                 std::ostream& err) {
   std::shared_ptr<const PlacementModel> model = Load(request.sources, http, clock, err);
   if (model == nullptr) return 1;
-  const std::vector<ScoredCandidate> scored = Score(*model, request, clock.Now());
+  RankRequest resolved = request;
+  if (!request.only.empty()) {  // --locations: known names only
+    absl::StatusOr<ResolvedNames> names =
+        ResolveNames(*model, KindOf(*model, request), request.only);
+    if (!names.ok()) {
+      err << "scheduler-lite: --locations: " << names.status().message() << "\n";
+      return 2;
+    }
+    for (const std::string& note : names->notes) err << "scheduler-lite: note: " << note << "\n";
+    resolved.only = names->names;
+  }
+  const std::vector<ScoredCandidate> scored = Score(*model, resolved, clock.Now());
   out << (request.format == "json" ? RankingJson(scored) : RankingTable(scored));
   const bool any = std::any_of(scored.begin(), scored.end(),
                                [](const ScoredCandidate& s) { return s.feasible; });
@@ -123,19 +140,40 @@ int ExplainCommand(const RankRequest& request, const std::string& name, net::Htt
                    Clock& clock, std::ostream& out, std::ostream& err) {
   std::shared_ptr<const PlacementModel> model = Load(request.sources, http, clock, err);
   if (model == nullptr) return 1;
+  // The name is a node, a region or a location, in that order (--candidates
+  // other than auto says which); it is scored among the candidates of its kind.
   RankRequest all = request;
   all.only.clear();
+  std::string canonical = name;
+  if (request.candidates == "auto") {
+    absl::StatusOr<NameKind> kind = KindOfName(*model, name);
+    if (!kind.ok()) {
+      err << "scheduler-lite: " << kind.status().message() << "\n";
+      return 2;
+    }
+    if (!kind->note.empty()) err << "scheduler-lite: note: " << kind->note << "\n";
+    all.candidates = kind->kind;
+    canonical = kind->name;
+  } else {
+    absl::StatusOr<ResolvedNames> names = ResolveNames(*model, request.candidates, {name});
+    if (!names.ok()) {
+      err << "scheduler-lite: " << names.status().message() << "\n";
+      return 2;
+    }
+    canonical = names->names.front();
+  }
+  out << canonical << " is a " << all.candidates.substr(0, all.candidates.size() - 1) << "\n";
   std::vector<ScoredCandidate> scored = Score(*model, all, clock.Now());
   if (std::none_of(scored.begin(), scored.end(),
-                   [&](const ScoredCandidate& s) { return s.name == name; })) {
-    RankRequest with_name = request;
-    with_name.only = {name};
+                   [&](const ScoredCandidate& s) { return s.name == canonical; })) {
+    RankRequest with_name = all;
+    with_name.only = {canonical};
     std::vector<ScoredCandidate> extra = Score(*model, with_name, clock.Now());
     scored.insert(scored.end(), extra.begin(), extra.end());
   }
-  out << Explanation(scored, name);
+  out << Explanation(scored, canonical);
   auto it = std::find_if(scored.begin(), scored.end(),
-                         [&](const ScoredCandidate& s) { return s.name == name; });
+                         [&](const ScoredCandidate& s) { return s.name == canonical; });
   return it != scored.end() && it->feasible ? 0 : 3;
 }
 
