@@ -1,6 +1,8 @@
 // File: net/curl_http_client.h
 //
 // HttpClient over libcurl: the only file that includes <curl/curl.h>.
+// Redirects are followed (at most 5; libcurl drops credentials on a redirect
+// to another host).
 // curl_global_init runs once per process, on the first Create(). TLS peer
 // verification is always on; gzip/deflate responses are decoded; proxies
 // follow libcurl's environment variables (HTTPS_PROXY, NO_PROXY).

@@ -40,6 +40,12 @@ std::string Query(const std::vector<std::pair<std::string, std::string>>& params
   return out;
 }
 
+std::string JoinUrl(absl::string_view base, absl::string_view path) {
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  return absl::StrCat(base, "/", path);
+}
+
 std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name) {
   for (absl::string_view pair : absl::StrSplit(query, '&')) {
     std::pair<absl::string_view, absl::string_view> kv =

@@ -19,6 +19,10 @@ std::string UrlEncode(absl::string_view text);
 // "?a=1&b=x%20y" from the pairs (values encoded).
 std::string Query(const std::vector<std::pair<std::string, std::string>>& params);
 
+// `base` and `path` with exactly one '/' between them, whatever either
+// brings: JoinUrl("http://h:9090/", "/api/v1/query") is "http://h:9090/api/v1/query".
+std::string JoinUrl(absl::string_view base, absl::string_view path);
+
 // The value of parameter `name` in `query` (the part after '?', "a=1&b=x%20y"),
 // percent-decoded with '+' as a space (application/x-www-form-urlencoded); the
 // first if it appears more than once; nullopt if absent.

@@ -9,7 +9,7 @@ absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(absl::string_view colle
                                                          absl::string_view location,
                                                          net::HttpClient& http) {
   net::HttpRequest get;
-  get.url = absl::StrCat(collector, forecast_api::kPath,
+  get.url = absl::StrCat(net::JoinUrl(collector, forecast_api::kPath),
                          net::Query({{forecast_api::kLocationParameter, std::string(location)}}));
   absl::StatusOr<net::HttpResponse> response = http.Send(get);
   if (!response.ok()) return response.status();

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "contract/metric_names.h"
+#include "net/url.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
@@ -113,7 +114,8 @@ SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
                              absl::Duration timeout) {
   SourceResult result;
   for (const char* metric : kModelMetrics) {
-    const std::string url = absl::StrCat(base_url, "/api/v1/query?query=", metric);
+    const std::string url =
+        absl::StrCat(net::JoinUrl(base_url, "/api/v1/query"), net::Query({{"query", metric}}));
     absl::StatusOr<std::string> body = Get(http, url, timeout, "application/json");
     if (!body.ok()) {
       result.errors.push_back(body.status());

@@ -17,6 +17,12 @@ TEST(Url, QueryParameterDecodesWhatQueryEncodes) {
   EXPECT_EQ(QueryParameter(query, "x"), "1");
 }
 
+TEST(Url, JoinUrlPutsOneSlashBetween) {
+  EXPECT_EQ(JoinUrl("http://h:9090/", "/api/v1/query"), "http://h:9090/api/v1/query");
+  EXPECT_EQ(JoinUrl("http://h:9090", "api/v1/query"), "http://h:9090/api/v1/query");
+  EXPECT_EQ(JoinUrl("http://h/prom//", "/api"), "http://h/prom/api");
+}
+
 TEST(Url, QueryParameterEdgeCases) {
   EXPECT_EQ(QueryParameter("a=1&b=2", "c"), std::nullopt);
   EXPECT_EQ(QueryParameter("", "a"), std::nullopt);
