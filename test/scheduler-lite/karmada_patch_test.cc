@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/data_files.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::scheduler_lite {
@@ -22,6 +23,18 @@ clusters:
   - {name: member-fr, location: FR}
   - {name: member-se, region: europe-north1}
 )yaml";
+
+TEST(KarmadaPatch, TheShippedExamplePolicyParses) {
+  const std::string path =
+      std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/karmada/carbonroute-placement.yaml";
+  absl::StatusOr<std::string> text = ReadFileToString(path, "policy file");
+  ASSERT_THAT(text, IsOk());
+  absl::StatusOr<KarmadaPolicy> policy = ParseKarmadaPolicy(*text, path);
+  ASSERT_THAT(policy, IsOk());
+  EXPECT_EQ(policy->name, "web");
+  EXPECT_EQ(policy->desired_clusters, 2);
+  EXPECT_EQ(policy->clusters.size(), 4u);
+}
 
 TEST(KarmadaPatch, TwoCleanestClustersWithTheirReadings) {
   absl::StatusOr<KarmadaPolicy> policy = ParseKarmadaPolicy(kPolicy, "p.yaml");
