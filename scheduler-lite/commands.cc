@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
 #include "net/http_server.h"
@@ -31,6 +32,16 @@ std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, net::Htt
   LoadedModel loaded = LoadModel(sources, http, clock.Now());
   for (const absl::Status& error : loaded.errors)
     err << "scheduler-lite: warning: " << error.message() << "\n";
+  // --emissions-type is a preference: say where the other kind had to do.
+  std::vector<std::string> fallback;
+  for (const auto& [location, carbon] : loaded.model->carbon) {
+    if (carbon.emissions_type != sources.emissions_type) fallback.push_back(location);
+  }
+  if (!fallback.empty() && sources.emissions_type == EmissionsType::kMarginal) {
+    std::sort(fallback.begin(), fallback.end());
+    err << "scheduler-lite: note: no marginal signal for " << absl::StrJoin(fallback, ", ")
+        << ": scored on average emissions there\n";
+  }
   if (loaded.sources_read == 0) {
     err << "scheduler-lite: no source could be read"
         << (sources.default_source ? " (give --metrics URL or --prometheus URL)" : "") << "\n";

@@ -1,0 +1,63 @@
+// `scheduler-lite rank` against a fake collector's /metrics.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "net/curl_http_client.h"
+#include "scheduler-lite/commands.h"
+#include "test/testing/fake_clock.h"
+#include "test/testing/fake_provider_server.h"
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kPage[] =
+    "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+    "estimated=\"false\",location=\"DE\",provider=\"em\"} 400\n"
+    "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"marginal\","
+    "estimated=\"false\",location=\"CAISO_NORTH\",provider=\"wt\"} 300\n";
+
+class RankCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    http_ = *net::CurlHttpClient::Create("test");
+    collector_.Route("/metrics", [](const testing::FakeRequest&) {
+      return testing::FakeResponse{200, kPage, {}};
+    });
+    request_.sources.metrics_urls = {collector_.base_url() + "/metrics"};
+  }
+  int Run() {
+    out_.str("");
+    err_.str("");
+    return RankCommand(request_, *http_, clock_, out_, err_);
+  }
+
+  testing::FakeProviderServer collector_;
+  std::unique_ptr<net::CurlHttpClient> http_;
+  testing::FakeClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  RankRequest request_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(RankCommandTest, AMarginalPreferenceSaysWhereAverageHadToDo) {
+  request_.sources.emissions_type = EmissionsType::kMarginal;
+  EXPECT_EQ(Run(), 0) << err_.str();
+  EXPECT_THAT(err_.str(), HasSubstr("no marginal signal for DE: scored on average emissions"));
+  EXPECT_THAT(err_.str(), Not(HasSubstr("CAISO_NORTH")));
+}
+
+TEST_F(RankCommandTest, UnknownLocationsAreUsageErrors) {
+  request_.only = {"XX"};
+  EXPECT_EQ(Run(), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("unknown location \"XX\"; known: CAISO_NORTH, DE (2)"));
+  request_.only = {"de"};
+  EXPECT_EQ(Run(), 0);
+  EXPECT_THAT(err_.str(), HasSubstr("\"de\" taken as location \"DE\""));
+}
+
+}  // namespace
+}  // namespace carbonroute::scheduler_lite
