@@ -46,6 +46,8 @@ struct Origin {
   const RttRow* row;                     // the origin's own RTT row, if any (for the reasons' text)
   const std::vector<double>* dense_row;  // the same row by place id (ScoringIndex::Row)
   std::vector<double> region_ms;         // by candidate region id: kNotLookedUp, NaN (none) or ms
+  bool is_region =
+      false;  // a region, not a node: a candidate of that name gets the same-region RTT
 };
 
 // An RTT with where it came from (for the reasons' text).
@@ -61,14 +63,28 @@ std::optional<FoundRtt> RegionRtt(const PlacementModel& model, absl::string_view
   if (const RttEntry* entry = model.FindRtt(from_region, to_region)) {
     return FoundRtt{entry->rtt, RttMethodName(entry->method)};
   }
-  if (from_region == to_region) return FoundRtt{kSameRegionRtt, "declared: same region"};
+  if (from_region == to_region) {
+    // Two places in one region are never farther apart than the region is
+    // from its nearest neighbour in the matrix.
+    absl::Duration rtt = kSameRegionRtt;
+    if (auto row = model.rtt.find(from_region); row != model.rtt.end()) {
+      for (const auto& [target, entry] : row->second) {
+        if (target != from_region && model.region_locations.contains(target)) {
+          rtt = std::min(rtt, entry.rtt);
+        }
+      }
+    }
+    return FoundRtt{rtt, "declared: same region"};
+  }
   return std::nullopt;
 }
 
 // The RTT lookup of the header, with its provenance.
 std::optional<FoundRtt> Lookup(const PlacementModel& model, const Origin& origin,
                                const Resolved& to) {
-  if (*origin.from == to.name) return FoundRtt{absl::ZeroDuration(), "same node"};
+  if (*origin.from == to.name && !origin.is_region) {
+    return FoundRtt{absl::ZeroDuration(), "same node"};
+  }
   if (origin.row != nullptr) {
     if (auto it = origin.row->find(to.name); it != origin.row->end()) {
       return FoundRtt{it->second.rtt, RttMethodName(it->second.method)};
@@ -144,7 +160,7 @@ void ResolveInto(const ScoringIndex& index, const Candidate& input, Evaluation& 
 
 // The RTT lookup of the header through the index, in milliseconds.
 std::optional<double> RttMs(const ScoringIndex& index, Origin& origin, const Evaluation& e) {
-  if (*origin.from == e.candidate.name) return 0.0;
+  if (*origin.from == e.candidate.name && !origin.is_region) return 0.0;
   if (origin.dense_row != nullptr && e.place != kNoId) {
     if (const double ms = (*origin.dense_row)[e.place]; !std::isnan(ms)) return ms;
   }
@@ -328,7 +344,8 @@ std::vector<Origin> OriginsOf(const ScoringIndex& index, const Workload& workloa
     auto row = model.rtt.find(from);
     origins.push_back({&from, limit_ms, KnownOrigin(model, from), RegionOf(model, from),
                        row == model.rtt.end() ? nullptr : &row->second, index.Row(from),
-                       std::vector<double>(index.region_count(), kNotLookedUp)});
+                       std::vector<double>(index.region_count(), kNotLookedUp),
+                       !model.nodes.contains(from) && model.region_locations.contains(from)});
   }
   return origins;
 }

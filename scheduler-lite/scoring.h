@@ -8,7 +8,11 @@
 //    the candidate itself (0), a row entry from → candidate (measured or
 //    declared), the static matrix between their regions, then — for two
 //    places in the same region — kSameRegionRtt (5 ms, the convention of the
-//    source study of data/gcp-inter-region-latency-ms.csv). No entry means
+//    source study of data/gcp-inter-region-latency-ms.csv), or the region's
+//    RTT to its nearest neighbour in the matrix if that is smaller. A region
+//    given as the origin is such a place too (a region-named candidate gets
+//    the same-region RTT, as a node in that region does; only a node is 0 ms
+//    from itself). No entry means
 //    "no measurement" (never 0 ms): the candidate is excluded with the reason
 //    "no RTT from X to Y" — fail closed, a limit that cannot be verified is
 //    not met. An unknown `from` (neither a node, a region, nor a row source in

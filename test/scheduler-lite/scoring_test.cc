@@ -186,3 +186,41 @@ TEST(ScoreCompact, AgreesWithScoreCandidates) {
 
 }  // namespace
 }  // namespace carbonroute::scheduler_lite
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+TEST(SameRegionRtt, IsNeverLargerThanTheNearestNeighboursAndTheSameInEveryPath) {
+  // europe-west9 is 4 ms from europe-west1, less than the 5 ms convention: a
+  // node in europe-west1 must not look farther from europe-west1 than one in
+  // europe-west9, whether the candidates are nodes or regions.
+  PlacementModel m;
+  m.built_at = absl::FromUnixSeconds(1'800'000'000);
+  m.carbon["BE"].grams_per_kwh = 100;
+  m.carbon["FR"].grams_per_kwh = 100;
+  m.region_locations["europe-west1"] = "BE";
+  m.region_locations["europe-west9"] = "FR";
+  m.rtt["europe-west1"]["europe-west9"] = {absl::Milliseconds(4), RttMethod::kDeclared, m.built_at};
+  m.nodes["n1"] = {"BE", "europe-west1"};
+  m.nodes["n9"] = {"FR", "europe-west9"};
+  Workload workload;
+  workload.max_rtt_ms["europe-west1"] = 10;
+  ScoringOptions options;
+  options.now = m.built_at;
+  auto latency_of = [](const std::vector<ScoredCandidate>& scored, const std::string& name) {
+    for (const ScoredCandidate& s : scored) {
+      if (s.name == name) return s.latency.value_or(absl::InfiniteDuration());
+    }
+    return absl::InfiniteDuration();
+  };
+  const std::vector<ScoredCandidate> nodes =
+      ScoreCandidates(m, {{"n1", "", ""}, {"n9", "", ""}}, workload, options);
+  EXPECT_EQ(latency_of(nodes, "n1"), absl::Milliseconds(4));
+  EXPECT_LE(latency_of(nodes, "n1"), latency_of(nodes, "n9"));
+  const std::vector<ScoredCandidate> regions =
+      ScoreCandidates(m, {{"europe-west1", "", ""}, {"europe-west9", "", ""}}, workload, options);
+  EXPECT_EQ(latency_of(regions, "europe-west1"), absl::Milliseconds(4));  // not 0: same region
+}
+
+}  // namespace
+}  // namespace carbonroute::scheduler_lite
