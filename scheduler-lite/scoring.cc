@@ -385,6 +385,11 @@ std::vector<ScoredCandidate> ScoreCandidates(const ScoringIndex& index,
     const ScoredCandidate& b = scored[y];
     if (a.feasible != b.feasible) return a.feasible;
     if (a.feasible && a.score != b.score) return a.score > b.score;
+    // Among equal scores, one with a carbon value before one scored as the
+    // dirtiest for want of data.
+    if (a.grams_per_kwh.has_value() != b.grams_per_kwh.has_value()) {
+      return a.grams_per_kwh.has_value();
+    }
     return a.name < b.name;
   });
   std::vector<ScoredCandidate> sorted;

@@ -34,7 +34,8 @@
 //    latency limits (else w_l = 0, so the cleanest scores 1 and the dirtiest 0). Min–max
 //    normalisation is GreenCourier's (thandayuthapani/GreenCourier, carbon.go), with its max == min
 //    division by zero removed.
-// 4. Order: score descending, then name ascending (deterministic ties).
+// 4. Order: score descending, then candidates with a carbon value before those
+//    without (scored as the dirtiest), then name ascending (deterministic ties).
 //    Ranges: ExtenderScore() 0–10 (MaxExtenderPriority), FrameworkScore() 0–100.
 //
 // Thread safety: pure functions.

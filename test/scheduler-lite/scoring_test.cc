@@ -190,6 +190,23 @@ TEST(ScoreCompact, AgreesWithScoreCandidates) {
 namespace carbonroute::scheduler_lite {
 namespace {
 
+TEST(Ordering, CandidatesWithoutDataComeAfterTheDirtiestWithData) {
+  PlacementModel m;
+  m.built_at = absl::FromUnixSeconds(1'800'000'000);
+  m.carbon["PL"].grams_per_kwh = 700;
+  m.carbon["SE"].grams_per_kwh = 20;
+  ScoringOptions options;
+  options.now = m.built_at;
+  // "AA" and "ZZ" have no reading: scored as the dirtiest, like PL, but listed after it.
+  const std::vector<ScoredCandidate> scored = ScoreCandidates(
+      m, {{"AA", "AA", ""}, {"PL", "PL", ""}, {"SE", "SE", ""}, {"ZZ", "ZZ", ""}}, {}, options);
+  ASSERT_EQ(scored.size(), 4u);
+  EXPECT_EQ(scored[0].name, "SE");
+  EXPECT_EQ(scored[1].name, "PL");
+  EXPECT_EQ(scored[2].name, "AA");
+  EXPECT_EQ(scored[3].name, "ZZ");
+}
+
 TEST(SameRegionRtt, IsNeverLargerThanTheNearestNeighboursAndTheSameInEveryPath) {
   // europe-west9 is 4 ms from europe-west1, less than the 5 ms convention: a
   // node in europe-west1 must not look farther from europe-west1 than one in
