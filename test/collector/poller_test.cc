@@ -277,13 +277,21 @@ TEST_F(PollerTest, ConfigurationErrorIsNotRetriedInALoop) {
   EXPECT_EQ(provider->current_calls, 4);
 }
 
-TEST_F(PollerTest, AFailingLocationStarvesNoOtherLocationOfItsProvider) {
-  // A answers with errors for good; B, listed after it, must stay current.
+// Locations A (100) and B (200) of provider "fixed", each reading valid for 1 s; A always fails.
+std::unique_ptr<CountingProvider> AFailsBAnswers(absl::Status failure) {
   StaticSettings settings;
   settings.grams_per_kwh = {{"A", 100}, {"B", 200}};
   settings.validity = absl::Seconds(1);
-  CountingProvider provider(std::make_unique<providers::StaticProvider>("fixed", settings));
-  provider.fail_location["A"] = absl::UnavailableError("<html>502 Bad Gateway</html>");
+  auto provider = std::make_unique<CountingProvider>(
+      std::make_unique<providers::StaticProvider>("fixed", settings));
+  provider->fail_location["A"] = std::move(failure);
+  return provider;
+}
+
+TEST_F(PollerTest, AFailingLocationStarvesNoOtherLocationOfItsProvider) {
+  // A answers with errors for good; B, listed after it, must stay current.
+  auto counting = AFailsBAnswers(absl::UnavailableError("<html>502 Bad Gateway</html>"));
+  CountingProvider& provider = *counting;
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::ZeroDuration();
   config_.backoff_initial = absl::Seconds(1);
@@ -300,11 +308,8 @@ TEST_F(PollerTest, AFailingLocationStarvesNoOtherLocationOfItsProvider) {
 }
 
 TEST_F(PollerTest, ASuccessElsewhereDoesNotResetAFailingLocationsBackoff) {
-  StaticSettings settings;
-  settings.grams_per_kwh = {{"A", 100}, {"B", 200}};
-  settings.validity = absl::Seconds(1);
-  CountingProvider provider(std::make_unique<providers::StaticProvider>("fixed", settings));
-  provider.fail_location["A"] = absl::UnavailableError("HTTP 503");
+  auto counting = AFailsBAnswers(absl::UnavailableError("HTTP 503"));
+  CountingProvider& provider = *counting;
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::ZeroDuration();
   config_.backoff_initial = absl::Seconds(10);
