@@ -233,7 +233,7 @@ TEST_F(LivePollingTest, PlantedSecretsNeverReachLogsMetricsOrTheDatabase) {
   constexpr char kPassword[] = "wt-pass-SECRET-7f3a91";
   constexpr char kToken[] = "em-token-SECRET-c0ffee";
   testing::ScopedTempDir temp_dir;  // secrets
-  const std::string dir = temp_dir.path();
+  const std::string& dir = temp_dir.path();
   // WattTime: login works, data calls fail with 403 and then 500; EM: one good answer, then errors.
   server_.Script("/login", {{200, R"({"token":"bearer-SECRET-0ddba11"})", {}}});
   server_.Script("/v3/my-access", {{500, "{}", {}}});

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+
 namespace carbonroute {
 namespace {
 
@@ -45,7 +47,7 @@ TEST(CliUsage, BadArgumentsExit2) {
         std::string("serve --refresh soon"), std::string("rank --no-such-flag"),
         std::string("serve --listen 8888"), std::string("serve --listen :8888"),
         std::string("serve --listen 127.0.0.1:99999")}) {
-    const ShellRun run = Shell(kSchedulerLite + " " + args);
+    const ShellRun run = Shell(absl::StrCat(kSchedulerLite, " ", args));
     EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
     EXPECT_FALSE(run.output.empty()) << args;
   }

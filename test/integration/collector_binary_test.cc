@@ -51,7 +51,7 @@ int RunShell(const std::string& command, std::string* output) {
 
 TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
   testing::ScopedTempDir temp_dir;  // collector_binary
-  const std::string dir = temp_dir.path();
+  const std::string& dir = temp_dir.path();
   const testing::TraceCsv csv;
   const absl::Time before = absl::Now();
   testing::CollectorProcess collector = testing::StartCollector(dir, ConfigFor(dir));
@@ -127,7 +127,7 @@ rtt:
 
 TEST(CollectorBinary, SighupReloadsThePeersAndDeletesTheSeriesOfRemovedOnes) {
   testing::ScopedTempDir temp_dir;  // collector_reload
-  const std::string dir = temp_dir.path();
+  const std::string& dir = temp_dir.path();
   testing::CollectorProcess collector =
       testing::StartCollector(dir, ProbingConfig({"peer-a", "peer-b"}));
   ASSERT_GT(collector.port, 0) << collector.process->Log();
@@ -174,7 +174,7 @@ TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {
   EXPECT_THAT(output, HasSubstr("OK (2 providers)"));
 
   testing::ScopedTempDir temp_dir;  // check_config
-  const std::string dir = temp_dir.path();
+  const std::string& dir = temp_dir.path();
   std::ofstream(dir + "/bad.yaml")
       << "node: {name: n}\nproviders: [{type: replay, locatoins: [DE]}]\n";
   output.clear();
@@ -216,7 +216,7 @@ TEST(CollectorBinary, CheckConfigChecksWhatStartUpChecks) {
 
 TEST(CollectorBinary, MissingTraceFailsAtStartWithAClearMessage) {
   testing::ScopedTempDir temp_dir;  // missing_trace
-  const std::string dir = temp_dir.path();
+  const std::string& dir = temp_dir.path();
   std::ofstream(dir + "/c2.yaml")
       << "listen_address: 127.0.0.1:0\ndatabase: " << dir
       << "/db.sqlite\nnode: {name: n}\nproviders: [{type: replay, trace: "

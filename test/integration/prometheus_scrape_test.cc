@@ -24,7 +24,7 @@ TEST(PrometheusScrape, IntensityReadBackThroughTheQueryApiEqualsTheCsv) {
   ASSERT_TRUE(std::filesystem::exists(kPrometheusBinary))
       << "install Debian's prometheus package (./scripts/test does)";
   testing::ScopedTempDir temp_dir;  // prometheus_scrape
-  const std::string dir = temp_dir.path();
+  const std::string& dir = temp_dir.path();
   const testing::TraceCsv csv;
   const std::vector<std::string> zones = {"DE", "FR", "GB", "NO-NO1", "PL"};
 

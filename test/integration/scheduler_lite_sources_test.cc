@@ -44,7 +44,7 @@ std::string RunCommand(const std::string& command, int* code) {
 
 TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
   testing::ScopedTempDir temp_dir;  // two_collectors
-  const std::string root = temp_dir.path();
+  const std::string& root = temp_dir.path();
   std::filesystem::create_directories(root + "/a");
   std::filesystem::create_directories(root + "/b");
   testing::CollectorProcess a = testing::StartCollector(
@@ -107,7 +107,7 @@ TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
 // is feasible only through the measurement.
 TEST(SchedulerLiteSources, MeasuredRttsReachTheScoringAndOutrankDeclaredOnes) {
   testing::ScopedTempDir temp_dir;  // measured_rtt
-  const std::string root = temp_dir.path();
+  const std::string& root = temp_dir.path();
   std::filesystem::create_directories(root + "/a");
   std::filesystem::create_directories(root + "/b");
   testing::CollectorProcess b = testing::StartCollector(
@@ -150,7 +150,7 @@ TEST(SchedulerLiteSources, MeasuredRttsReachTheScoringAndOutrankDeclaredOnes) {
 
 TEST(SchedulerLiteServe, AnswersTheExtenderAndStopsCleanlyOnSigterm) {
   testing::ScopedTempDir temp_dir;  // serve
-  const std::string root = temp_dir.path();
+  const std::string& root = temp_dir.path();
   testing::CollectorProcess collector =
       testing::StartCollector(root, "listen_address: 127.0.0.1:0\ndatabase: " + root +
                                         "/c.sqlite\nnode: {name: node-a, location: SE-SE3}\n"

@@ -118,7 +118,7 @@ class RawConnection {
     std::string body;
   };
   // Sends GET `path` with `extra_headers` and reads one whole response.
-  Answer Get(const std::string& path, const std::string& extra_headers = "") {
+  Answer Get(const std::string& path, const std::string& extra_headers = "") const {
     const std::string request =
         absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: 127.0.0.1\r\n", extra_headers, "\r\n");
     if (send(fd_, request.data(), request.size(), MSG_NOSIGNAL) < 0) return {};

@@ -18,7 +18,7 @@ using testing::StatusIs;
 
 TEST(ResolveSecret, FromEnvironmentFileAndSystemdCredential) {
   testing::ScopedTempDir temp_dir;  // credentials
-  const std::string dir = temp_dir.path();
+  const std::string& dir = temp_dir.path();
   std::ofstream(dir + "/watttime-password") << "s3cret-from-credential\n";
   std::ofstream(dir + "/token") << "s3cret-from-file\r\n";
   setenv("CARBONROUTE_TEST_SECRET", "s3cret-from-env", 1);
