@@ -37,6 +37,24 @@ class NoHttpClient final : public net::HttpClient {
   }
 };
 
+// A provider's build error, prefixed with `provider "NAME"` unless it says so already.
+absl::Status ProviderError(const absl::Status& status, const std::string& name) {
+  const std::string prefix = absl::StrCat("provider \"", name, "\"");
+  if (absl::StartsWith(status.message(), prefix)) return status;
+  return Prefixed(status, prefix);
+}
+
+// This node's row of rtt.static_matrix (REQUIRES: set); `path` receives the file found.
+absl::StatusOr<std::vector<DeclaredRtt>> DeclaredRow(const CollectorConfig& config,
+                                                     const DataPaths& data, std::string& path) {
+  absl::StatusOr<std::string> matrix = FindDataFile(config.rtt.static_matrix, data);
+  if (!matrix.ok()) return Prefixed(matrix.status(), "rtt.static_matrix");
+  path = *matrix;
+  absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRttRow(config.node, config.rtt, path);
+  if (!row.ok()) return Prefixed(row.status(), "rtt.static_matrix");
+  return row;
+}
+
 }  // namespace
 
 absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const DataPaths& data) {
@@ -45,16 +63,12 @@ absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const 
     absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
         providers::MakeProvider(provider_config, data, http);
     if (!provider.ok()) {
-      const std::string prefix = absl::StrCat("provider \"", provider_config.name, "\"");
-      if (absl::StartsWith(provider.status().message(), prefix)) return provider.status();
-      return Prefixed(provider.status(), prefix);
+      return ProviderError(provider.status(), provider_config.name);
     }
   }
   if (!config.rtt.static_matrix.empty()) {
-    absl::StatusOr<std::string> matrix = FindDataFile(config.rtt.static_matrix, data);
-    if (!matrix.ok()) return Prefixed(matrix.status(), "rtt.static_matrix");
-    absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRttRow(config.node, config.rtt, *matrix);
-    if (!row.ok()) return Prefixed(row.status(), "rtt.static_matrix");
+    std::string matrix;
+    CARBONROUTE_RETURN_IF_ERROR(DeclaredRow(config, data, matrix).status());
   }
   return absl::OkStatus();
 }
@@ -87,9 +101,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
         providers::MakeProvider(provider_config, data, *daemon->http_);
     if (!provider.ok()) {
-      const std::string prefix = absl::StrCat("provider \"", provider_config.name, "\"");
-      if (absl::StartsWith(provider.status().message(), prefix)) return provider.status();
-      return Prefixed(provider.status(), prefix);
+      return ProviderError(provider.status(), provider_config.name);
     }
     spdlog::info("provider {} ({}): {} locations", provider_config.name,
                  std::string(ProviderTypeName(provider_config.type)),
@@ -102,15 +114,14 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
   daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region);
   if (!config.rtt.static_matrix.empty()) {
-    absl::StatusOr<std::string> matrix = FindDataFile(config.rtt.static_matrix, data);
-    if (!matrix.ok()) return Prefixed(matrix.status(), "rtt.static_matrix");
-    absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRttRow(config.node, config.rtt, *matrix);
-    if (!row.ok()) return Prefixed(row.status(), "rtt.static_matrix");
+    std::string matrix;
+    absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRow(config, data, matrix);
+    if (!row.ok()) return row.status();
     for (const DeclaredRtt& entry : *row) {
       daemon->metrics_->SetRtt(config.node.name, entry.target, RttMethod::kDeclared, entry.rtt);
     }
     spdlog::info("declared RTTs to {} of {} peers from {}", row->size(), config.rtt.peers.size(),
-                 *matrix);
+                 matrix);
   }
   daemon->poller_ = std::make_unique<Poller>(std::move(borrowed), *daemon->store_,
                                              *daemon->metrics_, config.poll);
