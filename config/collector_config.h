@@ -96,6 +96,7 @@ struct ProviderConfig {
 struct NodeConfig {
   std::string name;      // this node's name: the `node`/`source` label
   std::string region;    // cloud region, e.g. "europe-west1" (may be empty)
+  std::string zone;      // cloud zone, e.g. "europe-west1-b" (may be empty)
   std::string location;  // grid location this node draws power from (may be empty)
 };
 
@@ -130,6 +131,7 @@ enum class IcmpMode { kAuto, kDatagram, kRaw };
 struct PeerConfig {
   std::string name;      // the peer's node name: the `target` label (IPs are not identities)
   std::string region;    // its cloud region, for the static matrix
+  std::string zone;      // its cloud zone: groups peers for carbonroute_zone_rtt_seconds
   std::string location;  // its grid location (informational: logged with the probe set)
   std::string address;   // IPv4/IPv6 literal or hostname to probe; "" = not probed
   ProbeProtocol protocol = ProbeProtocol::kIcmp;
@@ -150,12 +152,57 @@ struct ProbeConfig {
   bool operator==(const ProbeConfig&) const = default;
 };
 
+// `rtt.discovery.kubernetes`: peers are the cluster's Nodes, listed and
+// watched through the Kubernetes API (discovery/node_discovery.h).
+struct KubernetesDiscoveryConfig {
+  bool enabled = false;
+  // "" = in cluster: https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT
+  // with the service account's token and CA. Set for `kubectl proxy`
+  // ("http://127.0.0.1:8001") or an API server reached from outside.
+  std::string api_url;
+  // Bearer token file, read again before every request (projected tokens
+  // rotate). "" = the service account's in cluster, none with api_url.
+  std::string token_file;
+  // CA bundle the API server's certificate is verified against (never
+  // disabled). "" = the service account's in cluster, the system's with api_url.
+  std::string ca_file;
+  // Only Nodes matching this selector are peers (the API's labelSelector), e.g.
+  // "carbonroute.io/probe!=false". "" = every Node.
+  std::string label_selector;
+  // region → grid location CSV (data/gcp-region-zones.csv format) for Nodes
+  // without a carbonroute.io/location label. Looked up in the data directories.
+  std::string region_locations = "gcp-region-zones.csv";
+  ProbeProtocol protocol = ProbeProtocol::kIcmp;  // how discovered Nodes are probed
+  uint16_t port = 0;                              // tcp: 0 = rtt.probe.tcp_port
+  int page_size = 500;                            // Nodes per list request (`limit`)
+  // Each watch asks the server to end it after this long (`timeoutSeconds`); it is then resumed.
+  absl::Duration watch_timeout = absl::Minutes(5);
+  absl::Duration request_timeout = absl::Seconds(30);  // one list page
+  // After a failed request: initial, doubled per failure up to max, ×[0.5, 1.5) jitter.
+  absl::Duration backoff_initial = absl::Seconds(1);
+  absl::Duration backoff_max = absl::Minutes(1);
+};
+
+enum class PeerSelectionMode { kAuto, kAll, kSampled };
+
+// `rtt.peer_selection`: which discovered Nodes this collector probes
+// (discovery/peer_selection.h). Configured peers (`rtt.peers`) are always probed.
+struct PeerSelectionConfig {
+  // kAuto: kAll below kAutoSampledFrom discovered Nodes, kSampled from there.
+  PeerSelectionMode mode = PeerSelectionMode::kAuto;
+  static constexpr int kAutoSampledFrom = 100;
+  int same_zone = 5;        // sampled: peers of this collector's own zone
+  int per_remote_zone = 2;  // sampled: representatives of every other zone
+};
+
 struct RttConfig {
   // CSV `sending_region,receiving_region,milliseconds` (data/gcp-inter-region-latency-ms.csv):
   // RTTs declared, not measured, exported with method="declared". "" = none.
   std::string static_matrix;
   ProbeConfig probe;
   std::vector<PeerConfig> peers;
+  KubernetesDiscoveryConfig kubernetes;
+  PeerSelectionConfig peer_selection;
 };
 
 struct CollectorConfig {

@@ -46,9 +46,10 @@ absl::Status RequirePositive(const MappingReader& reader, absl::string_view key,
 
 absl::Status ReadNode(MappingReader& root, NodeConfig& node) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("node"));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"name", "region", "location"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"name", "region", "zone", "location"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", node.name, /*required=*/true));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("region", node.region));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("zone", node.zone));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("location", node.location));
   return reader.Finish();
 }
@@ -300,30 +301,97 @@ absl::Status ReadProbe(MappingReader& rtt_reader, ProbeConfig& probe) {
   return reader.Finish();
 }
 
+// `protocol` (icmp|tcp) and `port` (tcp only).
+absl::Status ReadProtocolAndPort(MappingReader& reader, ProbeProtocol& protocol, uint16_t& port) {
+  std::string name = protocol == ProbeProtocol::kTcp ? "tcp" : "icmp";
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("protocol", name));
+  if (name == "icmp") {
+    protocol = ProbeProtocol::kIcmp;
+  } else if (name == "tcp") {
+    protocol = ProbeProtocol::kTcp;
+  } else {
+    return Invalid(reader.PathOf("protocol"),
+                   absl::StrCat("must be icmp or tcp, got \"", name, "\""));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(ReadPort(reader, "port", port));
+  if (reader.Has("port") && protocol != ProbeProtocol::kTcp) {
+    return Invalid(reader.PathOf("port"), "only tcp peers have a port (set protocol: tcp)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadKubernetesDiscovery(MappingReader& rtt_reader, KubernetesDiscoveryConfig& kube) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader discovery, rtt_reader.ReadMapping("discovery"));
+  CARBONROUTE_RETURN_IF_ERROR(discovery.ExpectOnly({"kubernetes"}));
+  kube.enabled = discovery.Has("kubernetes");
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, discovery.ReadMapping("kubernetes"));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly(
+      {"api_url", "token_file", "ca_file", "label_selector", "region_locations", "protocol", "port",
+       "page_size", "watch_timeout", "request_timeout", "backoff_initial", "backoff_max"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("api_url", kube.api_url));
+  if (!kube.api_url.empty() && !absl::StartsWith(kube.api_url, "http://") &&
+      !absl::StartsWith(kube.api_url, "https://")) {
+    return Invalid(reader.PathOf("api_url"),
+                   absl::StrCat("expected an http:// or https:// URL, got \"", kube.api_url, "\""));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("token_file", kube.token_file));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("ca_file", kube.ca_file));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("label_selector", kube.label_selector));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("region_locations", kube.region_locations));
+  CARBONROUTE_RETURN_IF_ERROR(ReadProtocolAndPort(reader, kube.protocol, kube.port));
+  double page_size = kube.page_size;
+  CARBONROUTE_RETURN_IF_ERROR(ReadWholeNumber(reader, "page_size", 1, 100000, page_size));
+  kube.page_size = static_cast<int>(page_size);
+  for (auto [key, value] : {std::pair{"watch_timeout", &kube.watch_timeout},
+                            std::pair{"request_timeout", &kube.request_timeout},
+                            std::pair{"backoff_initial", &kube.backoff_initial},
+                            std::pair{"backoff_max", &kube.backoff_max}}) {
+    CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration(key, *value));
+    CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, key, *value));
+  }
+  if (kube.watch_timeout < absl::Seconds(1)) {
+    return Invalid(reader.PathOf("watch_timeout"), "must be at least 1s (the API counts seconds)");
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.Finish());
+  return discovery.Finish();
+}
+
+absl::Status ReadPeerSelection(MappingReader& rtt_reader, PeerSelectionConfig& selection) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, rtt_reader.ReadMapping("peer_selection"));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"mode", "same_zone", "per_remote_zone"}));
+  std::string mode;
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("mode", mode));
+  if (mode == "auto") {
+    selection.mode = PeerSelectionMode::kAuto;
+  } else if (mode == "all") {
+    selection.mode = PeerSelectionMode::kAll;
+  } else if (mode == "sampled") {
+    selection.mode = PeerSelectionMode::kSampled;
+  } else if (!mode.empty()) {
+    return Invalid(reader.PathOf("mode"),
+                   absl::StrCat("must be auto, all or sampled, got \"", mode, "\""));
+  }
+  double same_zone = selection.same_zone, per_remote_zone = selection.per_remote_zone;
+  CARBONROUTE_RETURN_IF_ERROR(ReadWholeNumber(reader, "same_zone", 0, 100000, same_zone));
+  CARBONROUTE_RETURN_IF_ERROR(
+      ReadWholeNumber(reader, "per_remote_zone", 1, 100000, per_remote_zone));
+  selection.same_zone = static_cast<int>(same_zone);
+  selection.per_remote_zone = static_cast<int>(per_remote_zone);
+  return reader.Finish();
+}
+
 absl::StatusOr<PeerConfig> ReadPeer(const YAML::Node& node, const std::string& path) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, MappingReader::Create(node, path));
   CARBONROUTE_RETURN_IF_ERROR(
-      reader.ExpectOnly({"name", "region", "location", "address", "protocol", "port"}));
+      reader.ExpectOnly({"name", "region", "zone", "location", "address", "protocol", "port"}));
   PeerConfig peer;
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", peer.name, /*required=*/true));
   if (peer.name.empty()) return Invalid(reader.PathOf("name"), "must not be empty");
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("region", peer.region));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("zone", peer.zone));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("location", peer.location));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("address", peer.address));
-  std::string protocol = "icmp";
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("protocol", protocol));
-  if (protocol == "icmp") {
-    peer.protocol = ProbeProtocol::kIcmp;
-  } else if (protocol == "tcp") {
-    peer.protocol = ProbeProtocol::kTcp;
-  } else {
-    return Invalid(reader.PathOf("protocol"),
-                   absl::StrCat("must be icmp or tcp, got \"", protocol, "\""));
-  }
-  CARBONROUTE_RETURN_IF_ERROR(ReadPort(reader, "port", peer.port));
-  if (reader.Has("port") && peer.protocol != ProbeProtocol::kTcp) {
-    return Invalid(reader.PathOf("port"), "only tcp peers have a port (set protocol: tcp)");
-  }
+  CARBONROUTE_RETURN_IF_ERROR(ReadProtocolAndPort(reader, peer.protocol, peer.port));
   if (reader.Has("protocol") && peer.address.empty()) {
     return Invalid(reader.PathOf("address"),
                    "required when a protocol is given: there is nothing to probe");
@@ -334,9 +402,12 @@ absl::StatusOr<PeerConfig> ReadPeer(const YAML::Node& node, const std::string& p
 
 absl::Status ReadRtt(MappingReader& root, RttConfig& rtt) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("rtt"));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"static_matrix", "probe", "peers"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ExpectOnly({"static_matrix", "probe", "peers", "discovery", "peer_selection"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("static_matrix", rtt.static_matrix));
   CARBONROUTE_RETURN_IF_ERROR(ReadProbe(reader, rtt.probe));
+  CARBONROUTE_RETURN_IF_ERROR(ReadKubernetesDiscovery(reader, rtt.kubernetes));
+  CARBONROUTE_RETURN_IF_ERROR(ReadPeerSelection(reader, rtt.peer_selection));
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> peers, reader.ReadSequence("peers"));
   std::set<std::string> names;
   for (std::size_t i = 0; i < peers.size(); ++i) {

@@ -16,6 +16,31 @@ size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+// The write target of a streaming request: 2xx bodies go to on_body.
+struct StreamTarget {
+  CURL* curl;
+  const std::function<bool(std::string_view)>* on_body;
+  std::string* body;
+  bool stopped = false;  // on_body answered false
+};
+
+size_t StreamBody(char* data, size_t size, size_t count, void* user) {
+  auto* target = static_cast<StreamTarget*>(user);
+  long status = 0;
+  curl_easy_getinfo(target->curl, CURLINFO_RESPONSE_CODE, &status);
+  if (status < 200 || status > 299) {
+    target->body->append(data, size * count);
+  } else if (!(*target->on_body)(std::string_view(data, size * count))) {
+    target->stopped = true;
+    return 0;  // libcurl ends the transfer with CURLE_WRITE_ERROR
+  }
+  return size * count;
+}
+
+int CheckCancelled(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return (*static_cast<const std::function<bool()>*>(user))() ? 1 : 0;
+}
+
 size_t AppendHeader(char* data, size_t size, size_t count, void* user) {
   absl::string_view line(data, size * count);
   const std::size_t colon = line.find(':');
@@ -35,6 +60,8 @@ absl::Status TransportError(CURLcode code, absl::string_view url, const char* de
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
       return absl::DeadlineExceededError(message);
+    case CURLE_ABORTED_BY_CALLBACK:
+      return absl::CancelledError(message);
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
       return absl::InvalidArgumentError(message);
@@ -114,12 +141,29 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  if (!request.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, request.ca_file.c_str());
+  StreamTarget stream{curl, &request.on_body, &response.body};
+  if (request.on_body) {
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &StreamBody);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &stream);
+  } else {
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendBody);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  }
+  if (request.cancelled) {
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &CheckCancelled);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &request.cancelled);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  }
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &AppendHeader);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.headers);
   const CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(headers);
+  if (stream.stopped) {
+    return absl::CancelledError(absl::StrCat("HTTP request to ",
+                                             request.url.substr(0, request.url.find('?')),
+                                             ": the stream was ended by its reader"));
+  }
   if (code != CURLE_OK) return TransportError(code, request.url, error);
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);

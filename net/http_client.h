@@ -10,11 +10,14 @@
 //   kDeadlineExceeded  connect or total timeout
 //   kUnavailable       connection refused/reset, DNS failure, TLS failure
 //   kInvalidArgument   a malformed URL
+//   kCancelled         `cancelled` answered true, or `on_body` false
 #ifndef CARBONROUTE_NET_HTTP_CLIENT_H_
 #define CARBONROUTE_NET_HTTP_CLIENT_H_
 
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,6 +33,16 @@ struct HttpRequest {
   std::string body;
   absl::Duration timeout = absl::Seconds(10);  // whole request, connect included
   absl::Duration connect_timeout = absl::Seconds(5);
+  // PEM CA bundle the server's certificate is verified against; "" = the system's.
+  std::string ca_file;
+  // Streaming: when set, a 2xx response's body is handed to on_body as it
+  // arrives (any split) instead of being collected in HttpResponse::body;
+  // returning false ends the transfer (kCancelled). Other statuses' bodies
+  // are collected as usual. For long-lived streams such as a Kubernetes watch.
+  std::function<bool(std::string_view chunk)> on_body;
+  // Polled while the request runs (at least once a second); true aborts it
+  // (kCancelled). May be empty.
+  std::function<bool()> cancelled;
 };
 
 struct HttpResponse {

@@ -6,11 +6,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "contract/intensity_series.h"
 #include "contract/metric_labels.h"
 #include "contract/metric_names.h"
+#include "contract/region_locations.h"
 #include "contract/rtt_matrix.h"
 
 namespace carbonroute::scheduler_lite {
@@ -24,25 +23,6 @@ std::optional<IntensitySeries> SeriesOf(const Sample& s) {
   std::optional<EmissionsType> type = ParseEmissionsType(s.Label(label::kEmissionsType));
   if (!type) return std::nullopt;
   return IntensitySeries{s.Label(label::kProvider), s.Label(label::kLocation), *type};
-}
-
-// Calls `row(line_number, cells)` for each data line of a CSV with a header.
-template <typename Row>
-absl::Status ForEachRow(absl::string_view csv, absl::string_view origin, std::size_t columns,
-                        Row row) {
-  std::size_t line_number = 0;
-  for (absl::string_view line : absl::StrSplit(csv, '\n')) {
-    ++line_number;
-    line = absl::StripSuffix(line, "\r");
-    if (line_number == 1 || line.empty()) continue;
-    std::vector<absl::string_view> cells = absl::StrSplit(line, ',');
-    if (cells.size() != columns) {
-      return absl::InvalidArgumentError(absl::StrCat(origin, ":", line_number, ": expected ",
-                                                     columns, " cells, got ", cells.size()));
-    }
-    if (absl::Status status = row(line_number, cells); !status.ok()) return status;
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -121,14 +101,10 @@ absl::Status ModelBuilder::AddStaticRttCsv(absl::string_view csv, absl::string_v
 }
 
 absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::string_view origin) {
-  std::map<std::string, std::string> rows;
-  absl::Status status =
-      ForEachRow(csv, origin, 2, [&](std::size_t, const std::vector<absl::string_view>& cells) {
-        rows[std::string(cells[0])] = std::string(cells[1]);
-        return absl::OkStatus();
-      });
-  if (!status.ok()) return status;
-  model_.region_locations.insert(rows.begin(), rows.end());
+  absl::StatusOr<std::map<std::string, std::string, std::less<>>> rows =
+      ParseRegionLocationsCsv(csv, origin);
+  if (!rows.ok()) return rows.status();
+  model_.region_locations.insert(rows->begin(), rows->end());
   return absl::OkStatus();
 }
 

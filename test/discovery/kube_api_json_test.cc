@@ -1,0 +1,150 @@
+#include "discovery/kube_api_json.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/testing/status_matchers.h"
+
+namespace carbonroute::discovery {
+namespace {
+
+using ::carbonroute::testing::IsOk;
+using ::carbonroute::testing::StatusIs;
+using ::testing::HasSubstr;
+
+// A Node as `kubectl get node -o json` prints it, trimmed to the fields read
+// and a few that are not
+// (https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/).
+constexpr char kNode[] = R"({
+  "kind": "Node", "apiVersion": "v1",
+  "metadata": {
+    "name": "gke-eu-pool-1-a1b2", "resourceVersion": "4711",
+    "labels": {"kubernetes.io/hostname": "gke-eu-pool-1-a1b2",
+               "topology.kubernetes.io/region": "europe-west1",
+               "topology.kubernetes.io/zone": "europe-west1-b",
+               "carbonroute.io/location": "BE"}
+  },
+  "spec": {"podCIDR": "10.4.1.0/24", "unschedulable": true},
+  "status": {
+    "addresses": [{"type": "ExternalIP", "address": "34.76.1.2"},
+                  {"type": "InternalIP", "address": "10.132.0.7"},
+                  {"type": "Hostname", "address": "gke-eu-pool-1-a1b2"}],
+    "conditions": [{"type": "MemoryPressure", "status": "False"},
+                   {"type": "Ready", "status": "True", "reason": "KubeletReady"}]
+  }
+})";
+
+TEST(ParseNodeTest, ReadsNameAddressTopologyAndState) {
+  absl::StatusOr<KubeNode> node = ParseNode(kNode);
+  ASSERT_THAT(node, IsOk());
+  EXPECT_EQ(node->name, "gke-eu-pool-1-a1b2");
+  EXPECT_EQ(node->address, "10.132.0.7");  // InternalIP preferred over ExternalIP
+  EXPECT_EQ(node->region, "europe-west1");
+  EXPECT_EQ(node->zone, "europe-west1-b");
+  EXPECT_EQ(node->location, "BE");
+  EXPECT_TRUE(node->ready);
+  EXPECT_TRUE(node->unschedulable);
+}
+
+TEST(ParseNodeTest, FallsBackToExternalIpAndToleratesMissingSections) {
+  absl::StatusOr<KubeNode> node = ParseNode(
+      R"({"metadata": {"name": "edge-1"},
+          "status": {"addresses": [{"type": "ExternalIP", "address": "2001:db8::7"}],
+                     "conditions": [{"type": "Ready", "status": "Unknown"}]}})");
+  ASSERT_THAT(node, IsOk());
+  EXPECT_EQ(node->address, "2001:db8::7");
+  EXPECT_EQ(node->region, "");
+  EXPECT_FALSE(node->ready);
+  EXPECT_FALSE(node->unschedulable);
+
+  node = ParseNode(R"({"metadata": {"name": "bare"}})");
+  ASSERT_THAT(node, IsOk());
+  EXPECT_EQ(node->address, "");
+}
+
+TEST(ParseNodeTest, NamesTheFieldThatIsWrong) {
+  EXPECT_THAT(ParseNode(R"({"metadata": {}})"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "Node: metadata.name: expected a non-empty string"));
+  EXPECT_THAT(
+      ParseNode(R"({"metadata": {"name": "a", "labels": {"topology.kubernetes.io/zone": 3}}})"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "Node: metadata.labels.topology.kubernetes.io/zone: expected a string"));
+  EXPECT_THAT(ParseNode(R"({"metadata": {"name": "a"}, "status": {"addresses": [7]}})"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "Node: status.addresses[0]: expected an object"));
+  EXPECT_THAT(
+      ParseNode(R"({"metadata": {"name": "a"}, "spec": {"unschedulable": "yes"}})"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "Node: spec.unschedulable: expected a boolean"));
+  EXPECT_THAT(ParseNode("{\"metadata\": "),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Node: not JSON")));
+}
+
+TEST(ParseNodeListTest, ReadsItemsResourceVersionAndContinue) {
+  const std::string list = std::string(R"({"kind": "NodeList", "apiVersion": "v1",
+      "metadata": {"resourceVersion": "9001", "continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"},
+      "items": [)") + kNode +
+                           R"(, {"metadata": {"name": "n2"}}]})";
+  absl::StatusOr<NodeListPage> page = ParseNodeList(list);
+  ASSERT_THAT(page, IsOk());
+  ASSERT_EQ(page->nodes.size(), 2u);
+  EXPECT_EQ(page->nodes[1].name, "n2");
+  EXPECT_EQ(page->resource_version, "9001");
+  EXPECT_EQ(page->continue_token, "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ");
+
+  page = ParseNodeList(R"({"metadata": {"resourceVersion": "1"}, "items": []})");
+  ASSERT_THAT(page, IsOk());
+  EXPECT_TRUE(page->nodes.empty());
+  EXPECT_EQ(page->continue_token, "");
+  EXPECT_THAT(ParseNodeList(R"({"items": [{"metadata": {"name": 5}}]})"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "NodeList: items[0].metadata.name: expected a non-empty string"));
+  EXPECT_THAT(ParseNodeList(R"({"items": {}})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "NodeList: items: expected an array"));
+}
+
+TEST(ParseWatchEventTest, ReadsEveryEventType) {
+  absl::StatusOr<WatchEvent> event =
+      ParseWatchEvent(std::string(R"({"type": "MODIFIED", "object": )") + kNode + "}");
+  ASSERT_THAT(event, IsOk());
+  EXPECT_EQ(event->type, WatchEvent::Type::kModified);
+  EXPECT_EQ(event->node.name, "gke-eu-pool-1-a1b2");
+  EXPECT_EQ(event->resource_version, "4711");
+
+  event = ParseWatchEvent(
+      R"({"type": "DELETED", "object": {"metadata": {"name": "n2", "resourceVersion": "12"}}})");
+  ASSERT_THAT(event, IsOk());
+  EXPECT_EQ(event->type, WatchEvent::Type::kDeleted);
+  EXPECT_EQ(event->node.name, "n2");
+
+  event = ParseWatchEvent(
+      R"({"type": "BOOKMARK", "object": {"kind": "Node", "metadata": {"resourceVersion": "12746"}}})");
+  ASSERT_THAT(event, IsOk());
+  EXPECT_EQ(event->type, WatchEvent::Type::kBookmark);
+  EXPECT_EQ(event->resource_version, "12746");
+
+  event = ParseWatchEvent(R"json({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1",
+      "status": "Failure", "message": "too old resource version: 1 (12746)",
+      "reason": "Expired", "code": 410}})json");
+  ASSERT_THAT(event, IsOk());
+  EXPECT_EQ(event->type, WatchEvent::Type::kError);
+  EXPECT_EQ(event->error_code, 410);
+  EXPECT_EQ(event->error_message, "Expired: too old resource version: 1 (12746)");
+
+  EXPECT_THAT(ParseWatchEvent(R"({"type": "RENAMED", "object": {}})"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "watch event: type: unknown event type \"RENAMED\""));
+  EXPECT_THAT(ParseWatchEvent(R"({"type": "ADDED"})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "watch event: object: missing"));
+}
+
+TEST(DescribeStatusTest, ReasonAndMessageElseTheShortenedBody) {
+  EXPECT_EQ(DescribeStatus(R"({"kind": "Status", "reason": "Forbidden",
+      "message": "nodes is forbidden: User \"system:serviceaccount:carbonroute:collector\" cannot list resource \"nodes\""})"),
+            "Forbidden: nodes is forbidden: User \"system:serviceaccount:carbonroute:collector\" "
+            "cannot list resource \"nodes\"");
+  EXPECT_EQ(DescribeStatus("Bad Gateway"), "Bad Gateway");
+  EXPECT_EQ(DescribeStatus(std::string(500, 'x')).size(), 203u);
+}
+
+}  // namespace
+}  // namespace carbonroute::discovery
