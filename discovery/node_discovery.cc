@@ -74,6 +74,7 @@ void NodeDiscovery::Failed(const std::string& what) {
   {
     absl::MutexLock lock(&mutex_);
     ++stats_.failures;
+    stats_.last_error = what;
   }
   if (what != last_failure_) {
     spdlog::warn("kubernetes discovery: {}; keeping the {} Nodes known", what, nodes_.size());

@@ -75,6 +75,7 @@ struct NodeDiscoveryStats {
   int64_t failures = 0;          // requests that failed (transport, status, parse)
   int64_t notifications = 0;     // listener calls
   std::string resource_version;  // the newest one seen
+  std::string last_error;        // of the newest failure ("" before any)
 };
 
 class NodeDiscovery {

@@ -1,0 +1,23 @@
+// File: test/testing/test_certificates.h
+//
+// A throwaway PKI made at test time with the openssl command: a CA and a
+// server certificate for 127.0.0.1 (subjectAltName IP:127.0.0.1) signed by
+// it, P-256 keys, valid for a day. Nothing is kept beyond the test's directory.
+#ifndef CARBONROUTE_TEST_TESTING_TEST_CERTIFICATES_H_
+#define CARBONROUTE_TEST_TESTING_TEST_CERTIFICATES_H_
+
+#include <string>
+
+namespace carbonroute::testing {
+
+struct TestCertificates {
+  std::string ca_file, server_cert_file, server_key_file;  // PEM
+};
+
+// Writes the files under `dir` (with `prefix` in their names, so one test
+// can make two unrelated CAs). Aborts the test binary if openssl fails.
+TestCertificates MakeTestCertificates(const std::string& dir, const std::string& prefix = "");
+
+}  // namespace carbonroute::testing
+
+#endif  // CARBONROUTE_TEST_TESTING_TEST_CERTIFICATES_H_
