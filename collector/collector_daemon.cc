@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -16,6 +17,9 @@
 #include "collector/reading_records.h"
 #include "collector/socket_probe_transport.h"
 #include "contract/forecast_api.h"
+#include "contract/region_locations.h"
+#include "discovery/kube_api_endpoint.h"
+#include "discovery/peer_selection.h"
 #include "exporter/metrics_page.h"
 #include "net/curl_http_client.h"
 #include "net/url.h"
@@ -55,6 +59,25 @@ absl::StatusOr<std::vector<DeclaredRtt>> DeclaredRow(const CollectorConfig& conf
   return row;
 }
 
+// The Kubernetes API endpoint of rtt.discovery.kubernetes (REQUIRES: enabled).
+absl::StatusOr<discovery::KubeApiEndpoint> DiscoveryEndpoint(const CollectorConfig& config) {
+  return discovery::ResolveKubeApiEndpoint(config.rtt.kubernetes,
+                                           [](const char* name) { return std::getenv(name); });
+}
+
+// rtt.discovery.kubernetes.region_locations, read (REQUIRES: enabled).
+absl::StatusOr<RegionLocations> DiscoveryRegionLocations(const CollectorConfig& config,
+                                                         const DataPaths& data) {
+  const std::string key = "rtt.discovery.kubernetes.region_locations";
+  absl::StatusOr<std::string> path = FindDataFile(config.rtt.kubernetes.region_locations, data);
+  if (!path.ok()) return Prefixed(path.status(), key);
+  absl::StatusOr<std::string> csv = ReadFileToString(*path, "region → location map");
+  if (!csv.ok()) return Prefixed(csv.status(), key);
+  absl::StatusOr<RegionLocations> map = ParseRegionLocationsCsv(*csv, *path);
+  if (!map.ok()) return Prefixed(map.status(), key);
+  return map;
+}
+
 }  // namespace
 
 absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const DataPaths& data) {
@@ -70,6 +93,10 @@ absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const 
     std::string matrix;
     CARBONROUTE_RETURN_IF_ERROR(DeclaredRow(config, data, matrix).status());
   }
+  if (config.rtt.kubernetes.enabled) {
+    CARBONROUTE_RETURN_IF_ERROR(DiscoveryEndpoint(config).status());
+    CARBONROUTE_RETURN_IF_ERROR(DiscoveryRegionLocations(config, data).status());
+  }
   return absl::OkStatus();
 }
 
@@ -79,6 +106,22 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   std::unique_ptr<CollectorDaemon> daemon(new CollectorDaemon(clock));
   daemon->started_probe_ = config.rtt.probe;
   daemon->started_static_matrix_ = config.rtt.static_matrix;
+  daemon->data_ = data;
+  daemon->rtt_ = config.rtt;
+  {
+    absl::MutexLock lock(&daemon->peers_mutex_);
+    daemon->node_ = config.node;
+    daemon->configured_peers_ = config.rtt.peers;
+  }
+  std::optional<discovery::KubeApiEndpoint> endpoint;
+  if (config.rtt.kubernetes.enabled) {
+    absl::StatusOr<discovery::KubeApiEndpoint> found = DiscoveryEndpoint(config);
+    if (!found.ok()) return found.status();
+    endpoint = *std::move(found);
+    absl::StatusOr<RegionLocations> regions = DiscoveryRegionLocations(config, data);
+    if (!regions.ok()) return regions.status();
+    daemon->region_locations_ = *std::move(regions);
+  }
   if (http == nullptr &&
       std::none_of(config.providers.begin(), config.providers.end(), providers::CallsAnApi)) {
     http = std::make_unique<NoHttpClient>();
@@ -112,7 +155,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
 
   daemon->registry_ = std::make_shared<prometheus::Registry>();
   daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
-  daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region);
+  daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region,
+                                config.node.zone);
   if (!config.rtt.static_matrix.empty()) {
     std::string matrix;
     absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRow(config, data, matrix);
@@ -126,6 +170,24 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   daemon->poller_ = std::make_unique<Poller>(std::move(borrowed), *daemon->store_,
                                              *daemon->metrics_, config.poll);
   if (absl::Status probes = daemon->StartProber(config); !probes.ok()) return probes;
+  if (endpoint) {
+    absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> curl = net::CurlHttpClient::Create(
+        absl::StrCat("carbonroute-collector/", CARBONROUTE_VERSION, " (node discovery)"));
+    if (!curl.ok()) return Prefixed(curl.status(), "rtt.discovery.kubernetes");
+    daemon->discovery_http_ = *std::move(curl);
+    spdlog::info("kubernetes discovery: Nodes from {} (peer selection {})", endpoint->base_url,
+                 config.rtt.peer_selection.mode == PeerSelectionMode::kAll       ? "all"
+                 : config.rtt.peer_selection.mode == PeerSelectionMode::kSampled ? "sampled"
+                                                                                 : "auto");
+    daemon->discovery_ = std::make_unique<discovery::NodeDiscovery>(
+        discovery::DiscoveryOptionsFrom(config.rtt.kubernetes, *std::move(endpoint),
+                                        config.node.name),
+        *daemon->discovery_http_, clock,
+        [daemon = daemon.get()](const std::vector<discovery::KubeNode>& nodes,
+                                const std::optional<discovery::KubeNode>& self) {
+          daemon->OnDiscovered(nodes, self);
+        });
+  }
 
   daemon->first_poll_done_ = std::make_shared<std::atomic<bool>>(false);
   net::HttpServerOptions server_options;
@@ -190,6 +252,11 @@ absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {
                                            : absl::StrCat(peer.name, " (", peer.location, ")"));
     icmp = icmp || peer.protocol == ProbeProtocol::kIcmp;
   }
+  const bool discovering = config.rtt.kubernetes.enabled;
+  if (discovering) {
+    probed.push_back("the discovered Nodes");
+    icmp = icmp || config.rtt.kubernetes.protocol == ProbeProtocol::kIcmp;
+  }
   if (probed.empty()) return absl::OkStatus();
   // ICMP sockets only when an ICMP peer needs them: TCP-only setups need no privilege.
   absl::StatusOr<std::unique_ptr<SocketProbeTransport>> transport =
@@ -204,7 +271,55 @@ absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {
   prober_ =
       std::make_unique<Prober>(config.node.name, config.rtt.probe, *transport_, clock_, *metrics_);
   prober_->SetTargets(config.rtt.peers);
+  if (!config.node.zone.empty()) prober_->SetSourceZone(config.node.zone);
   return absl::OkStatus();
+}
+
+void CollectorDaemon::ApplyIdentity(const NodeConfig& node) {
+  if (node.region == node_.region && node.zone == node_.zone && node.location == node_.location) {
+    return;
+  }
+  const bool region_learnt = node_.region.empty() && !node.region.empty();
+  node_ = node;
+  spdlog::info("kubernetes discovery: this node is {} in region \"{}\", zone \"{}\", grid "
+               "location \"{}\"",
+               node_.name, node_.region, node_.zone, node_.location);
+  metrics_->SetNodeInfo(node_.name, node_.location, node_.region, node_.zone);
+  if (prober_ != nullptr) prober_->SetSourceZone(node_.zone);
+  if (region_learnt && !rtt_.static_matrix.empty()) {
+    CollectorConfig config;
+    config.node = node_;
+    config.rtt = rtt_;
+    config.rtt.peers = configured_peers_;
+    std::string matrix;
+    absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRow(config, data_, matrix);
+    if (!row.ok()) {
+      spdlog::warn("kubernetes discovery: declared RTTs: {}", row.status().ToString());
+      return;
+    }
+    for (const DeclaredRtt& entry : *row) {
+      metrics_->SetRtt(node_.name, entry.target, RttMethod::kDeclared, entry.rtt);
+    }
+  }
+}
+
+void CollectorDaemon::OnDiscovered(const std::vector<discovery::KubeNode>& nodes,
+                                   const std::optional<discovery::KubeNode>& self) {
+  absl::MutexLock lock(&peers_mutex_);
+  if (self) ApplyIdentity(IdentityFromNode(node_, *self, region_locations_));
+  std::vector<PeerConfig> peers = DiscoveredPeers(node_, nodes, rtt_, region_locations_);
+  if (nodes.size() != discovered_nodes_ || peers.size() != discovered_peers_.size()) {
+    spdlog::info("kubernetes discovery: {} Nodes, {} probed from here ({})", nodes.size(),
+                 peers.size(),
+                 discovery::EffectiveMode(rtt_.peer_selection, nodes.size()) ==
+                         PeerSelectionMode::kAll
+                     ? "all"
+                     : absl::StrCat("sampled: ", rtt_.peer_selection.same_zone, " of this zone, ",
+                                    rtt_.peer_selection.per_remote_zone, " per other zone"));
+  }
+  discovered_nodes_ = nodes.size();
+  discovered_peers_ = std::move(peers);
+  if (prober_ != nullptr) prober_->SetTargets(MergePeers(configured_peers_, discovered_peers_));
 }
 
 absl::Status CollectorDaemon::ReloadPeers(const CollectorConfig& config) {
@@ -227,15 +342,21 @@ absl::Status CollectorDaemon::ReloadPeers(const CollectorConfig& config) {
   if (!(config.rtt.probe == started_probe_) || config.rtt.static_matrix != started_static_matrix_) {
     spdlog::warn("reload: rtt.probe and rtt.static_matrix changes apply after a restart");
   }
-  if (prober_ != nullptr) prober_->SetTargets(config.rtt.peers);
-  spdlog::info("reload: {} probed peers", probed);
+  {
+    absl::MutexLock lock(&peers_mutex_);
+    configured_peers_ = config.rtt.peers;
+    if (prober_ != nullptr) prober_->SetTargets(MergePeers(configured_peers_, discovered_peers_));
+  }
+  spdlog::info("reload: {} probed peers configured", probed);
   return absl::OkStatus();
 }
 
 void CollectorDaemon::Run(absl::Notification& stop) {
-  std::thread probes;
+  std::thread probes, discovering;
   if (prober_ != nullptr) probes = std::thread([this] { prober_->Run(); });
+  if (discovery_ != nullptr) discovering = std::thread([this, &stop] { discovery_->Run(stop); });
   RunPolls(stop);
+  if (discovering.joinable()) discovering.join();
   if (prober_ != nullptr) {
     prober_->Stop();
     probes.join();

@@ -9,6 +9,12 @@
 // provider polling L, from now on (contract/forecast_api.h): 400 without
 // `location`, 404 if no provider polls it, 503 if the cache cannot be read.
 //
+// With rtt.discovery.kubernetes, the peers are the cluster's Nodes
+// (discovery/node_discovery.h), chosen by rtt.peer_selection
+// (discovery/peer_selection.h) and merged with rtt.peers; the node's own
+// region, zone and location come from its Node where the configuration
+// leaves them empty (collector/discovered_peers.h).
+//
 // Ownership: owns everything it builds; borrows the clock, which must outlive it.
 // Thread safety: Run() on one thread; port() from any.
 #ifndef CARBONROUTE_COLLECTOR_COLLECTOR_DAEMON_H_
@@ -22,10 +28,12 @@
 #include "absl/synchronization/notification.h"
 #include "base/clock.h"
 #include "cache/reading_store.h"
+#include "collector/discovered_peers.h"
 #include "collector/poller.h"
 #include "collector/probe_transport.h"
 #include "collector/prober.h"
 #include "config/collector_config.h"
+#include "discovery/node_discovery.h"
 #include "exporter/collector_metrics.h"
 #include "net/http_client.h"
 #include "net/http_server.h"
@@ -36,8 +44,8 @@ namespace carbonroute::collector {
 
 class CollectorDaemon {
  public:
-  // Errors: those of ReadingStore::Open, MakeProvider, SocketProbeTransport::Create
-  // and HttpServer::Start, each prefixed with what was being built.
+  // Errors: those of ReadingStore::Open, MakeProvider, SocketProbeTransport::Create,
+  // ResolveKubeApiEndpoint and HttpServer::Start, each prefixed with what was being built.
   // `http` (may be null: a net::CurlHttpClient is made) carries the live providers' requests.
   static absl::StatusOr<std::unique_ptr<CollectorDaemon>> Create(
       const CollectorConfig& config, const DataPaths& data, Clock& clock,
@@ -45,20 +53,23 @@ class CollectorDaemon {
 
   // Everything Create checks short of binding, opening the cache and calling
   // an API: every provider is built (data files read, locations known to
-  // them, credentials and environment variables resolved) and the static RTT
-  // matrix is read. The same errors as Create. For --check-config.
+  // them, credentials and environment variables resolved), the static RTT
+  // matrix and the discovery's region → location map are read, and the
+  // Kubernetes API endpoint is found. The same errors as Create. For --check-config.
   static absl::Status CheckStartup(const CollectorConfig& config, const DataPaths& data);
 
   // The bound port of the HTTP endpoint.
   int port() const { return server_->port(); }
 
-  // Polls, and probes the peers that have an address on a second thread
-  // (prober.h), until `stop` is notified. The HTTP endpoint serves until destruction.
+  // Polls, probes the peers that have an address on a second thread
+  // (prober.h) and discovers Nodes on a third, until `stop` is notified. The
+  // HTTP endpoint serves until destruction.
   void Run(absl::Notification& stop);
 
   net::HttpServerResponse ForecastPage(const net::HttpServerRequest& request) const;
 
-  // Applies a reloaded configuration's `rtt.peers` (SIGHUP): peers added are
+  // Applies a reloaded configuration's `rtt.peers` (SIGHUP), merged with the
+  // discovered Nodes as at start: peers added are
   // probed, peers removed have their series deleted, peers whose address,
   // protocol or port changed start afresh. Everything else (providers,
   // rtt.probe, rtt.static_matrix, node, listen_address) is read at start
@@ -75,6 +86,10 @@ class CollectorDaemon {
   // Errors: those of SocketProbeTransport::Create, prefixed "rtt.peers".
   absl::Status StartProber(const CollectorConfig& config);
   void RunPolls(absl::Notification& stop);
+  // The discovery listener: this node's identity, then its peers.
+  void OnDiscovered(const std::vector<discovery::KubeNode>& nodes,
+                    const std::optional<discovery::KubeNode>& self);
+  void ApplyIdentity(const NodeConfig& node) ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mutex_);
 
   Clock& clock_;
   std::unique_ptr<net::HttpClient> http_;
@@ -91,6 +106,16 @@ class CollectorDaemon {
   ProbeConfig started_probe_;
   std::string started_static_matrix_;
   std::unique_ptr<Prober> prober_;
+  DataPaths data_;
+  RttConfig rtt_;
+  std::unique_ptr<net::HttpClient> discovery_http_;
+  std::unique_ptr<discovery::NodeDiscovery> discovery_;  // null without rtt.discovery
+  RegionLocations region_locations_;
+  absl::Mutex peers_mutex_;
+  NodeConfig node_ ABSL_GUARDED_BY(peers_mutex_);
+  std::vector<PeerConfig> configured_peers_ ABSL_GUARDED_BY(peers_mutex_);
+  std::vector<PeerConfig> discovered_peers_ ABSL_GUARDED_BY(peers_mutex_);
+  std::size_t discovered_nodes_ ABSL_GUARDED_BY(peers_mutex_) = 0;
   // Declared last: destroyed first, so no handler runs against freed state.
   std::unique_ptr<net::HttpServer> server_;
 };

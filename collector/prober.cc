@@ -50,6 +50,50 @@ void Prober::SetTargets(const std::vector<PeerConfig>& peers) {
   transport_.Wake();
 }
 
+void Prober::SetSourceZone(const std::string& zone) {
+  {
+    absl::MutexLock lock(&mutex_);
+    pending_zone_ = zone;
+    has_pending_ = true;
+  }
+  transport_.Wake();
+}
+
+void Prober::ExportZoneRtts(absl::Time now) {
+  if (now < zone_rtts_at_) return;
+  zone_rtts_at_ = now + config_.interval;
+  std::map<std::string, std::vector<absl::Duration>> by_zone;
+  if (!source_zone_.empty()) {
+    for (const auto& [id, target] : targets_) {
+      if (target->peer.zone.empty() || !target->exported_fresh) continue;
+      if (const std::optional<absl::Duration> rtt = target->stats.smoothed()) {
+        by_zone[target->peer.zone].push_back(*rtt);
+      }
+    }
+  }
+  for (auto it = exported_zones_.begin(); it != exported_zones_.end();) {
+    if (by_zone.contains(*it)) {
+      ++it;
+      continue;
+    }
+    metrics_.SetZoneRtt(source_zone_, *it, std::nullopt);
+    it = exported_zones_.erase(it);
+  }
+  for (auto& [zone, rtts] : by_zone) {
+    // The median; of an even count, the mean of the middle two.
+    const std::size_t middle = rtts.size() / 2;
+    std::nth_element(rtts.begin(), rtts.begin() + static_cast<std::ptrdiff_t>(middle), rtts.end());
+    absl::Duration median = rtts[middle];
+    if (rtts.size() % 2 == 0) {
+      median = (median + *std::max_element(rtts.begin(),
+                                           rtts.begin() + static_cast<std::ptrdiff_t>(middle))) /
+               2;
+    }
+    metrics_.SetZoneRtt(source_zone_, zone, median);
+    exported_zones_.insert(zone);
+  }
+}
+
 void Prober::Stop() {
   stop_ = true;
   transport_.Wake();
@@ -62,10 +106,20 @@ absl::Duration Prober::Tick(absl::Duration interval) {
 void Prober::ApplyPendingTargets(absl::Time now) {
   if (!has_pending_.load(std::memory_order_acquire)) return;  // the loop's common case: no lock
   std::optional<std::vector<PeerConfig>> peers;
+  std::optional<std::string> zone;
   {
     absl::MutexLock lock(&mutex_);
     peers.swap(pending_);
+    zone.swap(pending_zone_);
     has_pending_ = false;
+  }
+  if (zone && *zone != source_zone_) {
+    for (const std::string& target_zone : exported_zones_) {
+      metrics_.SetZoneRtt(source_zone_, target_zone, std::nullopt);
+    }
+    exported_zones_.clear();
+    source_zone_ = *zone;
+    zone_rtts_at_ = now;
   }
   if (!peers) return;
   std::map<std::string, const PeerConfig*> wanted;
@@ -85,6 +139,7 @@ void Prober::ApplyPendingTargets(absl::Time now) {
       targets_.erase(it->second);  // in-flight probes to it are ignored when they answer or expire
       it = ids_.erase(it);
     } else {
+      targets_.at(it->second)->peer = *next->second;  // region, zone, location may change
       ++it;
     }
   }
@@ -267,6 +322,7 @@ absl::Time Prober::NextWake(absl::Time now) {
   }
   if (!stale_checks_.empty()) wake = std::min(wake, stale_checks_.front().first);
   if (!in_flight_.empty()) wake = std::min(wake, now + tick_);  // collect the replies
+  if (!source_zone_.empty() && !targets_.empty()) wake = std::min(wake, zone_rtts_at_);
   if (wake == absl::InfiniteFuture()) return wake;
   // Up to the next tick boundary, so that everything due within a tick shares one wake.
   const int64_t tick_ns = absl::ToInt64Nanoseconds(tick_);
@@ -283,6 +339,7 @@ void Prober::Run() {
     ResolveNames(now);
     ExpireTimedOut(now);
     ExpireStale(now);
+    ExportZoneRtts(now);
     SendDue(now);
     transport_.Wait(NextWake(now), answers_);
     now = clock_.Now();

@@ -39,6 +39,11 @@
 // SetTargets replaces the peer set; a peer no longer listed has every series
 // deleted, not left stale.
 //
+// Zones: once this node's zone is known (SetSourceZone), every `interval`
+// the median of the fresh smoothed RTTs to the peers of each zone is
+// exported as carbonroute_zone_rtt_seconds{source_zone, target_zone}; a zone
+// with no fresh peer has no series. Peers without a zone are left out.
+//
 // Probe jitter and echo tokens come from a seed that is random by default, so
 // collectors started at once (a DaemonSet rollout) neither probe in lockstep
 // nor use predictable tokens.
@@ -56,6 +61,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -106,6 +112,8 @@ class Prober {
 
   // The peers to probe (those with an address). Applied by the loop.
   void SetTargets(const std::vector<PeerConfig>& peers);
+  // This node's zone, for carbonroute_zone_rtt_seconds ("" = none). Applied by the loop.
+  void SetSourceZone(const std::string& zone);
 
   // Probes until Stop(); returns at once if Stop() came first. Consumes the
   // stop, so Run() may be called again.
@@ -148,6 +156,7 @@ class Prober {
   void Record(TargetId id, Target& target, absl::Time sent_at, std::optional<absl::Duration> rtt,
               absl::Time now);
   void ResolveNames(absl::Time now);
+  void ExportZoneRtts(absl::Time now);
   void ApplyResolution(TargetId id, const absl::StatusOr<ProbeEndpoint>& endpoint, absl::Time now);
 
   const std::string source_;
@@ -178,10 +187,14 @@ class Prober {
   std::deque<std::pair<absl::Time, TargetId>> stale_checks_;
   uint64_t next_token_;
   std::vector<ProbeAnswer> answers_;  // the loop's, reused every turn
+  std::string source_zone_;
+  absl::Time zone_rtts_at_ = absl::InfinitePast();  // when ExportZoneRtts runs next
+  std::set<std::string> exported_zones_;            // target zones with a series
 
   std::atomic<bool> stop_{false};
   absl::Mutex mutex_;
   std::optional<std::vector<PeerConfig>> pending_ ABSL_GUARDED_BY(mutex_);
+  std::optional<std::string> pending_zone_ ABSL_GUARDED_BY(mutex_);
   std::atomic<bool> has_pending_{false};  // set with pending_, read without the lock
 };
 

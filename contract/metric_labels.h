@@ -30,6 +30,9 @@ inline constexpr char kTarget[] = "target";  // the peer's configured name
 inline constexpr char kMethod[] = "method";  // RttMethodName()
 inline constexpr char kNode[] = "node";
 inline constexpr char kRegion[] = "region";  // cloud region (topology.kubernetes.io/region)
+inline constexpr char kZone[] = "zone";      // cloud zone (topology.kubernetes.io/zone)
+inline constexpr char kSourceZone[] = "source_zone";  // carbonroute_zone_rtt_seconds
+inline constexpr char kTargetZone[] = "target_zone";
 inline constexpr char kVerb[] = "verb";      // extender verb: "filter", "prioritize"
 inline constexpr char kCode[] = "code";      // HTTP status code
 

@@ -24,6 +24,10 @@ inline constexpr char kForecastMean[] =
 // gauge{source, target, method}: smoothed RTT from this node to a peer
 // (method "measured": probes, only while fresh; "declared": the static matrix).
 inline constexpr char kRtt[] = "carbonroute_rtt_seconds";
+// gauge{source_zone, target_zone}: median of this node's fresh measured RTTs
+// to the peers of target_zone (each collector exports its own; the
+// `instance` label Prometheus adds tells them apart).
+inline constexpr char kZoneRtt[] = "carbonroute_zone_rtt_seconds";
 // histogram{source, target}: every answered probe's RTT (buckets 50 µs – 5 s).
 inline constexpr char kProbeRtt[] = "carbonroute_probe_rtt_seconds";
 // gauge{source, target}: loss over the recent window of probes, 0–1.
@@ -35,7 +39,7 @@ inline constexpr char kProbesReceived[] = "carbonroute_probe_received_total";
 // ok, not_found, parse_error, bad_request, timeout, unavailable, rate_limited, unauthenticated,
 // permission_denied, not_in_plan, error).
 inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total";
-// gauge (=1){node, location, region}: which grid location a node draws power from.
+// gauge (=1){node, location, region, zone}: which grid location a node draws power from.
 inline constexpr char kNodeInfo[] = "carbonroute_node_info";
 // counter{outcome}: cache lookups made instead of provider calls (hit) or before them (miss).
 inline constexpr char kCacheLookups[] = "carbonroute_cache_lookups_total";

@@ -59,6 +59,11 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                      .Name(metric_names::kNodeInfo)
                      .Help("The grid location and cloud region this node draws power from (=1).")
                      .Register(registry)),
+      zone_rtt_(BuildGauge()
+                    .Name(metric_names::kZoneRtt)
+                    .Help("Median of this node's fresh measured round-trip times to the peers of "
+                          "a zone, seconds.")
+                    .Register(registry)),
       rtt_(BuildGauge()
                .Name(metric_names::kRtt)
                .Help("Round-trip time from this node to a peer, seconds (method: measured or "
@@ -173,9 +178,28 @@ void CollectorMetrics::CountCacheLookup(bool hit) {
 }
 
 void CollectorMetrics::SetNodeInfo(const std::string& node, const std::string& location,
-                                   const std::string& region) {
-  node_info_.Add({{label::kNode, node}, {label::kLocation, location}, {label::kRegion, region}})
-      .Set(1);
+                                   const std::string& region, const std::string& zone) {
+  absl::MutexLock lock(&mutex_);
+  prometheus::Gauge& series = node_info_.Add({{label::kNode, node},
+                                              {label::kLocation, location},
+                                              {label::kRegion, region},
+                                              {label::kZone, zone}});
+  if (node_info_series_ != nullptr && node_info_series_ != &series) {
+    node_info_.Remove(node_info_series_);
+  }
+  node_info_series_ = &series;
+  series.Set(1);
+}
+
+void CollectorMetrics::SetZoneRtt(const std::string& source_zone, const std::string& target_zone,
+                                  std::optional<absl::Duration> rtt) {
+  const std::map<std::string, std::string> labels = {{label::kSourceZone, source_zone},
+                                                     {label::kTargetZone, target_zone}};
+  if (rtt) {
+    zone_rtt_.Add(labels).Set(absl::ToDoubleSeconds(*rtt));
+  } else if (zone_rtt_.Has(labels)) {
+    zone_rtt_.Remove(&zone_rtt_.Add(labels));
+  }
 }
 
 void CollectorMetrics::SetRtt(const std::string& source, const std::string& target,

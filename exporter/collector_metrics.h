@@ -55,7 +55,14 @@ class CollectorMetrics {
   // Counts one cache lookup: hit = a stored value made a provider call unnecessary.
   void CountCacheLookup(bool hit);
 
-  void SetNodeInfo(const std::string& node, const std::string& location, const std::string& region);
+  // carbonroute_node_info{node, location, region, zone} = 1; a later call
+  // replaces the series of an earlier one (the node's identity learnt late,
+  // from the Kubernetes API).
+  void SetNodeInfo(const std::string& node, const std::string& location, const std::string& region,
+                   const std::string& zone = "");
+  // carbonroute_zone_rtt_seconds{source_zone, target_zone}; nullopt removes it.
+  void SetZoneRtt(const std::string& source_zone, const std::string& target_zone,
+                  std::optional<absl::Duration> rtt);
   // carbonroute_rtt_seconds{source, target, method}.
   void SetRtt(const std::string& source, const std::string& target, RttMethod method,
               absl::Duration rtt);
@@ -107,6 +114,8 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Counter>& provider_requests_;
   prometheus::Family<prometheus::Counter>& cache_lookups_;
   prometheus::Family<prometheus::Gauge>& node_info_;
+  prometheus::Gauge* node_info_series_ ABSL_GUARDED_BY(mutex_) = nullptr;
+  prometheus::Family<prometheus::Gauge>& zone_rtt_;
   prometheus::Family<prometheus::Gauge>& rtt_;
   prometheus::Family<prometheus::Histogram>& probe_rtt_;
   prometheus::Family<prometheus::Gauge>& probe_loss_;

@@ -125,6 +125,40 @@ TEST_F(ProberTest, RemovedTargetHasItsSeriesDeleted) {
   EXPECT_THAT(page, Not(HasSubstr(R"(target="c")")));
 }
 
+TEST_F(ProberTest, ZoneRttIsTheMedianOfTheFreshPeersOfEachZone) {
+  transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(2);
+  transport_.behaviour["10.0.0.2"].delay = absl::Milliseconds(4);
+  transport_.behaviour["10.0.0.3"].delay = absl::Milliseconds(30);
+  transport_.behaviour["10.0.0.4"].delay = absl::Milliseconds(31);
+  transport_.behaviour["10.0.0.5"].delay = absl::Milliseconds(90);
+  Prober prober("node-a", config_, transport_, clock_, metrics_, recorder_.Options());
+  auto in_zone = [](PeerConfig peer, const std::string& zone) {
+    peer.zone = zone;
+    return peer;
+  };
+  prober.SetSourceZone("eu-1a");
+  prober.SetTargets({in_zone(testing::Peer("b", "10.0.0.1"), "eu-1a"),
+                     in_zone(testing::Peer("c", "10.0.0.2"), "eu-1a"),
+                     in_zone(testing::Peer("d", "10.0.0.3"), "us-1a"),
+                     in_zone(testing::Peer("e", "10.0.0.4"), "us-1a"),
+                     in_zone(testing::Peer("f", "10.0.0.5"), "us-1a"),
+                     testing::Peer("no-zone", "10.0.0.6")});
+  last_ = recorder_.RunUntil(prober, {"b", "c", "d", "e", "f"}, 10);
+  std::string page = Scrape();
+  EXPECT_THAT(page, HasSubstr(R"(carbonroute_zone_rtt_seconds{source_zone="eu-1a",target_zone="eu-1a"} 0.003)"));
+  EXPECT_THAT(page, HasSubstr(R"(carbonroute_zone_rtt_seconds{source_zone="eu-1a",target_zone="us-1a"} 0.031)"));
+  EXPECT_THAT(page, Not(HasSubstr(R"(target_zone="")")));
+
+  // A zone whose peers all fall silent loses its series.
+  for (const char* address : {"10.0.0.3", "10.0.0.4", "10.0.0.5"}) {
+    transport_.behaviour[address].silent = true;
+  }
+  last_ = recorder_.RunUntil(prober, {"d"}, 30);
+  page = Scrape();
+  EXPECT_THAT(page, Not(HasSubstr(R"(target_zone="us-1a")")));
+  EXPECT_THAT(page, HasSubstr(R"(target_zone="eu-1a")"));
+}
+
 TEST_F(ProberTest, HostnamesAreResolvedAgainEveryResolveInterval) {
   config_.resolve_interval = absl::Seconds(10);
   int calls = 0;

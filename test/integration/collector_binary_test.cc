@@ -78,7 +78,7 @@ TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
   EXPECT_THAT(
       page,
       HasSubstr(
-          "carbonroute_node_info{location=\"BE\",node=\"itest-node\",region=\"europe-west1\"} 1"));
+          "carbonroute_node_info{location=\"BE\",node=\"itest-node\",region=\"europe-west1\",zone=\"\"} 1"));
   EXPECT_THAT(page, HasSubstr("window=\"24h\""));
 
   // promtool (Debian package prometheus) lints the exposition: no finding at all.
