@@ -13,6 +13,7 @@
 #include "contract/metric_names.h"
 #include "scheduler-lite/exposition_parser.h"
 #include "test/testing/collector_process.h"
+#include "test/testing/fake_kube_api_server.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/temp_dir.h"
 #include "test/testing/trace_csv.h"
@@ -123,6 +124,67 @@ rtt:
                     "}\n");
   }
   return yaml;
+}
+
+// A Node as the API returns it, with the labels discovery reads.
+std::string NodeJson(const std::string& name, const std::string& address,
+                     const std::string& region, const std::string& zone) {
+  return absl::StrCat(R"({"metadata":{"name":")", name,
+                      R"(","labels":{"topology.kubernetes.io/region":")", region,
+                      R"(","topology.kubernetes.io/zone":")", zone, R"("}},)",
+                      R"("status":{"addresses":[{"type":"InternalIP","address":")", address,
+                      R"("}]}})");
+}
+
+TEST(CollectorBinary, ProbesTheNodesTheKubernetesApiListsAndDropsADeletedOne) {
+  testing::ScopedTempDir temp_dir;
+  testing::FakeKubeApiServer api;  // plain HTTP, as kubectl proxy serves
+  api.SetNodes({NodeJson("itest-node", "127.0.0.1", "europe-west1", "europe-west1-b"),
+                NodeJson("peer-a", "127.0.0.2", "europe-west1", "europe-west1-c"),
+                NodeJson("peer-b", "127.0.0.3", "us-central1", "us-central1-a")},
+               "7");
+  const std::string config = absl::StrCat(R"yaml(
+listen_address: 127.0.0.1:0
+database: ":memory:"
+node: {name: itest-node}
+providers: [{type: static, values: {BE: 150}}]
+rtt:
+  probe: {interval: 100ms, timeout: 500ms}
+  discovery:
+    kubernetes: {api_url: ")yaml", api.base_url(), R"yaml(", protocol: tcp, port: )yaml",
+                                          testing::FreeLoopbackPort(), R"yaml(}
+)yaml");
+  testing::CollectorProcess collector = testing::StartCollector(temp_dir.path(), config);
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  auto page = [&] { return testing::HttpGet(collector.port, "/metrics"); };
+  auto measured = [&](const std::string& name) {
+    return page().find(absl::StrCat(R"(carbonroute_rtt_seconds{method="measured",)",
+                                    R"(source="itest-node",target=")", name, "\"}")) !=
+           std::string::npos;
+  };
+  ASSERT_TRUE(testing::WaitFor([&] { return measured("peer-a") && measured("peer-b"); },
+                               absl::Seconds(20)))
+      << page() << collector.process->Log();
+  // Its own Node gave the region and zone; the region map gave the grid location.
+  EXPECT_THAT(page(), HasSubstr(R"(carbonroute_node_info{location="BE",node="itest-node",)"
+                                R"(region="europe-west1",zone="europe-west1-b"} 1)"));
+  EXPECT_THAT(page(), Not(HasSubstr(R"(target="itest-node")")));  // never itself
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return page().find(R"(carbonroute_zone_rtt_seconds{source_zone="europe-west1-b",)"
+                           R"(target_zone="us-central1-a"})") != std::string::npos;
+      },
+      absl::Seconds(20)))
+      << page();
+
+  api.SendEvent(absl::StrCat(R"({"type":"DELETED","object":)",
+                             NodeJson("peer-b", "127.0.0.3", "us-central1", "us-central1-a"), "}"));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return page().find(R"(target="peer-b")") == std::string::npos; }, absl::Seconds(20)))
+      << page();
+  EXPECT_TRUE(measured("peer-a"));
+  EXPECT_EQ(collector.process->Terminate(), 0);
+  EXPECT_THAT(collector.process->Log(), HasSubstr("kubernetes discovery: 3 Nodes, 2 probed"));
 }
 
 TEST(CollectorBinary, SighupReloadsThePeersAndDeletesTheSeriesOfRemovedOnes) {
