@@ -5,6 +5,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "base/median.h"
 #include "spdlog/spdlog.h"
 
 namespace carbonroute::collector {
@@ -80,15 +81,7 @@ void Prober::ExportZoneRtts(absl::Time now) {
     it = exported_zones_.erase(it);
   }
   for (auto& [zone, rtts] : by_zone) {
-    // The median; of an even count, the mean of the middle two.
-    const std::size_t middle = rtts.size() / 2;
-    std::nth_element(rtts.begin(), rtts.begin() + static_cast<std::ptrdiff_t>(middle), rtts.end());
-    absl::Duration median = rtts[middle];
-    if (rtts.size() % 2 == 0) {
-      median = (median + *std::max_element(rtts.begin(),
-                                           rtts.begin() + static_cast<std::ptrdiff_t>(middle))) /
-               2;
-    }
+    const absl::Duration median = Median(rtts);
     metrics_.SetZoneRtt(source_zone_, zone, median);
     exported_zones_.insert(zone);
   }

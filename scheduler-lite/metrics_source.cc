@@ -14,9 +14,12 @@ namespace carbonroute::scheduler_lite {
 namespace {
 
 // The metrics the placement model is built from.
-constexpr const char* kModelMetrics[] = {
-    metric_names::kCarbonIntensity, metric_names::kCarbonIntensityValidTo,
-    metric_names::kForecastMean, metric_names::kNodeInfo, metric_names::kRtt};
+constexpr const char* kModelMetrics[] = {metric_names::kCarbonIntensity,
+                                         metric_names::kCarbonIntensityValidTo,
+                                         metric_names::kForecastMean,
+                                         metric_names::kNodeInfo,
+                                         metric_names::kRtt,
+                                         metric_names::kZoneRtt};
 
 absl::StatusOr<std::string> Get(net::HttpClient& http, const std::string& url,
                                 absl::Duration timeout, const char* accept) {

@@ -1,11 +1,13 @@
 #include "scheduler-lite/model_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/median.h"
 #include "contract/intensity_series.h"
 #include "contract/metric_labels.h"
 #include "contract/metric_names.h"
@@ -53,7 +55,11 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
         forecast[*series][s.Label(label::kWindow)] = s.value;
       }
     } else if (s.name == metric_names::kNodeInfo) {
-      model_.nodes[s.Label(label::kNode)] = {s.Label(label::kLocation), s.Label(label::kRegion)};
+      model_.nodes[s.Label(label::kNode)] = {s.Label(label::kLocation), s.Label(label::kRegion),
+                                             s.Label(label::kZone)};
+    } else if (s.name == metric_names::kZoneRtt && s.value >= 0) {
+      zone_series_[{s.Label(label::kSourceZone), s.Label(label::kTargetZone)}].push_back(
+          absl::Seconds(s.value));
     } else if (s.name == metric_names::kRtt && s.value >= 0) {
       // No method label (an older collector): a measurement.
       const RttMethod method =
@@ -109,7 +115,25 @@ absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::st
 }
 
 std::shared_ptr<const PlacementModel> ModelBuilder::Build() {
-  return std::make_shared<const PlacementModel>(model_);
+  auto model = std::make_shared<PlacementModel>(model_);
+  std::map<std::pair<absl::string_view, absl::string_view>, std::vector<absl::Duration>> measured;
+  for (const auto& [source, row] : model->rtt) {
+    const absl::string_view source_zone = model->ZoneOf(source);
+    if (source_zone.empty()) continue;
+    for (const auto& [target, entry] : row) {
+      const absl::string_view target_zone = model->ZoneOf(target);
+      if (entry.method != RttMethod::kMeasured || target_zone.empty()) continue;
+      measured[{source_zone, target_zone}].push_back(entry.rtt);
+    }
+  }
+  for (auto& [zones, rtts] : measured) {
+    model->zone_rtt[zones.first][zones.second] = Median(rtts);
+  }
+  for (const auto& [zones, rtts] : zone_series_) {
+    std::vector<absl::Duration> copy = rtts;
+    model->zone_rtt[zones.first].try_emplace(zones.second, Median(copy));
+  }
+  return model;
 }
 
 }  // namespace carbonroute::scheduler_lite

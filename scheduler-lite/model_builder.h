@@ -4,10 +4,15 @@
 //   - samples of the carbonroute metrics (contract/metric_names.h), whether
 //     parsed from collectors' /metrics or returned by Prometheus instant queries:
 //       carbon_intensity_grams_per_kilowatt_hour (+ valid_to, forecast_mean),
-//       node_info{node, location, region}, rtt_seconds{source, target[, method]};
+//       node_info{node, location, region[, zone]}, rtt_seconds{source, target[, method]},
+//       zone_rtt_seconds{source_zone, target_zone};
 //   - a static RTT matrix CSV `sending_region,receiving_region,milliseconds`
 //     (data/gcp-inter-region-latency-ms.csv), kept as method "declared";
 //   - a region → grid location CSV `gcp_region,zone` (data/gcp-region-zones.csv).
+//
+// Build() derives the zone-pair RTTs (PlacementModel::zone_rtt): the median
+// of the measured entries between nodes of the two zones, else the median of
+// the zone_rtt_seconds samples for the pair.
 //
 // Several series for one location (two providers, average and marginal): the
 // preferred emissions type wins, then the latest valid_to, then the provider
@@ -19,8 +24,10 @@
 #ifndef CARBONROUTE_SCHEDULER_LITE_MODEL_BUILDER_H_
 #define CARBONROUTE_SCHEDULER_LITE_MODEL_BUILDER_H_
 
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -46,6 +53,8 @@ class ModelBuilder {
 
   const EmissionsType preferred_;
   PlacementModel model_;
+  // (source zone, target zone) → every carbonroute_zone_rtt_seconds sample of the pair.
+  std::map<std::pair<std::string, std::string>, std::vector<absl::Duration>> zone_series_;
 };
 
 }  // namespace carbonroute::scheduler_lite

@@ -36,8 +36,9 @@ struct LocationCarbon {
 };
 
 struct NodePlacement {
-  std::string location;  // grid location ("" if unknown)
-  std::string region;    // cloud region ("" if unknown)
+  std::string location;   // grid location ("" if unknown)
+  std::string region;     // cloud region ("" if unknown)
+  std::string zone = "";  // cloud zone ("" if unknown)
 };
 
 struct RttEntry {
@@ -56,6 +57,18 @@ struct PlacementModel {
   std::map<std::string, std::string, std::less<>> region_locations;  // region → grid location
   // source → target → RTT. Names are node names (collector rows) or regions (static matrix).
   absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, RttEntry>> rtt;
+  // source zone → target zone → RTT: the median of the measured entries
+  // between nodes of the two zones (node zones from carbonroute_node_info),
+  // else the median of the collectors' carbonroute_zone_rtt_seconds for the
+  // pair. Filled by ModelBuilder::Build(); for a sampled probe mesh, where a
+  // node's row covers only a few peers of each zone.
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, absl::Duration>> zone_rtt;
+
+  // The zone of a node; "" if unknown.
+  absl::string_view ZoneOf(absl::string_view node) const {
+    auto it = nodes.find(node);
+    return it == nodes.end() ? absl::string_view() : absl::string_view(it->second.zone);
+  }
 
   const RttEntry* FindRtt(absl::string_view source, absl::string_view target) const {
     auto row = rtt.find(source);

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/median.h"
 #include "contract/forecast_windows.h"
 
 namespace carbonroute::scheduler_lite {
@@ -46,6 +47,8 @@ struct Origin {
   const RttRow* row;                     // the origin's own RTT row, if any (for the reasons' text)
   const std::vector<double>* dense_row;  // the same row by place id (ScoringIndex::Row)
   std::vector<double> region_ms;         // by candidate region id: kNotLookedUp, NaN (none) or ms
+  absl::string_view zone;                // the origin node's zone ("" if unknown or a region)
+  absl::flat_hash_map<absl::string_view, double> zone_ms;  // by candidate zone: NaN (none) or ms
   bool is_region =
       false;  // a region, not a node: a candidate of that name gets the same-region RTT
 };
@@ -79,6 +82,29 @@ std::optional<FoundRtt> RegionRtt(const PlacementModel& model, absl::string_view
   return std::nullopt;
 }
 
+// RTT from the origin node to a node of `to_zone` that its row does not
+// list (a sampled probe mesh): the median of the origin's own measured
+// entries to that zone, else the model's zone-pair RTT.
+std::optional<FoundRtt> ZoneRtt(const PlacementModel& model, const Origin& origin,
+                                absl::string_view to_zone) {
+  if (origin.zone.empty() || to_zone.empty()) return std::nullopt;
+  if (origin.row != nullptr) {
+    std::vector<absl::Duration> own;
+    for (const auto& [target, entry] : *origin.row) {
+      if (entry.method == RttMethod::kMeasured && model.ZoneOf(target) == to_zone) {
+        own.push_back(entry.rtt);
+      }
+    }
+    if (!own.empty()) return FoundRtt{Median(own), "measured: median of its row to the zone"};
+  }
+  if (auto row = model.zone_rtt.find(origin.zone); row != model.zone_rtt.end()) {
+    if (auto it = row->second.find(to_zone); it != row->second.end()) {
+      return FoundRtt{it->second, "measured: zone-pair median"};
+    }
+  }
+  return std::nullopt;
+}
+
 // The RTT lookup of the header, with its provenance.
 std::optional<FoundRtt> Lookup(const PlacementModel& model, const Origin& origin,
                                const Resolved& to) {
@@ -90,6 +116,7 @@ std::optional<FoundRtt> Lookup(const PlacementModel& model, const Origin& origin
       return FoundRtt{it->second.rtt, RttMethodName(it->second.method)};
     }
   }
+  if (std::optional<FoundRtt> zone = ZoneRtt(model, origin, model.ZoneOf(to.name))) return zone;
   return RegionRtt(model, origin.region, to.region);
 }
 
@@ -163,6 +190,17 @@ std::optional<double> RttMs(const ScoringIndex& index, Origin& origin, const Eva
   if (*origin.from == e.candidate.name && !origin.is_region) return 0.0;
   if (origin.dense_row != nullptr && e.place != kNoId) {
     if (const double ms = (*origin.dense_row)[e.place]; !std::isnan(ms)) return ms;
+  }
+  if (!origin.zone.empty()) {
+    if (const absl::string_view zone = index.model().ZoneOf(e.candidate.name); !zone.empty()) {
+      auto [it, inserted] = origin.zone_ms.try_emplace(zone, 0.0);
+      if (inserted) {
+        std::optional<FoundRtt> found = ZoneRtt(index.model(), origin, zone);
+        it->second = found ? absl::ToDoubleMilliseconds(found->rtt)
+                           : std::numeric_limits<double>::quiet_NaN();
+      }
+      if (!std::isnan(it->second)) return it->second;
+    }
   }
   if (e.region_id == kNoId) {  // a region the model does not name: look it up directly
     std::optional<FoundRtt> entry = RegionRtt(index.model(), origin.region, e.candidate.region);
@@ -342,9 +380,15 @@ std::vector<Origin> OriginsOf(const ScoringIndex& index, const Workload& workloa
   std::vector<Origin> origins;
   for (const auto& [from, limit_ms] : workload.max_rtt_ms) {
     auto row = model.rtt.find(from);
-    origins.push_back({&from, limit_ms, KnownOrigin(model, from), RegionOf(model, from),
-                       row == model.rtt.end() ? nullptr : &row->second, index.Row(from),
+    origins.push_back({&from,
+                       limit_ms,
+                       KnownOrigin(model, from),
+                       RegionOf(model, from),
+                       row == model.rtt.end() ? nullptr : &row->second,
+                       index.Row(from),
                        std::vector<double>(index.region_count(), kNotLookedUp),
+                       model.ZoneOf(from),
+                       {},
                        !model.nodes.contains(from) && model.region_locations.contains(from)});
   }
   return origins;

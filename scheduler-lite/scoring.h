@@ -6,7 +6,11 @@
 // 1. Hard filters. For each latency limit (from, max): the candidate's RTT
 //    from `from` must be known and ≤ max. RTT lookup, first hit wins:
 //    the candidate itself (0), a row entry from → candidate (measured or
-//    declared), the static matrix between their regions, then — for two
+//    declared), then — for a node and a candidate node whose zones are known
+//    (a sampled probe mesh lists only a few peers per zone) — the zone
+//    pair's measured RTT: the median of `from`'s own measured entries to
+//    nodes of the candidate's zone, else PlacementModel::zone_rtt; then the
+//    static matrix between their regions, then — for two
 //    places in the same region — kSameRegionRtt (5 ms, the convention of the
 //    source study of data/gcp-inter-region-latency-ms.csv), or the region's
 //    RTT to its nearest neighbour in the matrix if that is smaller. A region

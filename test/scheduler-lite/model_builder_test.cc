@@ -103,5 +103,28 @@ TEST(ModelBuilder, StaticMatrixAndRegionMap) {
               StatusIs(absl::StatusCode::kInvalidArgument, "z.csv:2: expected 2 cells, got 1"));
 }
 
+TEST(ModelBuilder, ZonePairRttIsTheMedianOfMeasuredEntriesElseOfZoneSeries) {
+  ModelBuilder builder(kNow);
+  builder.AddSamples(
+      Parse("carbonroute_node_info{location=\"BE\",node=\"a1\",region=\"r1\",zone=\"z1\"} 1\n"
+            "carbonroute_node_info{location=\"BE\",node=\"a2\",region=\"r1\",zone=\"z1\"} 1\n"
+            "carbonroute_node_info{location=\"DE\",node=\"b1\",region=\"r2\",zone=\"z2\"} 1\n"
+            "carbonroute_node_info{location=\"DE\",node=\"b2\",region=\"r2\",zone=\"z2\"} 1\n"
+            "carbonroute_rtt_seconds{method=\"measured\",source=\"a1\",target=\"b1\"} 0.010\n"
+            "carbonroute_rtt_seconds{method=\"measured\",source=\"a2\",target=\"b1\"} 0.030\n"
+            "carbonroute_rtt_seconds{method=\"measured\",source=\"a2\",target=\"b2\"} 0.014\n"
+            "carbonroute_rtt_seconds{method=\"declared\",source=\"a1\",target=\"b2\"} 0.500\n"
+            // From two collectors (Prometheus tells them apart by instance).
+            "carbonroute_zone_rtt_seconds{source_zone=\"z2\",target_zone=\"z3\"} 0.050\n"
+            "carbonroute_zone_rtt_seconds{source_zone=\"z2\",target_zone=\"z3\"} 0.070\n"
+            "carbonroute_zone_rtt_seconds{source_zone=\"z1\",target_zone=\"z2\"} 0.900\n"));
+  auto model = builder.Build();
+  EXPECT_EQ(model->nodes.at("a1").zone, "z1");
+  // 10, 14, 30 ms measured (the declared 500 ms is not a measurement): 14 ms,
+  // and the per-node entries win over the zone series' 900 ms.
+  EXPECT_EQ(model->zone_rtt.at("z1").at("z2"), absl::Milliseconds(14));
+  EXPECT_EQ(model->zone_rtt.at("z2").at("z3"), absl::Milliseconds(60));
+}
+
 }  // namespace
 }  // namespace carbonroute::scheduler_lite

@@ -239,5 +239,31 @@ TEST(SameRegionRtt, IsNeverLargerThanTheNearestNeighboursAndTheSameInEveryPath) 
   EXPECT_EQ(latency_of(regions, "europe-west1"), absl::Milliseconds(4));  // not 0: same region
 }
 
+// A sampled mesh: "edge" (zone z1) measured only one node of zone z2 and
+// none of zone z3; another node of z1 measured z3.
+TEST(ScoreCandidates, ZonePairRttStandsInForNodesTheRowDoesNotList) {
+  PlacementModel m = Model();
+  m.nodes["edge"].zone = "z1";
+  m.nodes["n-z1"] = {"FR", "europe-west9", "z1"};
+  for (const char* name : {"n-z2a", "n-z2b"}) m.nodes[name] = {"SE", "europe-north1", "z2"};
+  m.nodes["n-z3"] = {"PL", "europe-central2", "z3"};
+  m.rtt["edge"]["n-z2a"] = {absl::Milliseconds(12), RttMethod::kMeasured, kNow};
+  m.zone_rtt["z1"]["z3"] = absl::Milliseconds(35);
+  m.zone_rtt["z1"]["z2"] = absl::Milliseconds(99);  // the row's own 12 ms is preferred
+  Workload limited;
+  limited.max_rtt_ms = {{"edge", 20}};
+  const std::vector<Candidate> candidates = {{"n-z2b", "", ""}, {"n-z3", "", ""}};
+  const auto scored = ScoreCandidates(m, candidates, limited, {.now = kNow});
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-z2b"));
+  EXPECT_EQ(Find(scored, "n-z2b").latency, absl::Milliseconds(12));
+  EXPECT_THAT(Find(scored, "n-z3").reasons,
+              ElementsAre(HasSubstr("RTT from edge is 35.00 ms (measured: zone-pair median)")));
+  Workload relaxed_limit;
+  relaxed_limit.max_rtt_ms = {{"edge", 50}};
+  const auto relaxed = ScoreCandidates(m, candidates, relaxed_limit, {.now = kNow});
+  EXPECT_THAT(Feasible(relaxed), ElementsAre("n-z2b", "n-z3"));
+  EXPECT_THAT(Find(relaxed, "n-z2b").reasons, ::testing::IsEmpty());
+}
+
 }  // namespace
 }  // namespace carbonroute::scheduler_lite

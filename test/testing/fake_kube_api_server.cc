@@ -35,8 +35,9 @@ struct FakeKubeApiServer::Connection {
   }
   bool Write(absl::string_view data) {
     while (!data.empty()) {
-      const int n = ssl != nullptr ? SSL_write(ssl, data.data(), static_cast<int>(data.size()))
-                                   : static_cast<int>(send(fd, data.data(), data.size(), MSG_NOSIGNAL));
+      const int n = ssl != nullptr
+                        ? SSL_write(ssl, data.data(), static_cast<int>(data.size()))
+                        : static_cast<int>(send(fd, data.data(), data.size(), MSG_NOSIGNAL));
       if (n <= 0) return false;
       data.remove_prefix(static_cast<std::size_t>(n));
     }
@@ -146,9 +147,8 @@ void FakeKubeApiServer::DropWatch() {
 
 bool FakeKubeApiServer::AwaitWatches(int count, absl::Duration timeout) {
   absl::MutexLock lock(&mutex_);
-  auto opened = [this, count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-    return watches_opened_ >= count;
-  };
+  auto opened = [this, count]()
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return watches_opened_ >= count; };
   return mutex_.AwaitWithTimeout(absl::Condition(&opened), timeout);
 }
 
@@ -197,7 +197,8 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
   }
   const std::size_t question = request.target.find('?');
   const std::string path = request.target.substr(0, question);
-  const std::string query = question == std::string::npos ? "" : request.target.substr(question + 1);
+  const std::string query =
+      question == std::string::npos ? "" : request.target.substr(question + 1);
   request.watch = net::QueryParameter(query, "watch").value_or("") == "true";
   {
     absl::MutexLock lock(&mutex_);
@@ -211,15 +212,18 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
   if (path == "/api/v1/nodes") {
     if (list_failures_ > 0) {
       --list_failures_;
-      connection->Write(Response(list_failure_status_, StatusBody(list_failure_status_, "Failure")));
+      connection->Write(
+          Response(list_failure_status_, StatusBody(list_failure_status_, "Failure")));
       return;
     }
     std::size_t limit = nodes_.size(), offset = 0;
     if (auto text = net::QueryParameter(query, "limit"); text) absl::SimpleAtoi(*text, &limit);
-    if (auto token = net::QueryParameter(query, "continue"); token) absl::SimpleAtoi(*token, &offset);
+    if (auto token = net::QueryParameter(query, "continue"); token)
+      absl::SimpleAtoi(*token, &offset);
     const std::size_t end = std::min(nodes_.size(), offset + std::max<std::size_t>(limit, 1));
-    std::vector<std::string> page(nodes_.begin() + static_cast<std::ptrdiff_t>(std::min(offset, end)),
-                                  nodes_.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<std::string> page(
+        nodes_.begin() + static_cast<std::ptrdiff_t>(std::min(offset, end)),
+        nodes_.begin() + static_cast<std::ptrdiff_t>(end));
     const std::string continue_token = end < nodes_.size() ? absl::StrCat(end) : "";
     connection->Write(Response(
         200, absl::StrCat(R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":")",

@@ -15,14 +15,12 @@ TestCertificates MakeTestCertificates(const std::string& dir, const std::string&
   std::ofstream(ext) << "subjectAltName=IP:127.0.0.1\n";
   const std::string ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
   const std::string script = absl::StrCat(
-      "set -e; cd '", dir, "'; ",
-      "openssl req -x509 ", ec, " -keyout '", base, "ca.key' -out '", files.ca_file,
-      "' -days 1 -subj /CN=carbonroute-test-ca 2>/dev/null; ",
-      "openssl req ", ec, " -keyout '", files.server_key_file, "' -out '", base,
-      "server.csr' -subj /CN=127.0.0.1 2>/dev/null; ",
-      "openssl x509 -req -in '", base, "server.csr' -CA '", files.ca_file, "' -CAkey '", base,
-      "ca.key' -CAcreateserial -out '", files.server_cert_file, "' -days 1 -extfile '", ext,
-      "' 2>/dev/null");
+      "set -e; cd '", dir, "'; ", "openssl req -x509 ", ec, " -keyout '", base, "ca.key' -out '",
+      files.ca_file, "' -days 1 -subj /CN=carbonroute-test-ca 2>/dev/null; ", "openssl req ", ec,
+      " -keyout '", files.server_key_file, "' -out '", base,
+      "server.csr' -subj /CN=127.0.0.1 2>/dev/null; ", "openssl x509 -req -in '", base,
+      "server.csr' -CA '", files.ca_file, "' -CAkey '", base, "ca.key' -CAcreateserial -out '",
+      files.server_cert_file, "' -days 1 -extfile '", ext, "' 2>/dev/null");
   if (std::system(script.c_str()) != 0) {
     std::fprintf(stderr, "MakeTestCertificates: openssl failed in %s\n", dir.c_str());
     std::abort();
