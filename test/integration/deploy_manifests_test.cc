@@ -114,5 +114,34 @@ TEST(DeployManifests, ProbesTargetThePodNotTheNode) {
   }
 }
 
+TEST(DeployManifests, CollectorsDiscoverNodesWithReadOnlyAccessToNodesAlone) {
+  const std::vector<YAML::Node> documents = Documents("collector-daemonset.yaml");
+  absl::StatusOr<CollectorConfig> config = ParseCollectorConfig(
+      FindKind(documents, "ConfigMap")["data"]["collector.yaml"].as<std::string>(), "configmap");
+  ASSERT_THAT(config, testing::IsOk());
+  EXPECT_TRUE(config->rtt.kubernetes.enabled);
+  EXPECT_TRUE(config->rtt.kubernetes.api_url.empty());  // in cluster
+  // One DaemonSet for every region: identity comes from each node's own Node.
+  EXPECT_EQ(config->node.region, "");
+  EXPECT_EQ(config->node.zone, "");
+  EXPECT_EQ(config->node.location, "");
+
+  const YAML::Node daemonset = FindKind(documents, "DaemonSet");
+  const std::string account =
+      daemonset["spec"]["template"]["spec"]["serviceAccountName"].as<std::string>();
+  const YAML::Node binding = FindKind(documents, "ClusterRoleBinding");
+  EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), account);
+  EXPECT_EQ(binding["subjects"][0]["namespace"].as<std::string>(),
+            daemonset["metadata"]["namespace"].as<std::string>());
+  const YAML::Node role = FindKind(documents, "ClusterRole");
+  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(), role["metadata"]["name"].as<std::string>());
+  ASSERT_EQ(role["rules"].size(), 1u);
+  const YAML::Node rule = role["rules"][0];
+  EXPECT_EQ(rule["apiGroups"].as<std::vector<std::string>>(), std::vector<std::string>{""});
+  EXPECT_EQ(rule["resources"].as<std::vector<std::string>>(), std::vector<std::string>{"nodes"});
+  EXPECT_EQ(rule["verbs"].as<std::vector<std::string>>(),
+            (std::vector<std::string>{"get", "list", "watch"}));
+}
+
 }  // namespace
 }  // namespace carbonroute
