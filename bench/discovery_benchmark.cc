@@ -14,8 +14,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -162,6 +165,40 @@ void SeriesCounts() {
   }
 }
 
+// Churn: the share of all (source, target) choices that change when one Node leaves.
+void Churn() {
+  constexpr int kNodes = 5000, kZones = 50;
+  std::vector<discovery::KubeNode> cluster;
+  for (int i = 0; i < kNodes; ++i) {
+    discovery::KubeNode& node = cluster.emplace_back();
+    node.name = absl::StrCat("node-", i);
+    node.zone = absl::StrCat("zone-", i % kZones);
+    node.address = "10.0.0.1";
+  }
+  PeerSelectionConfig config;
+  auto choices = [&](const std::vector<discovery::KubeNode>& nodes) {
+    std::set<std::pair<std::string, std::string>> all;
+    for (const discovery::KubeNode& source : nodes) {
+      for (std::size_t i : discovery::SelectPeers(source.name, source.zone, nodes, config)) {
+        all.emplace(source.name, nodes[i].name);
+      }
+    }
+    return all;
+  };
+  const auto before = choices(cluster);
+  for (const int removed : {0, 2500, 4999}) {
+    std::vector<discovery::KubeNode> smaller = cluster;
+    smaller.erase(smaller.begin() + removed);
+    const auto after = choices(smaller);
+    std::vector<std::pair<std::string, std::string>> changed;
+    std::set_symmetric_difference(before.begin(), before.end(), after.begin(), after.end(),
+                                  std::back_inserter(changed));
+    std::printf("removing node-%d of %d: %zu of %zu choices change (%.3f %%)\n", removed, kNodes,
+                changed.size(), before.size(),
+                100.0 * static_cast<double>(changed.size()) / static_cast<double>(before.size()));
+  }
+}
+
 }  // namespace
 }  // namespace carbonroute
 
@@ -169,4 +206,5 @@ int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
   for (int round = 1; round <= rounds; ++round) carbonroute::DiscoveryRound(round);
   carbonroute::SeriesCounts();
+  carbonroute::Churn();
 }

@@ -38,6 +38,56 @@ TEST(LoadCollectorConfig, MinimalConfigGetsDefaults) {
   EXPECT_THAT(config->providers[0].locations, ::testing::ElementsAre("DE"));
 }
 
+TEST(LoadCollectorConfig, KubernetesDiscoveryAndPeerSelection) {
+  absl::StatusOr<CollectorConfig> config = Parse(kMinimal);
+  ASSERT_THAT(config, IsOk());
+  EXPECT_FALSE(config->rtt.kubernetes.enabled);
+  EXPECT_EQ(config->rtt.peer_selection.mode, PeerSelectionMode::kAuto);
+
+  config = Parse(std::string(kMinimal) + "rtt: {discovery: {kubernetes: {}}}\n");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_TRUE(config->rtt.kubernetes.enabled);  // present, even empty: on, with defaults
+  EXPECT_EQ(config->rtt.kubernetes.page_size, 500);
+  EXPECT_EQ(config->rtt.kubernetes.protocol, ProbeProtocol::kIcmp);
+
+  config = Parse(R"yaml(
+node: {name: n1, zone: europe-west1-b}
+providers: [{type: replay, locations: [DE]}]
+rtt:
+  discovery:
+    kubernetes:
+      api_url: http://127.0.0.1:8001
+      label_selector: carbonroute.io/probe!=false
+      protocol: tcp
+      port: 10250
+      page_size: 100
+      watch_timeout: 2m
+  peer_selection: {mode: sampled, same_zone: 3, per_remote_zone: 1}
+)yaml");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->node.zone, "europe-west1-b");
+  const KubernetesDiscoveryConfig& kube = config->rtt.kubernetes;
+  EXPECT_EQ(kube.api_url, "http://127.0.0.1:8001");
+  EXPECT_EQ(kube.label_selector, "carbonroute.io/probe!=false");
+  EXPECT_EQ(kube.protocol, ProbeProtocol::kTcp);
+  EXPECT_EQ(kube.port, 10250);
+  EXPECT_EQ(kube.page_size, 100);
+  EXPECT_EQ(kube.watch_timeout, absl::Minutes(2));
+  EXPECT_EQ(config->rtt.peer_selection.mode, PeerSelectionMode::kSampled);
+  EXPECT_EQ(config->rtt.peer_selection.same_zone, 3);
+  EXPECT_EQ(config->rtt.peer_selection.per_remote_zone, 1);
+
+  EXPECT_THAT(
+      Parse(std::string(kMinimal) + "rtt: {discovery: {kubernetes: {watch_timeout: 500ms}}}\n"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("rtt.discovery.kubernetes.watch_timeout: must be at least 1s")));
+  EXPECT_THAT(
+      Parse(std::string(kMinimal) + "rtt: {discovery: {kubernetes: {port: 80}}}\n"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("only tcp peers have a port")));
+  EXPECT_THAT(Parse(std::string(kMinimal) + "rtt: {discovery: {consul: {}}}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rtt.discovery.consul")));
+}
+
 TEST(LoadCollectorConfig, ShippedExampleIsValid) {
   absl::StatusOr<CollectorConfig> config =
       LoadCollectorConfig(std::string(CARBONROUTE_SOURCE_DIR) + "/config/examples/offline.yaml");

@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "test/testing/temp_dir.h"
 
 namespace carbonroute {
 namespace {
@@ -64,6 +66,37 @@ TEST(CliUsage, CollectorUsageErrorsExit2) {
   EXPECT_THAT(run.output, HasSubstr("loud"));
   EXPECT_EQ(Shell(kCollector).exit_code, 2);  // no --config
   EXPECT_EQ(Shell(kCollector + " --help").exit_code, 0);
+}
+
+TEST(CliUsage, DiscoveryMistakesAreNamedByCheckConfig) {
+  testing::ScopedTempDir dir;
+  const std::string config = dir.File("collector.yaml");
+  auto check = [&](const std::string& rtt) {
+    std::ofstream(config) << "node: {name: n1}\nproviders: [{type: static, values: {DE: 300}}]\n"
+                          << "rtt:\n"
+                          << rtt;
+    return Shell(
+        absl::StrCat("env -u KUBERNETES_SERVICE_HOST ", kCollector, " --check-config ", config));
+  };
+  ShellRun run = check("  discovery: {kubernetes: {}}\n");  // not in a Pod, no api_url
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("not running in a Pod; set api_url"));
+  run = check("  discovery: {kubernetes: {api_url: \"127.0.0.1:8001\"}}\n");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("rtt.discovery.kubernetes.api_url: expected an http:// or "
+                                    "https:// URL, got \"127.0.0.1:8001\""));
+  run = check("  discovery: {kubernetes: {api_url: \"http://127.0.0.1:8001\", pagesize: 5}}\n");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("rtt.discovery.kubernetes.pagesize"));
+  run = check("  peer_selection: {mode: sample}\n");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("rtt.peer_selection.mode: must be auto, all or sampled, got "
+                                    "\"sample\""));
+  run = check("  peer_selection: {per_remote_zone: 0}\n");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("rtt.peer_selection.per_remote_zone"));
+  run = check("  discovery: {kubernetes: {api_url: \"http://127.0.0.1:8001\"}}\n");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
 }
 
 }  // namespace
