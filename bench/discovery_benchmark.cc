@@ -128,6 +128,18 @@ void DiscoveryRound(int round) {
       static_cast<double>(StatusKb("VmHWM")) / 1024.0, probed);
 }
 
+// `nodes` Nodes spread round-robin over `zones` zones.
+std::vector<discovery::KubeNode> Cluster(int nodes, int zones) {
+  std::vector<discovery::KubeNode> cluster;
+  for (int i = 0; i < nodes; ++i) {
+    discovery::KubeNode& node = cluster.emplace_back();
+    node.name = absl::StrCat("node-", i);
+    node.zone = absl::StrCat("zone-", i % zones);
+    node.address = "10.0.0.1";
+  }
+  return cluster;
+}
+
 void SeriesCounts() {
   const std::size_t per_target = exporter::CollectorMetrics::ProbeRttBuckets().size() +
                                  3 /* +Inf, _sum, _count */ + 4 /* rtt, loss, sent, received */;
@@ -138,13 +150,7 @@ void SeriesCounts() {
   std::printf("%-7s %-6s %-8s %-22s %-24s %s\n", "nodes", "zones", "mode", "targets/collector",
               "series/collector", "series/cluster");
   for (const auto& [nodes, zones] : {std::pair{100, 5}, {1000, 20}, {5000, 50}}) {
-    std::vector<discovery::KubeNode> cluster;
-    for (int i = 0; i < nodes; ++i) {
-      discovery::KubeNode& node = cluster.emplace_back();
-      node.name = absl::StrCat("node-", i);
-      node.zone = absl::StrCat("zone-", i % zones);
-      node.address = "10.0.0.1";
-    }
+    const std::vector<discovery::KubeNode> cluster = Cluster(nodes, zones);
     for (const PeerSelectionMode mode : {PeerSelectionMode::kAll, PeerSelectionMode::kSampled}) {
       PeerSelectionConfig config;
       config.mode = mode;
@@ -168,13 +174,7 @@ void SeriesCounts() {
 // Churn: the share of all (source, target) choices that change when one Node leaves.
 void Churn() {
   constexpr int kNodes = 5000, kZones = 50;
-  std::vector<discovery::KubeNode> cluster;
-  for (int i = 0; i < kNodes; ++i) {
-    discovery::KubeNode& node = cluster.emplace_back();
-    node.name = absl::StrCat("node-", i);
-    node.zone = absl::StrCat("zone-", i % kZones);
-    node.address = "10.0.0.1";
-  }
+  const std::vector<discovery::KubeNode> cluster = Cluster(kNodes, kZones);
   PeerSelectionConfig config;
   auto choices = [&](const std::vector<discovery::KubeNode>& nodes) {
     std::set<std::pair<std::string, std::string>> all;

@@ -33,8 +33,8 @@ inline constexpr char kRegion[] = "region";  // cloud region (topology.kubernete
 inline constexpr char kZone[] = "zone";      // cloud zone (topology.kubernetes.io/zone)
 inline constexpr char kSourceZone[] = "source_zone";  // carbonroute_zone_rtt_seconds
 inline constexpr char kTargetZone[] = "target_zone";
-inline constexpr char kVerb[] = "verb";      // extender verb: "filter", "prioritize"
-inline constexpr char kCode[] = "code";      // HTTP status code
+inline constexpr char kVerb[] = "verb";  // extender verb: "filter", "prioritize"
+inline constexpr char kCode[] = "code";  // HTTP status code
 
 // carbonroute_cache_lookups_total{outcome}.
 inline constexpr char kCacheHit[] = "hit";
