@@ -281,9 +281,10 @@ void CollectorDaemon::ApplyIdentity(const NodeConfig& node) {
   }
   const bool region_learnt = node_.region.empty() && !node.region.empty();
   node_ = node;
-  spdlog::info("kubernetes discovery: this node is {} in region \"{}\", zone \"{}\", grid "
-               "location \"{}\"",
-               node_.name, node_.region, node_.zone, node_.location);
+  spdlog::info(
+      "kubernetes discovery: this node is {} in region \"{}\", zone \"{}\", grid "
+      "location \"{}\"",
+      node_.name, node_.region, node_.zone, node_.location);
   metrics_->SetNodeInfo(node_.name, node_.location, node_.region, node_.zone);
   if (prober_ != nullptr) prober_->SetSourceZone(node_.zone);
   if (region_learnt && !rtt_.static_matrix.empty()) {
@@ -309,13 +310,12 @@ void CollectorDaemon::OnDiscovered(const std::vector<discovery::KubeNode>& nodes
   if (self) ApplyIdentity(IdentityFromNode(node_, *self, region_locations_));
   std::vector<PeerConfig> peers = DiscoveredPeers(node_, nodes, rtt_, region_locations_);
   if (nodes.size() != discovered_nodes_ || peers.size() != discovered_peers_.size()) {
-    spdlog::info("kubernetes discovery: {} Nodes, {} probed from here ({})", nodes.size(),
-                 peers.size(),
-                 discovery::EffectiveMode(rtt_.peer_selection, nodes.size()) ==
-                         PeerSelectionMode::kAll
-                     ? "all"
-                     : absl::StrCat("sampled: ", rtt_.peer_selection.same_zone, " of this zone, ",
-                                    rtt_.peer_selection.per_remote_zone, " per other zone"));
+    spdlog::info(
+        "kubernetes discovery: {} Nodes, {} probed from here ({})", nodes.size(), peers.size(),
+        discovery::EffectiveMode(rtt_.peer_selection, nodes.size()) == PeerSelectionMode::kAll
+            ? "all"
+            : absl::StrCat("sampled: ", rtt_.peer_selection.same_zone, " of this zone, ",
+                           rtt_.peer_selection.per_remote_zone, " per other zone"));
   }
   discovered_nodes_ = nodes.size();
   discovered_peers_ = std::move(peers);

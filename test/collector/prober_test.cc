@@ -145,8 +145,12 @@ TEST_F(ProberTest, ZoneRttIsTheMedianOfTheFreshPeersOfEachZone) {
                      testing::Peer("no-zone", "10.0.0.6")});
   last_ = recorder_.RunUntil(prober, {"b", "c", "d", "e", "f"}, 10);
   std::string page = Scrape();
-  EXPECT_THAT(page, HasSubstr(R"(carbonroute_zone_rtt_seconds{source_zone="eu-1a",target_zone="eu-1a"} 0.003)"));
-  EXPECT_THAT(page, HasSubstr(R"(carbonroute_zone_rtt_seconds{source_zone="eu-1a",target_zone="us-1a"} 0.031)"));
+  EXPECT_THAT(
+      page,
+      HasSubstr(R"(carbonroute_zone_rtt_seconds{source_zone="eu-1a",target_zone="eu-1a"} 0.003)"));
+  EXPECT_THAT(
+      page,
+      HasSubstr(R"(carbonroute_zone_rtt_seconds{source_zone="eu-1a",target_zone="us-1a"} 0.031)"));
   EXPECT_THAT(page, Not(HasSubstr(R"(target_zone="")")));
 
   // A zone whose peers all fall silent loses its series.

@@ -124,7 +124,8 @@ TEST_F(NodeDiscoveryTest, ListsEveryPageThenAppliesWatchEvents) {
                    NodeJson("c", "127.0.0.4"), NodeJson("self", "127.0.0.1")},
                   "100");
   Start(server);
-  ASSERT_TRUE(recorder_.AwaitNames({"a=127.0.0.2", "b=127.0.0.3", "c=127.0.0.4", "self=127.0.0.1"}));
+  ASSERT_TRUE(
+      recorder_.AwaitNames({"a=127.0.0.2", "b=127.0.0.3", "c=127.0.0.4", "self=127.0.0.1"}));
   ASSERT_TRUE(recorder_.self().has_value());
   EXPECT_EQ(recorder_.self()->zone, "europe-west1-b");
   ASSERT_TRUE(server.AwaitWatches(1, kPatience));
@@ -134,8 +135,10 @@ TEST_F(NodeDiscoveryTest, ListsEveryPageThenAppliesWatchEvents) {
       {"a=127.0.0.2", "b=127.0.0.3", "c=127.0.0.4", "d=127.0.0.5", "self=127.0.0.1"}));
   server.SendEvent(Event("MODIFIED", NodeJson("a", "127.0.0.9", "europe-west1-b", "102")));
   server.SendEvent(Event("DELETED", NodeJson("b", "127.0.0.3", "europe-west1-b", "103")));
-  server.SendEvent(R"({"type":"BOOKMARK","object":{"kind":"Node","metadata":{"resourceVersion":"150"}}})");
-  ASSERT_TRUE(recorder_.AwaitNames({"a=127.0.0.9", "c=127.0.0.4", "d=127.0.0.5", "self=127.0.0.1"}));
+  server.SendEvent(
+      R"({"type":"BOOKMARK","object":{"kind":"Node","metadata":{"resourceVersion":"150"}}})");
+  ASSERT_TRUE(
+      recorder_.AwaitNames({"a=127.0.0.9", "c=127.0.0.4", "d=127.0.0.5", "self=127.0.0.1"}));
 
   // The server ends the watch (its timeoutSeconds): discovery resumes from the bookmark.
   server.EndWatch();
@@ -163,7 +166,8 @@ TEST_F(NodeDiscoveryTest, ListsAgainAfterGoneAndAfterAnErrorEvent) {
   // While the watch runs, a Node appears that the stream never reports; a
   // 410 mid-watch makes discovery list again and find it.
   server.SetNodes({NodeJson("a", "127.0.0.2"), NodeJson("e", "127.0.0.6")}, "20");
-  server.SendEvent(R"json({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 5 (20)"}})json");
+  server.SendEvent(
+      R"json({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 5 (20)"}})json");
   ASSERT_TRUE(recorder_.AwaitNames({"a=127.0.0.2", "e=127.0.0.6"}));
   ASSERT_TRUE(server.AwaitWatches(2, kPatience));
   EXPECT_EQ(discovery_->stats().relists, 2);
@@ -237,7 +241,8 @@ TEST_F(NodeDiscoveryTest, RefusesAServerItsCaDidNotSign) {
   ASSERT_TRUE(AwaitFailures(2));
   EXPECT_THAT(discovery_->stats().last_error, HasSubstr("certificate"));
   EXPECT_TRUE(recorder_.names().empty());
-  for (const KubeApiRequest& r : server.requests()) ADD_FAILURE() << "request got through: " << r.target;
+  for (const KubeApiRequest& r : server.requests())
+    ADD_FAILURE() << "request got through: " << r.target;
 }
 
 }  // namespace

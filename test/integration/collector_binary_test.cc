@@ -76,10 +76,8 @@ TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
         << zone;
   }
   EXPECT_EQ(exported["onprem"], 12.5);
-  EXPECT_THAT(
-      page,
-      HasSubstr(
-          "carbonroute_node_info{location=\"BE\",node=\"itest-node\",region=\"europe-west1\",zone=\"\"} 1"));
+  EXPECT_THAT(page, HasSubstr("carbonroute_node_info{location=\"BE\",node=\"itest-node\",region="
+                              "\"europe-west1\",zone=\"\"} 1"));
   EXPECT_THAT(page, HasSubstr("window=\"24h\""));
 
   // promtool (Debian package prometheus) lints the exposition: no finding at all.
@@ -127,13 +125,12 @@ rtt:
 }
 
 // A Node as the API returns it, with the labels discovery reads.
-std::string NodeJson(const std::string& name, const std::string& address,
-                     const std::string& region, const std::string& zone) {
-  return absl::StrCat(R"({"metadata":{"name":")", name,
-                      R"(","labels":{"topology.kubernetes.io/region":")", region,
-                      R"(","topology.kubernetes.io/zone":")", zone, R"("}},)",
-                      R"("status":{"addresses":[{"type":"InternalIP","address":")", address,
-                      R"("}]}})");
+std::string NodeJson(const std::string& name, const std::string& address, const std::string& region,
+                     const std::string& zone) {
+  return absl::StrCat(
+      R"({"metadata":{"name":")", name, R"(","labels":{"topology.kubernetes.io/region":")", region,
+      R"(","topology.kubernetes.io/zone":")", zone, R"("}},)",
+      R"("status":{"addresses":[{"type":"InternalIP","address":")", address, R"("}]}})");
 }
 
 TEST(CollectorBinary, ProbesTheNodesTheKubernetesApiListsAndDropsADeletedOne) {
@@ -151,7 +148,8 @@ providers: [{type: static, values: {BE: 150}}]
 rtt:
   probe: {interval: 100ms, timeout: 500ms}
   discovery:
-    kubernetes: {api_url: ")yaml", api.base_url(), R"yaml(", protocol: tcp, port: )yaml",
+    kubernetes: {api_url: ")yaml",
+                                          api.base_url(), R"yaml(", protocol: tcp, port: )yaml",
                                           testing::FreeLoopbackPort(), R"yaml(}
 )yaml");
   testing::CollectorProcess collector = testing::StartCollector(temp_dir.path(), config);
@@ -162,8 +160,8 @@ rtt:
                                     R"(source="itest-node",target=")", name, "\"}")) !=
            std::string::npos;
   };
-  ASSERT_TRUE(testing::WaitFor([&] { return measured("peer-a") && measured("peer-b"); },
-                               absl::Seconds(20)))
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return measured("peer-a") && measured("peer-b"); }, absl::Seconds(20)))
       << page() << collector.process->Log();
   // Its own Node gave the region and zone; the region map gave the grid location.
   EXPECT_THAT(page(), HasSubstr(R"(carbonroute_node_info{location="BE",node="itest-node",)"

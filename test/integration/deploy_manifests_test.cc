@@ -134,7 +134,8 @@ TEST(DeployManifests, CollectorsDiscoverNodesWithReadOnlyAccessToNodesAlone) {
   EXPECT_EQ(binding["subjects"][0]["namespace"].as<std::string>(),
             daemonset["metadata"]["namespace"].as<std::string>());
   const YAML::Node role = FindKind(documents, "ClusterRole");
-  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(), role["metadata"]["name"].as<std::string>());
+  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(),
+            role["metadata"]["name"].as<std::string>());
   ASSERT_EQ(role["rules"].size(), 1u);
   const YAML::Node rule = role["rules"][0];
   EXPECT_EQ(rule["apiGroups"].as<std::vector<std::string>>(), std::vector<std::string>{""});
