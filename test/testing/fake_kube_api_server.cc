@@ -33,7 +33,7 @@ struct FakeKubeApiServer::Connection {
     }
     close(fd);
   }
-  bool Write(absl::string_view data) {
+  bool Write(absl::string_view data) const {
     while (!data.empty()) {
       const int n = ssl != nullptr
                         ? SSL_write(ssl, data.data(), static_cast<int>(data.size()))
@@ -43,7 +43,7 @@ struct FakeKubeApiServer::Connection {
     }
     return true;
   }
-  int Read(char* buffer, int size) {
+  int Read(char* buffer, int size) const {
     return ssl != nullptr ? SSL_read(ssl, buffer, size)
                           : static_cast<int>(recv(fd, buffer, static_cast<std::size_t>(size), 0));
   }
@@ -217,9 +217,14 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
       return;
     }
     std::size_t limit = nodes_.size(), offset = 0;
-    if (auto text = net::QueryParameter(query, "limit"); text) absl::SimpleAtoi(*text, &limit);
-    if (auto token = net::QueryParameter(query, "continue"); token)
-      absl::SimpleAtoi(*token, &offset);
+    if (auto text = net::QueryParameter(query, "limit");
+        !text || !absl::SimpleAtoi(*text, &limit)) {
+      limit = nodes_.size();
+    }
+    if (auto token = net::QueryParameter(query, "continue");
+        !token || !absl::SimpleAtoi(*token, &offset)) {
+      offset = 0;
+    }
     const std::size_t end = std::min(nodes_.size(), offset + std::max<std::size_t>(limit, 1));
     std::vector<std::string> page(
         nodes_.begin() + static_cast<std::ptrdiff_t>(std::min(offset, end)),
