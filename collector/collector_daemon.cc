@@ -48,13 +48,14 @@ absl::Status ProviderError(const absl::Status& status, const std::string& name) 
   return Prefixed(status, prefix);
 }
 
-// This node's row of rtt.static_matrix (REQUIRES: set); `path` receives the file found.
-absl::StatusOr<std::vector<DeclaredRtt>> DeclaredRow(const CollectorConfig& config,
+// The row of rtt.static_matrix (REQUIRES: set) from `node` to rtt.peers;
+// `path` receives the file found.
+absl::StatusOr<std::vector<DeclaredRtt>> DeclaredRow(const NodeConfig& node, const RttConfig& rtt,
                                                      const DataPaths& data, std::string& path) {
-  absl::StatusOr<std::string> matrix = FindDataFile(config.rtt.static_matrix, data);
+  absl::StatusOr<std::string> matrix = FindDataFile(rtt.static_matrix, data);
   if (!matrix.ok()) return Prefixed(matrix.status(), "rtt.static_matrix");
   path = *matrix;
-  absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRttRow(config.node, config.rtt, path);
+  absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRttRow(node, rtt, path);
   if (!row.ok()) return Prefixed(row.status(), "rtt.static_matrix");
   return row;
 }
@@ -91,7 +92,7 @@ absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const 
   }
   if (!config.rtt.static_matrix.empty()) {
     std::string matrix;
-    CARBONROUTE_RETURN_IF_ERROR(DeclaredRow(config, data, matrix).status());
+    CARBONROUTE_RETURN_IF_ERROR(DeclaredRow(config.node, config.rtt, data, matrix).status());
   }
   if (config.rtt.kubernetes.enabled) {
     CARBONROUTE_RETURN_IF_ERROR(DiscoveryEndpoint(config).status());
@@ -159,7 +160,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
                                 config.node.zone);
   if (!config.rtt.static_matrix.empty()) {
     std::string matrix;
-    absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRow(config, data, matrix);
+    absl::StatusOr<std::vector<DeclaredRtt>> row =
+        DeclaredRow(config.node, config.rtt, data, matrix);
     if (!row.ok()) return row.status();
     for (const DeclaredRtt& entry : *row) {
       daemon->metrics_->SetRtt(config.node.name, entry.target, RttMethod::kDeclared, entry.rtt);
@@ -176,9 +178,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     if (!curl.ok()) return Prefixed(curl.status(), "rtt.discovery.kubernetes");
     daemon->discovery_http_ = *std::move(curl);
     spdlog::info("kubernetes discovery: Nodes from {} (peer selection {})", endpoint->base_url,
-                 config.rtt.peer_selection.mode == PeerSelectionMode::kAll       ? "all"
-                 : config.rtt.peer_selection.mode == PeerSelectionMode::kSampled ? "sampled"
-                                                                                 : "auto");
+                 std::string(PeerSelectionModeName(config.rtt.peer_selection.mode)));
     daemon->discovery_ = std::make_unique<discovery::NodeDiscovery>(
         discovery::DiscoveryOptionsFrom(config.rtt.kubernetes, *std::move(endpoint),
                                         config.node.name),
@@ -288,12 +288,10 @@ void CollectorDaemon::ApplyIdentity(const NodeConfig& node) {
   metrics_->SetNodeInfo(node_.name, node_.location, node_.region, node_.zone);
   if (prober_ != nullptr) prober_->SetSourceZone(node_.zone);
   if (region_learnt && !rtt_.static_matrix.empty()) {
-    CollectorConfig config;
-    config.node = node_;
-    config.rtt = rtt_;
-    config.rtt.peers = configured_peers_;
+    RttConfig rtt = rtt_;
+    rtt.peers = configured_peers_;  // the reloaded ones
     std::string matrix;
-    absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRow(config, data_, matrix);
+    absl::StatusOr<std::vector<DeclaredRtt>> row = DeclaredRow(node_, rtt, data_, matrix);
     if (!row.ok()) {
       spdlog::warn("kubernetes discovery: declared RTTs: {}", row.status().ToString());
       return;

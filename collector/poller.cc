@@ -3,10 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cmath>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "base/backoff.h"
 #include "base/time_weighted_mean.h"
 #include "collector/reading_records.h"
 #include "contract/forecast_windows.h"
@@ -94,10 +94,7 @@ absl::Time Poller::AnsweredAt(absl::Time now, absl::Time started) const {
 }
 
 absl::Duration Poller::Backoff(int failures, std::mt19937_64& jitter) {
-  const double doublings = std::min(failures - 1, 30);
-  const absl::Duration base =
-      std::min(config_.backoff_initial * std::pow(2.0, doublings), config_.backoff_max);
-  return base * std::uniform_real_distribution<double>(0.5, 1.5)(jitter);
+  return JitteredBackoff(config_.backoff_initial, config_.backoff_max, failures, jitter);
 }
 
 absl::Time Poller::ProviderBlockedUntil(const std::string& provider) const {

@@ -217,6 +217,8 @@ struct CollectorConfig {
 
 // "replay", "static", "watttime", "electricity_maps" or "uk_carbon_intensity".
 absl::string_view ProviderTypeName(ProviderType type);
+// "auto", "all" or "sampled": the values of rtt.peer_selection.mode.
+absl::string_view PeerSelectionModeName(PeerSelectionMode mode);
 
 }  // namespace carbonroute
 

@@ -361,15 +361,19 @@ absl::Status ReadPeerSelection(MappingReader& rtt_reader, PeerSelectionConfig& s
   CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"mode", "same_zone", "per_remote_zone"}));
   std::string mode;
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("mode", mode));
-  if (mode == "auto") {
-    selection.mode = PeerSelectionMode::kAuto;
-  } else if (mode == "all") {
-    selection.mode = PeerSelectionMode::kAll;
-  } else if (mode == "sampled") {
-    selection.mode = PeerSelectionMode::kSampled;
-  } else if (!mode.empty()) {
-    return Invalid(reader.PathOf("mode"),
-                   absl::StrCat("must be auto, all or sampled, got \"", mode, "\""));
+  if (!mode.empty()) {
+    bool known = false;
+    for (const PeerSelectionMode m :
+         {PeerSelectionMode::kAuto, PeerSelectionMode::kAll, PeerSelectionMode::kSampled}) {
+      if (mode == PeerSelectionModeName(m)) {
+        selection.mode = m;
+        known = true;
+      }
+    }
+    if (!known) {
+      return Invalid(reader.PathOf("mode"),
+                     absl::StrCat("must be auto, all or sampled, got \"", mode, "\""));
+    }
   }
   double same_zone = selection.same_zone, per_remote_zone = selection.per_remote_zone;
   CARBONROUTE_RETURN_IF_ERROR(ReadWholeNumber(reader, "same_zone", 0, 100000, same_zone));
@@ -480,6 +484,18 @@ absl::string_view ProviderTypeName(ProviderType type) {
       return "electricity_maps";
     case ProviderType::kUkCarbonIntensity:
       return "uk_carbon_intensity";
+  }
+  return "unknown";
+}
+
+absl::string_view PeerSelectionModeName(PeerSelectionMode mode) {
+  switch (mode) {
+    case PeerSelectionMode::kAuto:
+      return "auto";
+    case PeerSelectionMode::kAll:
+      return "all";
+    case PeerSelectionMode::kSampled:
+      return "sampled";
   }
   return "unknown";
 }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "base/backoff.h"
 #include "base/data_files.h"
 #include "discovery/kube_api_json.h"
 #include "net/url.h"
@@ -82,12 +83,14 @@ void NodeDiscovery::Failed(const std::string& what) {
   }
 }
 
+void NodeDiscovery::Succeeded() {
+  consecutive_failures_ = 0;
+  last_failure_.clear();
+}
+
 absl::Duration NodeDiscovery::NextBackoff() {
-  absl::Duration backoff = options_.backoff_initial;
-  for (int i = 1; i < consecutive_failures_ && backoff < options_.backoff_max; ++i) backoff *= 2;
-  backoff = std::min(backoff, options_.backoff_max);
-  std::uniform_real_distribution<double> jitter(0.5, 1.5);
-  return backoff * jitter(random_);
+  return JitteredBackoff(options_.backoff_initial, options_.backoff_max,
+                         std::max(consecutive_failures_, 1), random_);
 }
 
 void NodeDiscovery::Notify() {
@@ -265,8 +268,7 @@ NodeDiscovery::WatchEnd NodeDiscovery::Watch(absl::Notification& stop) {
     absl::MutexLock lock(&mutex_);
     ++stats_.watches;
   }
-  consecutive_failures_ = 0;
-  last_failure_.clear();
+  Succeeded();
   return WatchEnd::kServerEnded;
 }
 
@@ -281,8 +283,7 @@ void NodeDiscovery::Run(absl::Notification& stop) {
         if (clock_.WaitUntil(clock_.Now() + NextBackoff(), stop)) return;
         continue;
       }
-      consecutive_failures_ = 0;
-      last_failure_.clear();
+      Succeeded();
       need_list = false;
       FetchSelfIfMissing(stop);
       Notify();

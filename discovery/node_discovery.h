@@ -108,7 +108,8 @@ class NodeDiscovery {
   void FetchSelfIfMissing(absl::Notification& stop);
   void Notify();
   void Failed(const std::string& what);
-  absl::Duration NextBackoff();
+  void Succeeded();
+  absl::Duration NextBackoff();  // base/backoff.h after consecutive_failures_
 
   const NodeDiscoveryOptions options_;
   net::HttpClient& http_;
