@@ -1,7 +1,5 @@
 #include "test/testing/fake_kube_api_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -19,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "net/url.h"
+#include "test/testing/loopback_listener.h"
 
 namespace carbonroute::testing {
 
@@ -77,18 +76,7 @@ FakeKubeApiServer::FakeKubeApiServer(const std::string& cert_file, const std::st
     }
     ssl_ctx_ = ctx;
   }
-  listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      listen(listen_fd_, 64) != 0) {
-    std::perror("FakeKubeApiServer: cannot listen on 127.0.0.1");
-    std::abort();
-  }
-  socklen_t length = sizeof(address);
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
-  port_ = ntohs(address.sin_port);
+  listen_fd_ = ListenOnLoopback("FakeKubeApiServer", port_);
   if (pipe(wake_fds_) != 0) std::abort();
   thread_ = std::thread([this] { Serve(); });
 }

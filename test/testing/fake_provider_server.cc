@@ -1,7 +1,5 @@
 #include "test/testing/fake_provider_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "test/testing/loopback_listener.h"
 
 namespace carbonroute::testing {
 namespace {
@@ -30,20 +29,7 @@ void SendAll(int fd, const std::string& data) {
 }  // namespace
 
 FakeProviderServer::FakeProviderServer() {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  const int one = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      listen(listen_fd_, 64) != 0) {
-    std::perror("FakeProviderServer: cannot listen on 127.0.0.1");
-    std::abort();
-  }
-  socklen_t length = sizeof(address);
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
-  port_ = ntohs(address.sin_port);
+  listen_fd_ = ListenOnLoopback("FakeProviderServer", port_);
   if (pipe(wake_fds_) != 0) wake_fds_[0] = wake_fds_[1] = -1;
   thread_ = std::thread([this] { Serve(); });
 }
