@@ -253,18 +253,16 @@ absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {
     icmp = icmp || peer.protocol == ProbeProtocol::kIcmp;
   }
   const bool discovering = config.rtt.kubernetes.enabled;
-  if (discovering) {
-    probed.push_back("the discovered Nodes");
-    icmp = icmp || config.rtt.kubernetes.protocol == ProbeProtocol::kIcmp;
-  }
-  if (probed.empty()) return absl::OkStatus();
+  if (discovering) icmp = icmp || config.rtt.kubernetes.protocol == ProbeProtocol::kIcmp;
+  if (probed.empty() && !discovering) return absl::OkStatus();
   // ICMP sockets only when an ICMP peer needs them: TCP-only setups need no privilege.
   absl::StatusOr<std::unique_ptr<SocketProbeTransport>> transport =
       SocketProbeTransport::Create(icmp ? std::optional(config.rtt.probe.icmp_mode) : std::nullopt,
                                    static_cast<uint16_t>(getpid()));
   if (!transport.ok()) return Prefixed(transport.status(), "rtt.peers");
   spdlog::info("prober: ICMP mode {}", (*transport)->icmp_mode_description());
-  spdlog::info("prober: probing {} peers every {}: {}", probed.size(),
+  spdlog::info("prober: probing {} configured peers{} every {}: {}", probed.size(),
+               discovering ? " and the discovered Nodes" : "",
                absl::FormatDuration(config.rtt.probe.interval), absl::StrJoin(probed, ", "));
   transport_ = *std::move(transport);
   icmp_sockets_ = icmp;
