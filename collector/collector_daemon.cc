@@ -27,6 +27,17 @@
 namespace carbonroute::collector {
 namespace {
 
+// The longest one provider call may take: two whole requests (WattTime logs
+// in, then asks) for the HTTP providers, a few seconds for the offline ones.
+absl::Duration LongestCall(const std::vector<ProviderConfig>& providers) {
+  absl::Duration longest = absl::Seconds(5);
+  for (const ProviderConfig& provider : providers) {
+    if (provider.type == ProviderType::kReplay || provider.type == ProviderType::kStatic) continue;
+    longest = std::max(longest, 2 * (provider.http.timeout + provider.http.connect_timeout));
+  }
+  return longest;
+}
+
 absl::Status Prefixed(const absl::Status& status, absl::string_view what) {
   return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
 }
@@ -171,6 +182,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   }
   daemon->poller_ = std::make_unique<Poller>(std::move(borrowed), *daemon->store_,
                                              *daemon->metrics_, config.poll);
+  daemon->longest_call_ = LongestCall(config.providers);
   if (absl::Status probes = daemon->StartProber(config); !probes.ok()) return probes;
   if (endpoint) {
     absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> curl = net::CurlHttpClient::Create(
@@ -266,8 +278,10 @@ absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {
                absl::FormatDuration(config.rtt.probe.interval), absl::StrJoin(probed, ", "));
   transport_ = *std::move(transport);
   icmp_sockets_ = icmp;
-  prober_ =
-      std::make_unique<Prober>(config.node.name, config.rtt.probe, *transport_, clock_, *metrics_);
+  ProberOptions options;
+  options.progress = &progress_;
+  prober_ = std::make_unique<Prober>(config.node.name, config.rtt.probe, *transport_, clock_,
+                                     *metrics_, std::move(options));
   prober_->SetTargets(config.rtt.peers);
   if (!config.node.zone.empty()) prober_->SetSourceZone(config.node.zone);
   return absl::OkStatus();
@@ -347,7 +361,37 @@ absl::Status CollectorDaemon::ReloadPeers(const CollectorConfig& config) {
   return absl::OkStatus();
 }
 
+std::string CollectorDaemon::StatusLine() const {
+  int series = 0, failing = 0;
+  for (const auto& [provider, counts] : poller_->SeriesStates()) {
+    for (SeriesState state : kAllSeriesStates) {
+      const int count = counts[static_cast<std::size_t>(state)];
+      series += count;
+      if (state != SeriesState::kOk) failing += count;
+    }
+  }
+  std::string line =
+      first_poll_done_->load()
+          ? absl::StrCat(series, series == 1 ? " location, " : " locations, ", failing, " failing")
+          : "first poll under way";
+  if (prober_ != nullptr) {
+    const Prober::PeerCounts peers = prober_->peer_counts();
+    absl::StrAppend(&line, ", ", peers.peers, peers.peers == 1 ? " peer (" : " peers (",
+                    peers.fresh, " answering)");
+  }
+  return line;
+}
+
 void CollectorDaemon::Run(absl::Notification& stop) {
+  ServiceNotifier notifier(
+      progress_, [this] { return StatusLine(); }, clock_);
+  const std::optional<absl::Duration> watchdog = ServiceNotifier::WatchdogTick();
+  if (watchdog) {
+    spdlog::info("systemd watchdog: telling systemd every {} while the loops make progress",
+                 absl::FormatDuration(*watchdog));
+  }
+  std::thread notifying(
+      [&notifier, &stop, watchdog] { notifier.Run(watchdog.value_or(kStatusEvery), stop); });
   std::thread probes, discovering;
   if (prober_ != nullptr) probes = std::thread([this] { prober_->Run(); });
   if (discovery_ != nullptr) discovering = std::thread([this, &stop] { discovery_->Run(stop); });
@@ -357,15 +401,19 @@ void CollectorDaemon::Run(absl::Notification& stop) {
     prober_->Stop();
     probes.join();
   }
+  notifying.join();
 }
 
 void CollectorDaemon::RunPolls(absl::Notification& stop) {
-  poller_->Run(clock_, stop, [this](const PollStats& first) {
-    first_poll_done_->store(true);
-    spdlog::info("first poll: {} series exported, {} provider calls ({} failed), {} cache hits",
-                 first.exported_series, first.provider_calls, first.provider_errors,
-                 first.cache_hits);
-  });
+  poller_->Run(
+      clock_, stop,
+      [this](const PollStats& first) {
+        first_poll_done_->store(true);
+        spdlog::info("first poll: {} series exported, {} provider calls ({} failed), {} cache hits",
+                     first.exported_series, first.provider_calls, first.provider_errors,
+                     first.cache_hits);
+      },
+      &progress_, longest_call_);
 }
 
 }  // namespace carbonroute::collector

@@ -107,7 +107,11 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
       [](int received) {
         spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");
       },
-      [&reloader] { reloader.Reload().IgnoreError(); });  // logged by Reload
+      [&reloader] {  // systemctl reload waits for READY=1 after RELOADING=1 (sd_notify(3))
+        sd_notify(0, "RELOADING=1");
+        reloader.Reload().IgnoreError();  // logged by Reload
+        sd_notify(0, "READY=1");
+      });
   absl::Notification& stop = signals.stop();
   int exit_code = 0;
   {

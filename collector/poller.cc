@@ -32,6 +32,20 @@ bool IsConfigurationError(const absl::Status& status) {
 
 }  // namespace
 
+const char* SeriesStateLabel(SeriesState state) {
+  switch (state) {
+    case SeriesState::kOk:
+      return "ok";
+    case SeriesState::kBackoff:
+      return "backoff";
+    case SeriesState::kRateLimited:
+      return "rate_limited";
+    case SeriesState::kConfigurationError:
+      return "configuration_error";
+  }
+  return "ok";
+}
+
 std::string OutcomeLabel(const absl::Status& status) {
   if (providers::IsRequestRefused(status)) return "bad_request";
   switch (status.code()) {
@@ -123,7 +137,7 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
   ++stats.provider_calls;
   metrics_.CountProviderRequest(series.provider, OutcomeLabel(status));
   ProviderState& provider = provider_state_.at(series.provider);
-  SeriesState& state = series_state_.at(series);
+  SeriesPollState& state = series_state_.at(series);
   auto failing = state.failing.find(what);
   if (status.ok()) {
     provider.consecutive_failures = 0;
@@ -141,17 +155,21 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
     pause = config_.config_error_retry;
     if (code == absl::StatusCode::kUnauthenticated) {  // the account's credentials
       provider.blocked_until = answered + pause;
+      provider.pause = SeriesState::kConfigurationError;
     } else {
       state.blocked_until = answered + pause;
+      state.pause = SeriesState::kConfigurationError;
     }
   } else if (code == absl::StatusCode::kResourceExhausted) {  // the account's rate limit
     ++provider.consecutive_failures;
     pause = providers::RetryAfter(status).value_or(
         Backoff(provider.consecutive_failures, provider.jitter));
+    if (answered + pause > provider.blocked_until) provider.pause = SeriesState::kRateLimited;
     provider.blocked_until = std::max(provider.blocked_until, answered + pause);
   } else {  // transient, about this series
     ++state.consecutive_failures;
     pause = Backoff(state.consecutive_failures, provider.jitter);
+    if (answered + pause > state.blocked_until) state.pause = SeriesState::kBackoff;
     state.blocked_until = std::max(state.blocked_until, answered + pause);
   }
   if (failing == state.failing.end() || failing->second != code) {
@@ -214,7 +232,7 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
                           absl::Time now, PollStats& stats) {
   const absl::Duration horizon = config_.forecast_horizon;
   if (horizon <= absl::ZeroDuration() || !provider.supports_forecast()) return;
-  SeriesState& state = series_state_.at(series);
+  SeriesPollState& state = series_state_.at(series);
   absl::StatusOr<std::optional<absl::Time>> end = store_.ForecastEnd(series);
   const bool short_of_horizon = !end.ok() || !end->has_value() || **end < now + horizon;
   if (short_of_horizon && now - state.last_forecast_fetch >= kForecastMinRefresh &&
@@ -251,7 +269,7 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
 void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& series,
                          absl::Time now, PollStats& stats) {
   if (!provider.supports_history()) return;
-  SeriesState& state = series_state_.at(series);
+  SeriesPollState& state = series_state_.at(series);
   if (state.last_history_fetch == absl::InfinitePast()) {  // first look: what a run before left
     absl::StatusOr<std::optional<absl::Time>> stored = store_.LastFetch(series, kHistoryFetch);
     if (stored.ok() && stored->has_value()) state.last_history_fetch = **stored;
@@ -288,6 +306,34 @@ void Poller::PollProvider(providers::Provider& provider, absl::Time now,
     PollCurrent(provider, series, now, stats);
     PollHistory(provider, series, now, stats);
   }
+  RecordSeriesStates(provider, now);
+}
+
+void Poller::RecordSeriesStates(const providers::Provider& provider, absl::Time now) {
+  const ProviderState& account = provider_state_.at(provider.name());
+  SeriesStateCounts counts{};
+  for (const std::string& location : provider.locations()) {
+    const SeriesPollState& state =
+        series_state_.at({provider.name(), location, provider.emissions_type()});
+    SeriesState current = SeriesState::kOk;
+    if (now < state.blocked_until) current = state.pause;
+    // The account's pause outranks a series' own when it lasts longer.
+    if (now < account.blocked_until && account.blocked_until >= state.blocked_until) {
+      current = account.pause;
+    }
+    ++counts[static_cast<std::size_t>(current)];
+  }
+  for (SeriesState state : kAllSeriesStates) {
+    metrics_.SetProviderSeries(provider.name(), SeriesStateLabel(state),
+                               counts[static_cast<std::size_t>(state)]);
+  }
+  absl::MutexLock lock(&states_mutex_);
+  series_states_[provider.name()] = counts;
+}
+
+std::map<std::string, SeriesStateCounts> Poller::SeriesStates() const {
+  absl::MutexLock lock(&states_mutex_);
+  return series_states_;
 }
 
 void Poller::PruneIfDue(absl::Time now) {
@@ -314,11 +360,17 @@ PollStats Poller::PollOnce(absl::Time now, const absl::Notification* stop) {
 }
 
 void Poller::Run(Clock& clock, absl::Notification& stop,
-                 std::function<void(const PollStats&)> first_poll_done) {
+                 std::function<void(const PollStats&)> first_poll_done, ProgressMonitor* progress,
+                 absl::Duration longest_call) {
   absl::Mutex mutex;
   PollStats first_polls;
   std::size_t first_polls_left = providers_.size();
   auto loop = [&](providers::Provider* provider) {
+    ProgressMonitor::LoopId loop_id = 0;
+    if (progress != nullptr) loop_id = progress->Register("poll loop of " + provider->name());
+    const absl::Duration poll_budget =
+        kPollSlack + static_cast<int64_t>(provider->locations().size()) * 3 * longest_call;
+    if (progress != nullptr) progress->Expect(loop_id, clock.Now() + poll_budget);
     if (absl::Status started = provider->Start(clock.Now()); !started.ok()) {
       spdlog::warn("provider {}: start-up check failed (polling goes ahead): {}", provider->name(),
                    std::string(started.message()));
@@ -326,6 +378,7 @@ void Poller::Run(Clock& clock, absl::Notification& stop,
     bool first = true;
     while (!stop.HasBeenNotified()) {
       const absl::Time now = clock.Now();
+      if (progress != nullptr) progress->Expect(loop_id, now + poll_budget);
       PollStats stats;
       stats.next_poll = now + config_.interval;
       PollProvider(*provider, now, &stop, stats);
@@ -344,8 +397,11 @@ void Poller::Run(Clock& clock, absl::Notification& stop,
       }
       // At least 1 s apart, so a provider answering with already-expired readings cannot spin
       // the loop.
-      if (clock.WaitUntil(std::max(stats.next_poll, now + absl::Seconds(1)), stop)) return;
+      const absl::Time wake = std::max(stats.next_poll, now + absl::Seconds(1));
+      if (progress != nullptr) progress->Expect(loop_id, wake + kPollSlack);
+      if (clock.WaitUntil(wake, stop)) break;
     }
+    if (progress != nullptr) progress->Finish(loop_id);
   };
   if (providers_.empty()) {
     if (first_poll_done) first_poll_done(first_polls);

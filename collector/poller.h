@@ -46,6 +46,7 @@
 #ifndef CARBONROUTE_COLLECTOR_POLLER_H_
 #define CARBONROUTE_COLLECTOR_POLLER_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,12 +59,26 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "base/progress_monitor.h"
 #include "cache/reading_store.h"
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
 #include "providers/provider.h"
 
 namespace carbonroute::collector {
+
+// Why a series is not called now. A series is kOk when nothing pauses it.
+enum class SeriesState { kOk, kBackoff, kRateLimited, kConfigurationError };
+inline constexpr SeriesState kAllSeriesStates[] = {SeriesState::kOk, SeriesState::kBackoff,
+                                                   SeriesState::kRateLimited,
+                                                   SeriesState::kConfigurationError};
+// The `state` label of carbonroute_provider_series: "ok", "backoff",
+// "rate_limited", "configuration_error".
+const char* SeriesStateLabel(SeriesState state);
+
+// How many of a provider's series were in each state at the end of its last
+// poll, indexed by SeriesState.
+using SeriesStateCounts = std::array<int, std::size(kAllSeriesStates)>;
 
 // What one PollOnce did (for logs and tests).
 struct PollStats {
@@ -99,8 +114,20 @@ class Poller {
   // polls: a slow or stalled provider delays no other's calls. Calls
   // `first_poll_done` (if any) once every provider has been polled once,
   // with their summed stats.
+  //
+  // With `progress`, each provider's loop is registered as "poll loop of
+  // NAME" and promises, before a poll, to finish it within
+  // kPollSlack + locations × 3 calls × `longest_call` (a call's whole-request
+  // timeout, a WattTime login included), and before a wait, to wake by its
+  // wake time + kPollSlack.
   void Run(Clock& clock, absl::Notification& stop,
-           std::function<void(const PollStats&)> first_poll_done = nullptr);
+           std::function<void(const PollStats&)> first_poll_done = nullptr,
+           ProgressMonitor* progress = nullptr, absl::Duration longest_call = absl::Minutes(1));
+  static constexpr absl::Duration kPollSlack = absl::Minutes(1);
+
+  // Each provider's series by state at the end of its last poll (absent
+  // before its first). Thread safety: any thread.
+  std::map<std::string, SeriesStateCounts> SeriesStates() const;
 
   // The earliest time the provider may be called again for any location
   // (InfinitePast if not paused).
@@ -111,11 +138,13 @@ class Poller {
  private:
   struct ProviderState {
     absl::Time blocked_until = absl::InfinitePast();  // an account error's pause
+    SeriesState pause = SeriesState::kOk;             // why blocked_until is set
     int consecutive_failures = 0;                     // rate limits in a row
     std::mt19937_64 jitter;  // for its own series' backoffs: one thread uses it
   };
-  struct SeriesState {
+  struct SeriesPollState {
     absl::Time blocked_until = absl::InfinitePast();  // backoff or configuration-error pause
+    SeriesState pause = SeriesState::kOk;             // why blocked_until is set
     int consecutive_failures = 0;
     absl::Time last_forecast_fetch = absl::InfinitePast();
     absl::Time last_history_fetch = absl::InfinitePast();
@@ -141,6 +170,8 @@ class Poller {
   // Polls every location of `provider`, stopping early once `stop` is notified.
   void PollProvider(providers::Provider& provider, absl::Time now, const absl::Notification* stop,
                     PollStats& stats);
+  // Counts the provider's series by state at `now`, exports and keeps the counts.
+  void RecordSeriesStates(const providers::Provider& provider, absl::Time now);
   // Prunes the cache at most every hour (whichever provider's loop comes first).
   void PruneIfDue(absl::Time now);
   void Store(const providers::Reading& reading, absl::Time now);
@@ -155,7 +186,9 @@ class Poller {
   // Made whole by the constructor; afterwards only looked up (never
   // inserted into), each entry by its provider's loop alone.
   std::map<std::string, ProviderState> provider_state_;
-  std::map<IntensitySeries, SeriesState> series_state_;
+  std::map<IntensitySeries, SeriesPollState> series_state_;
+  mutable absl::Mutex states_mutex_;
+  std::map<std::string, SeriesStateCounts> series_states_ ABSL_GUARDED_BY(states_mutex_);
 };
 
 // The outcome label for a provider call's status: "ok", "not_found",

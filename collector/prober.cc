@@ -38,6 +38,7 @@ Prober::Prober(std::string source, const ProbeConfig& config, ProbeTransport& tr
       resolver_(std::move(options.resolver)),
       executor_(std::move(options.executor)),
       observer_(options.observer),
+      progress_(options.progress),
       seed_(SeedOf(options)),
       schedule_(config.interval, config.jitter, seed_),
       next_token_(std::mt19937_64(seed_ ^ 0x9e3779b97f4a7c15ULL)()) {}
@@ -64,6 +65,10 @@ void Prober::ExportZoneRtts(absl::Time now) {
   if (now < zone_rtts_at_) return;
   zone_rtts_at_ = now + config_.interval;
   std::map<std::string, std::vector<absl::Duration>> by_zone;
+  std::size_t fresh = 0;
+  for (const auto& [id, target] : targets_) fresh += target->exported_fresh ? 1 : 0;
+  peer_count_.store(targets_.size(), std::memory_order_relaxed);
+  fresh_count_.store(fresh, std::memory_order_relaxed);
   if (!source_zone_.empty()) {
     for (const auto& [id, target] : targets_) {
       if (target->peer.zone.empty() || !target->exported_fresh) continue;
@@ -323,9 +328,18 @@ absl::Time Prober::NextWake(absl::Time now) {
   return absl::FromUnixNanos((ns / tick_ns + (ns % tick_ns > 0 ? 1 : 0)) * tick_ns);
 }
 
+Prober::PeerCounts Prober::peer_counts() const {
+  return {peer_count_.load(std::memory_order_relaxed),
+          fresh_count_.load(std::memory_order_relaxed)};
+}
+
 void Prober::Run() {
   absl::Time now = clock_.Now();
+  ProgressMonitor* const progress = progress_;
+  ProgressMonitor::LoopId loop_id = 0;
+  if (progress != nullptr) loop_id = progress->Register("prober");
   while (!stop_) {
+    if (progress != nullptr) progress->Expect(loop_id, now + kTurnSlack);
     // Replies are collected by Wait() at the end of each turn, before the next
     // turn expires probes: a reply that arrived in time is never expired first.
     ApplyPendingTargets(now);
@@ -334,10 +348,13 @@ void Prober::Run() {
     ExpireStale(now);
     ExportZoneRtts(now);
     SendDue(now);
-    transport_.Wait(NextWake(now), answers_);
+    const absl::Time wake = NextWake(now);
+    if (progress != nullptr) progress->Expect(loop_id, wake + kTurnSlack);
+    transport_.Wait(wake, answers_);
     now = clock_.Now();
     for (const ProbeAnswer& answer : answers_) Answer(answer, now);
   }
+  if (progress != nullptr) progress->Finish(loop_id);
   stop_ = false;  // consumed: Run() may be called again (probes in flight carry over)
 }
 

@@ -70,6 +70,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "base/progress_monitor.h"
 #include "collector/name_resolution.h"
 #include "collector/probe_schedule.h"
 #include "collector/probe_transport.h"
@@ -101,6 +102,9 @@ struct ProberOptions {
   // `resolver`, started for the first host name.
   std::unique_ptr<ResolutionExecutor> executor;
   ProbeObserver* observer = nullptr;  // may be null
+  // Where the loop, "prober", promises its next turn (may be null): by the
+  // turn's wake time + Prober::kTurnSlack.
+  ProgressMonitor* progress = nullptr;
   // Seeds probe jitter and echo tokens; nullopt: a random seed.
   std::optional<uint64_t> seed;
 };
@@ -119,6 +123,17 @@ class Prober {
   // stop, so Run() may be called again.
   void Run();
   void Stop();
+
+  // The peers probed and those with a fresh measured RTT, as of the last
+  // zone-RTT export (every rtt.probe.interval). Thread safety: any thread.
+  struct PeerCounts {
+    std::size_t peers = 0;
+    std::size_t fresh = 0;
+  };
+  PeerCounts peer_counts() const;
+
+  // How much later than its promise a turn may come before the loop counts as stuck.
+  static constexpr absl::Duration kTurnSlack = absl::Seconds(30);
 
   // The loop's wake granularity for `interval` (see above).
   static absl::Duration Tick(absl::Duration interval);
@@ -169,6 +184,7 @@ class Prober {
   const Resolver resolver_;
   std::unique_ptr<ResolutionExecutor> executor_;  // made for the first host name if not given
   ProbeObserver* const observer_;
+  ProgressMonitor* const progress_;
   const uint64_t seed_;
 
   ProbeSchedule schedule_;
@@ -196,6 +212,7 @@ class Prober {
   std::optional<std::vector<PeerConfig>> pending_ ABSL_GUARDED_BY(mutex_);
   std::optional<std::string> pending_zone_ ABSL_GUARDED_BY(mutex_);
   std::atomic<bool> has_pending_{false};  // set with pending_, read without the lock
+  std::atomic<std::size_t> peer_count_{0}, fresh_count_{0};
 };
 
 }  // namespace carbonroute::collector

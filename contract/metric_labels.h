@@ -25,6 +25,7 @@ inline constexpr char kEstimated[] = "estimated";           // EstimatedLabel()
 inline constexpr char kWindow[] = "window";                 // ForecastWindow::label
 inline constexpr char kUnits[] = "units";  // a provider's own unit, e.g. "lbs_co2_per_mwh"
 inline constexpr char kOutcome[] = "outcome";
+inline constexpr char kState[] = "state";    // collector/poller.h SeriesStateLabel()
 inline constexpr char kSource[] = "source";  // the probing node's name
 inline constexpr char kTarget[] = "target";  // the peer's configured name
 inline constexpr char kMethod[] = "method";  // RttMethodName()

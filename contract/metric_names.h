@@ -39,6 +39,11 @@ inline constexpr char kProbesReceived[] = "carbonroute_probe_received_total";
 // ok, not_found, parse_error, bad_request, timeout, unavailable, rate_limited, unauthenticated,
 // permission_denied, not_in_plan, error).
 inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total";
+// gauge{provider, state}: the provider's series (one per location) by state at
+// the end of its last poll: ok, backoff (a transient failure's pause),
+// rate_limited (the account's pause) or configuration_error (paused for
+// poll.config_error_retry). Every state is exported, 0 included.
+inline constexpr char kProviderSeries[] = "carbonroute_provider_series";
 // gauge (=1){node, location, region, zone}: which grid location a node draws power from.
 inline constexpr char kNodeInfo[] = "carbonroute_node_info";
 // counter{outcome}: cache lookups made instead of provider calls (hit) or before them (miss).

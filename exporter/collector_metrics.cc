@@ -51,6 +51,11 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                              .Name(metric_names::kProviderRequests)
                              .Help("Calls to carbon-intensity providers, by outcome.")
                              .Register(registry)),
+      provider_series_(BuildGauge()
+                           .Name(metric_names::kProviderSeries)
+                           .Help("A provider's series (one per location) by state at the end of "
+                                 "its last poll: ok, backoff, rate_limited, configuration_error.")
+                           .Register(registry)),
       cache_lookups_(BuildCounter()
                          .Name(metric_names::kCacheLookups)
                          .Help("Cache lookups; a hit made a provider call unnecessary.")
@@ -171,6 +176,12 @@ void CollectorMetrics::ClearForecastMean(const IntensitySeries& series, const st
 void CollectorMetrics::CountProviderRequest(const std::string& provider,
                                             const std::string& outcome) {
   provider_requests_.Add({{label::kProvider, provider}, {label::kOutcome, outcome}}).Increment();
+}
+
+void CollectorMetrics::SetProviderSeries(const std::string& provider, const std::string& state,
+                                         int count) {
+  provider_series_.Add({{label::kProvider, provider}, {label::kState, state}})
+      .Set(static_cast<double>(count));
 }
 
 void CollectorMetrics::CountCacheLookup(bool hit) {

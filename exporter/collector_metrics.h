@@ -52,6 +52,8 @@ class CollectorMetrics {
 
   // Counts one provider call with outcome `outcome` ("ok", "not_found", ...).
   void CountProviderRequest(const std::string& provider, const std::string& outcome);
+  // carbonroute_provider_series{provider, state} = count.
+  void SetProviderSeries(const std::string& provider, const std::string& state, int count);
   // Counts one cache lookup: hit = a stored value made a provider call unnecessary.
   void CountCacheLookup(bool hit);
 
@@ -112,6 +114,7 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Gauge>& units_;
   prometheus::Family<prometheus::Gauge>& forecast_mean_;
   prometheus::Family<prometheus::Counter>& provider_requests_;
+  prometheus::Family<prometheus::Gauge>& provider_series_;
   prometheus::Family<prometheus::Counter>& cache_lookups_;
   prometheus::Family<prometheus::Gauge>& node_info_;
   prometheus::Gauge* node_info_series_ ABSL_GUARDED_BY(mutex_) = nullptr;

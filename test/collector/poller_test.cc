@@ -389,6 +389,70 @@ TEST_F(PollerTest, AStalledProviderDelaysNoOtherProvidersReading) {
   runner.join();
 }
 
+TEST_F(PollerTest, AStalledPollLoopIsOverdueOnceItsPromiseHasPassed) {
+  StaticSettings settings;
+  settings.grams_per_kwh = {{"S", 1}};
+  CountingProvider slow(std::make_unique<providers::StaticProvider>("slow", settings));
+  absl::Notification release, held, stop;
+  slow.hold = &release;
+  slow.held = &held;
+  config_.forecast_horizon = absl::ZeroDuration();
+  auto store = Open(":memory:");
+  Poller poller({&slow}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  ProgressMonitor progress;
+  std::thread runner(
+      [&] { poller.Run(clock_, stop, nullptr, &progress, /*longest_call=*/absl::Minutes(2)); });
+  held.WaitForNotification();  // the poll of kT0 is stuck in its one call
+  // One location: kPollSlack (1 min) + 1 × 3 calls × 2 min.
+  const absl::Time promise = kT0 + absl::Minutes(7);
+  EXPECT_THAT(progress.OverdueAt(promise), ::testing::IsEmpty());
+  const std::vector<ProgressMonitor::Overdue> overdue =
+      progress.OverdueAt(promise + absl::Seconds(1));
+  ASSERT_EQ(overdue.size(), 1u);
+  EXPECT_EQ(overdue[0].loop, "poll loop of slow");
+  EXPECT_EQ(overdue[0].late, absl::Seconds(1));
+  EXPECT_EQ(DescribeOverdue(overdue), "poll loop of slow (1s late)");
+  stop.Notify();
+  release.Notify();
+  runner.join();
+  EXPECT_THAT(progress.OverdueAt(absl::InfiniteFuture()), ::testing::IsEmpty())
+      << "a loop that returned has no promise left";
+}
+
+TEST_F(PollerTest, ProviderSeriesAreCountedByWhatPausesThem) {
+  // A: transient failure (backoff); B: a plan that lacks it (configuration error); C: answers.
+  StaticSettings settings;
+  settings.grams_per_kwh = {{"A", 1}, {"B", 2}, {"C", 3}};
+  CountingProvider provider(std::make_unique<providers::StaticProvider>("fixed", settings));
+  provider.fail_location["A"] = absl::UnavailableError("HTTP 503");
+  provider.fail_location["B"] = absl::FailedPreconditionError("zone not in this token's plan");
+  config_.forecast_horizon = absl::ZeroDuration();
+  auto store = Open(":memory:");
+  Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  EXPECT_THAT(poller.SeriesStates(), ::testing::IsEmpty());
+  poller.PollOnce(kT0);
+  const std::string scrape = Scrape();
+  EXPECT_THAT(scrape, HasSubstr(R"(carbonroute_provider_series{provider="fixed",state="ok"} 1)"));
+  EXPECT_THAT(scrape,
+              HasSubstr(R"(carbonroute_provider_series{provider="fixed",state="backoff"} 1)"));
+  EXPECT_THAT(scrape, HasSubstr(R"(carbonroute_provider_series{provider="fixed",)"
+                                R"(state="configuration_error"} 1)"));
+  EXPECT_THAT(scrape,
+              HasSubstr(R"(carbonroute_provider_series{provider="fixed",state="rate_limited"} 0)"));
+  SeriesStateCounts expected{};
+  expected[static_cast<std::size_t>(SeriesState::kOk)] = 1;
+  expected[static_cast<std::size_t>(SeriesState::kBackoff)] = 1;
+  expected[static_cast<std::size_t>(SeriesState::kConfigurationError)] = 1;
+  EXPECT_EQ(poller.SeriesStates().at("fixed"), expected);
+
+  // An account-wide pause (HTTP 401) outranks each series' own.
+  provider.fail_location.clear();
+  provider.fail_with = absl::UnauthenticatedError("HTTP 401");
+  poller.PollOnce(kT0 + absl::Hours(7));  // after every pause above, so C and the others are called
+  EXPECT_THAT(Scrape(), HasSubstr(R"(carbonroute_provider_series{provider="fixed",)"
+                                  R"(state="configuration_error"} 3)"));
+}
+
 TEST_F(PollerTest, EveryUpstreamCallIsCountedIncludingOnesTheProviderRetried) {
   auto provider = StaticCounting({{"A", 100}});
   provider->hidden_before = absl::UnauthenticatedError("HTTP 401: token expired");

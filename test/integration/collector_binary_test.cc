@@ -2,9 +2,14 @@
 // HTTP, its values compared with the shipped CSV.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -223,6 +228,69 @@ TEST(CollectorBinary, SighupReloadsThePeersAndDeletesTheSeriesOfRemovedOnes) {
   EXPECT_TRUE(probed("peer-a"));
   EXPECT_TRUE(probed("peer-c"));
   EXPECT_EQ(collector.process->Terminate(), 0) << collector.process->Log();
+}
+
+// The service manager's end of sd_notify(3): a datagram socket in the test's
+// directory, as systemd passes one in NOTIFY_SOCKET.
+class NotifySocket {
+ public:
+  explicit NotifySocket(const std::string& path) : fd_(::socket(AF_UNIX, SOCK_DGRAM, 0)) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    path.copy(address.sun_path, sizeof(address.sun_path) - 1);
+    bound_ =
+        fd_ >= 0 && ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  }
+  ~NotifySocket() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool bound() const { return bound_; }
+  // Reads messages until one contains `wanted`; returns it ("" after `timeout`).
+  std::string WaitFor(const std::string& wanted, absl::Duration timeout) {
+    const absl::Time deadline = absl::Now() + timeout;
+    for (absl::Time now = absl::Now(); now < deadline; now = absl::Now()) {
+      pollfd readable{fd_, POLLIN, 0};
+      if (::poll(&readable, 1, static_cast<int>(absl::ToInt64Milliseconds(deadline - now))) <= 0) {
+        continue;
+      }
+      char buffer[4096];
+      const ssize_t n = ::recv(fd_, buffer, sizeof(buffer), 0);
+      if (n <= 0) continue;
+      std::string message(buffer, static_cast<std::size_t>(n));
+      if (message.find(wanted) != std::string::npos) return message;
+    }
+    return "";
+  }
+
+ private:
+  int fd_;
+  bool bound_ = false;
+};
+
+TEST(CollectorBinary, TellsSystemdItIsReadyAliveAndReloading) {
+  testing::ScopedTempDir temp_dir;  // collector_notify
+  const std::string& dir = temp_dir.path();
+  NotifySocket systemd(dir + "/notify");
+  ASSERT_TRUE(systemd.bound());
+  // The child inherits these; the test process itself sends nothing.
+  ::setenv("NOTIFY_SOCKET", (dir + "/notify").c_str(), 1);
+  ::setenv("WATCHDOG_USEC", "2000000", 1);  // WatchdogSec=2s: a ping every second
+  testing::CollectorProcess collector = testing::StartCollector(dir, ConfigFor(dir));
+  ::unsetenv("NOTIFY_SOCKET");
+  ::unsetenv("WATCHDOG_USEC");
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+
+  EXPECT_NE(systemd.WaitFor("READY=1", absl::Seconds(30)), "") << collector.process->Log();
+  // After the first poll: both providers' series, none failing, and the keep-alive ping.
+  const std::string alive = systemd.WaitFor("7 locations, 0 failing", absl::Seconds(30));
+  EXPECT_THAT(alive, HasSubstr("WATCHDOG=1")) << collector.process->Log();
+  EXPECT_THAT(collector.process->Log(), HasSubstr("systemd watchdog: telling systemd every 1s"));
+
+  collector.process->Signal(SIGHUP);
+  EXPECT_NE(systemd.WaitFor("RELOADING=1", absl::Seconds(30)), "");
+  EXPECT_NE(systemd.WaitFor("READY=1", absl::Seconds(30)), "");
+  EXPECT_EQ(collector.process->Terminate(), 0);
+  EXPECT_NE(systemd.WaitFor("STOPPING=1", absl::Seconds(5)), "");
 }
 
 TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {

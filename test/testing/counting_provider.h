@@ -28,6 +28,7 @@ class CountingProvider final : public providers::Provider {
   absl::StatusOr<providers::Reading> Current(absl::string_view location, absl::Time now) override {
     ++current_calls;
     ++calls_by_location[std::string(location)];
+    if (held != nullptr) held->Notify();
     if (hold != nullptr) hold->WaitForNotification();
     if (clock != nullptr) clock->Advance(call_takes);
     if (!hidden_before.ok()) ReportHiddenCall(hidden_before);  // e.g. a 401 before a re-login
@@ -54,6 +55,7 @@ class CountingProvider final : public providers::Provider {
   absl::Status hidden_before;  // while not OK, reported as a hidden call before each Current
   std::map<std::string, absl::Status> fail_location;  // current readings of one location
   absl::Notification* hold = nullptr;  // when set, every call waits for it (a stalled upstream)
+  absl::Notification* held = nullptr;  // when set, notified by the first current-reading call
   FakeClock* clock = nullptr;          // when set, every call advances it by call_takes
   absl::Duration call_takes;
 
