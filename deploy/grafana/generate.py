@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Writes deploy/grafana/carbonroute.json, carbonroute's Grafana dashboard.
+
+The dashboard is built here, panel by panel, so that a change reads as a few
+lines of Python rather than hundreds of lines of JSON. `scripts/check-dashboard`
+fails when the committed JSON differs from what this prints, and checks the
+JSON against Grafana's own dashboard schema (the `Dashboard` type of the npm
+package @grafana/schema). The classic dashboard JSON model is documented at
+https://grafana.com/docs/grafana/latest/dashboards/build-dashboards/view-dashboard-json-model/
+
+Usage: deploy/grafana/generate.py > deploy/grafana/carbonroute.json
+Standard library only.
+"""
+import json
+import sys
+
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+LOCATION = 'location=~"$location"'
+NODE = 'source=~"$node"'
+GRAMS = "gCO2eq/kWh"
+
+panels = []
+next_id = 1
+y = 0
+
+
+def row(title):
+    """Starts a new row of panels below the previous one."""
+    global next_id, y
+    panels.append({"type": "row", "title": title, "id": next_id, "collapsed": False,
+                   "gridPos": {"h": 1, "w": 24, "x": 0, "y": y}, "panels": []})
+    next_id += 1
+    y += 1
+
+
+def target(expr, legend="", instant=False, table=False, ref="A"):
+    t = {"datasource": DATASOURCE, "expr": expr, "refId": ref, "legendFormat": legend or "__auto",
+         "range": not instant, "instant": instant}
+    if table:
+        t["format"] = "table"
+    return t
+
+
+def panel(kind, title, description, targets, x, w, h=8, unit=None, options=None,
+          defaults=None, overrides=None, transformations=None, advance=True):
+    """Adds a panel at column x, w columns wide, on the current line."""
+    global next_id, y
+    field_defaults = dict(defaults or {})
+    if unit:
+        field_defaults["unit"] = unit
+    p = {"type": kind, "title": title, "description": description, "id": next_id,
+         "datasource": DATASOURCE, "gridPos": {"h": h, "w": w, "x": x, "y": y},
+         "targets": targets,
+         "fieldConfig": {"defaults": field_defaults, "overrides": overrides or []},
+         "options": options or {}}
+    if transformations:
+        p["transformations"] = transformations
+    panels.append(p)
+    next_id += 1
+    if advance:
+        y += h
+
+
+def timeseries(title, description, targets, x, w, unit=None, stacked=False, advance=True,
+               defaults=None):
+    d = {"custom": {"drawStyle": "line", "lineWidth": 1, "fillOpacity": 10 if stacked else 0,
+                    "stacking": {"mode": "normal" if stacked else "none", "group": "A"}}}
+    d.update(defaults or {})
+    panel("timeseries", title, description, targets, x, w, unit=unit, defaults=d,
+          options={"legend": {"displayMode": "table", "placement": "right", "showLegend": True,
+                              "calcs": ["lastNotNull"]},
+                   "tooltip": {"mode": "multi", "sort": "desc"}},
+          advance=advance)
+
+
+def green_to_red(steps):
+    """Thresholds from green (clean, near) through yellow to red."""
+    colours = ["green", "yellow", "orange", "red"]
+    return {"mode": "absolute", "steps": [{"color": "green", "value": None}] +
+            [{"color": c, "value": v} for c, v in zip(colours[1:], steps)]}
+
+
+# --- Carbon intensity ------------------------------------------------------
+row("Carbon intensity")
+panel("bargauge", "Carbon intensity now",
+      "The reading valid now per grid location (carbonroute_carbon_intensity_grams_per_kilowatt_hour), "
+      "gCO2eq/kWh: marginal (MOER, WattTime) or average (Electricity Maps, UK, replay).",
+      [target(f"sort(carbonroute_carbon_intensity_grams_per_kilowatt_hour{{{LOCATION}}})",
+              "{{location}} · {{provider}} · {{emissions_type}}", instant=True)],
+      x=0, w=8, h=10, unit=GRAMS,
+      defaults={"min": 0, "color": {"mode": "thresholds"}, "thresholds": green_to_red([100, 300, 500])},
+      options={"orientation": "horizontal", "displayMode": "gradient", "showUnfilled": True,
+               "reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False}},
+      advance=False)
+timeseries("Carbon intensity over time",
+           "Each location's reading over time, gCO2eq/kWh. A gap is a time with no valid reading "
+           "(never a zero).",
+           [target(f"carbonroute_carbon_intensity_grams_per_kilowatt_hour{{{LOCATION}}}",
+                   "{{location}} · {{provider}}")],
+           x=8, w=16, unit=GRAMS, advance=False)
+y += 10
+panel("table", "Ranking: cleanest locations now",
+      "Locations ordered by the reading valid now, lowest first; one row per location and "
+      "emissions type, averaged over the collectors that poll it.",
+      [target(f"sort(avg by (location, emissions_type) "
+              f"(carbonroute_carbon_intensity_grams_per_kilowatt_hour{{{LOCATION}}}))",
+              instant=True, table=True)],
+      x=0, w=8, h=9, unit=GRAMS,
+      defaults={"color": {"mode": "thresholds"}, "thresholds": green_to_red([100, 300, 500]),
+                "custom": {"cellOptions": {"type": "color-background"}}},
+      transformations=[{"id": "organize", "options": {
+          "excludeByName": {"Time": True},
+          "renameByName": {"Value": "gCO2eq/kWh"}}},
+          {"id": "sortBy", "options": {"sort": [{"field": "gCO2eq/kWh"}]}}],
+      advance=False)
+timeseries("Forecast means",
+           "Mean forecast intensity over the next 1 h, 4 h and 24 h "
+           "(carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour), for providers with a forecast.",
+           [target(f"carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour{{{LOCATION}}}",
+                   "{{location}} next {{window}}")],
+           x=8, w=8, unit=GRAMS, advance=False)
+timeseries("Relative signal (percentile)",
+           "WattTime's signal index where no absolute value is licensed: 0 (cleanest) to 100.",
+           [target(f"carbonroute_carbon_intensity_percentile{{{LOCATION}}}", "{{location}}")],
+           x=16, w=8, unit="percent", advance=False)
+y += 9
+
+# --- Latency -----------------------------------------------------------------
+row("Latency (RTT matrix)")
+panel("table", "RTT matrix (ms)",
+      "Round-trip time from each source node (rows) to each peer (columns), milliseconds: measured "
+      "where probes answer, else declared from the static matrix. Grouped into a matrix by Grafana's "
+      "\"Grouping to matrix\" transformation.",
+      [target(f"max by (source, target) (carbonroute_rtt_seconds{{{NODE}}}) * 1000",
+              instant=True, table=True)],
+      x=0, w=12, h=10, unit="ms",
+      defaults={"decimals": 1, "color": {"mode": "thresholds"},
+                "thresholds": green_to_red([10, 50, 150]),
+                "custom": {"cellOptions": {"type": "color-background"}, "align": "center"}},
+      transformations=[{"id": "groupingToMatrix", "options": {
+          "columnField": "target", "rowField": "source", "valueField": "Value"}}],
+      advance=False)
+timeseries("Probe loss ratio",
+           "Share of the recent probes from a node to a peer that got no reply within rtt.probe.timeout.",
+           [target(f"carbonroute_probe_loss_ratio{{{NODE}}}", "{{source}} → {{target}}")],
+           x=12, w=12, unit="percentunit", advance=False,
+           defaults={"min": 0, "max": 1})
+y += 10
+timeseries("Probe RTT, 99th percentile",
+           "From the per-pair histogram carbonroute_probe_rtt_seconds over the rate interval.",
+           [target(f"histogram_quantile(0.99, sum by (source, target, le) "
+                   f"(rate(carbonroute_probe_rtt_seconds_bucket{{{NODE}}}[$__rate_interval])))",
+                   "{{source}} → {{target}}")],
+           x=0, w=12, unit="s", advance=False)
+timeseries("Zone RTT (median per zone pair)",
+           "carbonroute_zone_rtt_seconds: each collector's median RTT to the fresh peers of a zone.",
+           [target("carbonroute_zone_rtt_seconds", "{{source_zone}} → {{target_zone}}")],
+           x=12, w=12, unit="s", advance=False)
+y += 8
+
+# --- Collector health ----------------------------------------------------------
+row("Collector health")
+timeseries("Reading age",
+           "Seconds since each exported reading was fetched from its provider; it grows while a "
+           "failing provider's last value is kept (until validity + poll.grace).",
+           [target(f"carbonroute_carbon_intensity_age_seconds{{{LOCATION}}}",
+                   "{{location}} · {{provider}}")],
+           x=0, w=8, unit="s", advance=False)
+timeseries("Provider request outcomes",
+           "Calls to each provider per second, by outcome (ok, timeout, rate_limited, "
+           "unauthenticated, ...). Few calls are normal: cached readings are served until valid_to.",
+           [target("sum by (provider, outcome) "
+                   "(rate(carbonroute_provider_requests_total[$__rate_interval]))",
+                   "{{provider}} {{outcome}}")],
+           x=8, w=8, unit="reqps", stacked=True, advance=False)
+timeseries("Provider series by state",
+           "Each provider's series (one per location) by what pauses them: ok, backoff, "
+           "rate_limited, configuration_error.",
+           [target("sum by (provider, state) (carbonroute_provider_series)",
+                   "{{provider}} {{state}}")],
+           x=16, w=8, stacked=True, advance=False)
+y += 8
+timeseries("Cache hit ratio",
+           "Share of lookups answered from the SQLite cache, sparing a provider call.",
+           # `or vector(0)`: no hit yet is a ratio of 0, not an empty panel.
+           [target("(sum(rate(carbonroute_cache_lookups_total{outcome=\"hit\"}[$__rate_interval])) "
+                   "or vector(0)) / sum(rate(carbonroute_cache_lookups_total[$__rate_interval]))",
+                   "hit ratio")],
+           x=0, w=8, unit="percentunit", advance=False, defaults={"min": 0, "max": 1})
+timeseries("Time since the last poll",
+           "Seconds since each collector last completed a poll (alert CarbonroutePollLoopStuck at 15 min).",
+           [target("time() - carbonroute_last_poll_timestamp_seconds", "{{instance}}")],
+           x=8, w=8, unit="s", advance=False)
+timeseries("Nodes per grid location",
+           "How many nodes draw power from each grid location (carbonroute_node_info).",
+           [target("count by (location) (carbonroute_node_info)", "{{location}}")],
+           x=16, w=8, stacked=True, advance=False)
+y += 8
+
+# --- Scheduler ---------------------------------------------------------------
+row("Scheduler (scheduler-lite)")
+timeseries("Scheduler decisions by location",
+           "Extender /prioritize answers per second, by the grid location of the top-scored node.",
+           [target("sum by (location) (rate(carbonroute_scheduler_decisions_total[$__rate_interval]))",
+                   "{{location}}")],
+           x=0, w=8, unit="reqps", stacked=True, advance=False)
+timeseries("Extender latency",
+           "Server-side time to answer kube-scheduler, 50th and 99th percentiles, per verb.",
+           [target("histogram_quantile(0.5, sum by (verb, le) (rate("
+                   "carbonroute_scheduler_extender_request_duration_seconds_bucket[$__rate_interval])))",
+                   "{{verb}} p50"),
+            target("histogram_quantile(0.99, sum by (verb, le) (rate("
+                   "carbonroute_scheduler_extender_request_duration_seconds_bucket[$__rate_interval])))",
+                   "{{verb}} p99", ref="B")],
+           x=8, w=8, unit="s", advance=False)
+timeseries("Extender requests by status",
+           "Requests per second by verb and HTTP status.",
+           [target("sum by (verb, code) "
+                   "(rate(carbonroute_scheduler_extender_requests_total[$__rate_interval]))",
+                   "{{verb}} {{code}}")],
+           x=16, w=8, unit="reqps", stacked=True, advance=False)
+y += 8
+timeseries("Scheduler model age",
+           "Seconds since scheduler-lite last rebuilt its model (every --refresh); alert at 5 min.",
+           [target("carbonroute_scheduler_model_age_seconds", "{{instance}}")],
+           x=0, w=24, unit="s")
+
+
+def query_variable(name, label, query):
+    return {"name": name, "label": label, "type": "query", "datasource": DATASOURCE,
+            "query": {"query": query, "refId": name},
+            "refresh": 2, "multi": True, "includeAll": True, "allValue": ".*",
+            "current": {"selected": True, "text": ["All"], "value": ["$__all"]},
+            "sort": 1, "options": [], "hide": 0}
+
+
+dashboard = {
+    "uid": "carbonroute",
+    "title": "carbonroute",
+    "description": "Grid carbon intensity, the RTT matrix, collector health and scheduler-lite "
+                   "decisions (https://github.com/carbonroute; README \"Grafana and alerts\").",
+    "tags": ["carbonroute", "carbon", "latency"],
+    "timezone": "browser",
+    "editable": True,
+    "graphTooltip": 1,
+    "refresh": "1m",
+    "schemaVersion": 39,
+    "version": 1,
+    "time": {"from": "now-24h", "to": "now"},
+    "timepicker": {},
+    "fiscalYearStartMonth": 0,
+    "liveNow": False,
+    "links": [],
+    "annotations": {"list": [{
+        "builtIn": 1, "datasource": {"type": "grafana", "uid": "-- Grafana --"},
+        "enable": True, "hide": True, "iconColor": "rgba(0, 211, 255, 1)",
+        "name": "Annotations & Alerts", "type": "dashboard"}]},
+    "templating": {"list": [
+        {"name": "datasource", "label": "Data source", "type": "datasource",
+         "query": "prometheus", "refresh": 1, "regex": "", "hide": 0, "options": [],
+         "current": {"selected": False, "text": "Prometheus", "value": "prometheus"}},
+        query_variable("location", "Grid location",
+                       "label_values(carbonroute_carbon_intensity_grams_per_kilowatt_hour, location)"),
+        query_variable("node", "Node", "label_values(carbonroute_node_info, node)"),
+    ]},
+    "panels": panels,
+}
+
+json.dump(dashboard, sys.stdout, indent=2, ensure_ascii=False)
+sys.stdout.write("\n")

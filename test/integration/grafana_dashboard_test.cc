@@ -1,0 +1,199 @@
+// Integration test: the shipped Grafana dashboard (deploy/grafana/carbonroute.json)
+// and Prometheus rules (deploy/prometheus/carbonroute-rules.yaml) against a
+// real Prometheus (Debian package `prometheus`) scraping a real collector and
+// `scheduler-lite serve`. Every panel query runs through /api/v1/query_range
+// as Grafana would send it; those this set-up feeds must return data.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
+#include "net/curl_http_client.h"
+#include "test/testing/collector_process.h"
+#include "test/testing/temp_dir.h"
+
+namespace carbonroute {
+namespace {
+
+constexpr char kPrometheusBinary[] = "/usr/bin/prometheus";
+
+// Panels that need what this set-up lacks: WattTime's signal index.
+const std::set<std::string> kPanelsWithoutDataHere = {"Relative signal (percentile)"};
+
+std::string UrlEncode(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += absl::StrCat("%", absl::Hex(c, absl::kZeroPad2));
+    }
+  }
+  return out;
+}
+
+// A panel query as Grafana sends it with every variable at "All".
+std::string Interpolate(const std::string& expr) {
+  return absl::StrReplaceAll(expr,
+                             {{"$location", ".*"}, {"$node", ".*"}, {"$__rate_interval", "15s"}});
+}
+
+TEST(GrafanaDashboard, EveryPanelQueryRunsOnARealPrometheusAndTheFedOnesReturnData) {
+  ASSERT_TRUE(std::filesystem::exists(kPrometheusBinary))
+      << "install Debian's prometheus package (./scripts/test does)";
+  testing::ScopedTempDir temp_dir;  // grafana_dashboard
+  const std::string& dir = temp_dir.path();
+  const int prometheus_port = testing::FreeLoopbackPort();
+  const int scheduler_port = testing::FreeLoopbackPort();
+
+  // One collector probing Prometheus's port over TCP (a peer in another zone).
+  testing::CollectorProcess collector =
+      testing::StartCollector(dir, absl::StrCat(R"yaml(
+listen_address: 127.0.0.1:0
+database: )yaml",
+                                                dir, R"yaml(/collector.sqlite
+node: {name: dash-node, region: europe-west1, zone: europe-west1-b, location: BE}
+poll: {interval: 2s, forecast_horizon: 24h}
+providers:
+  - {type: replay, locations: [BE, DE, SE-SE3]}
+  - {type: static, name: ppa, values: {onprem: 12.5}}
+rtt:
+  probe: {interval: 200ms, timeout: 1s}
+  peers:
+    - {name: prometheus, zone: europe-west1-c, address: 127.0.0.1, protocol: tcp, port: )yaml",
+                                                prometheus_port, "}\n"));
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  testing::Subprocess scheduler(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--listen",
+       absl::StrCat("127.0.0.1:", scheduler_port), "--refresh", "1s", "--metrics",
+       absl::StrCat("http://127.0.0.1:", collector.port, "/metrics")},
+      dir + "/scheduler.log");
+  ASSERT_TRUE(scheduler.running());
+
+  std::ofstream(dir + "/prometheus.yml") << absl::StrCat(
+      "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+      "rule_files: ['",
+      CARBONROUTE_SOURCE_DIR,
+      "/deploy/prometheus/carbonroute-rules.yaml']\n"
+      "scrape_configs:\n"
+      "  - job_name: carbonroute-collector\n"
+      "    static_configs: [{targets: ['127.0.0.1:",
+      collector.port,
+      "']}]\n"
+      "  - job_name: carbonroute-scheduler\n"
+      "    static_configs: [{targets: ['127.0.0.1:",
+      scheduler_port, "']}]\n");
+  testing::Subprocess prometheus(
+      {kPrometheusBinary, "--config.file=" + dir + "/prometheus.yml",
+       "--storage.tsdb.path=" + dir + "/tsdb",
+       "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
+      dir + "/prometheus.log");
+  ASSERT_TRUE(prometheus.running());
+
+  // kube-scheduler's calls, over one keep-alive connection: decisions and latency.
+  absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
+      net::CurlHttpClient::Create("grafana-dashboard-test");
+  ASSERT_TRUE(http.ok());
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        int status = 0;
+        testing::HttpGet(scheduler_port, "/healthz", &status);
+        return status == 200;
+      },
+      absl::Seconds(30)))
+      << scheduler.Log();
+  auto extender_calls = [&] {
+    for (const char* verb : {"filter", "prioritize"}) {
+      net::HttpRequest request;
+      request.method = "POST";
+      request.url = absl::StrCat("http://127.0.0.1:", scheduler_port, "/", verb);
+      request.headers = {{"Content-Type", "application/json"}};
+      request.body =
+          R"({"Pod":{"metadata":{"name":"p","labels":{"delay_dash-node":"25"}}},"Nodes":null,"NodeNames":["dash-node"]})";
+      absl::StatusOr<net::HttpResponse> response = (*http)->Send(request);
+      ASSERT_TRUE(response.ok()) << response.status();
+      ASSERT_EQ(response->status, 200) << response->body;
+    }
+  };
+
+  const std::string dashboard_path =
+      std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/grafana/carbonroute.json";
+  const nlohmann::json dashboard = nlohmann::json::parse(std::ifstream(dashboard_path));
+  struct Query {
+    std::string panel, expr;
+  };
+  std::vector<Query> queries;
+  for (const nlohmann::json& panel : dashboard["panels"]) {
+    if (panel["type"] == "row") continue;
+    ASSERT_FALSE(panel["targets"].empty()) << panel["title"];
+    for (const nlohmann::json& target : panel["targets"]) {
+      queries.push_back({panel["title"].get<std::string>(), target["expr"].get<std::string>()});
+    }
+  }
+  ASSERT_GE(queries.size(), 19u);
+
+  auto query_range = [&](const std::string& expr, nlohmann::json& result) {
+    const int64_t end = absl::ToUnixSeconds(absl::Now());
+    const std::string body = testing::HttpGet(
+        prometheus_port, absl::StrCat("/api/v1/query_range?query=", UrlEncode(Interpolate(expr)),
+                                      "&start=", end - 120, "&end=", end, "&step=1"));
+    nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) return std::string("not JSON: ") + body;
+    if (parsed.value("status", "") != "success") return parsed.dump();
+    result = parsed["data"]["result"];
+    return std::string();
+  };
+
+  // Wait until every panel that should have data has it (rates need two scrapes
+  // after the extender calls; the zone RTT needs a probe interval of answers).
+  std::map<std::string, std::string> missing;
+  const bool all_data = testing::WaitFor(
+      [&] {
+        extender_calls();
+        missing.clear();
+        for (const Query& query : queries) {
+          nlohmann::json result;
+          const std::string error = query_range(query.expr, result);
+          if (!error.empty()) {
+            missing[query.panel] = "error: " + error;
+          } else if (result.empty() && !kPanelsWithoutDataHere.contains(query.panel)) {
+            missing[query.panel] = "no data: " + query.expr;
+          }
+        }
+        return missing.empty();
+      },
+      absl::Seconds(90));
+  std::string report;
+  for (const auto& [panel, why] : missing) absl::StrAppend(&report, panel, ": ", why, "\n");
+  EXPECT_TRUE(all_data) << report << prometheus.Log();
+
+  // Every query is valid PromQL, the ones without data here included.
+  for (const Query& query : queries) {
+    nlohmann::json result;
+    EXPECT_EQ(query_range(query.expr, result), "") << query.panel;
+  }
+
+  // The recording rules evaluate on the same data: the cleanest location of
+  // the "europe" group is the collector's own (BE is the only located one).
+  nlohmann::json cleanest;
+  ASSERT_EQ(query_range("region_group:carbonroute_carbon_intensity_grams_per_kilowatt_hour:min",
+                        cleanest),
+            "");
+  ASSERT_FALSE(cleanest.empty()) << prometheus.Log();
+  EXPECT_EQ(cleanest[0]["metric"]["region_group"], "europe");
+  EXPECT_EQ(cleanest[0]["metric"]["location"], "BE");
+  // And no alert fires on a healthy set-up.
+  nlohmann::json alerts =
+      nlohmann::json::parse(testing::HttpGet(prometheus_port, "/api/v1/alerts"), nullptr, false);
+  ASSERT_FALSE(alerts.is_discarded());
+  EXPECT_TRUE(alerts["data"]["alerts"].empty()) << alerts.dump();
+}
+
+}  // namespace
+}  // namespace carbonroute
