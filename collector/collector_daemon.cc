@@ -390,8 +390,9 @@ void CollectorDaemon::Run(absl::Notification& stop) {
     spdlog::info("systemd watchdog: telling systemd every {} while the loops make progress",
                  absl::FormatDuration(*watchdog));
   }
-  std::thread notifying(
-      [&notifier, &stop, watchdog] { notifier.Run(watchdog.value_or(kStatusEvery), stop); });
+  // At least every kStatusEvery, so that STATUS= follows the first poll soon.
+  const absl::Duration tick = std::min(watchdog.value_or(kStatusEvery), kStatusEvery);
+  std::thread notifying([&notifier, &stop, tick] { notifier.Run(tick, stop); });
   std::thread probes, discovering;
   if (prober_ != nullptr) probes = std::thread([this] { prober_->Run(); });
   if (discovery_ != nullptr) discovering = std::thread([this, &stop] { discovery_->Run(stop); });

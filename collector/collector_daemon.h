@@ -77,7 +77,7 @@ class CollectorDaemon {
   // Thread safety: any thread.
   std::string StatusLine() const;
 
-  // How often STATUS= is sent when systemd asked for no watchdog.
+  // How often STATUS= is sent at least (more often when systemd's watchdog asks).
   static constexpr absl::Duration kStatusEvery = absl::Seconds(10);
 
   net::HttpServerResponse ForecastPage(const net::HttpServerRequest& request) const;
