@@ -54,10 +54,17 @@ TEST(DeployManifests, ExtenderUsesTheV1FieldNames) {
   EXPECT_TRUE(extender["ignorable"].as<bool>());
   EXPECT_EQ(extender["httpTimeout"].as<std::string>(), "2s");
   EXPECT_EQ(extender["urlPrefix"].as<std::string>(), "http://127.0.0.1:8888");
-  // scheduler-lite listens where the extender points.
+  // scheduler-lite listens where the extender points (all addresses: the
+  // kubelet's readiness probe comes to the pod IP), with the port it is probed on.
   const YAML::Node deployment = FindKind(Documents("scheduler.yaml"), "Deployment");
   const YAML::Node sidecar = deployment["spec"]["template"]["spec"]["containers"][1];
-  EXPECT_EQ(sidecar["args"][2].as<std::string>(), "--listen=127.0.0.1:8888");
+  EXPECT_EQ(sidecar["args"][2].as<std::string>(), "--listen=0.0.0.0:8888");
+  EXPECT_EQ(sidecar["readinessProbe"]["httpGet"]["port"].as<int>(), 8888);
+  // The unauthenticated extender is reachable from the monitoring namespace only.
+  const YAML::Node policy = FindKind(Documents("scheduler.yaml"), "NetworkPolicy");
+  EXPECT_EQ(policy["spec"]["podSelector"]["matchLabels"]["app"].as<std::string>(),
+            "carbonroute-scheduler");
+  EXPECT_EQ(policy["spec"]["ingress"].size(), 1u);
 }
 
 TEST(DeployManifests, ExamplesOptIntoTheCarbonrouteProfile) {
