@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -370,10 +371,20 @@ std::string CollectorDaemon::StatusLine() const {
       if (state != SeriesState::kOk) failing += count;
     }
   }
-  std::string line =
-      first_poll_done_->load()
-          ? absl::StrCat(series, series == 1 ? " location, " : " locations, ", failing, " failing")
-          : "first poll under way";
+  std::string line = "first poll under way";
+  if (first_poll_done_->load()) {
+    // Distinct grid locations; the series (provider × location) when some
+    // location has several providers. providers_ is fixed after Create.
+    std::set<std::string> locations;
+    for (const std::unique_ptr<providers::Provider>& provider : providers_) {
+      locations.insert(provider->locations().begin(), provider->locations().end());
+    }
+    const std::size_t distinct = locations.size();
+    line = absl::StrCat(distinct, distinct == 1 ? " location" : " locations");
+    if (static_cast<std::size_t>(series) != distinct)
+      absl::StrAppend(&line, " (", series, " series)");
+    absl::StrAppend(&line, ", ", failing, " failing");
+  }
   if (prober_ != nullptr) {
     const Prober::PeerCounts peers = prober_->peer_counts();
     absl::StrAppend(&line, ", ", peers.peers, peers.peers == 1 ? " peer (" : " peers (",

@@ -275,14 +275,16 @@ TEST(CollectorBinary, TellsSystemdItIsReadyAliveAndReloading) {
   // The child inherits these; the test process itself sends nothing.
   ::setenv("NOTIFY_SOCKET", (dir + "/notify").c_str(), 1);
   ::setenv("WATCHDOG_USEC", "2000000", 1);  // WatchdogSec=2s: a ping every second
-  testing::CollectorProcess collector = testing::StartCollector(dir, ConfigFor(dir));
+  // BE from two providers: 7 grid locations, 8 series.
+  testing::CollectorProcess collector = testing::StartCollector(
+      dir, ConfigFor(dir) + "  - {type: static, name: be-ppa, values: {BE: 10}}\n");
   ::unsetenv("NOTIFY_SOCKET");
   ::unsetenv("WATCHDOG_USEC");
   ASSERT_GT(collector.port, 0) << collector.process->Log();
 
   EXPECT_NE(systemd.WaitFor("READY=1", absl::Seconds(30)), "") << collector.process->Log();
-  // After the first poll: both providers' series, none failing, and the keep-alive ping.
-  const std::string alive = systemd.WaitFor("7 locations, 0 failing", absl::Seconds(30));
+  // After the first poll: every provider's series, none failing, and the keep-alive ping.
+  const std::string alive = systemd.WaitFor("7 locations (8 series), 0 failing", absl::Seconds(30));
   EXPECT_THAT(alive, HasSubstr("WATCHDOG=1")) << collector.process->Log();
   EXPECT_THAT(collector.process->Log(), HasSubstr("systemd watchdog: telling systemd every 1s"));
 
