@@ -365,12 +365,13 @@ void Poller::Run(Clock& clock, absl::Notification& stop,
   absl::Mutex mutex;
   PollStats first_polls;
   std::size_t first_polls_left = providers_.size();
+  ProgressMonitor unwatched;  // the loops' promises when nobody watches them
+  ProgressMonitor& monitor = progress != nullptr ? *progress : unwatched;
   auto loop = [&](providers::Provider* provider) {
-    ProgressMonitor::LoopId loop_id = 0;
-    if (progress != nullptr) loop_id = progress->Register("poll loop of " + provider->name());
+    const ProgressMonitor::LoopId loop_id = monitor.Register("poll loop of " + provider->name());
     const absl::Duration poll_budget =
         kPollSlack + static_cast<int64_t>(provider->locations().size()) * 3 * longest_call;
-    if (progress != nullptr) progress->Expect(loop_id, clock.Now() + poll_budget);
+    monitor.Expect(loop_id, clock.Now() + poll_budget);
     if (absl::Status started = provider->Start(clock.Now()); !started.ok()) {
       spdlog::warn("provider {}: start-up check failed (polling goes ahead): {}", provider->name(),
                    std::string(started.message()));
@@ -378,7 +379,7 @@ void Poller::Run(Clock& clock, absl::Notification& stop,
     bool first = true;
     while (!stop.HasBeenNotified()) {
       const absl::Time now = clock.Now();
-      if (progress != nullptr) progress->Expect(loop_id, now + poll_budget);
+      monitor.Expect(loop_id, now + poll_budget);
       PollStats stats;
       stats.next_poll = now + config_.interval;
       PollProvider(*provider, now, &stop, stats);
@@ -398,10 +399,10 @@ void Poller::Run(Clock& clock, absl::Notification& stop,
       // At least 1 s apart, so a provider answering with already-expired readings cannot spin
       // the loop.
       const absl::Time wake = std::max(stats.next_poll, now + absl::Seconds(1));
-      if (progress != nullptr) progress->Expect(loop_id, wake + kPollSlack);
+      monitor.Expect(loop_id, wake + kPollSlack);
       if (clock.WaitUntil(wake, stop)) break;
     }
-    if (progress != nullptr) progress->Finish(loop_id);
+    monitor.Finish(loop_id);
   };
   if (providers_.empty()) {
     if (first_poll_done) first_poll_done(first_polls);

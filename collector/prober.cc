@@ -66,17 +66,16 @@ void Prober::ExportZoneRtts(absl::Time now) {
   zone_rtts_at_ = now + config_.interval;
   std::map<std::string, std::vector<absl::Duration>> by_zone;
   std::size_t fresh = 0;
-  for (const auto& [id, target] : targets_) fresh += target->exported_fresh ? 1 : 0;
-  peer_count_.store(targets_.size(), std::memory_order_relaxed);
-  fresh_count_.store(fresh, std::memory_order_relaxed);
-  if (!source_zone_.empty()) {
-    for (const auto& [id, target] : targets_) {
-      if (target->peer.zone.empty() || !target->exported_fresh) continue;
-      if (const std::optional<absl::Duration> rtt = target->stats.smoothed()) {
-        by_zone[target->peer.zone].push_back(*rtt);
-      }
+  for (const auto& [id, target] : targets_) {
+    if (!target->exported_fresh) continue;
+    ++fresh;
+    if (source_zone_.empty() || target->peer.zone.empty()) continue;
+    if (const std::optional<absl::Duration> rtt = target->stats.smoothed()) {
+      by_zone[target->peer.zone].push_back(*rtt);
     }
   }
+  peer_count_.store(targets_.size(), std::memory_order_relaxed);
+  fresh_count_.store(fresh, std::memory_order_relaxed);
   for (auto it = exported_zones_.begin(); it != exported_zones_.end();) {
     if (by_zone.contains(*it)) {
       ++it;
@@ -335,11 +334,11 @@ Prober::PeerCounts Prober::peer_counts() const {
 
 void Prober::Run() {
   absl::Time now = clock_.Now();
-  ProgressMonitor* const progress = progress_;
-  ProgressMonitor::LoopId loop_id = 0;
-  if (progress != nullptr) loop_id = progress->Register("prober");
+  ProgressMonitor unwatched;  // the loop's promises when nobody watches them
+  ProgressMonitor& progress = progress_ != nullptr ? *progress_ : unwatched;
+  const ProgressMonitor::LoopId loop_id = progress.Register("prober");
   while (!stop_) {
-    if (progress != nullptr) progress->Expect(loop_id, now + kTurnSlack);
+    progress.Expect(loop_id, now + kTurnSlack);
     // Replies are collected by Wait() at the end of each turn, before the next
     // turn expires probes: a reply that arrived in time is never expired first.
     ApplyPendingTargets(now);
@@ -349,12 +348,12 @@ void Prober::Run() {
     ExportZoneRtts(now);
     SendDue(now);
     const absl::Time wake = NextWake(now);
-    if (progress != nullptr) progress->Expect(loop_id, wake + kTurnSlack);
+    progress.Expect(loop_id, wake + kTurnSlack);
     transport_.Wait(wake, answers_);
     now = clock_.Now();
     for (const ProbeAnswer& answer : answers_) Answer(answer, now);
   }
-  if (progress != nullptr) progress->Finish(loop_id);
+  progress.Finish(loop_id);
   stop_ = false;  // consumed: Run() may be called again (probes in flight carry over)
 }
 
