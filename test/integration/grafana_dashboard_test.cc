@@ -15,28 +15,16 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "net/curl_http_client.h"
+#include "net/url.h"
 #include "test/testing/collector_process.h"
+#include "test/testing/prometheus_process.h"
 #include "test/testing/temp_dir.h"
 
 namespace carbonroute {
 namespace {
 
-constexpr char kPrometheusBinary[] = "/usr/bin/prometheus";
-
 // Panels that need what this set-up lacks: WattTime's signal index.
 const std::set<std::string> kPanelsWithoutDataHere = {"Relative signal (percentile)"};
-
-std::string UrlEncode(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += absl::StrCat("%", absl::Hex(c, absl::kZeroPad2));
-    }
-  }
-  return out;
-}
 
 // A panel query as Grafana sends it with every variable at "All".
 std::string Interpolate(const std::string& expr) {
@@ -45,7 +33,7 @@ std::string Interpolate(const std::string& expr) {
 }
 
 TEST(GrafanaDashboard, EveryPanelQueryRunsOnARealPrometheusAndTheFedOnesReturnData) {
-  ASSERT_TRUE(std::filesystem::exists(kPrometheusBinary))
+  ASSERT_TRUE(std::filesystem::exists(testing::kPrometheusBinary))
       << "install Debian's prometheus package (./scripts/test does)";
   testing::ScopedTempDir temp_dir;  // grafana_dashboard
   const std::string& dir = temp_dir.path();
@@ -76,37 +64,18 @@ rtt:
       dir + "/scheduler.log");
   ASSERT_TRUE(scheduler.running());
 
-  std::ofstream(dir + "/prometheus.yml") << absl::StrCat(
-      "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-      "rule_files: ['",
-      CARBONROUTE_SOURCE_DIR,
-      "/deploy/prometheus/carbonroute-rules.yaml']\n"
-      "scrape_configs:\n"
-      "  - job_name: carbonroute-collector\n"
-      "    static_configs: [{targets: ['127.0.0.1:",
-      collector.port,
-      "']}]\n"
-      "  - job_name: carbonroute-scheduler\n"
-      "    static_configs: [{targets: ['127.0.0.1:",
-      scheduler_port, "']}]\n");
-  testing::Subprocess prometheus(
-      {kPrometheusBinary, "--config.file=" + dir + "/prometheus.yml",
-       "--storage.tsdb.path=" + dir + "/tsdb",
-       "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
-      dir + "/prometheus.log");
-  ASSERT_TRUE(prometheus.running());
+  std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(
+      dir, prometheus_port,
+      {{"carbonroute-collector", collector.port}, {"carbonroute-scheduler", scheduler_port}},
+      {std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/prometheus/carbonroute-rules.yaml"});
+  ASSERT_TRUE(prometheus->running());
 
   // kube-scheduler's calls, over one keep-alive connection: decisions and latency.
   absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
       net::CurlHttpClient::Create("grafana-dashboard-test");
   ASSERT_TRUE(http.ok());
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        int status = 0;
-        testing::HttpGet(scheduler_port, "/healthz", &status);
-        return status == 200;
-      },
-      absl::Seconds(30)))
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return testing::IsHealthy(scheduler_port); }, absl::Seconds(30)))
       << scheduler.Log();
   auto extender_calls = [&] {
     for (const char* verb : {"filter", "prioritize"}) {
@@ -141,8 +110,10 @@ rtt:
   auto query_range = [&](const std::string& expr, nlohmann::json& result) {
     const int64_t end = absl::ToUnixSeconds(absl::Now());
     const std::string body = testing::HttpGet(
-        prometheus_port, absl::StrCat("/api/v1/query_range?query=", UrlEncode(Interpolate(expr)),
-                                      "&start=", end - 120, "&end=", end, "&step=1"));
+        prometheus_port, "/api/v1/query_range" + net::Query({{"query", Interpolate(expr)},
+                                                             {"start", absl::StrCat(end - 120)},
+                                                             {"end", absl::StrCat(end)},
+                                                             {"step", "1"}}));
     nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) return std::string("not JSON: ") + body;
     if (parsed.value("status", "") != "success") return parsed.dump();
@@ -171,7 +142,7 @@ rtt:
       absl::Seconds(90));
   std::string report;
   for (const auto& [panel, why] : missing) absl::StrAppend(&report, panel, ": ", why, "\n");
-  EXPECT_TRUE(all_data) << report << prometheus.Log();
+  EXPECT_TRUE(all_data) << report << prometheus->Log();
 
   // Every query is valid PromQL, the ones without data here included.
   for (const Query& query : queries) {
@@ -185,7 +156,7 @@ rtt:
   ASSERT_EQ(query_range("region_group:carbonroute_carbon_intensity_grams_per_kilowatt_hour:min",
                         cleanest),
             "");
-  ASSERT_FALSE(cleanest.empty()) << prometheus.Log();
+  ASSERT_FALSE(cleanest.empty()) << prometheus->Log();
   EXPECT_EQ(cleanest[0]["metric"]["region_group"], "europe");
   EXPECT_EQ(cleanest[0]["metric"]["location"], "BE");
   // And no alert fires on a healthy set-up.

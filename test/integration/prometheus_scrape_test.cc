@@ -5,23 +5,21 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "test/testing/collector_process.h"
+#include "test/testing/prometheus_process.h"
 #include "test/testing/temp_dir.h"
 #include "test/testing/trace_csv.h"
 
 namespace carbonroute {
 namespace {
 
-constexpr char kPrometheusBinary[] = "/usr/bin/prometheus";
-
 TEST(PrometheusScrape, IntensityReadBackThroughTheQueryApiEqualsTheCsv) {
-  ASSERT_TRUE(std::filesystem::exists(kPrometheusBinary))
+  ASSERT_TRUE(std::filesystem::exists(testing::kPrometheusBinary))
       << "install Debian's prometheus package (./scripts/test does)";
   testing::ScopedTempDir temp_dir;  // prometheus_scrape
   const std::string& dir = temp_dir.path();
@@ -41,18 +39,9 @@ providers:
   ASSERT_GT(collector.port, 0) << collector.process->Log();
 
   const int prometheus_port = testing::FreeLoopbackPort();
-  std::ofstream(dir + "/prometheus.yml") << absl::StrCat(
-      "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-      "scrape_configs:\n"
-      "  - job_name: carbonroute\n"
-      "    static_configs: [{targets: ['127.0.0.1:",
-      collector.port, "']}]\n");
-  testing::Subprocess prometheus(
-      {kPrometheusBinary, "--config.file=" + dir + "/prometheus.yml",
-       "--storage.tsdb.path=" + dir + "/tsdb",
-       "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
-      dir + "/prometheus.log");
-  ASSERT_TRUE(prometheus.running());
+  std::unique_ptr<testing::Subprocess> prometheus =
+      testing::StartPrometheus(dir, prometheus_port, {{"carbonroute", collector.port}});
+  ASSERT_TRUE(prometheus->running());
 
   // Wait until Prometheus has scraped every replayed zone.
   nlohmann::json result;
@@ -68,7 +57,7 @@ providers:
       },
       absl::Seconds(60));
   const absl::Time after = absl::Now();
-  ASSERT_TRUE(scraped) << prometheus.Log();
+  ASSERT_TRUE(scraped) << prometheus->Log();
 
   for (const nlohmann::json& series : result) {
     const std::string zone = series["metric"]["location"].get<std::string>();
@@ -80,7 +69,7 @@ providers:
     EXPECT_THAT(value, ::testing::AnyOf(csv.ServedAt(before, zone), csv.ServedAt(after, zone)))
         << zone;
   }
-  EXPECT_EQ(prometheus.Terminate(), 0);
+  EXPECT_EQ(prometheus->Terminate(), 0);
   EXPECT_EQ(collector.process->Terminate(), 0);
 }
 

@@ -161,13 +161,7 @@ TEST(SchedulerLiteServe, AnswersTheExtenderAndStopsCleanlyOnSigterm) {
       {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--listen", "127.0.0.1:" + std::to_string(port),
        "--metrics", absl::StrCat("http://127.0.0.1:", collector.port, "/metrics")},
       root + "/serve.log");
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        int status = 0;
-        testing::HttpGet(port, "/healthz", &status);
-        return status == 200;
-      },
-      absl::Seconds(30)))
+  ASSERT_TRUE(testing::WaitFor([&] { return testing::IsHealthy(port); }, absl::Seconds(30)))
       << serve.Log();
   int code = 0;
   const std::string reply = RunCommand(

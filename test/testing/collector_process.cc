@@ -20,6 +20,12 @@ std::string HttpGet(int port, const std::string& path, int* status) {
   return response.ok() ? response->body : "";
 }
 
+bool IsHealthy(int port) {
+  int status = 0;
+  HttpGet(port, "/healthz", &status);
+  return status == 200;
+}
+
 CollectorProcess StartCollector(const std::string& dir, const std::string& config_yaml,
                                 const std::string& log_name) {
   const std::string config_path = dir + "/collector.yaml";
@@ -37,8 +43,7 @@ CollectorProcess StartCollector(const std::string& dir, const std::string& confi
         if (std::regex_search(log, match, serving)) {
           (void)absl::SimpleAtoi(match[1].str(), &collector.port);
         }
-        int status = 0;
-        return collector.port > 0 && (HttpGet(collector.port, "/healthz", &status), status == 200);
+        return collector.port > 0 && IsHealthy(collector.port);
       },
       absl::Seconds(30));
   return collector;

@@ -26,6 +26,10 @@ CollectorProcess StartCollector(const std::string& dir, const std::string& confi
 // GET http://127.0.0.1:port/path; "" on any failure.
 std::string HttpGet(int port, const std::string& path, int* status = nullptr);
 
+// Whether GET http://127.0.0.1:port/healthz answers 200 (the collector and
+// scheduler-lite serve both have it).
+bool IsHealthy(int port);
+
 }  // namespace carbonroute::testing
 
 #endif  // CARBONROUTE_TEST_TESTING_COLLECTOR_PROCESS_H_

@@ -1,0 +1,30 @@
+#include "test/testing/prometheus_process.h"
+
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::testing {
+
+std::unique_ptr<Subprocess> StartPrometheus(const std::string& dir, int port,
+                                            const std::vector<ScrapeTarget>& targets,
+                                            const std::vector<std::string>& rule_files) {
+  std::string config = "global: {scrape_interval: 1s, evaluation_interval: 1s}\n";
+  if (!rule_files.empty()) {
+    absl::StrAppend(&config, "rule_files:\n");
+    for (const std::string& file : rule_files) absl::StrAppend(&config, "  - '", file, "'\n");
+  }
+  absl::StrAppend(&config, "scrape_configs:\n");
+  for (const ScrapeTarget& target : targets) {
+    absl::StrAppend(&config, "  - job_name: ", target.job,
+                    "\n    static_configs: [{targets: ['127.0.0.1:", target.port, "']}]\n");
+  }
+  std::ofstream(dir + "/prometheus.yml") << config;
+  return std::make_unique<Subprocess>(
+      std::vector<std::string>{kPrometheusBinary, "--config.file=" + dir + "/prometheus.yml",
+                               "--storage.tsdb.path=" + dir + "/tsdb",
+                               absl::StrCat("--web.listen-address=127.0.0.1:", port)},
+      dir + "/prometheus.log");
+}
+
+}  // namespace carbonroute::testing

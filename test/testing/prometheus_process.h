@@ -1,0 +1,34 @@
+// File: test/testing/prometheus_process.h
+//
+// Starts a real Prometheus server (Debian package `prometheus`) for the
+// integration tests: it scrapes the given loopback ports and evaluates its
+// rules every second, keeps its TSDB in the test's directory and listens on
+// 127.0.0.1:`port`.
+#ifndef CARBONROUTE_TEST_TESTING_PROMETHEUS_PROCESS_H_
+#define CARBONROUTE_TEST_TESTING_PROMETHEUS_PROCESS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "test/testing/subprocess.h"
+
+namespace carbonroute::testing {
+
+inline constexpr char kPrometheusBinary[] = "/usr/bin/prometheus";
+
+// One scrape job: its `job` label and the port on 127.0.0.1 it scrapes.
+struct ScrapeTarget {
+  std::string job;
+  int port = 0;
+};
+
+// Writes `dir`/prometheus.yml and starts Prometheus with `dir`/tsdb, logging
+// to `dir`/prometheus.log. `rule_files` are absolute paths.
+std::unique_ptr<Subprocess> StartPrometheus(const std::string& dir, int port,
+                                            const std::vector<ScrapeTarget>& targets,
+                                            const std::vector<std::string>& rule_files = {});
+
+}  // namespace carbonroute::testing
+
+#endif  // CARBONROUTE_TEST_TESTING_PROMETHEUS_PROCESS_H_
