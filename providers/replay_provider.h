@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "providers/intensity_trace.h"
+#include "contract/intensity_trace.h"
 #include "providers/provider.h"
 
 namespace carbonroute::providers {

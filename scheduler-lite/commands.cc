@@ -20,8 +20,8 @@
 #include "scheduler-lite/extender_service.h"
 #include "scheduler-lite/forecast_client.h"
 #include "scheduler-lite/karmada_patch.h"
-#include "scheduler-lite/kubectl.h"
 #include "scheduler-lite/ranking_output.h"
+#include "scheduler-lite/run_program.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
@@ -266,8 +266,8 @@ int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& 
   if (patch.cluster_names.empty()) return 3;
   if (!request.apply) return 0;
   const absl::Status patched =
-      RunKubectl({"patch", "propagationpolicy", policy->name, "-n", policy->namespace_name,
-                  "--type", "merge", "-p", patch.json});
+      RunProgram("kubectl", {"patch", "propagationpolicy", policy->name, "-n",
+                             policy->namespace_name, "--type", "merge", "-p", patch.json});
   if (!patched.ok()) {
     err << "scheduler-lite: " << patched.message() << "\n";
     return 1;

@@ -2,7 +2,10 @@
 // Flags only: each subcommand is a row of the table below, its work a function
 // of scheduler-lite/commands.h.
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -15,6 +18,8 @@
 #include "base/usage.h"
 #include "net/curl_http_client.h"
 #include "scheduler-lite/commands.h"
+#include "scheduler-lite/simulate_command.h"
+#include "scheduler-lite/simulation_output.h"
 
 namespace {
 
@@ -73,6 +78,15 @@ struct Flags {
   std::string refresh = "30s";
   // rank, explain, karmada.
   std::string runtime;
+  // simulate.
+  SimulateRequest simulate;
+  std::string trace;
+  std::string simulate_limits = "5,50,100,150,200,250,300";
+  std::string simulate_idle = "0,50,99";
+  std::string simulate_policies = "local,static,carbonroute,oracle";
+  std::string simulate_origins;
+  std::string simulate_runtime = "1h";
+  std::string forecast = "perfect";
 
   absl::StatusOr<ModelSources> Sources() const {
     ModelSources sources;
@@ -132,6 +146,45 @@ void AddRankFlags(CLI::App* cmd, Flags& f) {
   cmd->add_option("--carbon-weight", f.rank.carbon_weight, "w_c")->capture_default_str();
   cmd->add_option("--latency-weight", f.rank.latency_weight, "w_l")->capture_default_str();
 }
+
+// A comma-separated list of numbers; throws naming the flag and the bad item.
+std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,
+                                   double max_exclusive, const char* expected) {
+  std::vector<double> values;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    double value = 0;
+    if (!absl::SimpleAtod(item, &value) || !std::isfinite(value) || value < min ||
+        value >= max_exclusive) {
+      throw CLI::ValidationError(flag, std::string("expected ") + expected + ", got \"" +
+                                           std::string(item) + "\" in \"" + text + "\"");
+    }
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
+  return values;
+}
+
+constexpr char kSimulateModel[] = R"(Model:
+  A site is a grid zone that hosts at least one region of --region-zones; regions
+  sharing a zone are one site. The RTT between two sites is the --rtt-matrix value
+  between their regions (the smallest, if several); a site to itself is 5 ms.
+  Every site has a capacity of 100 units and its own constant load of
+  100 * (1 - idle/100) units (rounded). Work may move only to sites within
+  --max-rtt-ms of its origin site, never beyond a site's capacity, and is re-placed
+  every --runtime. The figure of merit is the load-weighted mean carbon intensity
+  of the origins' work over the trace (gCO2eq/kWh); savings are relative to local.
+Policies:
+  local        nothing moves.
+  static       one plan from each site's mean over the whole trace: origins in
+               ascending order of their mean move as much as fits to the cleanest
+               sites within the limit (itself included), in order, and keep the rest.
+  carbonroute  each period, each origin (dirtiest first) is placed by the extender's
+               own scoring with the limit as a hard filter, seeing the current
+               reading and the forecast mean (--forecast perfect: the trace itself;
+               persistence: the same hours of the previous day); full sites are not
+               candidates.
+  oracle       each period, the minimum-carbon assignment for the true means
+               (min-cost flow, LEMON NetworkSimplex): the lower bound.
+Sites whose zone has no column in --trace are skipped with a warning.)";
 
 // What a subcommand's run function is handed.
 struct Context {
@@ -220,6 +273,90 @@ const std::vector<Subcommand>& Subcommands() {
        [](Context& c) {
          return ServeCommand(c.flags.serve, c.http, c.clock, c.signals->stop(), std::cerr);
        }},
+      {"simulate", "what each policy would have saved over a year of real grid data",
+       [](CLI::App* cmd, Flags& f) {
+         cmd->add_option("--trace", f.simulate.trace_csv,
+                         "hourly carbon-intensity CSV datetime,<zone>... (default: "
+                         "data/carbon-intensity-2022-hourly.csv)");
+         cmd->add_option("--region-zones", f.simulate.region_zones_csv,
+                         "region → grid zone CSV (default: data/gcp-region-zones.csv)");
+         cmd->add_option("--rtt-matrix", f.simulate.rtt_matrix_csv,
+                         "RTT matrix CSV sending_region,receiving_region,milliseconds (default: "
+                         "data/gcp-inter-region-latency-ms.csv)");
+         cmd->add_option("--data-dir", f.data_dirs,
+                         "directory searched first for the default data files (repeatable)");
+         cmd->add_option("--origins", f.simulate_origins,
+                         "where work originates: regions or zones, comma-separated (default: "
+                         "every site)");
+         cmd->add_option("--max-rtt-ms", f.simulate_limits, "latency limits, ms, comma-separated")
+             ->capture_default_str();
+         cmd->add_option("--idle-capacity", f.simulate_idle,
+                         "idle capacity levels, percent in [0, 100), comma-separated")
+             ->capture_default_str();
+         cmd->add_option("--policies", f.simulate_policies,
+                         "local,static,carbonroute,oracle (any of them, comma-separated)")
+             ->capture_default_str();
+         cmd->add_option("--runtime", f.simulate_runtime,
+                         "work is re-placed every runtime (whole hours, e.g. 1h, 4h)")
+             ->capture_default_str();
+         cmd->add_option("--forecast", f.forecast,
+                         "what carbonroute knows of the coming runtime: perfect|persistence")
+             ->check(CLI::IsMember({"perfect", "persistence"}))
+             ->capture_default_str();
+         cmd->add_option("--format", f.simulate.format, "table, csv or json")
+             ->check(CLI::IsMember({"table", "csv", "json"}))
+             ->capture_default_str();
+         cmd->add_option("--plot", f.simulate.plot,
+                         "also draw mean intensity against the limit into FILE.svg or FILE.png "
+                         "(needs gnuplot)");
+         cmd->add_option("--threads", f.simulate.options.threads,
+                         "worker threads (0: one per core)")
+             ->check(CLI::NonNegativeNumber)
+             ->capture_default_str();
+         cmd->footer(kSimulateModel);
+       },
+       [](Flags& f) {
+         SimulationOptions& o = f.simulate.options;
+         o.max_rtt_ms = NumberListFlag(f.simulate_limits, "--max-rtt-ms", 0, INFINITY,
+                                       "latency limits in ms ≥ 0 such as 50,100,150");
+         o.idle_percent.clear();
+         for (double idle : NumberListFlag(f.simulate_idle, "--idle-capacity", 0, 100,
+                                           "whole percentages in [0, 100) such as 0,50,99")) {
+           if (idle != std::floor(idle)) {
+             throw CLI::ValidationError("--idle-capacity",
+                                        "expected whole percentages, got " + f.simulate_idle);
+           }
+           o.idle_percent.push_back(static_cast<int>(idle));
+         }
+         o.policies.clear();
+         for (absl::string_view name : absl::StrSplit(f.simulate_policies, ',')) {
+           std::optional<SimulatedPolicy> policy = ParsePolicy(name);
+           if (!policy) {
+             throw CLI::ValidationError("--policies",
+                                        "unknown policy \"" + std::string(name) +
+                                            "\" (policies: local, static, carbonroute, oracle)");
+           }
+           if (std::find(o.policies.begin(), o.policies.end(), *policy) == o.policies.end()) {
+             o.policies.push_back(*policy);
+           }
+         }
+         const absl::Duration runtime = DurationFlag(f.simulate_runtime, "--runtime");
+         if (runtime % absl::Hours(1) != absl::ZeroDuration()) {
+           throw CLI::ValidationError("--runtime",
+                                      "expected whole hours (the trace is hourly), "
+                                      "got \"" +
+                                          f.simulate_runtime + "\"");
+         }
+         o.runtime_hours = static_cast<int>(absl::ToInt64Hours(runtime));
+         o.forecast = f.forecast == "perfect" ? ForecastMode::kPerfect : ForecastMode::kPersistence;
+         if (!f.simulate.plot.empty() && !IsPlotPath(f.simulate.plot)) {
+           throw CLI::ValidationError("--plot",
+                                      "\"" + f.simulate.plot + "\" must end in .svg or .png");
+         }
+         f.simulate.origins = absl::StrSplit(f.simulate_origins, ',', absl::SkipEmpty());
+         f.simulate.progress_bar = isatty(STDERR_FILENO) == 1;
+       },
+       [](Context& c) { return SimulateCommand(c.flags.simulate, std::cout, std::cerr); }},
   };
   return table;
 }
@@ -265,9 +402,10 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
       for (const Subcommand& subcommand : Subcommands()) names.emplace_back(subcommand.name);
       if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
         const std::string closest = carbonroute::ClosestMatch(argv[1], names);
-        std::cerr << "scheduler-lite: unknown subcommand \"" << argv[1] << "\""
-                  << (closest.empty() ? "" : "; did you mean \"" + closest + "\"?")
-                  << " (subcommands: rank, explain, window, karmada, serve; see --help)\n";
+        std::cerr
+            << "scheduler-lite: unknown subcommand \"" << argv[1] << "\""
+            << (closest.empty() ? "" : "; did you mean \"" + closest + "\"?")
+            << " (subcommands: rank, explain, window, karmada, serve, simulate; see --help)\n";
         return carbonroute::kUsageExitCode;
       }
     }
@@ -287,7 +425,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
     std::cerr << "scheduler-lite: " << http.status().message() << "\n";
     return 1;
   }
-  if (std::string(chosen->name) != "window") {
+  if (std::string(chosen->name) != "window" && std::string(chosen->name) != "simulate") {
     absl::StatusOr<ModelSources> sources = flags.Sources();
     if (!sources.ok()) {
       std::cerr << "scheduler-lite: " << sources.status().message()
@@ -295,6 +433,22 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
       return 1;
     }
     flags.rank.sources = flags.karmada.sources = flags.serve.sources = *std::move(sources);
+  }
+  if (std::string(chosen->name) == "simulate") {
+    const std::pair<std::string*, const char*> files[] = {
+        {&flags.simulate.trace_csv, "carbon-intensity-2022-hourly.csv"},
+        {&flags.simulate.region_zones_csv, "gcp-region-zones.csv"},
+        {&flags.simulate.rtt_matrix_csv, "gcp-inter-region-latency-ms.csv"}};
+    for (const auto& [path, name] : files) {
+      if (!path->empty()) continue;
+      absl::StatusOr<std::string> found = DataFile(flags.data_dirs, name);
+      if (!found.ok()) {
+        std::cerr << "scheduler-lite: " << found.status().message()
+                  << " (give --trace/--region-zones/--rtt-matrix or --data-dir)\n";
+        return carbonroute::kUsageExitCode;
+      }
+      *path = *found;
+    }
   }
   Context context{flags, **http, carbonroute::RealClock(), signals ? &*signals : nullptr};
   return chosen->run(context);

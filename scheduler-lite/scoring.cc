@@ -271,11 +271,7 @@ double Normalised(double value, double min, double max) {
 }
 
 const Window* WindowFor(const Workload& workload) {
-  if (!workload.expected_runtime) return nullptr;
-  for (const Window& w : kForecastWindows) {
-    if (w.length >= *workload.expected_runtime) return &w;
-  }
-  return &kForecastWindows[2];
+  return ForecastWindowFor(workload.expected_runtime);
 }
 
 // The per-request memo of carbon values: one per grid location id, plus the
@@ -395,6 +391,14 @@ std::vector<Origin> OriginsOf(const ScoringIndex& index, const Workload& workloa
 }
 
 }  // namespace
+
+const ForecastWindow* ForecastWindowFor(std::optional<absl::Duration> runtime) {
+  if (!runtime) return nullptr;
+  for (const ForecastWindow& w : kForecastWindows) {
+    if (w.length >= *runtime) return &w;
+  }
+  return &kForecastWindows[2];
+}
 
 std::vector<ScoredCandidate> ScoreCandidates(const ScoringIndex& index,
                                              const std::vector<Candidate>& candidates,

@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "contract/forecast_windows.h"
 #include "scheduler-lite/placement_model.h"
 #include "scheduler-lite/scoring_index.h"
 
@@ -121,6 +122,11 @@ CompactScores ScoreCompact(const ScoringIndex& index, const std::vector<Candidat
 CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candidate>& candidates,
                            const Workload& workload, const ScoringOptions& options,
                            FailureDetail detail = FailureDetail::kReasons);
+
+// The forecast window whose mean scores a workload of this expected runtime
+// (rule 2 above): the smallest of kForecastWindows ≥ runtime, else the
+// longest; nullptr without a runtime (the current reading scores).
+const ForecastWindow* ForecastWindowFor(std::optional<absl::Duration> runtime);
 
 // round(score × 10), 0 when not feasible.
 int64_t ExtenderScore(const ScoredCandidate& candidate);

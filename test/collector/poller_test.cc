@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "prometheus/text_serializer.h"
 #include "providers/http_status.h"
-#include "providers/intensity_trace.h"
+#include "contract/intensity_trace.h"
 #include "providers/replay_provider.h"
 #include "providers/static_provider.h"
 #include "test/testing/counting_provider.h"
@@ -153,13 +153,13 @@ TEST_F(PollerTest, RestartReusingTheDatabaseMakesNoProviderCalls) {
 }
 
 TEST_F(PollerTest, SimulatedDayOfReplayMakesTheCallsValidityImplies) {
-  absl::StatusOr<providers::IntensityTrace> trace = providers::IntensityTrace::Load(
+  absl::StatusOr<IntensityTrace> trace = IntensityTrace::Load(
       std::string(CARBONROUTE_SOURCE_DIR) + "/data/carbon-intensity-2022-hourly.csv");
   ASSERT_THAT(trace, IsOk());
   const std::vector<std::string> zones = {"AT", "BE", "CH", "DE", "DK-DK1",
                                           "ES", "FI", "FR", "GB", "PL"};
   auto replay = providers::ReplayProvider::Create(
-      "replay", std::make_shared<const providers::IntensityTrace>(*std::move(trace)), zones);
+      "replay", std::make_shared<const IntensityTrace>(*std::move(trace)), zones);
   ASSERT_THAT(replay, IsOk());
   CountingProvider provider(*std::move(replay));
   auto store = Open(":memory:");

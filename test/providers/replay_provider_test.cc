@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "providers/intensity_trace.h"
+#include "contract/intensity_trace.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/trace_csv.h"
 

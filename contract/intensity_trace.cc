@@ -1,4 +1,4 @@
-#include "providers/intensity_trace.h"
+#include "contract/intensity_trace.h"
 
 #include <cmath>
 #include <limits>
@@ -9,7 +9,7 @@
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
 
-namespace carbonroute::providers {
+namespace carbonroute {
 namespace {
 
 absl::Status LineError(absl::string_view origin, std::size_t line, absl::string_view what) {
@@ -113,4 +113,4 @@ std::optional<double> IntensityTrace::Value(std::size_t zone_index, std::size_t 
   return value;
 }
 
-}  // namespace carbonroute::providers
+}  // namespace carbonroute

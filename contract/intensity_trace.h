@@ -1,4 +1,4 @@
-// File: providers/intensity_trace.h
+// File: contract/intensity_trace.h
 //
 // An hourly carbon-intensity trace loaded from CSV, and the mapping of any
 // instant onto it. Shape of the file (data/carbon-intensity-2022-hourly.csv):
@@ -18,8 +18,8 @@
 //     2022-12-31T22:00Z, 8,759 rows) serves its last row for the missing hours.
 //
 // Thread safety: immutable after Load(); safe for concurrent reads.
-#ifndef CARBONROUTE_PROVIDERS_INTENSITY_TRACE_H_
-#define CARBONROUTE_PROVIDERS_INTENSITY_TRACE_H_
+#ifndef CARBONROUTE_CONTRACT_INTENSITY_TRACE_H_
+#define CARBONROUTE_CONTRACT_INTENSITY_TRACE_H_
 
 #include <cstddef>
 #include <optional>
@@ -31,7 +31,7 @@
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
 
-namespace carbonroute::providers {
+namespace carbonroute {
 
 class IntensityTrace {
  public:
@@ -65,6 +65,6 @@ class IntensityTrace {
   std::vector<double> values_;  // row-major: values_[row * zones_.size() + zone]; NaN = no data
 };
 
-}  // namespace carbonroute::providers
+}  // namespace carbonroute
 
-#endif  // CARBONROUTE_PROVIDERS_INTENSITY_TRACE_H_
+#endif  // CARBONROUTE_CONTRACT_INTENSITY_TRACE_H_

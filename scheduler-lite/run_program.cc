@@ -1,4 +1,4 @@
-#include "scheduler-lite/kubectl.h"
+#include "scheduler-lite/run_program.h"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -11,22 +11,23 @@ extern char** environ;
 
 namespace carbonroute::scheduler_lite {
 
-absl::Status RunKubectl(const std::vector<std::string>& arguments) {
-  std::vector<std::string> argv = {"kubectl"};
+absl::Status RunProgram(const std::string& program, const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv = {program};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (std::string& arg : argv) args.push_back(arg.data());
   args.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawnp(&pid, "kubectl", nullptr, nullptr, args.data(), environ) != 0) {
-    return absl::NotFoundError("cannot run kubectl (is it on PATH?)");
+  if (posix_spawnp(&pid, program.c_str(), nullptr, nullptr, args.data(), environ) != 0) {
+    return absl::NotFoundError(absl::StrCat("cannot run ", program, " (is it on PATH?)"));
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return absl::InternalError("waiting for kubectl failed");
+    if (errno != EINTR)
+      return absl::InternalError(absl::StrCat("waiting for ", program, " failed"));
   }
-  const std::string what = absl::StrCat("kubectl ", arguments.empty() ? "" : arguments[0]);
+  const std::string what = absl::StrCat(program, " ", arguments.empty() ? "" : arguments[0]);
   if (WIFSIGNALED(status)) {
     return absl::UnknownError(absl::StrCat(what, " was killed by signal ", WTERMSIG(status)));
   }

@@ -1,0 +1,37 @@
+// File: scheduler-lite/simulate_command.h
+//
+// `scheduler-lite simulate` (main.cc parses the flags): reads the trace, the
+// region → zone map and the RTT matrix, resolves --origins, runs Simulate
+// (simulator.h) and writes the answer (simulation_output.h).
+//
+// Exit codes: 0 done (sites the trace has no data for are skipped with a
+// warning naming them); 1 the plot could not be drawn; 2 bad arguments: an
+// input file missing or malformed, an unknown origin or one without carbon
+// data, no site left.
+#ifndef CARBONROUTE_SCHEDULER_LITE_SIMULATE_COMMAND_H_
+#define CARBONROUTE_SCHEDULER_LITE_SIMULATE_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "scheduler-lite/simulator.h"
+
+namespace carbonroute::scheduler_lite {
+
+struct SimulateRequest {
+  std::string trace_csv;             // datetime,<zone>... hourly gCO2eq/kWh
+  std::string region_zones_csv;      // gcp_region,zone
+  std::string rtt_matrix_csv;        // sending_region,receiving_region,milliseconds
+  std::vector<std::string> origins;  // regions or zones; empty: every site
+  SimulationOptions options;         // origins are filled from `origins`
+  std::string format = "table";      // table|csv|json
+  std::string plot;                  // "" or FILE.svg / FILE.png
+  bool progress_bar = false;         // draw one on `err` (when it is a terminal)
+};
+
+int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostream& err);
+
+}  // namespace carbonroute::scheduler_lite
+
+#endif  // CARBONROUTE_SCHEDULER_LITE_SIMULATE_COMMAND_H_

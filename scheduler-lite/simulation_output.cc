@@ -1,0 +1,157 @@
+#include "scheduler-lite/simulation_output.h"
+
+#include <stdlib.h>  // mkdtemp
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "scheduler-lite/run_program.h"
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+// The share of the oracle's saving as a ratio (CSV) or a percentage (table).
+std::string ShareRatio(const SimulationRow& row) {
+  return row.oracle_saving_share ? absl::StrFormat("%.4f", *row.oracle_saving_share) : "";
+}
+std::string SharePercent(const SimulationRow& row) {
+  return row.oracle_saving_share ? absl::StrFormat("%.1f%%", 100 * *row.oracle_saving_share) : "-";
+}
+
+// gnuplot's single-quoted string: a quote inside is written twice.
+std::string Quoted(const std::string& text) {
+  return absl::StrCat("'", absl::StrReplaceAll(text, {{"'", "''"}}), "'");
+}
+
+}  // namespace
+
+bool IsPlotPath(const std::string& path) {
+  return absl::EndsWith(path, ".svg") || absl::EndsWith(path, ".png");
+}
+
+void WriteSimulationTable(const SimulationResult& result, std::ostream& out) {
+  out << absl::StrFormat("%-12s %9s %7s %14s %9s %14s\n", "POLICY", "MAX RTT", "IDLE",
+                         "MEAN gCO2/kWh", "SAVING", "OF ORACLE'S");
+  int idle = -1;
+  for (const SimulationRow& row : result.rows) {
+    if (row.idle_percent != idle && idle != -1) out << "\n";
+    idle = row.idle_percent;
+    out << absl::StrFormat("%-12s %6g ms %6d%% %14.1f %8.1f%% %14s\n", PolicyName(row.policy),
+                           row.max_rtt_ms, row.idle_percent, row.mean_grams_per_kwh,
+                           row.saving_percent, SharePercent(row));
+  }
+}
+
+void WriteSimulationCsv(const SimulationResult& result, std::ostream& out) {
+  out << kSimulationCsvHeader << "\n";
+  for (const SimulationRow& row : result.rows) {
+    out << absl::StrFormat("%s,%g,%d,%.3f,%.3f,%s\n", PolicyName(row.policy), row.max_rtt_ms,
+                           row.idle_percent, row.mean_grams_per_kwh, row.saving_percent,
+                           ShareRatio(row));
+  }
+}
+
+void WriteSimulationJson(const SiteTopology& topology, const SimulationOptions& options,
+                         const SimulationResult& result, std::ostream& out) {
+  nlohmann::ordered_json json;
+  json["runtime_hours"] = options.runtime_hours;
+  json["forecast"] = options.forecast == ForecastMode::kPerfect ? "perfect" : "persistence";
+  json["periods"] = result.periods;
+  json["sites"] = nlohmann::json::array();
+  for (const SimulationSite& site : topology.sites) json["sites"].push_back(site.zone);
+  json["skipped_sites"] = nlohmann::json::array();
+  for (const SkippedSite& site : topology.skipped) json["skipped_sites"].push_back(site.zone);
+  json["rows"] = nlohmann::json::array();
+  for (const SimulationRow& row : result.rows) {
+    nlohmann::ordered_json r;
+    r["policy"] = PolicyName(row.policy);
+    r["max_rtt_ms"] = row.max_rtt_ms;
+    r["idle_capacity_percent"] = row.idle_percent;
+    r["mean_grams_per_kwh"] = row.mean_grams_per_kwh;
+    r["saving_percent"] = row.saving_percent;
+    r["oracle_saving_share"] =
+        row.oracle_saving_share ? nlohmann::ordered_json(*row.oracle_saving_share) : nullptr;
+    json["rows"].push_back(std::move(r));
+  }
+  out << json.dump(2) << "\n";
+}
+
+absl::Status PlotSimulation(const SimulationResult& result, const std::string& path) {
+  if (!IsPlotPath(path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--plot: \"", path, "\" must end in .svg or .png"));
+  }
+  // idle level → limit → policy → mean, all in the rows' order.
+  std::vector<int> idles;
+  std::vector<std::string> policies;
+  std::map<int, std::map<double, std::vector<double>>> means;
+  for (const SimulationRow& row : result.rows) {
+    if (std::find(idles.begin(), idles.end(), row.idle_percent) == idles.end()) {
+      idles.push_back(row.idle_percent);
+    }
+    const std::string name(PolicyName(row.policy));
+    if (std::find(policies.begin(), policies.end(), name) == policies.end()) {
+      policies.push_back(name);
+    }
+    means[row.idle_percent][row.max_rtt_ms].push_back(row.mean_grams_per_kwh);
+  }
+  std::string dir_template =
+      (std::filesystem::temp_directory_path() / "scheduler-lite-plot-XXXXXX").string();
+  if (mkdtemp(dir_template.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat("cannot create a directory for gnuplot's input in ",
+                                            std::filesystem::temp_directory_path().string()));
+  }
+  const std::filesystem::path dir(dir_template);
+  const absl::Cleanup remove_dir = [&dir] {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  };
+  const bool svg = absl::EndsWith(path, ".svg");
+  const int width = 420 * static_cast<int>(idles.size()) + 80;
+  std::string script = absl::StrCat(
+      svg ? absl::StrFormat("set terminal svg size %d,440 dynamic font 'sans,11'\n", width)
+          : absl::StrFormat("set terminal pngcairo size %d,440 font 'sans,10'\n", width),
+      "set output ", Quoted(std::filesystem::absolute(path).string()), "\n",
+      "set multiplot layout 1,", idles.size(),
+      " title 'Load-weighted mean carbon intensity against the latency limit'\n",
+      "set xlabel 'latency limit (ms)'\nset ylabel 'gCO2eq/kWh'\nset grid\n",
+      "set key bottom left\nset yrange [0:*]\n");
+  for (int idle : idles) {
+    const std::filesystem::path data = dir / absl::StrCat("idle-", idle, ".dat");
+    std::ofstream file(data);
+    for (const auto& [limit, values] : means[idle]) {
+      file << limit;
+      for (double value : values) file << " " << value;
+      file << "\n";
+    }
+    if (!file) return absl::InternalError(absl::StrCat("cannot write ", data.string()));
+    absl::StrAppend(&script, "set title 'idle capacity ", idle, "%'\nplot ");
+    for (std::size_t p = 0; p < policies.size(); ++p) {
+      absl::StrAppend(&script, p == 0 ? "" : ", ", Quoted(data.string()), " using 1:", p + 2,
+                      " with linespoints linewidth 2 title ", Quoted(policies[p]));
+    }
+    absl::StrAppend(&script, "\n");
+  }
+  absl::StrAppend(&script, "unset multiplot\n");
+  const std::filesystem::path script_path = dir / "plot.gp";
+  {
+    std::ofstream file(script_path);
+    file << script;
+    if (!file) return absl::InternalError(absl::StrCat("cannot write ", script_path.string()));
+  }
+  absl::Status status = RunProgram("gnuplot", {script_path.string()});
+  if (absl::IsNotFound(status)) {
+    return absl::NotFoundError(absl::StrCat(status.message(), "; install gnuplot-nox for --plot"));
+  }
+  return status;
+}
+
+}  // namespace carbonroute::scheduler_lite

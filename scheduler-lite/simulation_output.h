@@ -1,0 +1,49 @@
+// File: scheduler-lite/simulation_output.h
+//
+// The answers of `scheduler-lite simulate`: a table for people, CSV and JSON
+// for programs, and a plot drawn by gnuplot (http://gnuplot.info/docs/).
+//
+// CSV: the header is exactly
+//   policy,max_rtt_ms,idle_capacity_percent,mean_grams_per_kwh,saving_percent,oracle_saving_share
+// one row per SimulationRow, in its order; mean with 3 decimals, saving
+// (percent) with 3, the share with 4, and an empty share when the oracle saves
+// nothing (0 % idle capacity, a limit that allows no move).
+// JSON: {"runtime_hours", "forecast", "periods", "sites": [zone...],
+//        "skipped_sites": [zone...], "rows": [{the CSV columns; share null when absent}]}.
+//
+// Thread safety: pure functions, except PlotSimulation (runs a program; files
+// in its own temporary directory).
+#ifndef CARBONROUTE_SCHEDULER_LITE_SIMULATION_OUTPUT_H_
+#define CARBONROUTE_SCHEDULER_LITE_SIMULATION_OUTPUT_H_
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "scheduler-lite/simulation_sites.h"
+#include "scheduler-lite/simulator.h"
+
+namespace carbonroute::scheduler_lite {
+
+inline constexpr char kSimulationCsvHeader[] =
+    "policy,max_rtt_ms,idle_capacity_percent,mean_grams_per_kwh,saving_percent,"
+    "oracle_saving_share";
+
+void WriteSimulationTable(const SimulationResult& result, std::ostream& out);
+void WriteSimulationCsv(const SimulationResult& result, std::ostream& out);
+void WriteSimulationJson(const SiteTopology& topology, const SimulationOptions& options,
+                         const SimulationResult& result, std::ostream& out);
+
+// Mean intensity against the latency limit, one line per policy, one panel
+// per idle level, into `path` (SVG for ".svg", PNG for ".png"). Runs
+// `gnuplot` from PATH. Errors: kInvalidArgument for another extension;
+// kNotFound when gnuplot cannot be run; kUnknown when it fails; kInternal when
+// its files cannot be written.
+absl::Status PlotSimulation(const SimulationResult& result, const std::string& path);
+
+// Whether `path` names a plot file this build can write (.svg or .png).
+bool IsPlotPath(const std::string& path);
+
+}  // namespace carbonroute::scheduler_lite
+
+#endif  // CARBONROUTE_SCHEDULER_LITE_SIMULATION_OUTPUT_H_
