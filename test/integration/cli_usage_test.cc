@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "test/testing/shell.h"
 #include "test/testing/temp_dir.h"
 
 namespace carbonroute {
@@ -16,22 +17,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct ShellRun {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
+using testing::ShellRun;
 
-ShellRun Shell(const std::string& command) {
-  ShellRun run;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) run.output.append(buffer, n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+// stdout and stderr.
+ShellRun Shell(const std::string& command) { return testing::Shell(command + " 2>&1"); }
 
 const std::string kCollector = CARBONROUTE_COLLECTOR_BINARY;
 const std::string kSchedulerLite = CARBONROUTE_SCHEDULER_LITE_BINARY;

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "test/testing/collector_process.h"
+#include "test/testing/shell.h"
 #include "test/testing/temp_dir.h"
 
 namespace carbonroute {
@@ -32,14 +33,9 @@ std::string CollectorConfig(const std::string& dir, const std::string& node,
 }
 
 std::string RunCommand(const std::string& command, int* code) {
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
-  const int status = pclose(pipe);
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  testing::ShellRun run = testing::Shell(command);
+  *code = run.exit_code;
+  return run.output;
 }
 
 TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {

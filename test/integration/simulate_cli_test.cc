@@ -1,0 +1,120 @@
+// `scheduler-lite simulate` as a user runs it, from a directory outside the
+// tree: the CSV contract, the plot, and the mistakes a careless user makes
+// (each exits 2 and names what was wrong).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "test/testing/shell.h"
+#include "test/testing/subprocess.h"
+#include "test/testing/temp_dir.h"
+
+namespace carbonroute {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const std::string kSchedulerLite = CARBONROUTE_SCHEDULER_LITE_BINARY;
+const std::string kData = std::string(CARBONROUTE_SOURCE_DIR) + "/data";
+
+// Runs `simulate ARGS` in `dir` on the shipped data (stdout and stderr).
+testing::ShellRun Simulate(const std::string& dir, const std::string& args) {
+  return testing::Shell(absl::StrCat("cd ", dir, " && ", kSchedulerLite, " simulate --data-dir ",
+                                     kData, " ", args, " 2>&1"));
+}
+
+TEST(SimulateCli, CsvHasTheContractHeaderAndOneRowPerPolicyLimitAndIdleLevel) {
+  testing::ScopedTempDir dir;
+  const testing::ShellRun run = testing::Shell(
+      absl::StrCat("cd ", dir.path(), " && ", kSchedulerLite, " simulate --data-dir ", kData,
+                   " --max-rtt-ms 50,100 --idle-capacity 50 --runtime 24h"
+                   " --origins europe-west1,DE --format csv 2>/dev/null"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, StartsWith("policy,max_rtt_ms,idle_capacity_percent,mean_grams_per_kwh,"
+                                     "saving_percent,oracle_saving_share\nlocal,50,50,"));
+  EXPECT_EQ(std::count(run.output.begin(), run.output.end(), '\n'), 1 + 4 * 2);
+  EXPECT_THAT(run.output, HasSubstr("\noracle,100,50,"));
+}
+
+TEST(SimulateCli, PlotIsDrawnByGnuplot) {
+  testing::ScopedTempDir dir;
+  const testing::ShellRun run = Simulate(
+      dir.path(), "--max-rtt-ms 50,150 --idle-capacity 50,99 --runtime 24h --plot out.svg");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const std::string svg = testing::ReadFile(dir.File("out.svg"));
+  EXPECT_THAT(svg, HasSubstr("<svg"));
+  EXPECT_THAT(svg, HasSubstr("idle capacity 99%"));
+  EXPECT_THAT(svg, HasSubstr("carbonroute"));
+  EXPECT_THAT(run.output, HasSubstr("plot written to out.svg"));
+}
+
+TEST(SimulateCli, ShippedDataSkipsTheZonesTheTraceLacksNamingThem) {
+  testing::ScopedTempDir dir;
+  const testing::ShellRun run =
+      Simulate(dir.path(), "--max-rtt-ms 50 --idle-capacity 50 --runtime 24h");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("warning: skipping 3 sites without carbon data"));
+  EXPECT_THAT(run.output, HasSubstr("AUS-NSW (australia-southeast1): not in the trace"));
+}
+
+TEST(SimulateCli, ATraceWithoutSomeZonesSkipsTheirSites) {
+  testing::ScopedTempDir dir;
+  std::ofstream(dir.File("trace.csv")) << "datetime,BE,NL\n"
+                                       << "2022-01-01T00:00:00Z,100,300\n"
+                                       << "2022-01-01T01:00:00Z,120,280\n";
+  const testing::ShellRun run =
+      Simulate(dir.path(), "--trace trace.csv --max-rtt-ms 10 --idle-capacity 50 --format csv");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("skipping 31 sites without carbon data in trace.csv"));
+  EXPECT_THAT(run.output, HasSubstr("US-MIDA-PJM (us-east4, us-east5): not in the trace"));
+  // europe-west4 (NL) → europe-west1 (BE) is 7 ms in the matrix: all of NL's
+  // work moves to BE's free half; everything runs at BE's mean, 110.
+  EXPECT_THAT(run.output, HasSubstr("\nlocal,10,50,200.000,0.000,0.0000\n"));
+  EXPECT_THAT(run.output, HasSubstr("\noracle,10,50,110.000,45.000,1.0000\n"));
+}
+
+TEST(SimulateCli, MistakesExit2NamingTheValue) {
+  testing::ScopedTempDir dir;
+  const std::pair<std::string, std::string> cases[] = {
+      {"--max-rtt-ms 50,abc", "\"abc\""},
+      {"--max-rtt-ms -5", "\"-5\""},
+      {"--idle-capacity 100", "\"100\""},
+      {"--idle-capacity 12.5", "whole percentages"},
+      {"--policies local,greedy", "unknown policy \"greedy\""},
+      {"--runtime 90m", "whole hours"},
+      {"--runtime 9000h", "runtime_hours: 9000"},
+      {"--forecast psychic", "psychic"},
+      {"--format xml", "xml"},
+      {"--plot out.pdf", "out.pdf\" must end in .svg or .png"},
+      {"--origins europe-wset1", "unknown origin \"europe-wset1\""},
+      {"--origins australia-southeast1", "(zone AUS-NSW) has no carbon data"},
+      {"--trace missing.csv", "missing.csv"},
+      {"--rtt-matrix missing.csv", "missing.csv"},
+      {"--max-rtt-ms", "--max-rtt-ms"},
+  };
+  for (const auto& [args, message] : cases) {
+    const testing::ShellRun run = Simulate(dir.path(), args);
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr(message)) << args;
+  }
+  EXPECT_THAT(Simulate(dir.path(), "--origins europe-wset1").output,
+              HasSubstr("did you mean \"europe-west1\"?"));
+  std::ofstream(dir.File("bad.csv")) << "datetime,BE\n2022-01-01T00:00:00Z,lots\n";
+  const testing::ShellRun bad = Simulate(dir.path(), "--trace bad.csv");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.output, HasSubstr("bad.csv:2: zone BE: \"lots\" is not a non-negative number"));
+}
+
+TEST(SimulateCli, HelpStatesTheModel) {
+  const testing::ShellRun run = testing::Shell(kSchedulerLite + " simulate --help");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.output, HasSubstr("a site to itself is 5 ms"));
+  EXPECT_THAT(run.output, HasSubstr("100 * (1 - idle/100)"));
+}
+
+}  // namespace
+}  // namespace carbonroute
