@@ -26,9 +26,9 @@ constexpr int kModelNodes = 5000;
 constexpr int kLocations = 123;
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
-const ScoringIndex& Model() {
-  static const ScoringIndex* const model = [] {
-    auto* m = new PlacementModel();
+const PlacementModel& Model() {
+  static const PlacementModel* const model = [] {
+    auto m = std::make_unique<PlacementFacts>();
     m->built_at = kNow;
     for (int l = 0; l < kLocations; ++l) {
       LocationCarbon c;
@@ -43,7 +43,7 @@ const ScoringIndex& Model() {
       m->rtt["edge-gw-1"][node] = {absl::Microseconds(1000 + (n * 7919) % 60000),
                                    carbonroute::RttMethod::kMeasured, kNow};
     }
-    return new ScoringIndex(*m);  // as ModelStore::Set builds it at each model refresh
+    return new PlacementModel(*m);  // as ModelBuilder::Build compiles it at each model refresh
   }();
   return *model;
 }
@@ -59,7 +59,7 @@ std::string Args(int nodes) {
 }
 
 void Run(benchmark::State& state, bool filter) {
-  const ScoringIndex& model = Model();
+  const PlacementModel& model = Model();
   const std::string body = Args(static_cast<int>(state.range(0)));
   ScoringOptions options;
   options.now = kNow;

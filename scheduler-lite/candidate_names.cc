@@ -37,15 +37,15 @@ std::string Match(const std::vector<std::string>& known, const std::string& name
 std::vector<std::string> KnownNames(const PlacementModel& model, const std::string& kind) {
   std::set<std::string> names;
   if (kind == "nodes") {
-    for (const auto& [name, node] : model.nodes) names.insert(name);
+    for (const PlacementModel::NodeView& node : model.Nodes()) names.emplace(node.name);
   } else if (kind == "regions") {
-    for (const auto& [region, location] : model.region_locations) names.insert(region);
+    for (const auto& [region, location] : model.RegionLocations()) names.emplace(region);
   } else {
-    for (const auto& [location, carbon] : model.carbon) names.insert(location);
-    for (const auto& [name, node] : model.nodes) {
-      if (!node.location.empty()) names.insert(node.location);
+    for (const auto& [location, carbon] : model.Readings()) names.emplace(location);
+    for (const PlacementModel::NodeView& node : model.Nodes()) {
+      if (!node.location.empty()) names.emplace(node.location);
     }
-    for (const auto& [region, location] : model.region_locations) names.insert(location);
+    for (const auto& [region, location] : model.RegionLocations()) names.emplace(location);
   }
   return {names.begin(), names.end()};
 }

@@ -10,16 +10,17 @@ CarbonroutePlacer::CarbonroutePlacer(const PlacementLimits& limits, absl::Durati
     : limits_(limits), window_(ForecastWindowFor(runtime)) {
   const SiteTopology& topology = *limits.topology;
   const std::size_t n = topology.size();
+  PlacementFacts facts;
   for (std::size_t from = 0; from < n; ++from) {
     const std::string& zone = topology.sites[from].zone;
-    model_.region_locations[zone] = zone;
+    facts.region_locations[zone] = zone;
     for (std::size_t to = 0; to < n; ++to) {
       const double ms = topology.RttMs(from, to);
       if (std::isnan(ms)) continue;
-      model_.rtt[zone][topology.sites[to].zone] = {absl::Microseconds(std::llround(ms * 1000)),
-                                                   RttMethod::kDeclared, absl::UnixEpoch()};
+      facts.rtt[zone][topology.sites[to].zone] = {absl::Microseconds(std::llround(ms * 1000)),
+                                                  RttMethod::kDeclared, absl::UnixEpoch()};
     }
-    LocationCarbon& carbon = model_.carbon[zone];
+    LocationCarbon& carbon = facts.carbon[zone];
     carbon.provider = "trace";
     site_candidates_.push_back({zone, zone, zone});
     Workload workload;
@@ -27,8 +28,10 @@ CarbonroutePlacer::CarbonroutePlacer(const PlacementLimits& limits, absl::Durati
     workload.expected_runtime = runtime;
     workloads_.push_back(std::move(workload));
   }
-  for (std::size_t s = 0; s < n; ++s) carbon_.push_back(&model_.carbon[topology.sites[s].zone]);
-  index_ = std::make_unique<ScoringIndex>(model_);
+  model_ = std::make_unique<PlacementModel>(facts);
+  for (std::size_t s = 0; s < n; ++s) {
+    carbon_.push_back(model_->MutableCarbon(model_->LocationId(topology.sites[s].zone)));
+  }
 }
 
 Placement CarbonroutePlacer::Place(const std::vector<SiteSignal>& signals, absl::Time now) {
@@ -71,7 +74,7 @@ Placement CarbonroutePlacer::Place(const std::vector<SiteSignal>& signals, absl:
         candidate_sites_.push_back(to);
       }
       const CompactScores scores =
-          ScoreCompact(*index_, candidates_, workloads_[from], options, FailureDetail::kScoresOnly);
+          ScoreCompact(*model_, candidates_, workloads_[from], options, FailureDetail::kScoresOnly);
       if (!scores.best) break;
       const std::size_t to = candidate_sites_[*scores.best];
       if (to == from) break;

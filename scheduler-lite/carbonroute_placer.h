@@ -34,7 +34,6 @@
 #include "absl/time/time.h"
 #include "scheduler-lite/placement_model.h"
 #include "scheduler-lite/scoring.h"
-#include "scheduler-lite/scoring_index.h"
 #include "scheduler-lite/site_placement.h"
 
 namespace carbonroute::scheduler_lite {
@@ -59,9 +58,8 @@ class CarbonroutePlacer {
  private:
   const PlacementLimits& limits_;
   const ForecastWindow* const window_;
-  PlacementModel model_;
-  std::unique_ptr<ScoringIndex> index_;
-  std::vector<LocationCarbon*> carbon_;  // per site, into model_
+  std::unique_ptr<PlacementModel> model_;
+  std::vector<LocationCarbon*> carbon_;  // per site, into *model_
   std::vector<Candidate> site_candidates_;
   std::vector<Candidate> candidates_;         // the ones of one scoring call
   std::vector<std::size_t> candidate_sites_;  // their site ids

@@ -34,8 +34,8 @@ std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, net::Htt
     err << "scheduler-lite: warning: " << error.message() << "\n";
   // --emissions-type is a preference: say where the other kind had to do.
   std::vector<std::string> fallback;
-  for (const auto& [location, carbon] : loaded.model->carbon) {
-    if (carbon.emissions_type != sources.emissions_type) fallback.push_back(location);
+  for (const auto& [location, carbon] : loaded.model->Readings()) {
+    if (carbon->emissions_type != sources.emissions_type) fallback.emplace_back(location);
   }
   if (!fallback.empty() && sources.emissions_type == EmissionsType::kMarginal) {
     std::sort(fallback.begin(), fallback.end());
@@ -53,19 +53,24 @@ std::shared_ptr<const PlacementModel> Load(const ModelSources& sources, net::Htt
 // The candidate kind `request` asks for, with "auto" decided.
 std::string KindOf(const PlacementModel& model, const RankRequest& request) {
   if (request.candidates != "auto") return request.candidates;
-  return !request.from.empty() && !model.nodes.empty() ? "nodes" : "locations";
+  return !request.from.empty() && model.node_count() > 0 ? "nodes" : "locations";
 }
 
 std::vector<Candidate> CandidatesOf(const PlacementModel& model, const RankRequest& request) {
   const std::string kind = KindOf(model, request);
   std::vector<Candidate> out;
   if (kind == "nodes") {
-    for (const auto& [name, node] : model.nodes) out.push_back({name, node.location, node.region});
+    for (const PlacementModel::NodeView& node : model.Nodes()) {
+      out.push_back({std::string(node.name), std::string(node.location), std::string(node.region)});
+    }
   } else if (kind == "regions") {
-    for (const auto& [region, location] : model.region_locations)
-      out.push_back({region, location, region});
+    for (const auto& [region, location] : model.RegionLocations()) {
+      out.push_back({std::string(region), std::string(location), std::string(region)});
+    }
   } else {
-    for (const auto& [location, carbon] : model.carbon) out.push_back({location, location, ""});
+    for (const auto& [location, carbon] : model.Readings()) {
+      out.push_back({std::string(location), std::string(location), ""});
+    }
   }
   std::sort(out.begin(), out.end(),
             [](const Candidate& a, const Candidate& b) { return a.name < b.name; });

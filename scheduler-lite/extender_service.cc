@@ -60,14 +60,14 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
     const std::string message(args.status().message());
     response = {400, kJson, FilterErrorReply(message)};
   } else {
-    std::shared_ptr<const ScoringIndex> model = models_.Get();
+    std::shared_ptr<const PlacementModel> model = models_.Get();
     ScoringOptions options = options_;
     options.now = clock_.Now();
     const CompactScores scores =
         model ? ScoreCompact(*model, args->candidates, args->workload, options,
                              filter ? FailureDetail::kReasons : FailureDetail::kScoresOnly)
               : CompactScores{};
-    if (model) model_age_.Set(absl::ToDoubleSeconds(options.now - model->model().built_at));
+    if (model) model_age_.Set(absl::ToDoubleSeconds(options.now - model->built_at()));
     if (filter) {
       response.body = FilterReply(*args, scores);
     } else {
@@ -93,12 +93,11 @@ net::HttpServerResponse ExtenderService::Prioritize(const net::HttpServerRequest
 }
 
 net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
-  std::shared_ptr<const ScoringIndex> indexed = models_.Get();
-  if (indexed == nullptr) return {503, "text/plain; charset=utf-8", "no model loaded yet\n"};
-  const PlacementModel& model = indexed->model();
+  std::shared_ptr<const PlacementModel> model = models_.Get();
+  if (model == nullptr) return {503, "text/plain; charset=utf-8", "no model loaded yet\n"};
   return {200, "text/plain; charset=utf-8",
-          absl::StrCat("ok: ", model.carbon.size(), " locations, ", model.nodes.size(), " nodes, ",
-                       model.rtt.size(), " RTT rows\n")};
+          absl::StrCat("ok: ", model->Readings().size(), " locations, ", model->node_count(),
+                       " nodes, ", model->row_count(), " RTT rows\n")};
 }
 
 std::map<std::string, net::HttpHandler> ExtenderService::Routes(

@@ -29,7 +29,6 @@
 #include "prometheus/registry.h"
 #include "scheduler-lite/placement_model.h"
 #include "scheduler-lite/scoring.h"
-#include "scheduler-lite/scoring_index.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -40,26 +39,23 @@ namespace carbonroute::scheduler_lite {
 // heap. Called once by `serve` before it starts answering.
 void TuneAllocatorForLargeRequests();
 
-// The current model with its scoring index; swapped whole by the refresher
-// (which pays for building the index), read by every request.
+// The current model; swapped whole by the refresher (which pays for building
+// it), read by every request.
 class ModelStore {
  public:
-  std::shared_ptr<const ScoringIndex> Get() const {
+  std::shared_ptr<const PlacementModel> Get() const {
     absl::MutexLock lock(&mutex_);
     return model_;
   }
   // A null model clears the store.
   void Set(std::shared_ptr<const PlacementModel> model) {
-    std::shared_ptr<const ScoringIndex> indexed;
-    if (model != nullptr)
-      indexed = std::make_shared<const ScoringIndex>(std::move(model));  // outside the lock
     absl::MutexLock lock(&mutex_);
-    model_ = std::move(indexed);
+    model_ = std::move(model);
   }
 
  private:
   mutable absl::Mutex mutex_;
-  std::shared_ptr<const ScoringIndex> model_ ABSL_GUARDED_BY(mutex_);
+  std::shared_ptr<const PlacementModel> model_ ABSL_GUARDED_BY(mutex_);
 };
 
 class ExtenderService {

@@ -113,25 +113,29 @@ absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::st
   return absl::OkStatus();
 }
 
-std::shared_ptr<const PlacementModel> ModelBuilder::Build() {
-  auto model = std::make_shared<PlacementModel>(model_);
+std::shared_ptr<const PlacementModel> ModelBuilder::Build() const {
+  return std::make_shared<const PlacementModel>(BuildFacts());
+}
+
+PlacementFacts ModelBuilder::BuildFacts() const {
+  PlacementFacts facts = model_;
   std::map<std::pair<absl::string_view, absl::string_view>, std::vector<absl::Duration>> measured;
-  for (const auto& [source, row] : model->rtt) {
-    const absl::string_view source_zone = model->ZoneOf(source);
+  for (const auto& [source, row] : facts.rtt) {
+    const absl::string_view source_zone = facts.ZoneOf(source);
     if (source_zone.empty()) continue;
     for (const auto& [target, entry] : row) {
-      const absl::string_view target_zone = model->ZoneOf(target);
+      const absl::string_view target_zone = facts.ZoneOf(target);
       if (entry.method != RttMethod::kMeasured || target_zone.empty()) continue;
       measured[{source_zone, target_zone}].push_back(entry.rtt);
     }
   }
   for (auto& [zones, rtts] : measured) {
-    model->zone_rtt[zones.first][zones.second] = Median(rtts);
+    facts.zone_rtt[zones.first][zones.second] = Median(rtts);
   }
-  for (auto& [zones, rtts] : zone_series_) {  // Median reorders; the order carries nothing
-    model->zone_rtt[zones.first].try_emplace(zones.second, Median(rtts));
+  for (auto [zones, rtts] : zone_series_) {  // a copy: Median reorders
+    facts.zone_rtt[zones.first].try_emplace(zones.second, Median(rtts));
   }
-  return model;
+  return facts;
 }
 
 }  // namespace carbonroute::scheduler_lite

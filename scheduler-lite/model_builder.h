@@ -1,6 +1,6 @@
 // File: scheduler-lite/model_builder.h
 //
-// Builds a PlacementModel from what the sources give:
+// Builds the PlacementModel (placement_model.h) from what the sources give:
 //   - samples of the carbonroute metrics (contract/metric_names.h), whether
 //     parsed from collectors' /metrics or returned by Prometheus instant queries:
 //       carbon_intensity_grams_per_kilowatt_hour (+ valid_to, forecast_mean),
@@ -10,7 +10,7 @@
 //     (data/gcp-inter-region-latency-ms.csv), kept as method "declared";
 //   - a region → grid location CSV `gcp_region,zone` (data/gcp-region-zones.csv).
 //
-// Build() derives the zone-pair RTTs (PlacementModel::zone_rtt): the median
+// Build() derives the zone-pair RTTs (PlacementFacts::zone_rtt): the median
 // of the measured entries between nodes of the two zones, else the median of
 // the zone_rtt_seconds samples for the pair.
 //
@@ -34,6 +34,7 @@
 #include "absl/strings/string_view.h"
 #include "contract/emissions_type.h"
 #include "scheduler-lite/exposition_parser.h"
+#include "scheduler-lite/placement_facts.h"
 #include "scheduler-lite/placement_model.h"
 
 namespace carbonroute::scheduler_lite {
@@ -46,13 +47,16 @@ class ModelBuilder {
   absl::Status AddStaticRttCsv(absl::string_view csv, absl::string_view origin);
   absl::Status AddRegionLocationsCsv(absl::string_view csv, absl::string_view origin);
 
-  std::shared_ptr<const PlacementModel> Build();
+  // What the sources said, with the zone-pair RTTs derived.
+  PlacementFacts BuildFacts() const;
+  // The same, compiled: the model scoring reads.
+  std::shared_ptr<const PlacementModel> Build() const;
 
  private:
   bool Prefer(const LocationCarbon& a, const LocationCarbon& b) const;
 
   const EmissionsType preferred_;
-  PlacementModel model_;
+  PlacementFacts model_;
   // (source zone, target zone) → every carbonroute_zone_rtt_seconds sample of the pair.
   std::map<std::pair<std::string, std::string>, std::vector<absl::Duration>> zone_series_;
 };

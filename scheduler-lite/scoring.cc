@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/median.h"
 #include "contract/forecast_windows.h"
 
@@ -20,104 +21,108 @@ struct Resolved {
   absl::string_view name, location, region;
 };
 
-bool KnownOrigin(const PlacementModel& model, absl::string_view from) {
-  return model.nodes.contains(from) || model.region_locations.contains(from) ||
-         model.rtt.contains(from);
+std::string Ms(double ms) { return absl::StrFormat("%.2f ms", ms); }
+
+constexpr uint32_t kNoId = PlacementModel::kNone;
+
+// Where an RTT came from: the one lookup (LookupRtt) says, and the reasons'
+// text is written from it.
+enum class RttSource : uint8_t {
+  kSameNode,        // the candidate is the origin node: 0
+  kRow,             // the origin's row lists the candidate (measured or declared)
+  kOwnZoneMedian,   // the median of the origin's measured entries to the candidate's zone
+  kZonePairMedian,  // the zone pair's measured median (PlacementFacts::zone_rtt)
+  kRegion,          // the static matrix between their regions
+  kSameRegion,      // one region: kSameRegionRtt or the region's nearest neighbour
+};
+
+struct FoundRtt {
+  double ms = 0;
+  RttSource source = RttSource::kRow;
+  RttMethod method = RttMethod::kMeasured;  // for kRow and kRegion
+};
+
+std::string ProvenanceText(const FoundRtt& rtt) {
+  switch (rtt.source) {
+    case RttSource::kSameNode:
+      return "same node";
+    case RttSource::kRow:
+    case RttSource::kRegion:
+      return std::string(RttMethodName(rtt.method));
+    case RttSource::kOwnZoneMedian:
+      return "measured: median of its row to the zone";
+    case RttSource::kZonePairMedian:
+      return "measured: zone-pair median";
+    case RttSource::kSameRegion:
+      return "declared: same region";
+  }
+  return "";
 }
 
-absl::string_view RegionOf(const PlacementModel& model, absl::string_view place) {
-  auto node = model.nodes.find(place);
-  return node != model.nodes.end() ? absl::string_view(node->second.region) : place;
-}
+// A cache slot of one origin's lookups: not yet looked up, none, or found.
+struct CachedRtt {
+  bool looked_up = false;
+  std::optional<FoundRtt> rtt;
+};
 
-std::string Ms(absl::Duration d) {
-  return absl::StrFormat("%.2f ms", absl::ToDoubleMilliseconds(d));
-}
-
-using RttRow = absl::flat_hash_map<std::string, RttEntry>;
-constexpr uint32_t kNoId = ScoringIndex::kNone;
-constexpr double kNotLookedUp = -1;  // in Origin::region_ms (an RTT is never negative)
-
-// The latency origins of a workload, checked once per request.
+// The latency origins of a workload, resolved once per request, with the
+// lookups' per-request caches (by candidate region, by candidate zone).
 struct Origin {
   const std::string* from;
   double limit_ms;
-  bool known;
-  absl::string_view region;
-  const RttRow* row;                     // the origin's own RTT row, if any (for the reasons' text)
-  const std::vector<double>* dense_row;  // the same row by place id (ScoringIndex::Row)
-  std::vector<double> region_ms;         // by candidate region id: kNotLookedUp, NaN (none) or ms
-  absl::string_view zone;                // the origin node's zone ("" if unknown or a region)
-  absl::flat_hash_map<absl::string_view, double> zone_ms;  // by candidate zone: NaN (none) or ms
-  bool is_region =
-      false;  // a region, not a node: a candidate of that name gets the same-region RTT
-};
-
-// An RTT with where it came from (for the reasons' text).
-struct FoundRtt {
-  absl::Duration rtt;
-  absl::string_view provenance;  // RttMethodName(), "declared: same region" or "same node"
+  bool known;                // a node, a region, or an RTT row source of the model
+  bool is_region;            // a region, not a node: a candidate of that name is "same region"
+  absl::string_view region;  // the origin's region (its own name for a region)
+  uint32_t row;              // the origin's RTT row id, or kNoId
+  const PlacementModel::DenseRow* dense;  // that row by place id
+  uint32_t zone;                          // the origin node's zone id, or kNoId
+  std::vector<CachedRtt> by_region;       // by candidate region id
+  absl::flat_hash_map<uint32_t, CachedRtt> by_zone;
 };
 
 // RTT between two regions: the static matrix, else the same-region convention.
 std::optional<FoundRtt> RegionRtt(const PlacementModel& model, absl::string_view from_region,
                                   absl::string_view to_region) {
   if (from_region.empty() || to_region.empty()) return std::nullopt;
-  if (const RttEntry* entry = model.FindRtt(from_region, to_region)) {
-    return FoundRtt{entry->rtt, RttMethodName(entry->method)};
-  }
-  if (from_region == to_region) {
-    // Two places in one region are never farther apart than the region is
-    // from its nearest neighbour in the matrix.
-    absl::Duration rtt = kSameRegionRtt;
-    if (auto row = model.rtt.find(from_region); row != model.rtt.end()) {
-      for (const auto& [target, entry] : row->second) {
-        if (target != from_region && model.region_locations.contains(target)) {
-          rtt = std::min(rtt, entry.rtt);
-        }
-      }
+  const uint32_t row = model.RowId(from_region);
+  const uint32_t target = model.PlaceId(to_region);
+  if (row != kNoId && target != kNoId) {
+    if (const RttEntry* entry = model.FindEntry(row, target)) {
+      return FoundRtt{absl::ToDoubleMilliseconds(entry->rtt), RttSource::kRegion, entry->method};
     }
-    return FoundRtt{rtt, "declared: same region"};
   }
-  return std::nullopt;
+  if (from_region != to_region) return std::nullopt;
+  // Two places in one region are never farther apart than the region is from
+  // its nearest neighbour in the matrix.
+  absl::Duration rtt = kSameRegionRtt;
+  if (row != kNoId) {
+    for (const PlacementModel::RowEntry& e : model.RowEntries(row)) {
+      if (e.target != target && model.place(e.target).is_region) rtt = std::min(rtt, e.entry.rtt);
+    }
+  }
+  return FoundRtt{absl::ToDoubleMilliseconds(rtt), RttSource::kSameRegion, RttMethod::kDeclared};
 }
 
-// RTT from the origin node to a node of `to_zone` that its row does not
-// list (a sampled probe mesh): the median of the origin's own measured
-// entries to that zone, else the model's zone-pair RTT.
+// RTT from the origin node to a node of `to_zone` that its row does not list
+// (a sampled probe mesh): the median of the origin's own measured entries to
+// that zone, else the model's zone-pair RTT.
 std::optional<FoundRtt> ZoneRtt(const PlacementModel& model, const Origin& origin,
-                                absl::string_view to_zone) {
-  if (origin.zone.empty() || to_zone.empty()) return std::nullopt;
-  if (origin.row != nullptr) {
+                                uint32_t to_zone) {
+  if (origin.row != kNoId) {
     std::vector<absl::Duration> own;
-    for (const auto& [target, entry] : *origin.row) {
-      if (entry.method == RttMethod::kMeasured && model.ZoneOf(target) == to_zone) {
-        own.push_back(entry.rtt);
+    for (const PlacementModel::RowEntry& e : model.RowEntries(origin.row)) {
+      if (e.entry.method == RttMethod::kMeasured && model.place(e.target).zone == to_zone) {
+        own.push_back(e.entry.rtt);
       }
     }
-    if (!own.empty()) return FoundRtt{Median(own), "measured: median of its row to the zone"};
-  }
-  if (auto row = model.zone_rtt.find(origin.zone); row != model.zone_rtt.end()) {
-    if (auto it = row->second.find(to_zone); it != row->second.end()) {
-      return FoundRtt{it->second, "measured: zone-pair median"};
+    if (!own.empty()) {
+      return FoundRtt{absl::ToDoubleMilliseconds(Median(own)), RttSource::kOwnZoneMedian};
     }
+  }
+  if (std::optional<absl::Duration> pair = model.ZonePairRtt(origin.zone, to_zone)) {
+    return FoundRtt{absl::ToDoubleMilliseconds(*pair), RttSource::kZonePairMedian};
   }
   return std::nullopt;
-}
-
-// The RTT lookup of the header, with its provenance.
-std::optional<FoundRtt> Lookup(const PlacementModel& model, const Origin& origin,
-                               const Resolved& to) {
-  if (*origin.from == to.name && !origin.is_region) {
-    return FoundRtt{absl::ZeroDuration(), "same node"};
-  }
-  if (origin.row != nullptr) {
-    if (auto it = origin.row->find(to.name); it != origin.row->end()) {
-      return FoundRtt{it->second.rtt, RttMethodName(it->second.method)};
-    }
-  }
-  if (std::optional<FoundRtt> zone = ZoneRtt(model, origin, model.ZoneOf(to.name))) return zone;
-  return RegionRtt(model, origin.region, to.region);
 }
 
 enum class Basis : uint8_t {
@@ -144,88 +149,82 @@ struct CarbonValue {
 // up an extender request's working set (bench/extender_benchmark.cc).
 struct Evaluation {
   Resolved candidate;
-  uint32_t place = kNoId, location_id = kNoId, region_id = kNoId;  // ScoringIndex ids
+  uint32_t place = kNoId, location_id = kNoId, region_id = kNoId;  // PlacementModel ids
   double latency_ms = 0;  // the largest RTT over the origins
   double score = 0;
   const CarbonValue* carbon = nullptr;
-  Failure failure = Failure::kFeasible;
+  Failure failure = Failure::kFeasible;  // the first failing origin's
 };
 
-// The candidate's location and region, through the index: the input's own
-// location/region first, then the node's, then a region-named candidate, then
-// the region's grid location.
-void ResolveInto(const ScoringIndex& index, const Candidate& input, Evaluation& e) {
+// The candidate's location and region, through the model's ids: the input's
+// own location/region first, then the node's, then a region-named candidate,
+// then the region's grid location.
+void ResolveInto(const PlacementModel& model, const Candidate& input, Evaluation& e) {
   Resolved& r = e.candidate;
   r = {input.name, input.location, input.region};
-  e.place = index.PlaceId(r.name);
-  e.location_id = r.location.empty() ? kNoId : index.LocationId(r.location);
-  e.region_id = r.region.empty() ? kNoId : index.RegionId(r.region);
+  e.place = model.PlaceId(r.name);
+  e.location_id = r.location.empty() ? kNoId : model.LocationId(r.location);
+  e.region_id = r.region.empty() ? kNoId : model.RegionId(r.region);
   if (e.place != kNoId) {
-    const ScoringIndex::Place& place = index.place(e.place);
+    const PlacementModel::Place& place = model.place(e.place);
     if (place.is_node) {
       if (r.location.empty() && place.location != kNoId) {
         e.location_id = place.location;
-        r.location = index.location(place.location);
+        r.location = model.location(place.location);
       }
       if (r.region.empty() && place.region != kNoId) {
         e.region_id = place.region;
-        r.region = index.region(place.region);
+        r.region = model.region(place.region);
       }
     }
     if (r.region.empty() && r.location.empty() && place.is_region) {
       r.region = r.name;
-      e.region_id = index.RegionId(r.name);
+      e.region_id = model.RegionId(r.name);
     }
   }
   if (r.location.empty() && e.region_id != kNoId) {
-    if (const uint32_t location = index.RegionLocation(e.region_id); location != kNoId) {
+    if (const uint32_t location = model.RegionLocation(e.region_id); location != kNoId) {
       e.location_id = location;
-      r.location = index.location(location);
+      r.location = model.location(location);
     }
   }
 }
 
-// The RTT lookup of the header through the index, in milliseconds.
-std::optional<double> RttMs(const ScoringIndex& index, Origin& origin, const Evaluation& e) {
-  if (*origin.from == e.candidate.name && !origin.is_region) return 0.0;
-  if (origin.dense_row != nullptr && e.place != kNoId) {
-    if (const double ms = (*origin.dense_row)[e.place]; !std::isnan(ms)) return ms;
+// The one RTT lookup of the header, first hit wins, with its provenance:
+// the candidate itself, the origin's row, the zone pair, the regions.
+std::optional<FoundRtt> LookupRtt(const PlacementModel& model, Origin& origin,
+                                  const Evaluation& e) {
+  if (*origin.from == e.candidate.name && !origin.is_region) {
+    return FoundRtt{0.0, RttSource::kSameNode};
   }
-  if (!origin.zone.empty()) {
-    if (const absl::string_view zone = index.model().ZoneOf(e.candidate.name); !zone.empty()) {
-      auto [it, inserted] = origin.zone_ms.try_emplace(zone, 0.0);
-      if (inserted) {
-        std::optional<FoundRtt> found = ZoneRtt(index.model(), origin, zone);
-        it->second = found ? absl::ToDoubleMilliseconds(found->rtt)
-                           : std::numeric_limits<double>::quiet_NaN();
-      }
-      if (!std::isnan(it->second)) return it->second;
+  if (origin.dense != nullptr && e.place != kNoId) {
+    if (const double ms = origin.dense->ms[e.place]; !std::isnan(ms)) {
+      return FoundRtt{ms, RttSource::kRow, origin.dense->method[e.place]};
     }
   }
-  if (e.region_id == kNoId) {  // a region the model does not name: look it up directly
-    std::optional<FoundRtt> entry = RegionRtt(index.model(), origin.region, e.candidate.region);
-    if (!entry) return std::nullopt;
-    return absl::ToDoubleMilliseconds(entry->rtt);
+  if (origin.zone != kNoId && e.place != kNoId) {
+    if (const uint32_t zone = model.place(e.place).zone; zone != kNoId) {
+      CachedRtt& cached = origin.by_zone[zone];
+      if (!cached.looked_up) cached = {true, ZoneRtt(model, origin, zone)};
+      if (cached.rtt) return cached.rtt;
+    }
   }
-  double& ms = origin.region_ms[e.region_id];
-  if (ms == kNotLookedUp) {
-    std::optional<FoundRtt> entry = RegionRtt(index.model(), origin.region, e.candidate.region);
-    ms = entry ? absl::ToDoubleMilliseconds(entry->rtt) : std::numeric_limits<double>::quiet_NaN();
-  }
-  if (std::isnan(ms)) return std::nullopt;
-  return ms;
+  if (e.region_id == kNoId) return RegionRtt(model, origin.region, e.candidate.region);
+  CachedRtt& cached = origin.by_region[e.region_id];
+  if (!cached.looked_up) cached = {true, RegionRtt(model, origin.region, e.candidate.region)};
+  return cached.rtt;
 }
 
 CarbonValue CarbonOf(const PlacementModel& model, absl::string_view location, const Window* window,
                      const ScoringOptions& options) {
   CarbonValue v;
   v.looked_up = true;
-  auto it = location.empty() ? model.carbon.end() : model.carbon.find(location);
-  if (it == model.carbon.end()) {
+  const uint32_t id = location.empty() ? kNoId : model.LocationId(location);
+  v.carbon = id == kNoId ? nullptr : model.Carbon(id);
+  if (v.carbon == nullptr) {
     v.basis = location.empty() ? Basis::kNoLocation : Basis::kNoData;
     return v;
   }
-  v.carbon = &it->second;
   if (v.carbon->valid_to && *v.carbon->valid_to + options.stale_after < options.now) {
     v.basis = Basis::kStale;
     return v;
@@ -281,52 +280,64 @@ struct CarbonMemo {
   CarbonValue no_location, unknown_location;
 };
 
-const CarbonValue* CarbonFor(const ScoringIndex& index, const Window* window,
+const CarbonValue* CarbonFor(const PlacementModel& model, const Window* window,
                              const ScoringOptions& options, CarbonMemo& memo, const Evaluation& e) {
   if (e.location_id == kNoId) {
     if (e.candidate.location.empty()) return &memo.no_location;
     return &memo.unknown_location;
   }
   CarbonValue& value = memo.by_location[e.location_id];
-  if (!value.looked_up)
-    value = CarbonOf(index.model(), index.location(e.location_id), window, options);
+  if (!value.looked_up) value = CarbonOf(model, model.location(e.location_id), window, options);
   return &value;
 }
 
+// One request's evaluation: per candidate, and per (candidate, origin) the
+// RTT the lookup found (candidate-major). The reasons are written from these.
+struct Evaluated {
+  CarbonMemo memo;  // the evaluations point into it
+  std::vector<Evaluation> evaluations;
+  std::vector<std::optional<FoundRtt>> rtts;
+  std::size_t origins = 0;
+
+  const std::optional<FoundRtt>& Rtt(std::size_t candidate, std::size_t origin) const {
+    return rtts[candidate * origins + origin];
+  }
+};
+
 // The scoring core: hard filters, carbon and latency values, normalised scores.
-// `memo` must outlive the evaluations (they point into it).
-std::vector<Evaluation> Evaluate(const ScoringIndex& index,
-                                 const std::vector<Candidate>& candidates,
-                                 std::vector<Origin>& origins, const Window* window,
-                                 const Workload& workload, const ScoringOptions& options,
-                                 CarbonMemo& memo) {
-  memo.by_location.assign(index.location_count(), CarbonValue{});
+void Evaluate(const PlacementModel& model, const std::vector<Candidate>& candidates,
+              std::vector<Origin>& origins, const Window* window, const Workload& workload,
+              const ScoringOptions& options, Evaluated& out) {
+  CarbonMemo& memo = out.memo;
+  memo.by_location.assign(model.location_count(), CarbonValue{});
   memo.no_location.basis = Basis::kNoLocation;
   memo.unknown_location.basis = Basis::kNoData;
-  std::vector<Evaluation> evaluations(candidates.size());
+  out.origins = origins.size();
+  out.evaluations.resize(candidates.size());
+  out.rtts.assign(candidates.size() * origins.size(), std::nullopt);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    Evaluation& e = evaluations[i];
-    ResolveInto(index, candidates[i], e);
-    for (Origin& origin : origins) {
+    Evaluation& e = out.evaluations[i];
+    ResolveInto(model, candidates[i], e);
+    for (std::size_t o = 0; o < origins.size(); ++o) {
+      Origin& origin = origins[o];
+      Failure failure = Failure::kFeasible;
       if (!origin.known) {
-        e.failure = Failure::kUnknownOrigin;
-        break;
+        failure = Failure::kUnknownOrigin;
+      } else if (std::optional<FoundRtt>& rtt = out.rtts[i * origins.size() + o] =
+                     LookupRtt(model, origin, e);
+                 !rtt) {
+        failure = Failure::kNoRtt;
+      } else if (rtt->ms > origin.limit_ms) {
+        failure = Failure::kOverLimit;
+      } else {
+        e.latency_ms = std::max(e.latency_ms, rtt->ms);
       }
-      const std::optional<double> ms = RttMs(index, origin, e);
-      if (!ms) {
-        e.failure = Failure::kNoRtt;
-        break;
-      }
-      if (*ms > origin.limit_ms) {
-        e.failure = Failure::kOverLimit;
-        break;
-      }
-      e.latency_ms = std::max(e.latency_ms, *ms);
+      if (e.failure == Failure::kFeasible) e.failure = failure;
     }
-    e.carbon = CarbonFor(index, window, options, memo, e);
+    e.carbon = CarbonFor(model, window, options, memo, e);
   }
   double c_min = INFINITY, c_max = -INFINITY, l_min = INFINITY, l_max = -INFINITY;
-  for (const Evaluation& e : evaluations) {
+  for (const Evaluation& e : out.evaluations) {
     if (e.failure != Failure::kFeasible) continue;
     if (e.carbon->has_carbon) {
       c_min = std::min(c_min, e.carbon->grams);
@@ -338,32 +349,32 @@ std::vector<Evaluation> Evaluate(const ScoringIndex& index,
   // The latency term counts only when the workload has latency limits.
   const double latency_weight = workload.max_rtt_ms.empty() ? 0.0 : options.latency_weight;
   const double weights = options.carbon_weight + latency_weight;
-  for (Evaluation& e : evaluations) {
+  for (Evaluation& e : out.evaluations) {
     if (e.failure != Failure::kFeasible) continue;
     const double c_hat = e.carbon->has_carbon ? Normalised(e.carbon->grams, c_min, c_max) : 1.0;
     const double l_hat = Normalised(e.latency_ms, l_min, l_max);
     e.score = weights > 0 ? 1.0 - (options.carbon_weight * c_hat + latency_weight * l_hat) / weights
                           : 1.0;
   }
-  return evaluations;
 }
 
-// Every reason a candidate was excluded, or what was assumed about it (the slow path: text).
-std::vector<std::string> Reasons(const PlacementModel& model, const std::vector<Origin>& origins,
-                                 const Evaluation& e, const Window* window) {
+// Every reason candidate `i` was excluded, or what was assumed about it,
+// written from its evaluation (the slow path: text).
+std::vector<std::string> Reasons(const std::vector<Origin>& origins, const Evaluated& evaluated,
+                                 std::size_t i, const Window* window) {
+  const Evaluation& e = evaluated.evaluations[i];
   std::vector<std::string> reasons;
-  for (const Origin& origin : origins) {
+  for (std::size_t o = 0; o < origins.size(); ++o) {
+    const Origin& origin = origins[o];
+    const std::optional<FoundRtt>& rtt = evaluated.Rtt(i, o);
     if (!origin.known) {
       reasons.push_back(absl::StrCat("unknown origin \"", *origin.from, "\" in the latency limit"));
-      continue;
-    }
-    std::optional<FoundRtt> rtt = Lookup(model, origin, e.candidate);
-    if (!rtt) {
+    } else if (!rtt) {
       reasons.push_back(absl::StrCat("no RTT from ", *origin.from, " to ", e.candidate.name,
                                      ": the ", origin.limit_ms, " ms limit cannot be verified"));
-    } else if (absl::ToDoubleMilliseconds(rtt->rtt) > origin.limit_ms) {
-      reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->rtt), " (",
-                                     rtt->provenance, "), over the ", origin.limit_ms,
+    } else if (rtt->ms > origin.limit_ms) {
+      reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->ms), " (",
+                                     ProvenanceText(*rtt), "), over the ", origin.limit_ms,
                                      " ms limit"));
     }
   }
@@ -371,21 +382,30 @@ std::vector<std::string> Reasons(const PlacementModel& model, const std::vector<
   return reasons;
 }
 
-std::vector<Origin> OriginsOf(const ScoringIndex& index, const Workload& workload) {
-  const PlacementModel& model = index.model();
+std::vector<Origin> OriginsOf(const PlacementModel& model, const Workload& workload) {
   std::vector<Origin> origins;
   for (const auto& [from, limit_ms] : workload.max_rtt_ms) {
-    auto row = model.rtt.find(from);
+    const uint32_t place = model.PlaceId(from);
+    const bool is_node = place != kNoId && model.place(place).is_node;
+    const bool is_region = place != kNoId && model.place(place).is_region;
+    const uint32_t row = model.RowId(from);
+    absl::string_view region = from;  // a region (or a row source) is its own region
+    uint32_t zone = kNoId;
+    if (is_node) {
+      const uint32_t region_id = model.place(place).region;
+      region = region_id == kNoId ? absl::string_view() : model.region(region_id);
+      zone = model.place(place).zone;
+    }
     origins.push_back({&from,
                        limit_ms,
-                       KnownOrigin(model, from),
-                       RegionOf(model, from),
-                       row == model.rtt.end() ? nullptr : &row->second,
-                       index.Row(from),
-                       std::vector<double>(index.region_count(), kNotLookedUp),
-                       model.ZoneOf(from),
-                       {},
-                       !model.nodes.contains(from) && model.region_locations.contains(from)});
+                       is_node || is_region || row != kNoId,
+                       !is_node && is_region,
+                       region,
+                       row,
+                       row == kNoId ? nullptr : &model.Dense(row),
+                       zone,
+                       std::vector<CachedRtt>(model.region_count()),
+                       {}});
   }
   return origins;
 }
@@ -400,15 +420,15 @@ const ForecastWindow* ForecastWindowFor(std::optional<absl::Duration> runtime) {
   return &kForecastWindows[2];
 }
 
-std::vector<ScoredCandidate> ScoreCandidates(const ScoringIndex& index,
+std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const std::vector<Candidate>& candidates,
                                              const Workload& workload,
                                              const ScoringOptions& options) {
-  std::vector<Origin> origins = OriginsOf(index, workload);
+  std::vector<Origin> origins = OriginsOf(model, workload);
   const Window* window = WindowFor(workload);
-  CarbonMemo memo;
-  const std::vector<Evaluation> evaluations =
-      Evaluate(index, candidates, origins, window, workload, options, memo);
+  Evaluated evaluated;
+  Evaluate(model, candidates, origins, window, workload, options, evaluated);
+  const std::vector<Evaluation>& evaluations = evaluated.evaluations;
   std::vector<ScoredCandidate> scored(evaluations.size());
   for (std::size_t i = 0; i < evaluations.size(); ++i) {
     const Evaluation& e = evaluations[i];
@@ -423,7 +443,7 @@ std::vector<ScoredCandidate> ScoreCandidates(const ScoringIndex& index,
     if (e.carbon->has_carbon) out.grams_per_kwh = e.carbon->grams;
     out.carbon_basis = BasisText(e, window);
     if (!out.feasible || !e.carbon->has_carbon)
-      out.reasons = Reasons(index.model(), origins, e, window);
+      out.reasons = Reasons(origins, evaluated, i, window);
   }
   // Sort indices, then move once: the entries are large.
   std::vector<std::size_t> order(scored.size());
@@ -446,21 +466,14 @@ std::vector<ScoredCandidate> ScoreCandidates(const ScoringIndex& index,
   return sorted;
 }
 
-std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
-                                             const std::vector<Candidate>& candidates,
-                                             const Workload& workload,
-                                             const ScoringOptions& options) {
-  return ScoreCandidates(ScoringIndex(model), candidates, workload, options);
-}
-
-CompactScores ScoreCompact(const ScoringIndex& index, const std::vector<Candidate>& candidates,
+CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candidate>& candidates,
                            const Workload& workload, const ScoringOptions& options,
                            FailureDetail detail) {
-  std::vector<Origin> origins = OriginsOf(index, workload);
+  std::vector<Origin> origins = OriginsOf(model, workload);
   const Window* window = WindowFor(workload);
-  CarbonMemo memo;
-  const std::vector<Evaluation> evaluations =
-      Evaluate(index, candidates, origins, window, workload, options, memo);
+  Evaluated evaluated;
+  Evaluate(model, candidates, origins, window, workload, options, evaluated);
+  const std::vector<Evaluation>& evaluations = evaluated.evaluations;
   CompactScores out;
   out.extender_scores.resize(evaluations.size());
   const Evaluation* best = nullptr;
@@ -468,11 +481,7 @@ CompactScores ScoreCompact(const ScoringIndex& index, const std::vector<Candidat
     const Evaluation& e = evaluations[i];
     if (e.failure != Failure::kFeasible) {
       if (detail == FailureDetail::kScoresOnly) continue;
-      std::string reason;
-      for (const std::string& r : Reasons(index.model(), origins, e, window)) {
-        absl::StrAppend(&reason, reason.empty() ? "" : "; ", r);
-      }
-      out.failures.emplace_back(i, std::move(reason));
+      out.failures.emplace_back(i, absl::StrJoin(Reasons(origins, evaluated, i, window), "; "));
       continue;
     }
     out.extender_scores[i] = static_cast<uint8_t>(std::llround(e.score * 10));
@@ -484,12 +493,6 @@ CompactScores ScoreCompact(const ScoringIndex& index, const std::vector<Candidat
   }
   if (best != nullptr) out.best_location = std::string(best->candidate.location);
   return out;
-}
-
-CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candidate>& candidates,
-                           const Workload& workload, const ScoringOptions& options,
-                           FailureDetail detail) {
-  return ScoreCompact(ScoringIndex(model), candidates, workload, options, detail);
 }
 
 int64_t ExtenderScore(const ScoredCandidate& candidate) {

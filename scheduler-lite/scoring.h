@@ -55,7 +55,6 @@
 #include "absl/time/time.h"
 #include "contract/forecast_windows.h"
 #include "scheduler-lite/placement_model.h"
-#include "scheduler-lite/scoring_index.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -94,12 +93,8 @@ struct ScoredCandidate {
 
 // Scores `candidates` and orders them (feasible first, by the order above;
 // then the excluded ones by name). ScoredCandidate::input_index maps back.
-// The PlacementModel overloads build a ScoringIndex for the one call (O(model));
-// callers that score repeatedly against one model keep the index instead.
-std::vector<ScoredCandidate> ScoreCandidates(const ScoringIndex& index,
-                                             const std::vector<Candidate>& candidates,
-                                             const Workload& workload,
-                                             const ScoringOptions& options);
+// Every origin is looked up for every candidate, once; the reasons are
+// written from those lookups (value and provenance), never from a second one.
 std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
                                              const std::vector<Candidate>& candidates,
                                              const Workload& workload,
@@ -116,9 +111,6 @@ struct CompactScores {
 };
 // kScoresOnly leaves CompactScores::failures empty (prioritize answers only scores).
 enum class FailureDetail { kReasons, kScoresOnly };
-CompactScores ScoreCompact(const ScoringIndex& index, const std::vector<Candidate>& candidates,
-                           const Workload& workload, const ScoringOptions& options,
-                           FailureDetail detail = FailureDetail::kReasons);
 CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candidate>& candidates,
                            const Workload& workload, const ScoringOptions& options,
                            FailureDetail detail = FailureDetail::kReasons);

@@ -32,8 +32,8 @@ constexpr char kNodesArgs[] =
     {"metadata":{"name":"c","labels":{"carbonroute.io/location":"FR"}},"spec":{},"status":{}}]},
   "NodeNames":null})";
 
-PlacementModel Model() {
-  PlacementModel m;
+PlacementFacts Model() {
+  PlacementFacts m;
   m.built_at = kNow;
   for (auto [location, grams] :
        std::initializer_list<std::pair<const char*, double>>{{"SE", 30}, {"FR", 60}, {"PL", 700}}) {
@@ -77,7 +77,7 @@ TEST(FilterReply, NodeNamesModeWithDelayLimit) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(kNamesArgs);
   ASSERT_THAT(args, IsOk());
   const CompactScores scored =
-      ScoreCompact(Model(), args->candidates, args->workload, {.now = kNow});
+      ScoreCompact(PlacementModel(Model()), args->candidates, args->workload, {.now = kNow});
   const nlohmann::json reply = nlohmann::json::parse(FilterReply(*args, scored));
   EXPECT_TRUE(reply["Nodes"].is_null());
   EXPECT_EQ(reply["NodeNames"], nlohmann::json({"n-fr", "n-se"}));  // request order kept
@@ -92,7 +92,7 @@ TEST(FilterReply, NodeListModeEchoesFeasibleNodes) {
   ASSERT_THAT(args, IsOk());
   args->workload.max_rtt_ms["europe-north1"] = 10;  // only a (same region, 5 ms) passes
   const CompactScores scored =
-      ScoreCompact(Model(), args->candidates, args->workload, {.now = kNow});
+      ScoreCompact(PlacementModel(Model()), args->candidates, args->workload, {.now = kNow});
   const nlohmann::json reply = nlohmann::json::parse(FilterReply(*args, scored));
   ASSERT_EQ(reply["Nodes"]["items"].size(), 1u);
   EXPECT_EQ(reply["Nodes"]["items"][0]["metadata"]["name"], "a");
@@ -107,7 +107,7 @@ TEST(PrioritizeReply, ScoresInRequestOrderWithinZeroToTen) {
       ParseExtenderArgs(R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":["n-pl","n-fr","n-se"]})");
   ASSERT_THAT(args, IsOk());
   const CompactScores scored =
-      ScoreCompact(Model(), args->candidates, args->workload, {.now = kNow});
+      ScoreCompact(PlacementModel(Model()), args->candidates, args->workload, {.now = kNow});
   const nlohmann::json reply = nlohmann::json::parse(PrioritizeReply(*args, scored));
   ASSERT_TRUE(reply.is_array());
   ASSERT_EQ(reply.size(), 3u);

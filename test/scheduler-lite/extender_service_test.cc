@@ -22,7 +22,7 @@ const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 class ExtenderServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto model = std::make_shared<PlacementModel>();
+    auto model = std::make_shared<PlacementFacts>();
     model->built_at = kNow - absl::Seconds(10);
     LocationCarbon se;
     se.grams_per_kwh = 30;
@@ -31,7 +31,7 @@ class ExtenderServiceTest : public ::testing::Test {
     pl.grams_per_kwh = 700;
     model->carbon["PL"] = pl;
     model->nodes = {{"n-se", {"SE", "r1"}}, {"n-pl", {"PL", "r2"}}};
-    models_.Set(model);
+    models_.Set(std::make_shared<const PlacementModel>(*model));
     service_ = std::make_unique<ExtenderService>(models_, ScoringOptions{}, clock_, *registry_);
     net::HttpServerOptions options;
     options.listen_address = "127.0.0.1:0";

@@ -40,7 +40,7 @@ TEST(KarmadaPatch, TwoCleanestClustersWithTheirReadings) {
   absl::StatusOr<KarmadaPolicy> policy = ParseKarmadaPolicy(kPolicy, "p.yaml");
   ASSERT_THAT(policy, IsOk());
   EXPECT_EQ(policy->namespace_name, "shop");
-  PlacementModel model;
+  PlacementFacts model;
   for (auto [location, grams] :
        std::initializer_list<std::pair<const char*, double>>{{"SE", 30}, {"FR", 60}, {"PL", 700}}) {
     LocationCarbon c;
@@ -49,7 +49,7 @@ TEST(KarmadaPatch, TwoCleanestClustersWithTheirReadings) {
   }
   model.region_locations["europe-north1"] = "SE";
   const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
-  const auto scored = ScoreCandidates(model, policy->clusters, {}, {.now = now});
+  const auto scored = ScoreCandidates(PlacementModel(model), policy->clusters, {}, {.now = now});
   const KarmadaPatch patch = MakeKarmadaPatch(*policy, scored, now);
   EXPECT_THAT(patch.cluster_names, ::testing::ElementsAre("member-se", "member-fr"));
   const nlohmann::json json = nlohmann::json::parse(patch.json);

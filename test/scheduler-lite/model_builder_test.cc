@@ -33,7 +33,7 @@ TEST(ModelBuilder, ReadsCarbonForecastNodesAndRtt) {
       "carbonroute_rtt_seconds{method=\"declared\",source=\"node-a\",target=\"node-c\"} 0.040\n"
       "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\",estimated="
       "\"false\",location=\"XX\",provider=\"em\"} NaN\n"));
-  auto model = builder.Build();
+  auto model = std::make_shared<const PlacementFacts>(builder.BuildFacts());
   ASSERT_EQ(model->carbon.size(), 1u);  // the NaN series is no data
   const LocationCarbon& de = model->carbon.at("DE");
   EXPECT_EQ(de.grams_per_kwh, 400);
@@ -55,7 +55,7 @@ TEST(ModelBuilder, AMeasuredRttWinsOverADeclaredOneInEitherOrder) {
             "carbonroute_rtt_seconds{method=\"measured\",source=\"a\",target=\"c\"} 0.0002\n"
             "carbonroute_rtt_seconds{method=\"declared\",source=\"a\",target=\"d\"} 0.007\n"
             "carbonroute_rtt_seconds{method=\"declared\",source=\"a\",target=\"d\"} 0.008\n"));
-  auto model = builder.Build();
+  auto model = std::make_shared<const PlacementFacts>(builder.BuildFacts());
   EXPECT_EQ(model->rtt.at("a").at("b").method, RttMethod::kMeasured);
   EXPECT_EQ(model->rtt.at("a").at("b").rtt, absl::Microseconds(100));
   EXPECT_EQ(model->rtt.at("a").at("c").method, RttMethod::kMeasured);
@@ -80,7 +80,7 @@ TEST(ModelBuilder, PreferredEmissionsTypeThenLatestValidToWins) {
             "location=\"FR\",provider=\"a\"} 55\n"
             "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\","
             "location=\"FR\",provider=\"a\"} 1800003600\n"));
-  auto model = builder.Build();
+  auto model = std::make_shared<const PlacementFacts>(builder.BuildFacts());
   EXPECT_EQ(model->carbon.at("CAISO_NORTH").grams_per_kwh, 420);
   EXPECT_EQ(model->carbon.at("FR").grams_per_kwh, 55);
 }
@@ -92,7 +92,7 @@ TEST(ModelBuilder, StaticMatrixAndRegionMap) {
           "sending_region,receiving_region,milliseconds\neurope-west1,europe-west4,7\n", "m.csv"),
       IsOk());
   ASSERT_THAT(builder.AddRegionLocationsCsv("gcp_region,zone\neurope-west1,BE\n", "z.csv"), IsOk());
-  auto model = builder.Build();
+  auto model = std::make_shared<const PlacementFacts>(builder.BuildFacts());
   EXPECT_EQ(model->rtt.at("europe-west1").at("europe-west4").rtt, absl::Milliseconds(7));
   EXPECT_EQ(model->rtt.at("europe-west1").at("europe-west4").method, RttMethod::kDeclared);
   EXPECT_EQ(model->region_locations.at("europe-west1"), "BE");
@@ -118,7 +118,7 @@ TEST(ModelBuilder, ZonePairRttIsTheMedianOfMeasuredEntriesElseOfZoneSeries) {
             "carbonroute_zone_rtt_seconds{source_zone=\"z2\",target_zone=\"z3\"} 0.050\n"
             "carbonroute_zone_rtt_seconds{source_zone=\"z2\",target_zone=\"z3\"} 0.070\n"
             "carbonroute_zone_rtt_seconds{source_zone=\"z1\",target_zone=\"z2\"} 0.900\n"));
-  auto model = builder.Build();
+  auto model = std::make_shared<const PlacementFacts>(builder.BuildFacts());
   EXPECT_EQ(model->nodes.at("a1").zone, "z1");
   // 10, 14, 30 ms measured (the declared 500 ms is not a measurement): 14 ms,
   // and the per-node entries win over the zone series' 900 ms.

@@ -11,8 +11,8 @@ using ::testing::HasSubstr;
 
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
-PlacementModel Model() {
-  PlacementModel m;
+PlacementFacts Model() {
+  PlacementFacts m;
   m.built_at = kNow;
   auto carbon = [](double g, std::map<std::string, double> forecast = {}) {
     LocationCarbon c;
@@ -55,7 +55,7 @@ const ScoredCandidate& Find(const std::vector<ScoredCandidate>& scored, const st
 }
 
 TEST(ScoreCandidates, CleanestFirstAndScoreRanges) {
-  const auto scored = ScoreCandidates(Model(), Nodes(), {}, {.now = kNow});
+  const auto scored = ScoreCandidates(PlacementModel(Model()), Nodes(), {}, {.now = kNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-fr", "n-pl"));
   EXPECT_EQ(ExtenderScore(scored[0]), 10);
   EXPECT_EQ(FrameworkScore(scored[0]), 100);
@@ -69,7 +69,7 @@ TEST(ScoreCandidates, CleanestFirstAndScoreRanges) {
 
 TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
   Workload inside{{{"edge", 30}}, std::nullopt};
-  auto scored = ScoreCandidates(Model(), Nodes(), inside, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(Model()), Nodes(), inside, {.now = kNow});
   // n-se 25 ms (inside), n-pl 30 ms (on the limit: allowed), n-fr in edge's region: 5 ms
   // convention. ĉ: se 0, fr (60−30)/670 = 0.045, pl 1;  l̂: se (25−5)/25 = 0.8, fr 0, pl 1. score =
   // 1 − (ĉ + 0.2·l̂)/1.2: fr 0.963 > se 0.867 > pl 0 — among the two clean ones, latency decides.
@@ -78,7 +78,7 @@ TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
   EXPECT_EQ(Find(scored, "n-fr").latency, absl::Milliseconds(5));
 
   Workload tight{{{"edge", 29.9}}, std::nullopt};
-  scored = ScoreCandidates(Model(), Nodes(), tight, {.now = kNow});
+  scored = ScoreCandidates(PlacementModel(Model()), Nodes(), tight, {.now = kNow});
   EXPECT_THAT(Feasible(scored),
               ElementsAre("n-se", "n-fr"));  // now SE is the cleanest by the full range
   EXPECT_FALSE(Find(scored, "n-pl").feasible);
@@ -87,39 +87,43 @@ TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
 }
 
 TEST(ScoreCandidates, MissingRttAndUnknownOriginFailClosed) {
-  PlacementModel model = Model();
+  PlacementFacts model = Model();
   model.rtt["edge"].erase("n-pl");  // and no static entry between the regions
-  auto scored = ScoreCandidates(model, Nodes(), {{{"edge", 100}}, std::nullopt}, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {{{"edge", 100}}, std::nullopt},
+                                {.now = kNow});
   EXPECT_FALSE(Find(scored, "n-pl").feasible);
   EXPECT_THAT(Find(scored, "n-pl").reasons[0],
               HasSubstr("no RTT from edge to n-pl: the 100 ms limit cannot be verified"));
 
-  scored = ScoreCandidates(model, Nodes(), {{{"nowhere", 100}}, std::nullopt}, {.now = kNow});
+  scored = ScoreCandidates(PlacementModel(model), Nodes(), {{{"nowhere", 100}}, std::nullopt},
+                           {.now = kNow});
   EXPECT_TRUE(Feasible(scored).empty());
   EXPECT_THAT(scored[0].reasons, ElementsAre("unknown origin \"nowhere\" in the latency limit"));
 }
 
 TEST(ScoreCandidates, StaticMatrixBetweenRegionsIsUsed) {
-  PlacementModel model = Model();
+  PlacementFacts model = Model();
   model.rtt["edge"].erase("n-se");
-  auto scored = ScoreCandidates(model, Nodes(), {{{"edge", 45}}, std::nullopt}, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {{{"edge", 45}}, std::nullopt},
+                                {.now = kNow});
   EXPECT_EQ(Find(scored, "n-se").latency, absl::Milliseconds(40));
   EXPECT_TRUE(Find(scored, "n-se").feasible);
 }
 
 TEST(ScoreCandidates, RuntimeUsesTheForecastMean) {
   // Over 2 h (the 4h window), FR's forecast (40) beats SE's (90).
-  auto scored = ScoreCandidates(Model(), Nodes(), {{}, absl::Hours(2)}, {.now = kNow});
+  auto scored =
+      ScoreCandidates(PlacementModel(Model()), Nodes(), {{}, absl::Hours(2)}, {.now = kNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
   EXPECT_EQ(Find(scored, "n-fr").carbon_basis, "forecast 4h");
   EXPECT_EQ(Find(scored, "n-pl").carbon_basis, "current (no 4h forecast)");
 }
 
 TEST(ScoreCandidates, StaleOrMissingCarbonIsScoredAsDirtiestNeverZero) {
-  PlacementModel model = Model();
+  PlacementFacts model = Model();
   model.carbon["SE"].valid_to = kNow - absl::Hours(1);  // beyond the 30 min allowance
   model.carbon.erase("PL");
-  auto scored = ScoreCandidates(model, Nodes(), {}, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {}, {.now = kNow});
   EXPECT_THAT(Feasible(scored),
               ElementsAre("n-fr", "n-pl", "n-se"));  // both at ĉ = 1: ties by name
   EXPECT_EQ(Find(scored, "n-se").grams_per_kwh, std::nullopt);
@@ -129,39 +133,40 @@ TEST(ScoreCandidates, StaleOrMissingCarbonIsScoredAsDirtiestNeverZero) {
 }
 
 TEST(ScoreCandidates, AllEqualInputsDoNotDivideByZeroAndTiesAreByName) {
-  PlacementModel model = Model();
+  PlacementFacts model = Model();
   for (auto& [location, carbon] : model.carbon) carbon.grams_per_kwh = 100;
-  auto scored = ScoreCandidates(model, Nodes(), {}, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {}, {.now = kNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-pl", "n-se"));
   for (const ScoredCandidate& s : scored) EXPECT_EQ(ExtenderScore(s), 10);
-  EXPECT_TRUE(ScoreCandidates(model, {}, {}, {.now = kNow}).empty());
+  EXPECT_TRUE(ScoreCandidates(PlacementModel(model), {}, {}, {.now = kNow}).empty());
 }
 
 TEST(ScoreCandidates, LatencyWeightBreaksNearTies) {
-  PlacementModel model = Model();
+  PlacementFacts model = Model();
   model.carbon["PL"].grams_per_kwh = 30;  // as clean as SE, but 30 ms away instead of 25
-  auto scored = ScoreCandidates(model, {{"n-pl", "", ""}, {"n-se", "", ""}},
+  auto scored = ScoreCandidates(PlacementModel(model), {{"n-pl", "", ""}, {"n-se", "", ""}},
                                 {{{"edge", 50}}, std::nullopt}, {.now = kNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-pl"));
   EXPECT_LT(scored[1].score, scored[0].score);
 }
 
 TEST(ScoreCandidates, UnknownCandidateIsFeasibleButDirtiest) {
-  auto scored =
-      ScoreCandidates(Model(), {{"n-se", "", ""}, {"mystery", "", ""}}, {}, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(Model()), {{"n-se", "", ""}, {"mystery", "", ""}},
+                                {}, {.now = kNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "mystery"));
   EXPECT_THAT(Find(scored, "mystery").reasons[0], HasSubstr("no grid location known"));
 }
 
 TEST(ScoreCompact, AgreesWithScoreCandidates) {
-  PlacementModel model = Model();
+  PlacementFacts model = Model();
   model.carbon.erase("PL");
   const std::vector<Candidate> candidates = {
       {"n-pl", "", ""}, {"n-fr", "", ""}, {"n-se", "", ""}, {"x", "", ""}};
   for (const Workload& workload : {Workload{}, Workload{{{"edge", 26}}, absl::Hours(2)},
                                    Workload{{{"nowhere", 5}}, std::nullopt}}) {
-    const CompactScores compact = ScoreCompact(model, candidates, workload, {.now = kNow});
-    const auto sorted = ScoreCandidates(model, candidates, workload, {.now = kNow});
+    const CompactScores compact =
+        ScoreCompact(PlacementModel(model), candidates, workload, {.now = kNow});
+    const auto sorted = ScoreCandidates(PlacementModel(model), candidates, workload, {.now = kNow});
     std::vector<ScoredCandidate> full(sorted.size());
     for (const ScoredCandidate& s : sorted) full[s.input_index] = s;  // back to input order
     ASSERT_EQ(compact.extender_scores.size(), full.size());
@@ -191,7 +196,7 @@ namespace carbonroute::scheduler_lite {
 namespace {
 
 TEST(Ordering, CandidatesWithoutDataComeAfterTheDirtiestWithData) {
-  PlacementModel m;
+  PlacementFacts m;
   m.built_at = absl::FromUnixSeconds(1'800'000'000);
   m.carbon["PL"].grams_per_kwh = 700;
   m.carbon["SE"].grams_per_kwh = 20;
@@ -199,7 +204,8 @@ TEST(Ordering, CandidatesWithoutDataComeAfterTheDirtiestWithData) {
   options.now = m.built_at;
   // "AA" and "ZZ" have no reading: scored as the dirtiest, like PL, but listed after it.
   const std::vector<ScoredCandidate> scored = ScoreCandidates(
-      m, {{"AA", "AA", ""}, {"PL", "PL", ""}, {"SE", "SE", ""}, {"ZZ", "ZZ", ""}}, {}, options);
+      PlacementModel(m), {{"AA", "AA", ""}, {"PL", "PL", ""}, {"SE", "SE", ""}, {"ZZ", "ZZ", ""}},
+      {}, options);
   ASSERT_EQ(scored.size(), 4u);
   EXPECT_EQ(scored[0].name, "SE");
   EXPECT_EQ(scored[1].name, "PL");
@@ -211,7 +217,7 @@ TEST(SameRegionRtt, IsNeverLargerThanTheNearestNeighboursAndTheSameInEveryPath) 
   // europe-west9 is 4 ms from europe-west1, less than the 5 ms convention: a
   // node in europe-west1 must not look farther from europe-west1 than one in
   // europe-west9, whether the candidates are nodes or regions.
-  PlacementModel m;
+  PlacementFacts m;
   m.built_at = absl::FromUnixSeconds(1'800'000'000);
   m.carbon["BE"].grams_per_kwh = 100;
   m.carbon["FR"].grams_per_kwh = 100;
@@ -231,18 +237,18 @@ TEST(SameRegionRtt, IsNeverLargerThanTheNearestNeighboursAndTheSameInEveryPath) 
     return absl::InfiniteDuration();
   };
   const std::vector<ScoredCandidate> nodes =
-      ScoreCandidates(m, {{"n1", "", ""}, {"n9", "", ""}}, workload, options);
+      ScoreCandidates(PlacementModel(m), {{"n1", "", ""}, {"n9", "", ""}}, workload, options);
   EXPECT_EQ(latency_of(nodes, "n1"), absl::Milliseconds(4));
   EXPECT_LE(latency_of(nodes, "n1"), latency_of(nodes, "n9"));
-  const std::vector<ScoredCandidate> regions =
-      ScoreCandidates(m, {{"europe-west1", "", ""}, {"europe-west9", "", ""}}, workload, options);
+  const std::vector<ScoredCandidate> regions = ScoreCandidates(
+      PlacementModel(m), {{"europe-west1", "", ""}, {"europe-west9", "", ""}}, workload, options);
   EXPECT_EQ(latency_of(regions, "europe-west1"), absl::Milliseconds(4));  // not 0: same region
 }
 
 // A sampled mesh: "edge" (zone z1) measured only one node of zone z2 and
 // none of zone z3; another node of z1 measured z3.
 TEST(ScoreCandidates, ZonePairRttStandsInForNodesTheRowDoesNotList) {
-  PlacementModel m = Model();
+  PlacementFacts m = Model();
   m.nodes["edge"].zone = "z1";
   m.nodes["n-z1"] = {"FR", "europe-west9", "z1"};
   for (const char* name : {"n-z2a", "n-z2b"}) m.nodes[name] = {"SE", "europe-north1", "z2"};
@@ -253,14 +259,14 @@ TEST(ScoreCandidates, ZonePairRttStandsInForNodesTheRowDoesNotList) {
   Workload limited;
   limited.max_rtt_ms = {{"edge", 20}};
   const std::vector<Candidate> candidates = {{"n-z2b", "", ""}, {"n-z3", "", ""}};
-  const auto scored = ScoreCandidates(m, candidates, limited, {.now = kNow});
+  const auto scored = ScoreCandidates(PlacementModel(m), candidates, limited, {.now = kNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-z2b"));
   EXPECT_EQ(Find(scored, "n-z2b").latency, absl::Milliseconds(12));
   EXPECT_THAT(Find(scored, "n-z3").reasons,
               ElementsAre(HasSubstr("RTT from edge is 35.00 ms (measured: zone-pair median)")));
   Workload relaxed_limit;
   relaxed_limit.max_rtt_ms = {{"edge", 50}};
-  const auto relaxed = ScoreCandidates(m, candidates, relaxed_limit, {.now = kNow});
+  const auto relaxed = ScoreCandidates(PlacementModel(m), candidates, relaxed_limit, {.now = kNow});
   EXPECT_THAT(Feasible(relaxed), ElementsAre("n-z2b", "n-z3"));
   EXPECT_THAT(Find(relaxed, "n-z2b").reasons, ::testing::IsEmpty());
 }

@@ -1,4 +1,4 @@
-#include "scheduler-lite/scoring_index.h"
+#include "scheduler-lite/placement_model.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,8 +16,8 @@ using ::testing::IsEmpty;
 
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
-std::shared_ptr<PlacementModel> Model() {
-  auto m = std::make_shared<PlacementModel>();
+std::shared_ptr<PlacementFacts> Facts() {
+  auto m = std::make_shared<PlacementFacts>();
   m->built_at = kNow;
   for (const auto& [location, grams] : {std::pair<const char*, double>{"SE", 30}, {"PL", 700}}) {
     LocationCarbon& c = m->carbon[location];
@@ -34,61 +34,76 @@ std::shared_ptr<PlacementModel> Model() {
   return m;
 }
 
-TEST(ScoringIndex, GivesIdsToEveryNameTheModelUses) {
-  const ScoringIndex index{std::shared_ptr<const PlacementModel>(Model())};
-  ASSERT_NE(index.PlaceId("n-se"), ScoringIndex::kNone);
-  const ScoringIndex::Place& se = index.place(index.PlaceId("n-se"));
+TEST(PlacementModel, GivesIdsToEveryNameTheFactsUse) {
+  const PlacementModel index(*Facts());
+  ASSERT_NE(index.PlaceId("n-se"), PlacementModel::kNone);
+  const PlacementModel::Place& se = index.place(index.PlaceId("n-se"));
   EXPECT_TRUE(se.is_node);
   EXPECT_EQ(index.location(se.location), "SE");
   EXPECT_EQ(index.region(se.region), "europe-north1");
   // An RTT target that is not a node is still a place (a candidate may be named so).
-  EXPECT_NE(index.PlaceId("far-away"), ScoringIndex::kNone);
+  EXPECT_NE(index.PlaceId("far-away"), PlacementModel::kNone);
   EXPECT_FALSE(index.place(index.PlaceId("far-away")).is_node);
   // A region of the region → location map is a place too, with its location.
   const uint32_t north = index.PlaceId("europe-north1");
-  ASSERT_NE(north, ScoringIndex::kNone);
+  ASSERT_NE(north, PlacementModel::kNone);
   EXPECT_TRUE(index.place(north).is_region);
   EXPECT_EQ(index.location(index.RegionLocation(index.RegionId("europe-north1"))), "SE");
   // "FR" has no carbon reading but is named by a node.
-  EXPECT_NE(index.LocationId("FR"), ScoringIndex::kNone);
-  EXPECT_EQ(index.PlaceId("nowhere"), ScoringIndex::kNone);
-  EXPECT_EQ(index.LocationId("DE"), ScoringIndex::kNone);
+  EXPECT_NE(index.LocationId("FR"), PlacementModel::kNone);
+  EXPECT_EQ(index.PlaceId("nowhere"), PlacementModel::kNone);
+  EXPECT_EQ(index.LocationId("DE"), PlacementModel::kNone);
 }
 
-TEST(ScoringIndex, RowsAreDenseMillisecondsWithNaNForNoEntry) {
-  const ScoringIndex index{std::shared_ptr<const PlacementModel>(Model())};
-  EXPECT_EQ(index.Row("n-se"), nullptr);  // a node without a row
-  const std::vector<double>* row = index.Row("edge");
-  ASSERT_NE(row, nullptr);
-  EXPECT_DOUBLE_EQ((*row)[index.PlaceId("n-se")], 25.125);
-  EXPECT_DOUBLE_EQ((*row)[index.PlaceId("far-away")], 300);
-  EXPECT_TRUE(std::isnan((*row)[index.PlaceId("n-pl")]));
-  EXPECT_EQ(index.Row("edge"), row);  // built once
+TEST(PlacementModel, RowsAreDenseMillisecondsWithNaNForNoEntry) {
+  const PlacementModel index(*Facts());
+  EXPECT_EQ(index.RowId("n-se"), PlacementModel::kNone);  // a node without a row
+  const uint32_t edge = index.RowId("edge");
+  ASSERT_NE(edge, PlacementModel::kNone);
+  const PlacementModel::DenseRow& row = index.Dense(edge);
+  EXPECT_DOUBLE_EQ(row.ms[index.PlaceId("n-se")], 25.125);
+  EXPECT_DOUBLE_EQ(row.ms[index.PlaceId("far-away")], 300);
+  EXPECT_EQ(row.method[index.PlaceId("far-away")], RttMethod::kMeasured);
+  EXPECT_TRUE(std::isnan(row.ms[index.PlaceId("n-pl")]));
+  EXPECT_EQ(&index.Dense(edge), &row);  // built once
+  ASSERT_NE(index.FindEntry(edge, index.PlaceId("n-se")), nullptr);
+  EXPECT_EQ(index.FindEntry(edge, index.PlaceId("n-pl")), nullptr);
 }
 
-TEST(ScoringIndex, RowsBuiltConcurrentlyAreBuiltOnce) {
-  const ScoringIndex index{std::shared_ptr<const PlacementModel>(Model())};
-  const std::vector<double>* seen[4] = {};
+TEST(PlacementModel, RowsBuiltConcurrentlyAreBuiltOnce) {
+  const PlacementModel index(*Facts());
+  const PlacementModel::DenseRow* seen[4] = {};
   std::vector<std::thread> threads;
-  for (auto& s : seen) threads.emplace_back([&index, &s] { s = index.Row("europe-west9"); });
+  const uint32_t row = index.RowId("europe-west9");
+  for (auto& s : seen) threads.emplace_back([&index, &s, row] { s = &index.Dense(row); });
   for (auto& t : threads) t.join();
   for (const auto* s : seen) EXPECT_EQ(s, seen[0]);
-  EXPECT_DOUBLE_EQ((*seen[0])[index.PlaceId("europe-central2")], 20);
+  EXPECT_DOUBLE_EQ(seen[0]->ms[index.PlaceId("europe-central2")], 20);
+  EXPECT_EQ(seen[0]->method[index.PlaceId("europe-central2")], RttMethod::kDeclared);
 }
 
-TEST(ScoringIndex, KeepsTheModelAlive) {
-  std::shared_ptr<PlacementModel> model = Model();
-  const PlacementModel* raw = model.get();
-  const ScoringIndex index(std::move(model));
-  EXPECT_EQ(&index.model(), raw);
-  EXPECT_EQ(index.model().nodes.size(), 3u);
+TEST(PlacementModel, OwnsItsNamesAndCarbonIsUpdatedInPlace) {
+  std::unique_ptr<PlacementModel> model;
+  {
+    const std::shared_ptr<PlacementFacts> facts = Facts();
+    model = std::make_unique<PlacementModel>(*facts);
+  }  // the facts are gone; the model holds its own copies
+  EXPECT_EQ(model->node_count(), 3u);
+  EXPECT_EQ(model->place_name(model->PlaceId("n-se")), "n-se");
+  const uint32_t se = model->LocationId("SE");
+  EXPECT_EQ(model->MutableCarbon(model->LocationId("FR")), nullptr);  // named, but no reading
+  model->MutableCarbon(se)->grams_per_kwh = 900;
+  const auto scored =
+      ScoreCandidates(*model, {{"n-se", "", ""}, {"n-pl", "", ""}}, {}, {.now = kNow});
+  EXPECT_EQ(scored[0].name, "n-pl");  // SE is now the dirtier of the two
+  EXPECT_EQ(scored[1].grams_per_kwh, 900);
 }
 
-// Through the index: a candidate's own location/region (full NodeList mode)
+// Through the model: a candidate's own location/region (full NodeList mode)
 // win over the model's, region-named candidates resolve, and the region
 // fallback of the RTT lookup is used.
-TEST(ScoringIndex, ScoringResolvesLikeTheHeaderSays) {
-  const ScoringIndex index{std::shared_ptr<const PlacementModel>(Model())};
+TEST(PlacementModel, ScoringResolvesLikeTheHeaderSays) {
+  const PlacementModel index(*Facts());
   const std::vector<Candidate> candidates = {
       {"n-se", "PL", ""},                  // labels say PL: the label wins
       {"europe-north1", "", ""},           // a region: its location SE
@@ -114,7 +129,7 @@ TEST(ScoringIndex, ScoringResolvesLikeTheHeaderSays) {
 }
 
 TEST(ScoreCompact, ScoresOnlyLeavesOutTheReasonsButNotTheScores) {
-  const ScoringIndex index{std::shared_ptr<const PlacementModel>(Model())};
+  const PlacementModel index(*Facts());
   const std::vector<Candidate> candidates = {
       {"n-se", "", ""}, {"far-away", "", ""}, {"n-pl", "", ""}};
   const Workload workload{{{"edge", 100}}, std::nullopt};
