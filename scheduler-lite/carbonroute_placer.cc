@@ -6,8 +6,12 @@
 
 namespace carbonroute::scheduler_lite {
 
-CarbonroutePlacer::CarbonroutePlacer(const PlacementLimits& limits, absl::Duration runtime)
-    : limits_(limits), window_(ForecastWindowFor(runtime)) {
+CarbonroutePlacer::CarbonroutePlacer(const PlacementLimits& limits, absl::Duration runtime,
+                                     double carbon_weight, double latency_weight)
+    : limits_(limits),
+      window_(ForecastWindowFor(runtime)),
+      carbon_weight_(carbon_weight),
+      latency_weight_(latency_weight) {
   const SiteTopology& topology = *limits.topology;
   const std::size_t n = topology.size();
   PlacementFacts facts;
@@ -61,6 +65,8 @@ Placement CarbonroutePlacer::Place(const std::vector<SiteSignal>& signals, absl:
 
   ScoringOptions options;
   options.now = now;
+  options.carbon_weight = carbon_weight_;
+  options.latency_weight = latency_weight_;
   Placement placement = LocalPlacement(limits_);
   std::vector<int> free = FreeCapacityAtHome(limits_);
   for (std::size_t from : order) {

@@ -48,7 +48,9 @@ struct SiteSignal {
 
 class CarbonroutePlacer {
  public:
-  CarbonroutePlacer(const PlacementLimits& limits, absl::Duration runtime);
+  // `carbon_weight`, `latency_weight`: ScoringOptions' (scoring.h), as `serve` takes them.
+  CarbonroutePlacer(const PlacementLimits& limits, absl::Duration runtime,
+                    double carbon_weight = 1.0, double latency_weight = 0.2);
   CarbonroutePlacer(const CarbonroutePlacer&) = delete;
   CarbonroutePlacer& operator=(const CarbonroutePlacer&) = delete;
 
@@ -58,6 +60,7 @@ class CarbonroutePlacer {
  private:
   const PlacementLimits& limits_;
   const ForecastWindow* const window_;
+  const double carbon_weight_, latency_weight_;
   std::unique_ptr<PlacementModel> model_;
   std::vector<LocationCarbon*> carbon_;  // per site, into *model_
   std::vector<Candidate> site_candidates_;

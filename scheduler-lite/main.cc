@@ -180,8 +180,9 @@ Policies:
   carbonroute  each period, each origin (dirtiest first) is placed by the extender's
                own scoring with the limit as a hard filter, seeing the current
                reading and the forecast mean (--forecast perfect: the trace itself;
-               persistence: the same hours of the previous day); full sites are not
-               candidates.
+               persistence: the same hours of the previous day) and weighing carbon
+               against latency by --carbon-weight/--latency-weight; full sites are
+               not candidates.
   oracle       each period, the minimum-carbon assignment for the true means
                (min-cost flow, LEMON NetworkSimplex): the lower bound.
 Sites whose zone has no column in --trace are skipped with a warning.)";
@@ -309,6 +310,14 @@ const std::vector<Subcommand>& Subcommands() {
          cmd->add_option("--plot", f.simulate.plot,
                          "also draw mean intensity against the limit into FILE.svg or FILE.png "
                          "(needs gnuplot)");
+         cmd->add_option("--carbon-weight", f.simulate.options.carbon_weight,
+                         "the carbonroute policy's w_c (as serve's)")
+             ->check(CLI::NonNegativeNumber)
+             ->capture_default_str();
+         cmd->add_option("--latency-weight", f.simulate.options.latency_weight,
+                         "the carbonroute policy's w_l (as serve's)")
+             ->check(CLI::NonNegativeNumber)
+             ->capture_default_str();
          cmd->add_option("--threads", f.simulate.options.threads,
                          "worker threads (0: one per core)")
              ->check(CLI::NonNegativeNumber)

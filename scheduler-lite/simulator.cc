@@ -94,7 +94,10 @@ ConfigResult RunConfig(const SiteTopology& topology, const IntensityTrace& trace
   const bool carbonroute = Wants(options, SimulatedPolicy::kCarbonroute);
   OraclePlacer oracle(limits);
   std::optional<CarbonroutePlacer> placer;
-  if (carbonroute) placer.emplace(limits, absl::Hours(options.runtime_hours));
+  if (carbonroute) {
+    placer.emplace(limits, absl::Hours(options.runtime_hours), options.carbon_weight,
+                   options.latency_weight);
+  }
 
   const auto runtime = static_cast<std::size_t>(options.runtime_hours);
   const absl::Time start =
@@ -172,6 +175,12 @@ absl::Status Validate(const SiteTopology& topology, const SimulationOptions& opt
     if (origin >= topology.size()) {
       return absl::InvalidArgumentError(absl::StrCat("origins: no site ", origin));
     }
+  }
+  if (!(options.carbon_weight >= 0) || !(options.latency_weight >= 0) ||
+      options.carbon_weight + options.latency_weight <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("carbon_weight ", options.carbon_weight,
+                                                   ", latency_weight ", options.latency_weight,
+                                                   ": both ≥ 0, not both 0"));
   }
   if (options.max_rtt_ms.empty() || options.idle_percent.empty() || options.policies.empty()) {
     return absl::InvalidArgumentError("max_rtt_ms, idle_percent and policies must not be empty");

@@ -95,6 +95,8 @@ TEST(SimulateCli, MistakesExit2NamingTheValue) {
       {"--trace missing.csv", "missing.csv"},
       {"--rtt-matrix missing.csv", "missing.csv"},
       {"--max-rtt-ms", "--max-rtt-ms"},
+      {"--latency-weight -1", "--latency-weight"},
+      {"--carbon-weight 0 --latency-weight 0", "not both 0"},
   };
   for (const auto& [args, message] : cases) {
     const testing::ShellRun run = Simulate(dir.path(), args);

@@ -139,6 +139,14 @@ TEST(Simulate, ALimitThatAdmitsEveryoneAndCapacityThatNeverBinds) {
   EXPECT_THAT(MeanOf(*result, SimulatedPolicy::kCarbonroute, 40, 99), DoubleNear(460.0 / 12, 1e-9));
   // static: every unit at C (the lowest mean) all year: 50.
   EXPECT_THAT(MeanOf(*result, SimulatedPolicy::kStatic, 40, 99), DoubleNear(50, 1e-9));
+
+  // Without the latency term, carbon alone decides: C beats A, and with
+  // capacity that never binds carbonroute is the oracle.
+  SimulationOptions carbon_only = TinyOptions({40}, {99});
+  carbon_only.latency_weight = 0;
+  const absl::StatusOr<SimulationResult> greedy = Simulate(tiny.topology, tiny.trace, carbon_only);
+  ASSERT_TRUE(greedy.ok()) << greedy.status();
+  EXPECT_THAT(MeanOf(*greedy, SimulatedPolicy::kCarbonroute, 40, 99), DoubleNear(30, 1e-9));
 }
 
 // A limit below every RTT (and below a site's own 5 ms) or no idle capacity:
