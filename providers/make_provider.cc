@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "providers/electricity_maps_provider.h"
 #include "contract/intensity_trace.h"
+#include "providers/electricity_maps_provider.h"
 #include "providers/replay_provider.h"
 #include "providers/static_provider.h"
 #include "providers/uk_carbon_intensity_provider.h"

@@ -63,7 +63,7 @@ struct SimulationOptions {
   std::vector<std::size_t> origins;  // site ids; empty: every site
   double carbon_weight = 1.0;        // the carbonroute policy's ScoringOptions (scoring.h)
   double latency_weight = 0.2;
-  int threads = 0;                   // 0: std::thread::hardware_concurrency()
+  int threads = 0;  // 0: std::thread::hardware_concurrency()
   std::atomic<std::size_t>* progress = nullptr;
 };
 

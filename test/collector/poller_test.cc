@@ -7,9 +7,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "contract/intensity_trace.h"
 #include "prometheus/text_serializer.h"
 #include "providers/http_status.h"
-#include "contract/intensity_trace.h"
 #include "providers/replay_provider.h"
 #include "providers/static_provider.h"
 #include "test/testing/counting_provider.h"
