@@ -147,31 +147,5 @@ TEST(IntensityTrace, EmptyCellIsNoData) {
               StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr("no value for \"B\"")));
 }
 
-TEST(IntensityTrace, MalformedFilesNameLineAndValue) {
-  EXPECT_THAT(IntensityTrace::Parse("time,A\n", "t.csv"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       "t.csv:1: header must be \"datetime\" followed by zone codes"));
-  EXPECT_THAT(IntensityTrace::Parse("datetime,A\n2022-01-01T00:00:00Z,x\n", "t.csv"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       "t.csv:2: zone A: \"x\" is not a non-negative number"));
-  EXPECT_THAT(IntensityTrace::Parse("datetime,A\n2022-01-01T00:00:00Z,1,2\n", "t.csv"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "t.csv:2: expected 2 cells, got 3"));
-  EXPECT_THAT(
-      IntensityTrace::Parse("datetime,A\n2022-01-01T00:00:00Z,1\n2022-01-01T02:00:00Z,1\n",
-                            "t.csv"),
-      StatusIs(
-          absl::StatusCode::kInvalidArgument,
-          "t.csv:3: datetime \"2022-01-01T02:00:00Z\" is not the hour after the previous row"));
-  EXPECT_THAT(IntensityTrace::Parse("datetime,A\n2022-03-01T00:00:00Z,1\n", "t.csv"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       ::testing::HasSubstr("must start at 00:00 UTC on January 1")));
-  EXPECT_THAT(IntensityTrace::Parse("datetime,A\nyesterday,1\n", "t.csv"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       ::testing::HasSubstr("t.csv:2: datetime \"yesterday\" is not RFC 3339")));
-  EXPECT_THAT(IntensityTrace::Load("/nonexistent.csv"),
-              StatusIs(absl::StatusCode::kNotFound,
-                       "cannot read trace file \"/nonexistent.csv\": No such file or directory"));
-}
-
 }  // namespace
 }  // namespace carbonroute::providers
