@@ -140,7 +140,8 @@ absl::Status MappingReader::ReadSecret(absl::string_view key, SecretRef& out) {
                    "expected {env: NAME}, {file: PATH}, {credential: NAME} or a string");
   }
   const std::string kind = value.begin()->first.Scalar();
-  const YAML::Node& ref = value.begin()->second;
+  // A copy: the iterator begin() returns holds the pair, and dies with this statement.
+  const YAML::Node ref = value.begin()->second;
   const std::string path = absl::StrCat(PathOf(key), ".", kind);
   if (!ref.IsScalar() || ref.Scalar().empty())
     return Invalid(path, "expected a non-empty name or path");

@@ -1,0 +1,18 @@
+// The CSV files operators give: the RTT matrix, the region → zone map and the
+// hourly carbon-intensity trace (contract/).
+#include "contract/intensity_trace.h"
+#include "contract/region_locations.h"
+#include "contract/rtt_matrix.h"
+#include "test/fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const absl::string_view csv = carbonroute::fuzz::Text(data, size);
+  (void)carbonroute::ParseRttMatrixCsv(csv, "fuzz.csv");
+  (void)carbonroute::ParseRegionLocationsCsv(csv, "fuzz.csv");
+  if (absl::StatusOr<carbonroute::IntensityTrace> trace =
+          carbonroute::IntensityTrace::Parse(csv, "fuzz.csv");
+      trace.ok()) {
+    (void)trace->TraceHour(absl::FromUnixSeconds(1'800'000'000));
+  }
+  return 0;
+}

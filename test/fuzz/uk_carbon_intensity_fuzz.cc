@@ -1,0 +1,10 @@
+// UK Carbon Intensity API bodies (national, regional, regionid, fw48h).
+#include "providers/uk_carbon_intensity_parser.h"
+#include "test/fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const absl::string_view body = carbonroute::fuzz::Text(data, size);
+  (void)carbonroute::providers::ParseUkCarbonIntensity(body, "uk", "national");
+  (void)carbonroute::providers::ParseUkCarbonIntensity(body, "uk", "regionid/13");
+  return 0;
+}
