@@ -28,9 +28,12 @@ class TraceMeans {
       for (std::size_t h = 0; h < hours_; ++h) {
         sums[h + 1] = sums[h] + *trace.Value(topology.sites[s].trace_column, h);
       }
+      whole_trace_.push_back(sums[hours_] / static_cast<double>(hours_));
     }
   }
   std::size_t hours() const { return hours_; }
+  // Each site's mean over the whole trace (the static policy's input).
+  const std::vector<double>& whole_trace() const { return whole_trace_; }
   // Mean over hours [begin, end), end clipped to the trace. REQUIRES: begin < hours().
   double Mean(std::size_t site, std::size_t begin, std::size_t end) const {
     end = std::min(end, hours_);
@@ -40,6 +43,7 @@ class TraceMeans {
  private:
   std::size_t hours_;
   std::vector<std::vector<double>> prefix_;
+  std::vector<double> whole_trace_;
 };
 
 // What the collectors would export at hour `begin` (carbonroute_placer.h).
@@ -59,6 +63,12 @@ void FillSignals(const TraceMeans& means, std::size_t begin, ForecastMode foreca
       }
     }
   }
+}
+
+// Periods of `runtime_hours` over the trace; the last may be shorter.
+std::size_t PeriodCount(std::size_t hours, int runtime_hours) {
+  const auto runtime = static_cast<std::size_t>(std::max(runtime_hours, 1));
+  return (hours + runtime - 1) / runtime;
 }
 
 bool Wants(const SimulationOptions& options, SimulatedPolicy policy) {
@@ -82,10 +92,8 @@ ConfigResult RunConfig(const SiteTopology& topology, const IntensityTrace& trace
   const PlacementLimits limits = MakePlacementLimits(topology, max_rtt_ms, idle_percent, origin);
   for (std::size_t s = 0; s < n; ++s) result.origin_units += origin[s] ? limits.load[s] : 0;
 
-  std::vector<double> trace_mean(n);
-  for (std::size_t s = 0; s < n; ++s) trace_mean[s] = means.Mean(s, 0, means.hours());
   const Placement local = LocalPlacement(limits);
-  const Placement fixed = StaticPlacement(limits, trace_mean);
+  const Placement fixed = StaticPlacement(limits, means.whole_trace());
   for (const Placement* placement : {&local, &fixed}) {
     result.status = CheckPlacement(limits, *placement);
     if (!result.status.ok()) return result;
@@ -212,9 +220,8 @@ std::optional<SimulatedPolicy> ParsePolicy(absl::string_view name) {
 }
 
 std::size_t SimulationSteps(const IntensityTrace& trace, const SimulationOptions& options) {
-  const std::size_t runtime = std::max(options.runtime_hours, 1);
-  const std::size_t periods = (trace.hours() + runtime - 1) / runtime;
-  return periods * options.max_rtt_ms.size() * options.idle_percent.size();
+  return PeriodCount(trace.hours(), options.runtime_hours) * options.max_rtt_ms.size() *
+         options.idle_percent.size();
 }
 
 absl::StatusOr<SimulationResult> Simulate(const SiteTopology& topology, const IntensityTrace& trace,
@@ -249,7 +256,7 @@ absl::StatusOr<SimulationResult> Simulate(const SiteTopology& topology, const In
   for (std::thread& worker : workers) worker.join();
 
   SimulationResult out;
-  out.periods = (trace.hours() + options.runtime_hours - 1) / options.runtime_hours;
+  out.periods = PeriodCount(trace.hours(), options.runtime_hours);
   out.worst_oracle_excess = -1;
   const double total_hours = static_cast<double>(trace.hours());
   for (std::size_t i = 0; i < configs.size(); ++i) {
