@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -90,6 +91,57 @@ IntensityRecord RecordAt(const Statement& stmt) {
   return record;
 }
 
+
+absl::StatusOr<sqlite3*> OpenConnection(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    absl::Status error = SqliteError(db, rc, absl::StrCat("open \"", path, "\""));
+    sqlite3_close(db);
+    return error;
+  }
+  sqlite3_busy_timeout(db, 2000);
+  return db;
+}
+
+// WAL mode, the schema version check and upgrade, then PRAGMA quick_check
+// (https://www.sqlite.org/pragma.html#pragma_quick_check). kDataLoss for a
+// file that is not a database or fails the check.
+absl::Status Initialize(sqlite3* db, const std::string& path) {
+  CARBONROUTE_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+  CARBONROUTE_ASSIGN_OR_RETURN(Statement version, Statement::Prepare(db, "PRAGMA user_version"));
+  CARBONROUTE_ASSIGN_OR_RETURN(bool has_row, version.Step());
+  const int64_t found = has_row ? version.Int(0) : 0;
+  if (found > kSchemaVersion) {
+    return absl::InternalError(absl::StrCat("cache \"", path, "\" has schema version ", found,
+                                            "; this carbonroute knows up to ", kSchemaVersion));
+  }
+  CARBONROUTE_ASSIGN_OR_RETURN(Statement check, Statement::Prepare(db, "PRAGMA quick_check"));
+  CARBONROUTE_ASSIGN_OR_RETURN(bool checked, check.Step());
+  if (checked && check.Text(0) != "ok") {
+    return absl::DataLossError(
+        absl::StrCat("cache \"", path, "\" fails PRAGMA quick_check: ", check.Text(0)));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(Exec(db, kSchema));
+  return Exec(db, absl::StrCat("PRAGMA user_version = ", kSchemaVersion).c_str());
+}
+
+// Renames `path` (and its write-ahead log) to PATH.corrupt-<UTC time>, and
+// removes its shared-memory index. Returns the new name.
+absl::StatusOr<std::string> MoveAside(const std::string& path) {
+  const std::string aside = absl::StrCat(
+      path, ".corrupt-", absl::FormatTime("%Y%m%dT%H%M%SZ", absl::Now(), absl::UTCTimeZone()));
+  if (std::rename(path.c_str(), aside.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cache \"", path,
+                                            "\" is not a usable database and cannot be moved "
+                                            "aside to \"",
+                                            aside, "\": ", std::strerror(errno)));
+  }
+  std::rename((path + "-wal").c_str(), (aside + "-wal").c_str());  // absent without a WAL
+  std::remove((path + "-shm").c_str());
+  return aside;
+}
 }  // namespace
 
 struct ReadingStore::Statements {
@@ -122,27 +174,24 @@ absl::StatusOr<std::unique_ptr<ReadingStore>> ReadingStore::Open(const std::stri
     }
     close(fd);
   }
-  sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(
-      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) {
-    absl::Status error = SqliteError(db, rc, absl::StrCat("open \"", path, "\""));
+  CARBONROUTE_ASSIGN_OR_RETURN(sqlite3 * db, OpenConnection(path));
+  absl::Status initialized = Initialize(db, path);
+  std::string moved_aside;
+  std::string moved_aside_reason;
+  if (absl::IsDataLoss(initialized) && path != ":memory:" && !path.empty()) {
+    moved_aside_reason = std::string(initialized.message());
     sqlite3_close(db);
-    return error;
+    CARBONROUTE_ASSIGN_OR_RETURN(moved_aside, MoveAside(path));
+    CARBONROUTE_ASSIGN_OR_RETURN(db, OpenConnection(path));
+    initialized = Initialize(db, path);
+  }
+  if (!initialized.ok()) {
+    sqlite3_close(db);
+    return initialized;
   }
   std::unique_ptr<ReadingStore> store(new ReadingStore(db));
-  sqlite3_busy_timeout(db, 2000);
-  CARBONROUTE_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
-  CARBONROUTE_ASSIGN_OR_RETURN(Statement version, Statement::Prepare(db, "PRAGMA user_version"));
-  CARBONROUTE_ASSIGN_OR_RETURN(bool has_row, version.Step());
-  const int64_t found = has_row ? version.Int(0) : 0;
-  if (found > kSchemaVersion) {
-    return absl::InternalError(absl::StrCat("cache \"", path, "\" has schema version ", found,
-                                            "; this carbonroute knows up to ", kSchemaVersion));
-  }
-  CARBONROUTE_RETURN_IF_ERROR(Exec(db, kSchema));
-  CARBONROUTE_RETURN_IF_ERROR(
-      Exec(db, absl::StrCat("PRAGMA user_version = ", kSchemaVersion).c_str()));
+  store->moved_aside_ = std::move(moved_aside);
+  store->moved_aside_reason_ = std::move(moved_aside_reason);
   absl::MutexLock lock(&store->mutex_);
   CARBONROUTE_RETURN_IF_ERROR(store->PrepareStatements());
   return store;

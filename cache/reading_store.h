@@ -26,7 +26,8 @@
 // Errors: kInvalidArgument for a record with valid_to <= valid_from or a
 // non-finite value (nothing is written); kUnavailable when the database is
 // locked by another process; kResourceExhausted when the disk is full;
-// kInternal for other SQLite failures (with SQLite's message).
+// kDataLoss for a database found corrupt; kInternal for other SQLite
+// failures (with SQLite's message).
 //
 // Thread safety: all methods are safe to call concurrently (one connection,
 // serialised by a mutex).
@@ -52,12 +53,25 @@ class Statement;
 class ReadingStore {
  public:
   // Opens or creates the database at `path` (":memory:" for a private
-  // in-memory database) and creates the schema. kPermissionDenied or
-  // kNotFound, with the system's reason and the directory, when the file
-  // cannot be opened or created; kInternal for a file that is not a database
-  // this program can use (e.g. a newer schema version).
+  // in-memory database), creates the schema and runs PRAGMA quick_check.
+  //
+  // A file that is not an SQLite database, or one that fails the check, is
+  // not used and not deleted: it is renamed to PATH.corrupt-<UTC time> (its
+  // -wal with it) and a new, empty cache is created in its place; moved_aside()
+  // then says where it went and why. The cache only holds what providers
+  // can be asked again, so starting empty loses no data a user entered.
+  //
+  // kPermissionDenied or kNotFound, with the system's reason and the
+  // directory, when the file cannot be opened or created; kInternal for a
+  // database this program must not touch (a newer schema version) or a
+  // corrupt one that cannot be renamed.
   static absl::StatusOr<std::unique_ptr<ReadingStore>> Open(const std::string& path);
   ~ReadingStore();
+
+  // Where Open() moved an unusable file (empty if it did not), and SQLite's
+  // reason.
+  const std::string& moved_aside() const { return moved_aside_; }
+  const std::string& moved_aside_reason() const { return moved_aside_reason_; }
 
   ReadingStore(const ReadingStore&) = delete;
   ReadingStore& operator=(const ReadingStore&) = delete;
@@ -121,6 +135,8 @@ class ReadingStore {
 
   absl::Mutex mutex_;
   sqlite3* const db_;
+  std::string moved_aside_;
+  std::string moved_aside_reason_;
   struct Statements;
   std::unique_ptr<Statements> statements_ ABSL_GUARDED_BY(mutex_);
 };

@@ -13,6 +13,9 @@ absl::Status SqliteError(sqlite3* db, int code, absl::string_view what) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return absl::UnavailableError(message);
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return absl::DataLossError(message);
     default:
       return absl::InternalError(message);
   }

@@ -15,7 +15,8 @@
 namespace carbonroute::cache {
 
 // kInternal (or kResourceExhausted for SQLITE_FULL, kUnavailable for
-// SQLITE_BUSY/LOCKED) with SQLite's own message and `what`.
+// SQLITE_BUSY/LOCKED, kDataLoss for SQLITE_CORRUPT/NOTADB) with SQLite's own
+// message and `what`.
 absl::Status SqliteError(sqlite3* db, int code, absl::string_view what);
 
 // Runs SQL that returns no rows (schema, pragmas, transactions).

@@ -150,6 +150,12 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   absl::StatusOr<std::unique_ptr<cache::ReadingStore>> store =
       cache::ReadingStore::Open(config.database);
   if (!store.ok()) return Prefixed(store.status(), "opening the cache");
+  if (!(*store)->moved_aside().empty()) {
+    spdlog::warn(
+        "the cache \"{}\" was not a usable SQLite database ({}); it was moved aside to \"{}\" "
+        "and an empty cache created: readings are fetched from the providers again",
+        config.database, (*store)->moved_aside_reason(), (*store)->moved_aside());
+  }
   daemon->store_ = *std::move(store);
 
   std::vector<providers::Provider*> borrowed;

@@ -10,10 +10,13 @@
 #include "base/time_weighted_mean.h"
 #include "collector/reading_records.h"
 #include "contract/forecast_windows.h"
+#include "contract/metric_labels.h"
 #include "providers/http_status.h"
 
 namespace carbonroute::collector {
 namespace {
+
+namespace label = metric_labels;
 
 constexpr absl::Duration kPruneEvery = absl::Hours(1);
 constexpr absl::Duration kForecastSlack = absl::Hours(1);
@@ -181,15 +184,13 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
 }
 
 void Poller::Store(const providers::Reading& reading, absl::Time now) {
-  if (absl::StatusOr<bool> stored = store_.Put(ToRecord(reading, now)); !stored.ok()) {
-    spdlog::error("cache write failed: {}", stored.status().ToString());
-  }
+  cache_errors_.Record(label::kCachePut, store_.Put(ToRecord(reading, now)).status());
 }
 
 void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& series,
                          absl::Time now, PollStats& stats) {
   absl::StatusOr<std::optional<cache::IntensityRecord>> cached = store_.ValidAt(series, now);
-  if (!cached.ok()) spdlog::error("cache lookup failed: {}", cached.status().ToString());
+  cache_errors_.Record(label::kCacheLookup, cached.status());
   std::optional<cache::IntensityRecord> current = cached.ok() ? *cached : std::nullopt;
   metrics_.CountCacheLookup(current.has_value());
   if (current) {
@@ -214,6 +215,7 @@ void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& s
   if (!current) {  // grace: the last good reading, while its valid_to + grace is ahead
     absl::StatusOr<std::optional<cache::IntensityRecord>> last =
         store_.LatestEndingAfter(series, now - config_.grace);
+    cache_errors_.Record(label::kCacheLookup, last.status());
     if (last.ok() && *last) current = **last;
   }
   if (!current) {
@@ -234,6 +236,7 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
   if (horizon <= absl::ZeroDuration() || !provider.supports_forecast()) return;
   SeriesPollState& state = series_state_.at(series);
   absl::StatusOr<std::optional<absl::Time>> end = store_.ForecastEnd(series);
+  cache_errors_.Record(label::kCacheLookup, end.status());
   const bool short_of_horizon = !end.ok() || !end->has_value() || **end < now + horizon;
   if (short_of_horizon && now - state.last_forecast_fetch >= kForecastMinRefresh &&
       MayCall(series, now, stats)) {
@@ -245,13 +248,12 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
     if (forecast.ok()) {
       std::vector<cache::IntensityRecord> points;
       for (const providers::Reading& point : *forecast) points.push_back(ToRecord(point, now));
-      if (absl::Status stored = store_.PutForecast(series, points); !stored.ok()) {
-        spdlog::error("cache write failed: {}", stored.ToString());
-      }
+      cache_errors_.Record(label::kCachePutForecast, store_.PutForecast(series, points));
     }
   }
   absl::StatusOr<std::vector<cache::IntensityRecord>> points =
       store_.ForecastBetween(series, now, now + horizon);
+  cache_errors_.Record(label::kCacheLookup, points.status());
   for (const ForecastWindow& window : kForecastWindows) {
     std::optional<double> mean;
     if (points.ok() && window.length <= horizon &&
@@ -272,16 +274,16 @@ void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& s
   SeriesPollState& state = series_state_.at(series);
   if (state.last_history_fetch == absl::InfinitePast()) {  // first look: what a run before left
     absl::StatusOr<std::optional<absl::Time>> stored = store_.LastFetch(series, kHistoryFetch);
+    cache_errors_.Record(label::kCacheLookup, stored.status());
     if (stored.ok() && stored->has_value()) state.last_history_fetch = **stored;
   }
   if (now - state.last_history_fetch < kHistoryEvery) return;
   // Only while an estimate of the last 24 h is stored that a measurement could replace.
   absl::StatusOr<bool> has_estimate = store_.HasEstimateEndingAfter(series, now - kHistoryReach);
+  cache_errors_.Record(label::kCacheLookup, has_estimate.status());
   if (!has_estimate.ok() || !*has_estimate || !MayCall(series, now, stats)) return;
   state.last_history_fetch = now;
-  if (absl::Status recorded = store_.RecordFetch(series, kHistoryFetch, now); !recorded.ok()) {
-    spdlog::error("cache write failed: {}", recorded.ToString());
-  }
+  cache_errors_.Record(label::kCacheRecordFetch, store_.RecordFetch(series, kHistoryFetch, now));
   const absl::Time started = clock_.Now();
   absl::StatusOr<std::vector<providers::Reading>> history = provider.History(series.location, now);
   RecordOutcome(series, "history", history.status(), AnsweredAt(now, started), stats);
@@ -290,9 +292,7 @@ void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& s
   for (const providers::Reading& reading : *history) {
     if (!reading.estimated) measured.push_back(ToRecord(reading, now));
   }
-  if (absl::StatusOr<int64_t> stored = store_.PutMany(measured); !stored.ok()) {
-    spdlog::error("cache write failed: {}", stored.status().ToString());
-  }
+  cache_errors_.Record(label::kCachePutMany, store_.PutMany(measured).status());
 }
 
 void Poller::PollProvider(providers::Provider& provider, absl::Time now,
@@ -343,11 +343,8 @@ void Poller::PruneIfDue(absl::Time now) {
     last_prune_ = now;
   }
   absl::StatusOr<int64_t> pruned = store_.Prune(now - config_.retention);
-  if (pruned.ok()) {
-    if (*pruned > 0) spdlog::debug("pruned {} cached rows older than retention", *pruned);
-  } else {
-    spdlog::error("cache prune failed: {}", pruned.status().ToString());
-  }
+  cache_errors_.Record(label::kCachePrune, pruned.status());
+  if (pruned.ok() && *pruned > 0) spdlog::debug("pruned {} cached rows older than retention", *pruned);
 }
 
 PollStats Poller::PollOnce(absl::Time now, const absl::Notification* stop) {

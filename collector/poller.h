@@ -62,6 +62,7 @@
 #include "base/progress_monitor.h"
 #include "cache/reading_store.h"
 #include "config/collector_config.h"
+#include "collector/cache_errors.h"
 #include "exporter/collector_metrics.h"
 #include "providers/provider.h"
 
@@ -179,6 +180,7 @@ class Poller {
   const std::vector<providers::Provider*> providers_;
   cache::ReadingStore& store_;
   exporter::CollectorMetrics& metrics_;
+  CacheErrors cache_errors_{metrics_};
   const PollConfig config_;
   Clock& clock_;
   absl::Mutex prune_mutex_;

@@ -48,6 +48,9 @@ inline constexpr char kProviderSeries[] = "carbonroute_provider_series";
 inline constexpr char kNodeInfo[] = "carbonroute_node_info";
 // counter{outcome}: cache lookups made instead of provider calls (hit) or before them (miss).
 inline constexpr char kCacheLookups[] = "carbonroute_cache_lookups_total";
+// counter{operation}: failed cache operations (disk full, I/O error, locked
+// file); every operation of metric_labels::kCacheOperations is exported, 0 included.
+inline constexpr char kCacheErrors[] = "carbonroute_cache_errors_total";
 // gauge{location, provider, emissions_type}: seconds since the exported reading was
 // fetched from its provider (grows while a failing provider's last value is kept).
 inline constexpr char kCarbonIntensityAge[] = "carbonroute_carbon_intensity_age_seconds";

@@ -60,6 +60,11 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                          .Name(metric_names::kCacheLookups)
                          .Help("Cache lookups; a hit made a provider call unnecessary.")
                          .Register(registry)),
+      cache_errors_(BuildCounter()
+                        .Name(metric_names::kCacheErrors)
+                        .Help("Failed cache operations (disk full, I/O error, locked file), by "
+                              "operation.")
+                        .Register(registry)),
       node_info_(BuildGauge()
                      .Name(metric_names::kNodeInfo)
                      .Help("The grid location and cloud region this node draws power from (=1).")
@@ -96,7 +101,9 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                      .Name(metric_names::kLastPoll)
                      .Help("Unix time at which the last poll of every provider completed.")
                      .Register(registry)
-                     .Add({})) {}
+                     .Add({})) {
+  for (const char* operation : label::kCacheOperations) cache_errors_.Add({{label::kOperation, operation}});
+}
 
 void CollectorMetrics::RemoveValue(IntensityGauges& series) {
   if (series.value == nullptr) return;
@@ -186,6 +193,10 @@ void CollectorMetrics::SetProviderSeries(const std::string& provider, const std:
 
 void CollectorMetrics::CountCacheLookup(bool hit) {
   cache_lookups_.Add({{label::kOutcome, hit ? label::kCacheHit : label::kCacheMiss}}).Increment();
+}
+
+void CollectorMetrics::CountCacheError(const std::string& operation) {
+  cache_errors_.Add({{label::kOperation, operation}}).Increment();
 }
 
 void CollectorMetrics::SetNodeInfo(const std::string& node, const std::string& location,

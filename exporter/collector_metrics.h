@@ -56,6 +56,8 @@ class CollectorMetrics {
   void SetProviderSeries(const std::string& provider, const std::string& state, int count);
   // Counts one cache lookup: hit = a stored value made a provider call unnecessary.
   void CountCacheLookup(bool hit);
+  // Counts one failed cache operation (one of metric_labels::kCacheOperations).
+  void CountCacheError(const std::string& operation);
 
   // carbonroute_node_info{node, location, region, zone} = 1; a later call
   // replaces the series of an earlier one (the node's identity learnt late,
@@ -116,6 +118,7 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Counter>& provider_requests_;
   prometheus::Family<prometheus::Gauge>& provider_series_;
   prometheus::Family<prometheus::Counter>& cache_lookups_;
+  prometheus::Family<prometheus::Counter>& cache_errors_;
   prometheus::Family<prometheus::Gauge>& node_info_;
   prometheus::Gauge* node_info_series_ ABSL_GUARDED_BY(mutex_) = nullptr;
   prometheus::Family<prometheus::Gauge>& zone_rtt_;

@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+
+#include <sqlite3.h>
 
 #include "test/testing/status_matchers.h"
 #include "test/testing/temp_dir.h"
@@ -231,11 +234,81 @@ TEST(ReadingStore, AnUnwritableDirectoryIsPermissionDenied) {
                                         ::testing::HasSubstr("the directory \"/sys\" must"))));
 }
 
-TEST(ReadingStore, AFileThatIsNotADatabaseIsAnError) {
+std::string Contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(ReadingStore, AFileThatIsNotADatabaseIsMovedAsideAndAnEmptyCacheCreated) {
   testing::ScopedTempDir dir;
   const std::string path = dir.File("notes.sqlite");
-  std::ofstream(path) << "this is not an SQLite database, just text long enough to have a header";
-  EXPECT_FALSE(ReadingStore::Open(path).ok());
+  const std::string text = "this is not an SQLite database, just text long enough to have a header";
+  std::ofstream(path) << text;
+
+  absl::StatusOr<std::unique_ptr<ReadingStore>> store = ReadingStore::Open(path);
+  ASSERT_THAT(store, IsOk());
+  EXPECT_THAT((*store)->moved_aside(), ::testing::StartsWith(path + ".corrupt-"));
+  EXPECT_THAT((*store)->moved_aside_reason(), ::testing::HasSubstr("not a database"));
+  EXPECT_EQ(Contents((*store)->moved_aside()), text);  // kept, not deleted
+  ASSERT_THAT((*store)->Put(Record(kT0, 300)), IsOk());
+  EXPECT_EQ(ValidAt(**store, kSeries, kT0)->value, 300);
+  store->reset();
+
+  absl::StatusOr<std::unique_ptr<ReadingStore>> reopened = ReadingStore::Open(path);
+  ASSERT_THAT(reopened, IsOk());
+  EXPECT_EQ((*reopened)->moved_aside(), "");  // the new file is a database
+  EXPECT_EQ(ValidAt(**reopened, kSeries, kT0)->value, 300);
+}
+
+TEST(ReadingStore, ADatabaseThatFailsTheIntegrityCheckIsMovedAside) {
+  testing::ScopedTempDir dir;
+  const std::string path = dir.File("cache.sqlite");
+  {
+    absl::StatusOr<std::unique_ptr<ReadingStore>> store = ReadingStore::Open(path);
+    ASSERT_THAT(store, IsOk());
+    std::vector<IntensityRecord> records;
+    for (int hour = 0; hour < 2000; ++hour) records.push_back(Record(kT0 + absl::Hours(hour), hour));
+    ASSERT_THAT((*store)->PutMany(records), IsOk());
+  }  // closing checkpoints the WAL into the file
+  const std::size_t size = std::filesystem::file_size(path);
+  ASSERT_GT(size, 4 * 4096u);
+  {  // garbage over the second and third pages (the first holds the header and schema)
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(4096);
+    const std::string garbage(2 * 4096, '\x5a');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+
+  absl::StatusOr<std::unique_ptr<ReadingStore>> store = ReadingStore::Open(path);
+  ASSERT_THAT(store, IsOk());
+  EXPECT_THAT((*store)->moved_aside(), ::testing::StartsWith(path + ".corrupt-"));
+  EXPECT_EQ(std::filesystem::file_size((*store)->moved_aside()), size);
+  absl::StatusOr<int64_t> count = (*store)->CountReadings();
+  ASSERT_THAT(count, IsOk());
+  EXPECT_EQ(*count, 0);
+}
+
+TEST(ReadingStore, ANewerSchemaVersionIsRefusedAndTheFileLeftAlone) {
+  testing::ScopedTempDir dir;
+  const std::string path = dir.File("cache.sqlite");
+  {
+    absl::StatusOr<std::unique_ptr<ReadingStore>> store = ReadingStore::Open(path);
+    ASSERT_THAT(store, IsOk());
+    ASSERT_THAT((*store)->Put(Record(kT0, 300)), IsOk());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  EXPECT_THAT(ReadingStore::Open(path),
+              StatusIs(absl::StatusCode::kInternal, ::testing::HasSubstr("schema version 99")));
+  EXPECT_FALSE(std::filesystem::exists(path + ".corrupt-"));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    ++entries;
+  }
+  EXPECT_LE(entries, 3u);  // the file, perhaps its -wal and -shm; nothing moved aside
 }
 
 }  // namespace
