@@ -91,7 +91,6 @@ IntensityRecord RecordAt(const Statement& stmt) {
   return record;
 }
 
-
 absl::StatusOr<sqlite3*> OpenConnection(const std::string& path) {
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(

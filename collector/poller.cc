@@ -344,7 +344,8 @@ void Poller::PruneIfDue(absl::Time now) {
   }
   absl::StatusOr<int64_t> pruned = store_.Prune(now - config_.retention);
   cache_errors_.Record(label::kCachePrune, pruned.status());
-  if (pruned.ok() && *pruned > 0) spdlog::debug("pruned {} cached rows older than retention", *pruned);
+  if (pruned.ok() && *pruned > 0)
+    spdlog::debug("pruned {} cached rows older than retention", *pruned);
 }
 
 PollStats Poller::PollOnce(absl::Time now, const absl::Notification* stop) {

@@ -61,8 +61,8 @@
 #include "base/clock.h"
 #include "base/progress_monitor.h"
 #include "cache/reading_store.h"
-#include "config/collector_config.h"
 #include "collector/cache_errors.h"
+#include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
 #include "providers/provider.h"
 

@@ -43,15 +43,14 @@ inline constexpr char kCacheMiss[] = "miss";
 
 // carbonroute_cache_errors_total{operation}: which cache operation failed.
 inline constexpr char kOperation[] = "operation";
-inline constexpr char kCachePut[] = "put";                    // a current reading
-inline constexpr char kCachePutMany[] = "put_many";           // a history backfill
-inline constexpr char kCachePutForecast[] = "put_forecast";   // a forecast's points
-inline constexpr char kCacheRecordFetch[] = "record_fetch";   // when a history call was made
-inline constexpr char kCacheLookup[] = "lookup";              // any read
-inline constexpr char kCachePrune[] = "prune";                // deleting expired rows
-inline constexpr const char* kCacheOperations[] = {kCachePut,         kCachePutMany,
-                                                   kCachePutForecast, kCacheRecordFetch,
-                                                   kCacheLookup,      kCachePrune};
+inline constexpr char kCachePut[] = "put";                   // a current reading
+inline constexpr char kCachePutMany[] = "put_many";          // a history backfill
+inline constexpr char kCachePutForecast[] = "put_forecast";  // a forecast's points
+inline constexpr char kCacheRecordFetch[] = "record_fetch";  // when a history call was made
+inline constexpr char kCacheLookup[] = "lookup";             // any read
+inline constexpr char kCachePrune[] = "prune";               // deleting expired rows
+inline constexpr const char* kCacheOperations[] = {
+    kCachePut, kCachePutMany, kCachePutForecast, kCacheRecordFetch, kCacheLookup, kCachePrune};
 
 }  // namespace metric_labels
 

@@ -102,7 +102,8 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                      .Help("Unix time at which the last poll of every provider completed.")
                      .Register(registry)
                      .Add({})) {
-  for (const char* operation : label::kCacheOperations) cache_errors_.Add({{label::kOperation, operation}});
+  for (const char* operation : label::kCacheOperations)
+    cache_errors_.Add({{label::kOperation, operation}});
 }
 
 void CollectorMetrics::RemoveValue(IntensityGauges& series) {

@@ -2,12 +2,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-
-#include <sqlite3.h>
 
 #include "test/testing/status_matchers.h"
 #include "test/testing/temp_dir.h"
@@ -267,7 +266,8 @@ TEST(ReadingStore, ADatabaseThatFailsTheIntegrityCheckIsMovedAside) {
     absl::StatusOr<std::unique_ptr<ReadingStore>> store = ReadingStore::Open(path);
     ASSERT_THAT(store, IsOk());
     std::vector<IntensityRecord> records;
-    for (int hour = 0; hour < 2000; ++hour) records.push_back(Record(kT0 + absl::Hours(hour), hour));
+    for (int hour = 0; hour < 2000; ++hour)
+      records.push_back(Record(kT0 + absl::Hours(hour), hour));
     ASSERT_THAT((*store)->PutMany(records), IsOk());
   }  // closing checkpoints the WAL into the file
   const std::size_t size = std::filesystem::file_size(path);

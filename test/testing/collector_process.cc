@@ -26,8 +26,8 @@ bool IsHealthy(int port) {
   return status == 200;
 }
 
-CollectorProcess StartCollector(const std::string& dir, const std::string& config_yaml,
-                                const std::string& log_name) {
+CollectorProcess LaunchCollector(const std::string& dir, const std::string& config_yaml,
+                                 const std::string& log_name) {
   const std::string config_path = dir + "/collector.yaml";
   std::ofstream(config_path) << config_yaml;
   CollectorProcess collector;
@@ -43,9 +43,19 @@ CollectorProcess StartCollector(const std::string& dir, const std::string& confi
         if (std::regex_search(log, match, serving)) {
           (void)absl::SimpleAtoi(match[1].str(), &collector.port);
         }
-        return collector.port > 0 && IsHealthy(collector.port);
+        return collector.port > 0;
       },
       absl::Seconds(30));
+  return collector;
+}
+
+CollectorProcess StartCollector(const std::string& dir, const std::string& config_yaml,
+                                const std::string& log_name) {
+  CollectorProcess collector = LaunchCollector(dir, config_yaml, log_name);
+  if (collector.port > 0 &&
+      !WaitFor([&] { return IsHealthy(collector.port); }, absl::Seconds(30))) {
+    collector.port = 0;
+  }
   return collector;
 }
 

@@ -23,6 +23,11 @@ struct CollectorProcess {
 CollectorProcess StartCollector(const std::string& dir, const std::string& config_yaml,
                                 const std::string& log_name = "collector.log");
 
+// StartCollector without waiting for /healthz: returns once the log names the
+// port (up to 30 s), while the first poll may still be running.
+CollectorProcess LaunchCollector(const std::string& dir, const std::string& config_yaml,
+                                 const std::string& log_name = "collector.log");
+
 // GET http://127.0.0.1:port/path; "" on any failure.
 std::string HttpGet(int port, const std::string& path, int* status = nullptr);
 

@@ -36,9 +36,13 @@ Subprocess::~Subprocess() {
   if (pid_ > 0) Terminate();
 }
 
-int Subprocess::Terminate() {
+int Subprocess::Terminate() { return Stop(SIGTERM); }
+
+int Subprocess::Kill() { return Stop(SIGKILL); }
+
+int Subprocess::Stop(int signal) {
   if (pid_ <= 0) return -1;
-  kill(pid_, SIGTERM);
+  kill(pid_, signal);
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;

@@ -24,11 +24,15 @@ class Subprocess {
   bool running() const { return pid_ > 0; }
   // Sends SIGTERM and returns the exit status (exit code, or 128 + signal).
   int Terminate();
+  // Sends SIGKILL and returns the status once the process is reaped (128 + 9).
+  int Kill();
   // Sends `signal` (e.g. SIGHUP) and returns at once.
   void Signal(int signal) const;
   std::string Log() const;
 
  private:
+  int Stop(int signal);  // sends it, reaps the process, returns its status
+
   int pid_ = -1;
   std::string log_path_;
 };
