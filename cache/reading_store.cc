@@ -122,7 +122,8 @@ absl::Status Initialize(sqlite3* db, const std::string& path) {
     return absl::DataLossError(
         absl::StrCat("cache \"", path, "\" fails PRAGMA quick_check: ", check.Text(0)));
   }
-  CARBONROUTE_RETURN_IF_ERROR(Exec(db, kSchema));
+  CARBONROUTE_RETURN_IF_ERROR(Exec(db, kSchema));        // writes nothing when the tables exist
+  if (found == kSchemaVersion) return absl::OkStatus();  // so a full disk does not stop a start
   return Exec(db, absl::StrCat("PRAGMA user_version = ", kSchemaVersion).c_str());
 }
 
@@ -256,19 +257,40 @@ ReadingStore::~ReadingStore() {
   sqlite3_close(db_);
 }
 
+absl::Status ReadingStore::EndTransaction(absl::Status status) {
+  if (status.ok()) status = Exec(db_, "COMMIT");
+  // After a failed statement, and after a failed COMMIT (SQLITE_FULL may
+  // leave the transaction open: https://www.sqlite.org/lang_transaction.html),
+  // roll back, or every later write would join a transaction never committed.
+  if (sqlite3_get_autocommit(db_) == 0) static_cast<void>(Exec(db_, "ROLLBACK"));
+  return status;
+}
+
+absl::Status ReadingStore::AfterWrite(absl::Status status) {
+  if (absl::IsResourceExhausted(status)) {
+    // The write-ahead log is checkpointed only after a commit that leaves it
+    // over 1000 pages; a checkpoint now lets the next writes reuse its space
+    // instead of growing it. PASSIVE: it never waits for another process's
+    // readers (https://www.sqlite.org/c3ref/wal_checkpoint_v2.html). It
+    // fails, harmlessly, when the database file itself cannot grow.
+    sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  }
+  return status;
+}
+
 absl::StatusOr<bool> ReadingStore::Put(const IntensityRecord& record) {
   CARBONROUTE_RETURN_IF_ERROR(Validate(record));
   absl::MutexLock lock(&mutex_);
   Statement& put = statements_->put;
   BindRecord(put, record);
-  CARBONROUTE_RETURN_IF_ERROR(put.Run());
+  CARBONROUTE_RETURN_IF_ERROR(AfterWrite(put.Run()));
   return sqlite3_changes(db_) > 0;
 }
 
 absl::StatusOr<int64_t> ReadingStore::PutMany(const std::vector<IntensityRecord>& records) {
   for (const IntensityRecord& record : records) CARBONROUTE_RETURN_IF_ERROR(Validate(record));
   absl::MutexLock lock(&mutex_);
-  CARBONROUTE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+  CARBONROUTE_RETURN_IF_ERROR(AfterWrite(Exec(db_, "BEGIN IMMEDIATE")));
   int64_t written = 0;
   absl::Status status;
   for (const IntensityRecord& record : records) {
@@ -278,8 +300,7 @@ absl::StatusOr<int64_t> ReadingStore::PutMany(const std::vector<IntensityRecord>
     if (!status.ok()) break;
     written += sqlite3_changes(db_);
   }
-  CARBONROUTE_RETURN_IF_ERROR(Exec(db_, status.ok() ? "COMMIT" : "ROLLBACK"));
-  if (!status.ok()) return status;
+  CARBONROUTE_RETURN_IF_ERROR(AfterWrite(EndTransaction(status)));
   return written;
 }
 
@@ -323,7 +344,7 @@ absl::Status ReadingStore::PutForecast(const IntensitySeries& series,
   if (points.empty()) return absl::OkStatus();
   for (const IntensityRecord& point : points) CARBONROUTE_RETURN_IF_ERROR(Validate(point));
   absl::MutexLock lock(&mutex_);
-  CARBONROUTE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+  CARBONROUTE_RETURN_IF_ERROR(AfterWrite(Exec(db_, "BEGIN IMMEDIATE")));
   absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) -> absl::Status {
     Statement& remove = statements_->delete_forecast_from;
     BindSeries(remove, series);
@@ -338,8 +359,7 @@ absl::Status ReadingStore::PutForecast(const IntensitySeries& series,
     }
     return absl::OkStatus();
   }();
-  CARBONROUTE_RETURN_IF_ERROR(Exec(db_, status.ok() ? "COMMIT" : "ROLLBACK"));
-  return status;
+  return AfterWrite(EndTransaction(status));
 }
 
 absl::StatusOr<std::optional<absl::Time>> ReadingStore::ForecastEnd(const IntensitySeries& series) {
@@ -364,7 +384,7 @@ absl::Status ReadingStore::RecordFetch(const IntensitySeries& series, absl::stri
                          "kind, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5)"));
   BindSeries(put, series);
   put.Bind(4, kind).Bind(5, Seconds(t));
-  return put.Run();
+  return AfterWrite(put.Run());
 }
 
 absl::StatusOr<std::optional<absl::Time>> ReadingStore::LastFetch(const IntensitySeries& series,
@@ -402,7 +422,7 @@ absl::StatusOr<int64_t> ReadingStore::Prune(absl::Time cutoff) {
         Statement remove,
         Statement::Prepare(db_, absl::StrCat("DELETE FROM ", table, " WHERE valid_to < ?1")));
     remove.Bind(1, Seconds(cutoff));
-    CARBONROUTE_RETURN_IF_ERROR(remove.Run());
+    CARBONROUTE_RETURN_IF_ERROR(AfterWrite(remove.Run()));
     deleted += sqlite3_changes(db_);
   }
   return deleted;

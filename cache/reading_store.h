@@ -22,6 +22,11 @@
 // measurement.
 //
 // The database runs in WAL mode (":memory:" excepted), synchronous=NORMAL.
+// On a full disk (kResourceExhausted) nothing of the failed write is kept,
+// no transaction is left open, and the WAL is checkpointed, so that later
+// writes reuse its space. A volume that cannot hold the database plus a
+// 4 MB WAL (SQLite checkpoints at 1000 pages) can be filled by the WAL
+// itself; give the cache more than that.
 //
 // Errors: kInvalidArgument for a record with valid_to <= valid_from or a
 // non-finite value (nothing is written); kUnavailable when the database is
@@ -127,6 +132,10 @@ class ReadingStore {
  private:
   explicit ReadingStore(sqlite3* db);
   absl::Status PrepareStatements() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // COMMIT if `status` is OK; ROLLBACK whenever a transaction is still open.
+  absl::Status EndTransaction(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Returns `status`; on a full disk first checkpoints the WAL.
+  absl::Status AfterWrite(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Binds (series, t) to a one-row query of `readings`, steps once, resets.
   absl::StatusOr<std::optional<IntensityRecord>> QueryRecord(Statement& query,
                                                              const IntensitySeries& series,
