@@ -1,53 +1,95 @@
 #include "net/http_server.h"
 
 #include <arpa/inet.h>
-#include <civetweb.h>
+#include <crypt.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <chrono>
+#include <array>
+#include <cstdarg>
+#include <cstring>
 #include <mutex>
-#include <optional>
-#include <thread>
+#include <set>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
+#include "net/url.h"
 #include "zlib.h"
 
 namespace carbonroute::net {
+
+// Checks HTTP Basic credentials against bcrypt hashes (crypt(3) of libxcrypt,
+// which knows $2a$, $2b$ and $2y$), remembering the digests of verified pairs.
+class HttpServer::Authenticator {
+ public:
+  explicit Authenticator(std::map<std::string, std::string> users) : users_(std::move(users)) {}
+
+  bool Allows(const char* user, const char* password) {
+    if (user == nullptr || password == nullptr) return false;
+    auto found = users_.find(user);
+    // An unknown user costs a bcrypt run too, so that timing does not tell
+    // which users exist.
+    const std::string& hash = found != users_.end() ? found->second : kDummyHash;
+    const std::string digest = Digest(user, password, hash);
+    {
+      absl::MutexLock lock(&mutex_);
+      if (verified_.count(digest) > 0) return true;
+    }
+    crypt_data data{};
+    const char* computed = crypt_r(password, hash.c_str(), &data);
+    const bool match = computed != nullptr && found != users_.end() &&
+                       std::strlen(computed) == hash.size() &&
+                       gnutls_memcmp(computed, hash.data(), hash.size()) == 0;
+    if (match) {
+      absl::MutexLock lock(&mutex_);
+      if (verified_.size() >= kMaxRemembered) verified_.clear();
+      verified_.insert(digest);
+    }
+    return match;
+  }
+
+ private:
+  // A bcrypt hash of nothing anyone knows, cost 10 like htpasswd -B.
+  static inline const std::string kDummyHash =
+      "$2y$10$abcdefghijklmnopqrstuu5LDeYdgTD9CMoGhgS0F6FlcbXqPhMTS";
+  static constexpr std::size_t kMaxRemembered = 1024;
+
+  static std::string Digest(const char* user, const char* password, const std::string& hash) {
+    const std::string text = absl::StrCat(user, std::string(1, '\0'), password,
+                                          std::string(1, '\0'), hash);
+    std::array<unsigned char, 32> sha256{};
+    gnutls_hash_fast(GNUTLS_DIG_SHA256, text.data(), text.size(), sha256.data());
+    return std::string(sha256.begin(), sha256.end());
+  }
+
+  const std::map<std::string, std::string> users_;
+  absl::Mutex mutex_;
+  std::set<std::string> verified_ ABSL_GUARDED_BY(mutex_);
+};
+
 namespace {
 
-const char* ReasonPhrase(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 413:
-      return "Payload Too Large";
-    case 500:
-      return "Internal Server Error";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return "";
-  }
-}
+// What one request has gathered between the access handler's calls.
+struct RequestState {
+  std::string body;
+  bool too_large = false;
+};
 
 // Whether the request's Accept-Encoding admits gzip (RFC 9110 §12.5.3: a
 // coding listed with q=0 is refused).
-bool AcceptsGzip(mg_connection* connection) {
-  const char* header = mg_get_header(connection, "Accept-Encoding");
+bool AcceptsGzip(MHD_Connection* connection) {
+  const char* header = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Accept-Encoding");
   if (header == nullptr) return false;
   for (absl::string_view coding : absl::StrSplit(header, ',')) {
     std::vector<absl::string_view> parts = absl::StrSplit(coding, ';');
@@ -85,146 +127,270 @@ std::optional<std::string> Gzip(absl::string_view body) {
   return out;
 }
 
-// Writes the head and the body with one write, so that no reply leaves in two
-// segments for Nagle's algorithm to hold back (TCP_NODELAY is set as well).
-void Reply(mg_connection* connection, const HttpServerResponse& response, bool gzip = false) {
+MHD_Result Reply(MHD_Connection* connection, const HttpServerResponse& response,
+                 bool gzip = false) {
   std::optional<std::string> compressed;
   if (gzip && response.body.size() >= kGzipMinBytes) compressed = Gzip(response.body);
   const std::string& body = compressed ? *compressed : response.body;
-  std::string reply =
-      absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n",
-                   "Content-Type: ", response.content_type, "\r\n", "Content-Length: ", body.size(),
-                   "\r\n", compressed ? "Content-Encoding: gzip\r\n" : "",
-                   gzip ? "Vary: Accept-Encoding\r\n" : "", "\r\n");
-  reply.append(body);
-  mg_write(connection, reply.data(), reply.size());
+  MHD_Response* reply = MHD_create_response_from_buffer(
+      body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+  if (reply == nullptr) return MHD_NO;
+  MHD_add_response_header(reply, "Content-Type", response.content_type.c_str());
+  if (compressed) MHD_add_response_header(reply, "Content-Encoding", "gzip");
+  if (gzip) MHD_add_response_header(reply, "Vary", "Accept-Encoding");
+  const MHD_Result queued =
+      MHD_queue_response(connection, static_cast<unsigned>(response.status), reply);
+  MHD_destroy_response(reply);
+  return queued;
 }
 
-}  // namespace
-
-int HttpServer::HandleRequest(mg_connection* connection) {
-  const mg_request_info* info = mg_get_request_info(connection);
-  const auto* server = static_cast<const HttpServer*>(mg_get_user_data(mg_get_context(connection)));
-  HttpServerRequest request;
-  request.method = info->request_method;
-  request.path = info->local_uri != nullptr ? info->local_uri : "/";
-  request.query = info->query_string != nullptr ? info->query_string : "";
-
-  auto route = server->options_.routes.find(request.path);
-  if (route == server->options_.routes.end()) {
-    Reply(connection,
-          {404, "text/plain; charset=utf-8", absl::StrCat("no such path: ", request.path, "\n")});
-    return 1;
-  }
-  const std::size_t limit = server->options_.max_body_bytes;
-  const HttpServerResponse too_large{413, "text/plain; charset=utf-8",
-                                     absl::StrCat("request body over ", limit, " bytes\n")};
-  if (info->content_length > 0 && static_cast<std::size_t>(info->content_length) > limit) {
-    Reply(connection, too_large);
-    return 1;
-  }
-  char buffer[16 * 1024];
-  int read = 0;
-  while ((read = mg_read(connection, buffer, sizeof(buffer))) > 0) {
-    request.body.append(buffer, static_cast<std::size_t>(read));
-    if (request.body.size() > limit) {
-      Reply(connection, too_large);
-      return 1;
-    }
-  }
-  Reply(connection, route->second(request), server->options_.gzip && AcceptsGzip(connection));
-  return 1;
+MHD_Result Text(MHD_Connection* connection, int status, std::string text) {
+  return Reply(connection, {status, "text/plain; charset=utf-8", std::move(text)});
 }
 
-absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options) {
-  static std::once_flag init;
-  std::call_once(init, [] { mg_init_library(0); });
+// The query string, from the arguments libmicrohttpd has decoded, encoded again.
+std::string QueryOf(MHD_Connection* connection) {
+  std::string query;
+  MHD_get_connection_values(
+      connection, MHD_GET_ARGUMENT_KIND,
+      [](void* out, MHD_ValueKind, const char* key, const char* value) -> MHD_Result {
+        auto* text = static_cast<std::string*>(out);
+        absl::StrAppend(text, text->empty() ? "" : "&", UrlEncode(key));
+        if (value != nullptr) absl::StrAppend(text, "=", UrlEncode(value));
+        return MHD_YES;
+      },
+      &query);
+  return query;
+}
 
-  const std::string& address = options.listen_address;
-  if (address.empty() || address.rfind(':') == std::string::npos) {
+gnutls_session_t TlsSession(MHD_Connection* connection) {
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+  return info != nullptr ? static_cast<gnutls_session_t>(info->tls_session) : nullptr;
+}
+
+// Whether the client's certificate (if any) verifies against the client CA;
+// a missing one passes only when not required.
+bool ClientCertificateAccepted(MHD_Connection* connection, bool required) {
+  gnutls_session_t session = TlsSession(connection);
+  if (session == nullptr) return false;
+  unsigned count = 0;
+  if (gnutls_certificate_get_peers(session, &count) == nullptr || count == 0) return !required;
+  unsigned status = 0;
+  return gnutls_certificate_verify_peers2(session, &status) == GNUTLS_E_SUCCESS && status == 0;
+}
+
+// Where `address` ("host:port", "[v6]:port", ":port") binds.
+absl::StatusOr<sockaddr_storage> ResolveListenAddress(const std::string& address) {
+  const std::size_t colon = address.rfind(':');
+  int port = -1;
+  if (address.empty() || colon == std::string::npos ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 0 || port > 65535) {
     return absl::InvalidArgumentError(
         absl::StrCat("listen address \"", address, "\" is not host:port"));
   }
-  std::unique_ptr<HttpServer> server(new HttpServer(std::move(options)));
-  const std::string threads = std::to_string(server->options_.threads);
-  const char* config[] = {"listening_ports",
-                          server->options_.listen_address.c_str(),
-                          "num_threads",
-                          threads.c_str(),
-                          "request_timeout_ms",
-                          "10000",
-                          "enable_keep_alive",
-                          "yes",
-                          "tcp_nodelay",
-                          "1",
-                          nullptr};
-  mg_callbacks callbacks{};
-  callbacks.begin_request = &HttpServer::HandleRequest;
-  mg_init_data init_data{&callbacks, server.get(), config};
-  char error_text[256] = "";
-  unsigned error_code = 0;
-  mg_error_data error{&error_code, error_text, sizeof(error_text)};
-  server->context_ = mg_start2(&init_data, &error);
-  if (server->context_ == nullptr) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", server->options_.listen_address, ": ", error_text));
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
   }
-  mg_server_port ports[4];
-  const int count = mg_get_server_ports(server->context_, 4, ports);
-  server->port_ = count > 0 ? ports[0].port : 0;
-  return server;
+  if (host.empty()) host = "0.0.0.0";
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const int error = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (error != 0 || found == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("listen address \"", address,
+                                                   "\": cannot resolve \"", host,
+                                                   "\": ", gai_strerror(error)));
+  }
+  sockaddr_storage bound{};
+  std::memcpy(&bound, found->ai_addr, found->ai_addrlen);
+  freeaddrinfo(found);
+  if (bound.ss_family == AF_INET) {
+    reinterpret_cast<sockaddr_in*>(&bound)->sin_port = htons(static_cast<uint16_t>(port));
+  } else {
+    reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port = htons(static_cast<uint16_t>(port));
+  }
+  return bound;
 }
 
-namespace {
-
-// One TCP connection to the listening socket at `host`:`port`, closed at
-// once. A wildcard host is reached through loopback. Best effort.
-void Knock(std::string host, int port) {
-  if (!host.empty() && host.front() == '[') host = host.substr(1, host.size() - 2);
-  sockaddr_storage address{};
-  socklen_t length = 0;
-  auto* in = reinterpret_cast<sockaddr_in*>(&address);
-  auto* in6 = reinterpret_cast<sockaddr_in6*>(&address);
-  if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
-  if (host == "::") host = "::1";
-  if (inet_pton(AF_INET, host.c_str(), &in->sin_addr) == 1) {
-    in->sin_family = AF_INET;
-    in->sin_port = htons(static_cast<uint16_t>(port));
-    length = sizeof(sockaddr_in);
-  } else if (inet_pton(AF_INET6, host.c_str(), &in6->sin6_addr) == 1) {
-    in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(static_cast<uint16_t>(port));
-    length = sizeof(sockaddr_in6);
-  } else {
-    return;  // a host name: stopping takes up to 2 s
-  }
-  const int fd = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return;
-  static_cast<void>(connect(fd, reinterpret_cast<const sockaddr*>(&address), length));  // a knock
-  close(fd);
+bool IsBcryptHash(const std::string& hash) {
+  return hash.size() == 60 && (absl::StartsWith(hash, "$2a$") || absl::StartsWith(hash, "$2b$") ||
+                               absl::StartsWith(hash, "$2y$"));
 }
 
 }  // namespace
 
-HttpServer::~HttpServer() {
-  if (context_ == nullptr) return;
-  // civetweb's master thread sees mg_stop's flag only when its poll() on the
-  // listening socket returns, which without a connection is every 2 s
-  // (SOCKET_TIMEOUT_QUANTUM): the collector took 2 s to exit on SIGTERM.
-  // Connecting makes the poll return at once; repeated, since the first
-  // knock may come before mg_stop has raised the flag.
-  std::atomic<bool> stopped{false};
-  std::thread stopping([&] {
-    mg_stop(context_);
-    stopped = true;
-  });
-  const std::string& address = options_.listen_address;
-  const std::string host = address.substr(0, address.rfind(':'));
-  for (int knock = 0; knock < 100 && !stopped; ++knock) {
-    Knock(host, port_);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+// libmicrohttpd's last message, for Start()'s error (e.g. why bind failed).
+// Later ones (a client's failed TLS handshake, a malformed request) are the
+// clients' errors, not the server's: they only replace it.
+struct HttpServer::LastMessage {
+  static void Log(void* context, const char* format, va_list arguments) {
+    char text[512];
+    std::vsnprintf(text, sizeof(text), format, arguments);
+    auto* self = static_cast<LastMessage*>(context);
+    absl::MutexLock lock(&self->mutex);
+    self->text = std::string(absl::StripAsciiWhitespace(text));
   }
-  stopping.join();
+  absl::Mutex mutex;
+  std::string text ABSL_GUARDED_BY(mutex);
+};
+
+HttpServer::HttpServer(HttpServerOptions options)
+    : options_(std::move(options)), last_message_(std::make_unique<LastMessage>()) {
+  if (!options_.basic_auth_users.empty()) {
+    authenticator_ = std::make_unique<Authenticator>(options_.basic_auth_users);
+  }
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options) {
+  absl::StatusOr<sockaddr_storage> address = ResolveListenAddress(options.listen_address);
+  if (!address.ok()) return address.status();
+  for (const auto& [user, hash] : options.basic_auth_users) {
+    if (!IsBcryptHash(hash)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "basic_auth_users: the hash of user \"", user,
+          "\" is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters; htpasswd -nB USER makes one)"));
+    }
+  }
+  std::unique_ptr<HttpServer> server(new HttpServer(std::move(options)));
+  const HttpServerOptions& o = server->options_;
+
+  static constexpr auto kHandle = [](void* context, MHD_Connection* connection, const char* url,
+                                     const char* method, const char*, const char* upload_data,
+                                     size_t* upload_data_size, void** request_context) {
+    const auto* self = static_cast<const HttpServer*>(context);
+    auto* state = static_cast<RequestState*>(*request_context);
+    if (state == nullptr) {  // the headers are in; the body, if any, is not
+      state = new RequestState;
+      *request_context = state;
+      if (self->options_.tls && !self->options_.tls->client_ca_pem.empty() &&
+          !ClientCertificateAccepted(connection, self->options_.tls->require_client_certificate)) {
+        return Text(connection, 403, "a valid client certificate is required\n");
+      }
+      if (self->authenticator_ != nullptr) {
+        char* password = nullptr;
+        char* user = MHD_basic_auth_get_username_password(connection, &password);
+        const bool allowed = self->authenticator_->Allows(user, password);
+        MHD_free(user);
+        MHD_free(password);
+        if (!allowed) {
+          const std::string text = "unauthorized\n";
+          MHD_Response* reply = MHD_create_response_from_buffer(
+              text.size(), const_cast<char*>(text.data()), MHD_RESPMEM_MUST_COPY);
+          MHD_add_response_header(reply, "Content-Type", "text/plain; charset=utf-8");
+          const MHD_Result queued =
+              MHD_queue_basic_auth_fail_response(connection, "carbonroute", reply);
+          MHD_destroy_response(reply);
+          return queued;
+        }
+      }
+      if (self->options_.routes.count(url) == 0) {
+        return Text(connection, 404, absl::StrCat("no such path: ", url, "\n"));
+      }
+      const char* length =
+          MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+      uint64_t declared = 0;
+      if (length != nullptr && absl::SimpleAtoi(length, &declared) &&
+          declared > self->options_.max_body_bytes) {
+        return Text(connection, 413,
+                    absl::StrCat("request body over ", self->options_.max_body_bytes, " bytes\n"));
+      }
+      return MHD_YES;
+    }
+    if (*upload_data_size > 0) {  // a piece of the body
+      if (state->body.size() + *upload_data_size > self->options_.max_body_bytes) {
+        return MHD_NO;  // a chunked body over the limit: the connection is closed
+      }
+      state->body.append(upload_data, *upload_data_size);
+      *upload_data_size = 0;
+      return MHD_YES;
+    }
+    HttpServerRequest request;
+    request.method = method;
+    request.path = url;
+    request.query = QueryOf(connection);
+    request.body = std::move(state->body);
+    const HttpServerResponse response = self->options_.routes.at(request.path)(request);
+    return Reply(connection, response, self->options_.gzip && AcceptsGzip(connection));
+  };
+  static constexpr auto kCompleted = [](void*, MHD_Connection*, void** request_context,
+                                        MHD_RequestTerminationCode) {
+    delete static_cast<RequestState*>(*request_context);
+    *request_context = nullptr;
+  };
+  // With a required client certificate the TLS handshake itself fails
+  // without a valid one (the session exists, unshaken, when a connection starts).
+  static constexpr auto kConnectionStarted = [](void* context, MHD_Connection* connection, void**,
+                                                MHD_ConnectionNotificationCode code) {
+    const auto* self = static_cast<const HttpServer*>(context);
+    if (code != MHD_CONNECTION_NOTIFY_STARTED || !self->options_.tls ||
+        !self->options_.tls->require_client_certificate) {
+      return;
+    }
+    if (gnutls_session_t session = TlsSession(connection); session != nullptr) {
+      gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUIRE);
+      gnutls_session_set_verify_cert(session, nullptr, 0);
+    }
+  };
+
+  unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+  if (address->ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+  if (o.tls) flags |= MHD_USE_TLS;
+  using Completed = void (*)(void*, MHD_Connection*, void**, MHD_RequestTerminationCode);
+  using Started = void (*)(void*, MHD_Connection*, void**, MHD_ConnectionNotificationCode);
+  using Logger = void (*)(void*, const char*, va_list);
+  std::vector<MHD_OptionItem> items = {
+      {MHD_OPTION_SOCK_ADDR, 0, &*address},
+      {MHD_OPTION_THREAD_POOL_SIZE, o.threads, nullptr},
+      {MHD_OPTION_CONNECTION_LIMIT, o.max_connections, nullptr},
+      {MHD_OPTION_CONNECTION_TIMEOUT, static_cast<intptr_t>(absl::ToInt64Seconds(o.idle_timeout)),
+       nullptr},
+      {MHD_OPTION_CONNECTION_MEMORY_LIMIT, static_cast<intptr_t>(o.connection_memory_bytes),
+       nullptr},
+      {MHD_OPTION_NOTIFY_COMPLETED, reinterpret_cast<intptr_t>(static_cast<Completed>(kCompleted)),
+       nullptr},
+      {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(static_cast<Logger>(LastMessage::Log)),
+       server->last_message_.get()},
+  };
+  if (o.tls) {
+    items.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(o.tls->certificate_pem.c_str())});
+    items.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(o.tls->private_key_pem.c_str())});
+    // TLS 1.2 and 1.3 only, as exporter-toolkit's default min_version: TLS12.
+    items.push_back({MHD_OPTION_HTTPS_PRIORITIES, 0,
+                     const_cast<char*>("NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2")});
+    if (!o.tls->client_ca_pem.empty()) {
+      items.push_back({MHD_OPTION_HTTPS_MEM_TRUST, 0, const_cast<char*>(o.tls->client_ca_pem.c_str())});
+      items.push_back({MHD_OPTION_NOTIFY_CONNECTION,
+                       reinterpret_cast<intptr_t>(static_cast<Started>(kConnectionStarted)),
+                       server.get()});
+    }
+  }
+  items.push_back({MHD_OPTION_END, 0, nullptr});
+  using Handler = MHD_Result (*)(void*, MHD_Connection*, const char*, const char*, const char*,
+                                 const char*, size_t*, void**);
+  server->daemon_ = MHD_start_daemon(flags, 0, nullptr, nullptr, static_cast<Handler>(kHandle),
+                                     server.get(), MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
+  if (server->daemon_ == nullptr) {
+    absl::MutexLock lock(&server->last_message_->mutex);
+    const std::string& last = server->last_message_->text;
+    const bool tls_failed = o.tls && (absl::StrContains(last, "certificate") ||
+                                      absl::StrContains(last, "key") ||
+                                      absl::StrContains(last, "TLS"));
+    const std::string message = absl::StrCat("cannot listen on ", o.listen_address, ": ",
+                                             last.empty() ? "libmicrohttpd refused to start" : last);
+    if (tls_failed) return absl::InvalidArgumentError(message);
+    return absl::UnavailableError(message);
+  }
+  const MHD_DaemonInfo* info = MHD_get_daemon_info(server->daemon_, MHD_DAEMON_INFO_BIND_PORT);
+  server->port_ = info != nullptr ? info->port : 0;
+  return server;
+}
+
+HttpServer::~HttpServer() {
+  if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
 }
 
 }  // namespace carbonroute::net

@@ -1,18 +1,31 @@
 // File: net/http_server.h
 //
-// A small HTTP/1.1 server over civetweb (Debian's libcivetweb, the server
-// prometheus-cpp's Exposer also uses) with exact-path routing. The collector
-// serves /metrics and /healthz with it; scheduler-lite serves the
+// A small HTTP/1.1 server over GNU libmicrohttpd (Debian's libmicrohttpd12)
+// with exact-path routing, optional TLS and HTTP Basic authentication. The
+// collector serves /metrics and /healthz with it; scheduler-lite serves the
 // kube-scheduler extender's POST routes.
 //
-// Requests for an unknown path get 404; bodies larger than
-// `max_body_bytes` get 413 without reaching a handler. Keep-alive
-// connections are served with TCP_NODELAY and each reply in one write, so no
-// reply waits for the client's delayed ACK (Nagle's algorithm, RFC 896). With
-// `gzip`, a body of kGzipMinBytes or more goes gzip-compressed (RFC 1952) to a
-// client whose Accept-Encoding admits it (Prometheus always asks).
+// Connections are multiplexed with epoll on `threads` threads, so idle or
+// slowly trickling connections (slowloris) hold no thread: they cost at most
+// `connection_memory_bytes` each, up to `max_connections`, and are closed
+// after `idle_timeout` without a byte. A request whose line and headers do not
+// fit in `connection_memory_bytes` gets 431 (or 413); a body larger than
+// `max_body_bytes` gets 413 without reaching a handler; an unknown path gets
+// 404. Keep-alive and pipelined requests are served in order; each reply
+// leaves in one write. With `gzip`, a body of kGzipMinBytes or more goes
+// gzip-compressed (RFC 1952) to a client whose Accept-Encoding admits it
+// (Prometheus always asks).
 //
-// Thread safety: handlers run on civetweb's worker threads, concurrently; they
+// TLS (`tls`): the server's certificate and key; with a client CA, client
+// certificates are asked for and verified against it, and with
+// `require_client_certificate` the handshake fails without a valid one (as
+// exporter-toolkit's RequireAndVerifyClientCert). Basic authentication
+// (`basic_auth_users`, RFC 7617): every path needs a listed user whose
+// password matches its bcrypt hash; else 401 with a WWW-Authenticate
+// challenge. A verified (user, password) is remembered (as a SHA-256
+// digest), so bcrypt's cost is paid once per client, not per request.
+//
+// Thread safety: handlers run on the server's threads, concurrently; they
 // must be thread-safe. Start()/~HttpServer() are called from one thread.
 // The destructor stops the server and waits for running handlers to finish.
 #ifndef CARBONROUTE_NET_HTTP_SERVER_H_
@@ -21,19 +34,21 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
-struct mg_context;
-struct mg_connection;
+struct MHD_Daemon;
+struct MHD_Connection;
 
 namespace carbonroute::net {
 
 struct HttpServerRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // without the query string
-  std::string query;   // after '?', undecoded; empty if none
+  std::string query;   // after '?', re-encoded (RFC 3986); empty if none
   std::string body;
 };
 
@@ -45,12 +60,25 @@ struct HttpServerResponse {
 
 using HttpHandler = std::function<HttpServerResponse(const HttpServerRequest&)>;
 
+// PEM texts, not paths (net/web_config.h reads the files).
+struct HttpServerTls {
+  std::string certificate_pem;  // the server's certificate, then its chain
+  std::string private_key_pem;
+  std::string client_ca_pem;  // empty: no client certificate is asked for
+  bool require_client_certificate = false;
+};
+
 struct HttpServerOptions {
-  std::string listen_address;                 // "host:port"; port 0 picks a free port
+  std::string listen_address;                 // "host:port" (IPv4, [IPv6] or a name); port 0 picks
   std::map<std::string, HttpHandler> routes;  // exact path → handler
-  int threads = 4;
+  int threads = 4;                            // epoll threads, each serving many connections
   std::size_t max_body_bytes = 1 << 20;
   bool gzip = true;
+  int max_connections = 2048;                     // more are refused at accept
+  absl::Duration idle_timeout = absl::Seconds(10);  // a connection silent this long is closed
+  std::size_t connection_memory_bytes = 32 * 1024;  // request line + headers per connection
+  std::optional<HttpServerTls> tls;
+  std::map<std::string, std::string> basic_auth_users;  // user → bcrypt hash; empty: no auth
 };
 
 // Smaller bodies are sent as they are: compressing them gains nothing.
@@ -58,9 +86,10 @@ inline constexpr std::size_t kGzipMinBytes = 1024;
 
 class HttpServer {
  public:
-  // Binds and starts serving. kUnavailable with civetweb's reason (e.g.
+  // Binds and starts serving. kUnavailable with the system's reason (e.g.
   // address in use) if the address cannot be bound; kInvalidArgument for a
-  // malformed address.
+  // malformed address, a TLS key or certificate that cannot be loaded, or a
+  // user whose hash is not a bcrypt hash.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(HttpServerOptions options);
   ~HttpServer();
 
@@ -71,11 +100,14 @@ class HttpServer {
   int port() const { return port_; }
 
  private:
-  explicit HttpServer(HttpServerOptions options) : options_(std::move(options)) {}
-  static int HandleRequest(mg_connection* connection);
+  class Authenticator;
+  struct LastMessage;
+  explicit HttpServer(HttpServerOptions options);
 
   const HttpServerOptions options_;
-  mg_context* context_ = nullptr;
+  std::unique_ptr<Authenticator> authenticator_;
+  std::unique_ptr<LastMessage> last_message_;
+  MHD_Daemon* daemon_ = nullptr;
   int port_ = 0;
 };
 
