@@ -142,6 +142,10 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
   if (!request.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, request.ca_file.c_str());
+  if (!request.client_cert_file.empty()) {
+    curl_easy_setopt(curl, CURLOPT_SSLCERT, request.client_cert_file.c_str());
+    curl_easy_setopt(curl, CURLOPT_SSLKEY, request.client_key_file.c_str());
+  }
   StreamTarget stream{curl, &request.on_body, &response.body};
   if (request.on_body) {
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &StreamBody);

@@ -35,6 +35,9 @@ struct HttpRequest {
   absl::Duration connect_timeout = absl::Seconds(5);
   // PEM CA bundle the server's certificate is verified against; "" = the system's.
   std::string ca_file;
+  // PEM client certificate and its key, for a server that asks for one; "" = none.
+  std::string client_cert_file;
+  std::string client_key_file;
   // Streaming: when set, a 2xx response's body is handed to on_body as it
   // arrives (any split) instead of being collected in HttpResponse::body;
   // returning false ends the transfer (kCancelled). Other statuses' bodies

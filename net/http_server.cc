@@ -66,8 +66,8 @@ class HttpServer::Authenticator {
   static constexpr std::size_t kMaxRemembered = 1024;
 
   static std::string Digest(const char* user, const char* password, const std::string& hash) {
-    const std::string text = absl::StrCat(user, std::string(1, '\0'), password,
-                                          std::string(1, '\0'), hash);
+    const std::string text =
+        absl::StrCat(user, std::string(1, '\0'), password, std::string(1, '\0'), hash);
     std::array<unsigned char, 32> sha256{};
     gnutls_hash_fast(GNUTLS_DIG_SHA256, text.data(), text.size(), sha256.data());
     return std::string(sha256.begin(), sha256.end());
@@ -132,8 +132,8 @@ MHD_Result Reply(MHD_Connection* connection, const HttpServerResponse& response,
   std::optional<std::string> compressed;
   if (gzip && response.body.size() >= kGzipMinBytes) compressed = Gzip(response.body);
   const std::string& body = compressed ? *compressed : response.body;
-  MHD_Response* reply = MHD_create_response_from_buffer(
-      body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+  MHD_Response* reply = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
+                                                        MHD_RESPMEM_MUST_COPY);
   if (reply == nullptr) return MHD_NO;
   MHD_add_response_header(reply, "Content-Type", response.content_type.c_str());
   if (compressed) MHD_add_response_header(reply, "Content-Encoding", "gzip");
@@ -201,9 +201,8 @@ absl::StatusOr<sockaddr_storage> ResolveListenAddress(const std::string& address
   addrinfo* found = nullptr;
   const int error = getaddrinfo(host.c_str(), nullptr, &hints, &found);
   if (error != 0 || found == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("listen address \"", address,
-                                                   "\": cannot resolve \"", host,
-                                                   "\": ", gai_strerror(error)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "listen address \"", address, "\": cannot resolve \"", host, "\": ", gai_strerror(error)));
   }
   sockaddr_storage bound{};
   std::memcpy(&bound, found->ai_addr, found->ai_addrlen);
@@ -250,9 +249,10 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
   if (!address.ok()) return address.status();
   for (const auto& [user, hash] : options.basic_auth_users) {
     if (!IsBcryptHash(hash)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "basic_auth_users: the hash of user \"", user,
-          "\" is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters; htpasswd -nB USER makes one)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("basic_auth_users: the hash of user \"", user,
+                       "\" is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters; htpasswd -nB "
+                       "USER makes one)"));
     }
   }
   std::unique_ptr<HttpServer> server(new HttpServer(std::move(options)));
@@ -352,17 +352,23 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
        nullptr},
       {MHD_OPTION_NOTIFY_COMPLETED, reinterpret_cast<intptr_t>(static_cast<Completed>(kCompleted)),
        nullptr},
-      {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(static_cast<Logger>(LastMessage::Log)),
+      {MHD_OPTION_EXTERNAL_LOGGER,
+       reinterpret_cast<intptr_t>(static_cast<Logger>(LastMessage::Log)),
        server->last_message_.get()},
   };
   if (o.tls) {
-    items.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(o.tls->certificate_pem.c_str())});
-    items.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(o.tls->private_key_pem.c_str())});
+    items.push_back(
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(o.tls->certificate_pem.c_str())});
+    items.push_back(
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(o.tls->private_key_pem.c_str())});
     // TLS 1.2 and 1.3 only, as exporter-toolkit's default min_version: TLS12.
-    items.push_back({MHD_OPTION_HTTPS_PRIORITIES, 0,
-                     const_cast<char*>("NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2")});
+    items.push_back(
+        {MHD_OPTION_HTTPS_PRIORITIES, 0,
+         const_cast<char*>(o.tls->tls13_only ? "NORMAL:-VERS-ALL:+VERS-TLS1.3"
+                                             : "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2")});
     if (!o.tls->client_ca_pem.empty()) {
-      items.push_back({MHD_OPTION_HTTPS_MEM_TRUST, 0, const_cast<char*>(o.tls->client_ca_pem.c_str())});
+      items.push_back(
+          {MHD_OPTION_HTTPS_MEM_TRUST, 0, const_cast<char*>(o.tls->client_ca_pem.c_str())});
       items.push_back({MHD_OPTION_NOTIFY_CONNECTION,
                        reinterpret_cast<intptr_t>(static_cast<Started>(kConnectionStarted)),
                        server.get()});
@@ -376,11 +382,12 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
   if (server->daemon_ == nullptr) {
     absl::MutexLock lock(&server->last_message_->mutex);
     const std::string& last = server->last_message_->text;
-    const bool tls_failed = o.tls && (absl::StrContains(last, "certificate") ||
-                                      absl::StrContains(last, "key") ||
-                                      absl::StrContains(last, "TLS"));
-    const std::string message = absl::StrCat("cannot listen on ", o.listen_address, ": ",
-                                             last.empty() ? "libmicrohttpd refused to start" : last);
+    const bool tls_failed =
+        o.tls && (absl::StrContains(last, "certificate") || absl::StrContains(last, "key") ||
+                  absl::StrContains(last, "TLS"));
+    const std::string message =
+        absl::StrCat("cannot listen on ", o.listen_address, ": ",
+                     last.empty() ? "libmicrohttpd refused to start" : last);
     if (tls_failed) return absl::InvalidArgumentError(message);
     return absl::UnavailableError(message);
   }

@@ -66,6 +66,7 @@ struct HttpServerTls {
   std::string private_key_pem;
   std::string client_ca_pem;  // empty: no client certificate is asked for
   bool require_client_certificate = false;
+  bool tls13_only = false;  // else TLS 1.2 and 1.3
 };
 
 struct HttpServerOptions {
@@ -74,7 +75,7 @@ struct HttpServerOptions {
   int threads = 4;                            // epoll threads, each serving many connections
   std::size_t max_body_bytes = 1 << 20;
   bool gzip = true;
-  int max_connections = 2048;                     // more are refused at accept
+  int max_connections = 2048;                       // more are refused at accept
   absl::Duration idle_timeout = absl::Seconds(10);  // a connection silent this long is closed
   std::size_t connection_memory_bytes = 32 * 1024;  // request line + headers per connection
   std::optional<HttpServerTls> tls;

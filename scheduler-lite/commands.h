@@ -68,7 +68,7 @@ struct ServeRequest {
   double carbon_weight = 1.0;
   double latency_weight = 0.2;
   std::size_t max_body_bytes = 64 << 20;  // full NodeLists of thousands of nodes
-  int threads = 64;                       // civetweb serves one open connection per thread
+  int threads = 4;                        // epoll threads, each serving many connections
 };
 // Serves until `stop` is notified.
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,

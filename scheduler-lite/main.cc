@@ -264,7 +264,7 @@ const std::vector<Subcommand>& Subcommands() {
          cmd->add_option("--max-body-bytes", f.serve.max_body_bytes, "largest request body")
              ->capture_default_str();
          cmd->add_option("--threads", f.serve.threads,
-                         "HTTP worker threads (one per open connection)")
+                         "HTTP server threads (each serves many connections; handlers run on them)")
              ->capture_default_str();
        },
        [](Flags& f) {

@@ -10,7 +10,8 @@ namespace carbonroute::testing {
 
 TestCertificates MakeTestCertificates(const std::string& dir, const std::string& prefix) {
   const std::string base = absl::StrCat(dir, "/", prefix);
-  TestCertificates files{base + "ca.crt", base + "server.crt", base + "server.key"};
+  TestCertificates files{base + "ca.crt", base + "server.crt", base + "server.key",
+                         base + "client.crt", base + "client.key"};
   const std::string ext = base + "san.ext";
   std::ofstream(ext) << "subjectAltName=IP:127.0.0.1\n";
   const std::string ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
@@ -20,7 +21,11 @@ TestCertificates MakeTestCertificates(const std::string& dir, const std::string&
       " -keyout '", files.server_key_file, "' -out '", base,
       "server.csr' -subj /CN=127.0.0.1 2>/dev/null; ", "openssl x509 -req -in '", base,
       "server.csr' -CA '", files.ca_file, "' -CAkey '", base, "ca.key' -CAcreateserial -out '",
-      files.server_cert_file, "' -days 1 -extfile '", ext, "' 2>/dev/null");
+      files.server_cert_file, "' -days 1 -extfile '", ext, "' 2>/dev/null; ", "openssl req ", ec,
+      " -keyout '", files.client_key_file, "' -out '", base,
+      "client.csr' -subj /CN=carbonroute-test-client 2>/dev/null; ", "openssl x509 -req -in '",
+      base, "client.csr' -CA '", files.ca_file, "' -CAkey '", base,
+      "ca.key' -CAcreateserial -out '", files.client_cert_file, "' -days 1 2>/dev/null");
   if (std::system(script.c_str()) != 0) {
     std::fprintf(stderr, "MakeTestCertificates: openssl failed in %s\n", dir.c_str());
     std::abort();

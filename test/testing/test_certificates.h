@@ -1,8 +1,9 @@
 // File: test/testing/test_certificates.h
 //
-// A throwaway PKI made at test time with the openssl command: a CA and a
-// server certificate for 127.0.0.1 (subjectAltName IP:127.0.0.1) signed by
-// it, P-256 keys, valid for a day. Nothing is kept beyond the test's directory.
+// A throwaway PKI made at test time with the openssl command: a CA, a
+// server certificate for 127.0.0.1 (subjectAltName IP:127.0.0.1) and a client
+// certificate (CN carbonroute-test-client) signed by it, P-256 keys, valid
+// for a day. Nothing is kept beyond the test's directory.
 #ifndef CARBONROUTE_TEST_TESTING_TEST_CERTIFICATES_H_
 #define CARBONROUTE_TEST_TESTING_TEST_CERTIFICATES_H_
 
@@ -12,6 +13,7 @@ namespace carbonroute::testing {
 
 struct TestCertificates {
   std::string ca_file, server_cert_file, server_key_file;  // PEM
+  std::string client_cert_file, client_key_file;
 };
 
 // Writes the files under `dir` (with `prefix` in their names, so one test
