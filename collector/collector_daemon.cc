@@ -24,6 +24,7 @@
 #include "exporter/metrics_page.h"
 #include "net/curl_http_client.h"
 #include "net/url.h"
+#include "net/web_config.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -222,6 +223,12 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
       [daemon = daemon.get()](const net::HttpServerRequest& request) {
         return daemon->ForecastPage(request);
       };
+  if (!config.web_config_file.empty()) {
+    absl::StatusOr<net::WebConfig> web = net::LoadWebConfig(config.web_config_file);
+    if (!web.ok()) return Prefixed(web.status(), "reading --web.config.file");
+    net::ApplyWebConfig(*web, server_options);
+    daemon->tls_ = web->tls.has_value();
+  }
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
       net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) return Prefixed(server.status(), "starting the HTTP endpoint");

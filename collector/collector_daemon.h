@@ -65,6 +65,8 @@ class CollectorDaemon {
 
   // The bound port of the HTTP endpoint.
   int port() const { return server_->port(); }
+  // Whether it serves HTTPS (a web config with tls_server_config).
+  bool tls() const { return tls_; }
 
   // Polls, probes the peers that have an address on a second thread
   // (prober.h) and discovers Nodes on a third, until `stop` is notified. The
@@ -136,6 +138,7 @@ class CollectorDaemon {
   std::size_t discovered_nodes_ ABSL_GUARDED_BY(peers_mutex_) = 0;
   // Declared last: destroyed first, so no handler runs against freed state.
   std::unique_ptr<net::HttpServer> server_;
+  bool tls_ = false;
 };
 
 }  // namespace carbonroute::collector

@@ -60,6 +60,11 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   app.add_option("--node-location", node.location, "overrides node.location");
   app.add_option("--data-dir", data_dirs,
                  "directory searched first for data files named by a relative path (repeatable)");
+  std::string web_config_path;
+  app.add_option("--web.config.file", web_config_path,
+                 "TLS and Basic auth of /metrics and /healthz, in Prometheus exporters' web "
+                 "configuration format (tls_server_config, basic_auth_users)")
+      ->check(CLI::ExistingFile);
   app.set_version_flag("--version", std::string("carbonroute-collector ") + CARBONROUTE_VERSION);
   try {
     app.parse(argc, argv);
@@ -101,6 +106,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
   }
   spdlog::set_level(spdlog::level::from_str(log_level.empty() ? config->log_level : log_level));
   node.ApplyTo(*config);
+  config->web_config_file = web_config_path;
 
   Reloader reloader(config_path, node);
   carbonroute::StopSignals signals(
@@ -125,10 +131,10 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
       spdlog::critical("{}", std::string(daemon.status().message()));
       exit_code = 1;
     } else {
-      spdlog::info("node {} (region \"{}\", location \"{}\"); serving http://{}:{}/metrics",
-                   config->node.name, config->node.region, config->node.location,
-                   config->listen_address.substr(0, config->listen_address.rfind(':')),
-                   (*daemon)->port());
+      spdlog::info(
+          "node {} (region \"{}\", location \"{}\"); serving {}://{}:{}/metrics", config->node.name,
+          config->node.region, config->node.location, (*daemon)->tls() ? "https" : "http",
+          config->listen_address.substr(0, config->listen_address.rfind(':')), (*daemon)->port());
       reloader.Attach([daemon = daemon->get()](const CollectorConfig& reloaded) {
         return daemon->ReloadPeers(reloaded);
       });

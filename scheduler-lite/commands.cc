@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
 #include "net/http_server.h"
+#include "net/web_config.h"
 #include "scheduler-lite/best_window.h"
 #include "scheduler-lite/candidate_names.h"
 #include "scheduler-lite/extender_service.h"
@@ -301,14 +302,24 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   server_options.routes = service.Routes(registry);
   server_options.max_body_bytes = request.max_body_bytes;
   server_options.threads = request.threads;
+  bool tls = false;
+  if (!request.web_config_file.empty()) {
+    absl::StatusOr<net::WebConfig> web = net::LoadWebConfig(request.web_config_file);
+    if (!web.ok()) {
+      err << "scheduler-lite: --web.config.file: " << web.status().message() << "\n";
+      return 2;
+    }
+    net::ApplyWebConfig(*web, server_options);
+    tls = web->tls.has_value();
+  }
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
       net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) {
     err << "scheduler-lite: " << server.status().message() << "\n";
     return 1;
   }
-  err << "scheduler-lite: serving the kube-scheduler extender on http://"
-      << request.listen.substr(0, request.listen.rfind(':')) << ":" << (*server)->port()
+  err << "scheduler-lite: serving the kube-scheduler extender on " << (tls ? "https" : "http")
+      << "://" << request.listen.substr(0, request.listen.rfind(':')) << ":" << (*server)->port()
       << " (POST /filter, /prioritize; GET /healthz, /metrics)" << std::endl;
   while (!clock.WaitUntil(clock.Now() + request.refresh, stop)) refresh();
   return 0;

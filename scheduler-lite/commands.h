@@ -69,6 +69,7 @@ struct ServeRequest {
   double latency_weight = 0.2;
   std::size_t max_body_bytes = 64 << 20;  // full NodeLists of thousands of nodes
   int threads = 4;                        // epoll threads, each serving many connections
+  std::string web_config_file;            // net/web_config.h; "" = plain HTTP, no auth
 };
 // Serves until `stop` is notified.
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,

@@ -64,6 +64,7 @@ struct Flags {
   std::string region_zones;
   std::vector<std::string> data_dirs;
   std::string emissions_type = "average";
+  SourceAuth auth;
   // rank, explain.
   RankRequest rank;
   std::string locations;
@@ -110,6 +111,7 @@ struct Flags {
     }
     // Checked by IsMember.
     sources.emissions_type = *carbonroute::ParseEmissionsType(emissions_type);
+    sources.auth = auth;
     return sources;
   }
 };
@@ -130,6 +132,30 @@ void AddSourceFlags(CLI::App* app, Flags& f) {
                   "preferred signal where a location has both")
       ->check(CLI::IsMember({"average", "marginal"}))
       ->capture_default_str();
+  // The sources' TLS and credentials, as a Prometheus scrape_config has them.
+  app->add_option("--ca-file", f.auth.ca_file,
+                  "PEM CA bundle that https sources are verified against")
+      ->check(CLI::ExistingFile);
+  CLI::Option* cert = app->add_option("--client-cert", f.auth.client_cert_file,
+                                      "PEM client certificate presented to the sources")
+                          ->check(CLI::ExistingFile);
+  CLI::Option* key =
+      app->add_option("--client-key", f.auth.client_key_file, "PEM key of --client-cert")
+          ->check(CLI::ExistingFile);
+  cert->needs(key);
+  key->needs(cert);
+  CLI::Option* user = app->add_option("--basic-auth-user", f.auth.basic_auth_user,
+                                      "HTTP Basic auth user for the sources");
+  CLI::Option* password =
+      app->add_option("--basic-auth-password-file", f.auth.basic_auth_password_file,
+                      "file whose first line is the Basic auth password (read before each request)")
+          ->check(CLI::ExistingFile);
+  user->needs(password);
+  password->needs(user);
+  app->add_option("--bearer-token-file", f.auth.bearer_token_file,
+                  "file whose first line is a bearer token (read before each request)")
+      ->check(CLI::ExistingFile)
+      ->excludes(user);
 }
 
 void AddRankFlags(CLI::App* cmd, Flags& f) {
@@ -266,6 +292,10 @@ const std::vector<Subcommand>& Subcommands() {
          cmd->add_option("--threads", f.serve.threads,
                          "HTTP server threads (each serves many connections; handlers run on them)")
              ->capture_default_str();
+         cmd->add_option("--web.config.file", f.serve.web_config_file,
+                         "TLS and Basic auth of this server, in Prometheus exporters' web "
+                         "configuration format (tls_server_config, basic_auth_users)")
+             ->check(CLI::ExistingFile);
        },
        [](Flags& f) {
          f.serve.refresh = DurationFlag(f.refresh, "--refresh");

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/data_files.h"
 #include "contract/metric_names.h"
 #include "net/url.h"
 
@@ -21,12 +23,40 @@ constexpr const char* kModelMetrics[] = {metric_names::kCarbonIntensity,
                                          metric_names::kRtt,
                                          metric_names::kZoneRtt};
 
+// The first line of a credentials file, without its line end.
+absl::StatusOr<std::string> ReadSecretFile(const std::string& path, absl::string_view what) {
+  absl::StatusOr<std::string> text = ReadFileToString(path, what);
+  if (!text.ok()) return text.status();
+  std::string line = text->substr(0, text->find('\n'));
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(what, " \"", path, "\" is empty"));
+  }
+  return line;
+}
+
 absl::StatusOr<std::string> Get(net::HttpClient& http, const std::string& url,
-                                absl::Duration timeout, const char* accept) {
+                                absl::Duration timeout, const char* accept,
+                                const SourceAuth& auth) {
   net::HttpRequest request;
   request.url = url;
   request.timeout = timeout;
   request.headers.emplace_back("Accept", accept);
+  request.ca_file = auth.ca_file;
+  request.client_cert_file = auth.client_cert_file;
+  request.client_key_file = auth.client_key_file;
+  if (!auth.bearer_token_file.empty()) {
+    absl::StatusOr<std::string> token = ReadSecretFile(auth.bearer_token_file, "bearer token file");
+    if (!token.ok()) return token.status();
+    request.headers.emplace_back("Authorization", absl::StrCat("Bearer ", *token));
+  } else if (!auth.basic_auth_user.empty()) {
+    absl::StatusOr<std::string> password =
+        ReadSecretFile(auth.basic_auth_password_file, "basic auth password file");
+    if (!password.ok()) return password.status();
+    request.headers.emplace_back(
+        "Authorization", absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(
+                                                    auth.basic_auth_user, ":", *password))));
+  }
   absl::StatusOr<net::HttpResponse> response = http.Send(request);
   if (!response.ok()) return response.status();
   if (response->status != 200) {
@@ -49,10 +79,10 @@ double PrometheusValue(std::string_view text) {
 }  // namespace
 
 SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::string>& urls,
-                              absl::Duration timeout) {
+                              absl::Duration timeout, const SourceAuth& auth) {
   SourceResult result;
   for (const std::string& url : urls) {
-    absl::StatusOr<std::string> body = Get(http, url, timeout, "text/plain; version=0.0.4");
+    absl::StatusOr<std::string> body = Get(http, url, timeout, "text/plain; version=0.0.4", auth);
     if (!body.ok()) {
       result.errors.push_back(body.status());
       continue;
@@ -114,12 +144,12 @@ absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& 
 }
 
 SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
-                             absl::Duration timeout) {
+                             absl::Duration timeout, const SourceAuth& auth) {
   SourceResult result;
   for (const char* metric : kModelMetrics) {
     const std::string url =
         absl::StrCat(net::JoinUrl(base_url, "/api/v1/query"), net::Query({{"query", metric}}));
-    absl::StatusOr<std::string> body = Get(http, url, timeout, "application/json");
+    absl::StatusOr<std::string> body = Get(http, url, timeout, "application/json", auth);
     if (!body.ok()) {
       result.errors.push_back(body.status());
       continue;

@@ -27,17 +27,30 @@
 
 namespace carbonroute::scheduler_lite {
 
+// How scheduler-lite reaches sources behind TLS and authentication (a
+// collector or Prometheus started with a web config). Files are read again
+// before every request, so rotated tokens and passwords are picked up; their
+// contents are sent, never logged (an error names the file only).
+struct SourceAuth {
+  std::string ca_file;           // PEM CA bundle for https sources ("" = the system's)
+  std::string client_cert_file;  // PEM client certificate, with client_key_file
+  std::string client_key_file;
+  std::string basic_auth_user;  // with the password in basic_auth_password_file
+  std::string basic_auth_password_file;
+  std::string bearer_token_file;  // "Authorization: Bearer <the file's first line>"
+};
+
 struct SourceResult {
   std::vector<Sample> samples;
   std::vector<absl::Status> errors;
 };
 
 SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::string>& urls,
-                              absl::Duration timeout);
+                              absl::Duration timeout, const SourceAuth& auth = {});
 
 // `base_url` like "http://127.0.0.1:9090".
 SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
-                             absl::Duration timeout);
+                             absl::Duration timeout, const SourceAuth& auth = {});
 
 // Parses a Prometheus /api/v1/query answer of resultType "vector" into samples
 // named by their __name__ label. Exposed for tests.

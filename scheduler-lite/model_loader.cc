@@ -23,7 +23,8 @@ LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::
   LoadedModel loaded;
   ModelBuilder builder(now, sources.emissions_type);
   if (!sources.metrics_urls.empty()) {
-    SourceResult scraped = ScrapeCollectors(http, sources.metrics_urls, sources.timeout);
+    SourceResult scraped =
+        ScrapeCollectors(http, sources.metrics_urls, sources.timeout, sources.auth);
     loaded.sources_read += static_cast<int>(sources.metrics_urls.size() - scraped.errors.size());
     if (scraped.errors.empty() && !HasCarbonrouteSeries(scraped.samples)) {
       loaded.errors.push_back(
@@ -35,7 +36,8 @@ LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::
     for (absl::Status& error : scraped.errors) loaded.errors.push_back(std::move(error));
   }
   if (!sources.prometheus_url.empty()) {
-    SourceResult queried = QueryPrometheus(http, sources.prometheus_url, sources.timeout);
+    SourceResult queried =
+        QueryPrometheus(http, sources.prometheus_url, sources.timeout, sources.auth);
     if (queried.errors.empty() || !queried.samples.empty()) ++loaded.sources_read;
     if (queried.errors.empty() && !HasCarbonrouteSeries(queried.samples)) {
       loaded.errors.push_back(absl::NotFoundError(

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "net/http_client.h"
+#include "scheduler-lite/metrics_source.h"
 #include "scheduler-lite/placement_model.h"
 
 namespace carbonroute::scheduler_lite {
@@ -28,6 +29,7 @@ struct ModelSources {
   std::string region_locations_csv;  // gcp_region,zone ("" = none)
   EmissionsType emissions_type = EmissionsType::kAverage;  // preferred when a location has both
   absl::Duration timeout = absl::Seconds(10);
+  SourceAuth auth;  // TLS and credentials for the metrics URLs and Prometheus
 
   bool default_source = false;  // metrics_urls is the default, not the user's
   bool empty() const { return metrics_urls.empty() && prometheus_url.empty(); }

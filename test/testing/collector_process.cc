@@ -27,15 +27,16 @@ bool IsHealthy(int port) {
 }
 
 CollectorProcess LaunchCollector(const std::string& dir, const std::string& config_yaml,
-                                 const std::string& log_name) {
+                                 const std::string& log_name,
+                                 const std::vector<std::string>& extra_args) {
   const std::string config_path = dir + "/collector.yaml";
   std::ofstream(config_path) << config_yaml;
   CollectorProcess collector;
-  collector.process = std::make_unique<Subprocess>(
-      std::vector<std::string>{CARBONROUTE_COLLECTOR_BINARY, "--config", config_path, "--data-dir",
-                               std::string(CARBONROUTE_SOURCE_DIR) + "/data"},
-      dir + "/" + log_name);
-  const std::regex serving(R"(serving http://127\.0\.0\.1:(\d+)/metrics)");
+  std::vector<std::string> argv = {CARBONROUTE_COLLECTOR_BINARY, "--config", config_path,
+                                   "--data-dir", std::string(CARBONROUTE_SOURCE_DIR) + "/data"};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  collector.process = std::make_unique<Subprocess>(argv, dir + "/" + log_name);
+  const std::regex serving(R"(serving https?://127\.0\.0\.1:(\d+)/metrics)");
   WaitFor(
       [&] {
         std::smatch match;

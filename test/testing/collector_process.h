@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "test/testing/subprocess.h"
 
@@ -25,8 +26,10 @@ CollectorProcess StartCollector(const std::string& dir, const std::string& confi
 
 // StartCollector without waiting for /healthz: returns once the log names the
 // port (up to 30 s), while the first poll may still be running.
+// `extra_args` follow the config and data-dir flags (e.g. --web.config.file).
 CollectorProcess LaunchCollector(const std::string& dir, const std::string& config_yaml,
-                                 const std::string& log_name = "collector.log");
+                                 const std::string& log_name = "collector.log",
+                                 const std::vector<std::string>& extra_args = {});
 
 // GET http://127.0.0.1:port/path; "" on any failure.
 std::string HttpGet(int port, const std::string& path, int* status = nullptr);

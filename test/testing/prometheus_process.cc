@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace carbonroute::testing {
 
@@ -18,6 +19,9 @@ std::unique_ptr<Subprocess> StartPrometheus(const std::string& dir, int port,
   for (const ScrapeTarget& target : targets) {
     absl::StrAppend(&config, "  - job_name: ", target.job,
                     "\n    static_configs: [{targets: ['127.0.0.1:", target.port, "']}]\n");
+    for (absl::string_view line : absl::StrSplit(target.job_yaml, '\n', absl::SkipEmpty())) {
+      absl::StrAppend(&config, "    ", line, "\n");
+    }
   }
   std::ofstream(dir + "/prometheus.yml") << config;
   return std::make_unique<Subprocess>(

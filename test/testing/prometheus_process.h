@@ -21,6 +21,7 @@ inline constexpr char kPrometheusBinary[] = "/usr/bin/prometheus";
 struct ScrapeTarget {
   std::string job;
   int port = 0;
+  std::string job_yaml = "";  // more keys of the scrape_config, e.g. "scheme: https\n"
 };
 
 // Writes `dir`/prometheus.yml and starts Prometheus with `dir`/tsdb, logging
