@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/clock.h"
 #include "base/data_files.h"
+#include "base/open_file_limit.h"
 #include "base/stop_signals.h"
 #include "base/usage.h"
 #include "collector/collector_daemon.h"
@@ -29,7 +30,8 @@ using carbonroute::collector::Reloader;
 
 // An exception escaping main (a library failing at start-up) ends the process
 // with its message, which is what should happen then.
-int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
+int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
+  carbonroute::RaiseOpenFileLimit();  // the HTTP server takes up to 2048 connections
   // Memory policy, set before any thread starts (measured with
   // bench/prober_footprint at 1000 peers and repeated scrapes):
   //  - one malloc arena: glibc otherwise gives each thread that allocates

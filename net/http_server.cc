@@ -83,7 +83,7 @@ namespace {
 // What one request has gathered between the access handler's calls.
 struct RequestState {
   std::string body;
-  bool too_large = false;
+  std::size_t accounted = 0;  // bytes of body counted in the server's buffered_bytes_
 };
 
 // Whether the request's Accept-Encoding admits gzip (RFC 9110 §12.5.3: a
@@ -238,7 +238,10 @@ struct HttpServer::LastMessage {
 };
 
 HttpServer::HttpServer(HttpServerOptions options)
-    : options_(std::move(options)), last_message_(std::make_unique<LastMessage>()) {
+    : options_(std::move(options)),
+      max_buffered_bytes_(options_.max_buffered_body_bytes > 0 ? options_.max_buffered_body_bytes
+                                                               : 4 * options_.max_body_bytes),
+      last_message_(std::make_unique<LastMessage>()) {
   if (!options_.basic_auth_users.empty()) {
     authenticator_ = std::make_unique<Authenticator>(options_.basic_auth_users);
   }
@@ -266,6 +269,10 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
     if (state == nullptr) {  // the headers are in; the body, if any, is not
       state = new RequestState;
       *request_context = state;
+      const absl::string_view verb = method;
+      if (verb != "GET" && verb != "HEAD" && verb != "POST") {  // RFC 9110 §9.1
+        return Text(connection, 501, absl::StrCat("method ", verb, " not implemented\n"));
+      }
       if (self->options_.tls && !self->options_.tls->client_ca_pem.empty() &&
           !ClientCertificateAccepted(connection, self->options_.tls->require_client_certificate)) {
         return Text(connection, 403, "a valid client certificate is required\n");
@@ -301,10 +308,14 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
       return MHD_YES;
     }
     if (*upload_data_size > 0) {  // a piece of the body
-      if (state->body.size() + *upload_data_size > self->options_.max_body_bytes) {
-        return MHD_NO;  // a chunked body over the limit: the connection is closed
+      const std::size_t size = *upload_data_size;
+      if (state->body.size() + size > self->options_.max_body_bytes ||
+          self->buffered_bytes_.fetch_add(size) + size > self->max_buffered_bytes_) {
+        self->buffered_bytes_.fetch_sub(size);
+        return MHD_NO;  // a chunked body over the limit, or too many at once: closed
       }
-      state->body.append(upload_data, *upload_data_size);
+      state->accounted += size;
+      state->body.append(upload_data, size);
       *upload_data_size = 0;
       return MHD_YES;
     }
@@ -316,9 +327,11 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
     const HttpServerResponse response = self->options_.routes.at(request.path)(request);
     return Reply(connection, response, self->options_.gzip && AcceptsGzip(connection));
   };
-  static constexpr auto kCompleted = [](void*, MHD_Connection*, void** request_context,
+  static constexpr auto kCompleted = [](void* context, MHD_Connection*, void** request_context,
                                         MHD_RequestTerminationCode) {
-    delete static_cast<RequestState*>(*request_context);
+    auto* state = static_cast<RequestState*>(*request_context);
+    if (state != nullptr) static_cast<HttpServer*>(context)->buffered_bytes_ -= state->accounted;
+    delete state;
     *request_context = nullptr;
   };
   // With a required client certificate the TLS handshake itself fails
@@ -351,7 +364,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
       {MHD_OPTION_CONNECTION_MEMORY_LIMIT, static_cast<intptr_t>(o.connection_memory_bytes),
        nullptr},
       {MHD_OPTION_NOTIFY_COMPLETED, reinterpret_cast<intptr_t>(static_cast<Completed>(kCompleted)),
-       nullptr},
+       server.get()},
       {MHD_OPTION_EXTERNAL_LOGGER,
        reinterpret_cast<intptr_t>(static_cast<Logger>(LastMessage::Log)),
        server->last_message_.get()},

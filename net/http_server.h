@@ -10,9 +10,13 @@
 // `connection_memory_bytes` each, up to `max_connections`, and are closed
 // after `idle_timeout` without a byte. A request whose line and headers do not
 // fit in `connection_memory_bytes` gets 431 (or 413); a body larger than
-// `max_body_bytes` gets 413 without reaching a handler; an unknown path gets
-// 404. Keep-alive and pipelined requests are served in order; each reply
-// leaves in one write. With `gzip`, a body of kGzipMinBytes or more goes
+// `max_body_bytes` gets 413 without reaching a handler (a chunked one is cut
+// off: the connection is closed), and so is one that would take the bodies
+// being received on all connections over `max_buffered_body_bytes`; a method
+// other than GET, HEAD and POST gets 501; an unknown path gets 404. Memory is
+// therefore bounded by max_connections × connection_memory_bytes plus
+// max_buffered_body_bytes plus what handlers use. Keep-alive and pipelined requests are served in
+// order; each reply leaves in one write. With `gzip`, a body of kGzipMinBytes or more goes
 // gzip-compressed (RFC 1952) to a client whose Accept-Encoding admits it
 // (Prometheus always asks).
 //
@@ -31,6 +35,7 @@
 #ifndef CARBONROUTE_NET_HTTP_SERVER_H_
 #define CARBONROUTE_NET_HTTP_SERVER_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -74,6 +79,7 @@ struct HttpServerOptions {
   std::map<std::string, HttpHandler> routes;  // exact path → handler
   int threads = 4;                            // epoll threads, each serving many connections
   std::size_t max_body_bytes = 1 << 20;
+  std::size_t max_buffered_body_bytes = 0;  // all requests' bodies at once; 0 = 4 × max_body_bytes
   bool gzip = true;
   int max_connections = 2048;                       // more are refused at accept
   absl::Duration idle_timeout = absl::Seconds(10);  // a connection silent this long is closed
@@ -106,6 +112,8 @@ class HttpServer {
   explicit HttpServer(HttpServerOptions options);
 
   const HttpServerOptions options_;
+  const std::size_t max_buffered_bytes_;
+  mutable std::atomic<std::size_t> buffered_bytes_{0};  // bodies being received, all connections
   std::unique_ptr<Authenticator> authenticator_;
   std::unique_ptr<LastMessage> last_message_;
   MHD_Daemon* daemon_ = nullptr;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "base/clock.h"
 #include "base/data_files.h"
+#include "base/open_file_limit.h"
 #include "base/stop_signals.h"
 #include "base/usage.h"
 #include "net/curl_http_client.h"
@@ -404,7 +405,8 @@ const std::vector<Subcommand>& Subcommands() {
 
 // An exception escaping main (a library failing at start-up) ends the process
 // with its message, which is what should happen then.
-int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
+int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
+  carbonroute::RaiseOpenFileLimit();  // `serve` takes up to 2048 connections
   CLI::App app{
       "scheduler-lite: carbon- and latency-aware placement from carbonroute collectors' "
       "metrics."};

@@ -82,6 +82,78 @@ TEST_F(HttpServerTest, OversizedBodyIsRefused) {
   EXPECT_EQ(response->status, 413);
 }
 
+// A raw exchange on one connection: sends `request`, returns all that comes
+// back until the server closes or 2 s pass without a byte.
+std::string Exchange(int port, const std::string& request) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string reply;
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0) {
+    timeval timeout{2, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    std::size_t sent = 0;
+    while (sent < request.size()) {
+      const ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+    char buffer[4096];
+    ssize_t n = 0;
+    while ((n = recv(fd, buffer, sizeof(buffer), 0)) > 0) {
+      reply.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  close(fd);
+  return reply;
+}
+
+int Count(const std::string& text, const std::string& what) {
+  int count = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+TEST_F(HttpServerTest, AnUnknownMethodIsNotImplemented) {
+  const std::string reply =
+      Exchange(server_->port(), "FOO /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_THAT(reply, ::testing::StartsWith("HTTP/1.1 501"));
+}
+
+TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
+  std::string requests;
+  for (int i = 0; i < 20; ++i)
+    absl::StrAppend(&requests, "GET /echo?n=", i, " HTTP/1.1\r\nHost: x\r\n\r\n");
+  absl::StrAppend(&requests, "GET /echo?n=last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const std::string reply = Exchange(server_->port(), requests);
+  EXPECT_EQ(Count(reply, "HTTP/1.1 200"), 21);
+  EXPECT_LT(reply.find("GET /echo?n=3 "), reply.find("GET /echo?n=4 "));
+  EXPECT_THAT(reply, HasSubstr("GET /echo?n=last "));
+}
+
+TEST_F(HttpServerTest, OversizedHeadersGet431) {
+  const std::string reply =
+      Exchange(server_->port(), absl::StrCat("GET /echo HTTP/1.1\r\nHost: x\r\nX-Big: ",
+                                             std::string(100 * 1024, 'a'), "\r\n\r\n"));
+  EXPECT_THAT(reply, ::testing::StartsWith("HTTP/1.1 431"));
+}
+
+TEST_F(HttpServerTest, AChunkedBodyOverTheLimitIsCutOff) {
+  std::string request = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 8; ++i) absl::StrAppend(&request, "200\r\n", std::string(512, 'x'), "\r\n");
+  absl::StrAppend(&request, "0\r\n\r\n");
+  const std::string reply = Exchange(server_->port(), request);  // 4 KiB against 1 KiB
+  EXPECT_THAT(reply, Not(HasSubstr("HTTP/1.1 200")));
+  // The server is still there for the next client.
+  absl::StatusOr<net::HttpResponse> after = Send("GET", "/echo");
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->status, 200);
+}
+
 TEST_F(HttpServerTest, PortInUseIsUnavailable) {
   HttpServerOptions options;
   options.listen_address = absl::StrCat("127.0.0.1:", server_->port());
