@@ -18,6 +18,7 @@
 #include "collector/collector_daemon.h"
 #include "collector/reloader.h"
 #include "config/load_collector_config.h"
+#include "net/web_config.h"
 
 namespace {
 
@@ -77,6 +78,14 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   spdlog::set_default_logger(spdlog::stderr_color_mt("carbonroute"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
 
+  if (!web_config_path.empty()) {  // a mistake in it is a usage error, found before anything starts
+    if (absl::StatusOr<carbonroute::net::WebConfig> web =
+            carbonroute::net::LoadWebConfig(web_config_path);
+        !web.ok()) {
+      std::cerr << "--web.config.file: " << web.status().message() << "\n";
+      return 2;
+    }
+  }
   if (!check_config_path.empty()) {
     absl::StatusOr<CollectorConfig> config = carbonroute::LoadCollectorConfig(check_config_path);
     if (!config.ok()) {

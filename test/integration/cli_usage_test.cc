@@ -55,6 +55,21 @@ TEST(CliUsage, CollectorUsageErrorsExit2) {
   EXPECT_THAT(run.output, HasSubstr("loud"));
   EXPECT_EQ(Shell(kCollector).exit_code, 2);  // no --config
   EXPECT_EQ(Shell(kCollector + " --help").exit_code, 0);
+  run = Shell(kCollector + " --web.config.file /nonexistent/web.yml");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("/nonexistent/web.yml"));
+}
+
+TEST(CliUsage, AMistakeInTheWebConfigIsAUsageErrorNamingTheKey) {
+  testing::ScopedTempDir dir;
+  std::ofstream(dir.File("collector.yaml"))
+      << "node: {name: n1}\nproviders: [{type: static, values: {DE: 300}}]\n";
+  std::ofstream(dir.File("web.yml")) << "basic_auth_users: {prometheus: plaintext-password}\n";
+  ShellRun run = Shell(absl::StrCat(kCollector, " --config ", dir.File("collector.yaml"),
+                                    " --web.config.file ", dir.File("web.yml")));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("basic_auth_users.prometheus: not a bcrypt hash"));
+  EXPECT_THAT(run.output, ::testing::Not(HasSubstr("plaintext-password")));
 }
 
 TEST(CliUsage, DiscoveryMistakesAreNamedByCheckConfig) {

@@ -21,6 +21,8 @@
 
 extern "C" void __tsan_acquire(void* address);
 extern "C" void __tsan_release(void* address);
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
 
 namespace {
 
@@ -38,6 +40,26 @@ Function Real(const char* mangled) {
 
 void Acquire(const void* address) { __tsan_acquire(const_cast<void*>(address)); }
 void Release(const void* address) { __tsan_release(const_cast<void*>(address)); }
+
+// A Condition is evaluated inside the library, after it has taken the mutex
+// again (or by the thread about to release it): the evaluation must first
+// acquire what the mutex's last holder released.
+struct AnnotatedCondition {
+  const absl::Condition* condition;
+  const absl::Mutex* mutex;
+  static bool Evaluate(void* self) {
+    // The thread releasing the mutex evaluates waiters' conditions, reading
+    // this object and the caller's Condition on the waiter's stack; the
+    // library orders that, unseen. The evaluation's reads (of state the
+    // mutex guards, which it holds) are not recorded; its writes are.
+    const auto* annotated = static_cast<const AnnotatedCondition*>(self);
+    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+    Acquire(annotated->mutex);
+    const bool met = annotated->condition->Eval();
+    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+    return met;
+  }
+};
 
 }  // namespace
 
@@ -79,26 +101,30 @@ void Mutex::ReaderUnlock() {
 void Mutex::LockWhen(const Condition& condition) {
   CARBONROUTE_REAL(void (*)(Mutex*, const Condition&),
                    "_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE");
-  real(this, condition);
+  AnnotatedCondition annotated{&condition, this};
+  real(this, absl::Condition(&AnnotatedCondition::Evaluate, &annotated));
   Acquire(this);
 }
 void Mutex::ReaderLockWhen(const Condition& condition) {
   CARBONROUTE_REAL(void (*)(Mutex*, const Condition&),
                    "_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE");
-  real(this, condition);
+  AnnotatedCondition annotated{&condition, this};
+  real(this, absl::Condition(&AnnotatedCondition::Evaluate, &annotated));
   Acquire(this);
 }
 bool Mutex::LockWhenWithTimeout(const Condition& condition, Duration timeout) {
   CARBONROUTE_REAL(bool (*)(Mutex*, const Condition&, Duration),
                    "_ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  const bool met = real(this, condition, timeout);
+  AnnotatedCondition annotated{&condition, this};
+  const bool met = real(this, absl::Condition(&AnnotatedCondition::Evaluate, &annotated), timeout);
   Acquire(this);  // held either way
   return met;
 }
 bool Mutex::LockWhenWithDeadline(const Condition& condition, Time deadline) {
   CARBONROUTE_REAL(bool (*)(Mutex*, const Condition&, Time),
                    "_ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
-  const bool met = real(this, condition, deadline);
+  AnnotatedCondition annotated{&condition, this};
+  const bool met = real(this, absl::Condition(&AnnotatedCondition::Evaluate, &annotated), deadline);
   Acquire(this);
   return met;
 }
@@ -106,14 +132,16 @@ void Mutex::Await(const Condition& condition) {
   CARBONROUTE_REAL(void (*)(Mutex*, const Condition&),
                    "_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE");
   Release(this);
-  real(this, condition);
+  AnnotatedCondition annotated{&condition, this};
+  real(this, absl::Condition(&AnnotatedCondition::Evaluate, &annotated));
   Acquire(this);
 }
 bool Mutex::AwaitWithTimeout(const Condition& condition, Duration timeout) {
   CARBONROUTE_REAL(bool (*)(Mutex*, const Condition&, Duration),
                    "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE");
   Release(this);
-  const bool met = real(this, condition, timeout);
+  AnnotatedCondition annotated{&condition, this};
+  const bool met = real(this, absl::Condition(&AnnotatedCondition::Evaluate, &annotated), timeout);
   Acquire(this);
   return met;
 }
@@ -121,7 +149,8 @@ bool Mutex::AwaitWithDeadline(const Condition& condition, Time deadline) {
   CARBONROUTE_REAL(bool (*)(Mutex*, const Condition&, Time),
                    "_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE");
   Release(this);
-  const bool met = real(this, condition, deadline);
+  AnnotatedCondition annotated{&condition, this};
+  const bool met = real(this, absl::Condition(&AnnotatedCondition::Evaluate, &annotated), deadline);
   Acquire(this);
   return met;
 }
