@@ -7,9 +7,7 @@
 #include <crypt.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -19,7 +17,7 @@
 #include "net/curl_http_client.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/prometheus_process.h"
-#include "test/testing/status_matchers.h"
+#include "test/testing/shell.h"
 #include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
 #include "test/testing/test_certificates.h"
@@ -28,7 +26,6 @@ namespace carbonroute {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::IsOk;
 
 constexpr char kUser[] = "prometheus";
 constexpr char kPassword[] = "correct horse battery staple";
@@ -40,16 +37,11 @@ std::string Bcrypt(const std::string& password) {
   return crypt_r(password.c_str(), salt, &data);
 }
 
+// Runs `command` with its stderr in the output; sets `code` to its exit code.
 std::string RunCommand(const std::string& command, int* code) {
-  std::string output;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return output;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return output;
+  const testing::ShellRun run = testing::Shell(command + " 2>&1");
+  *code = run.exit_code;
+  return run.output;
 }
 
 class TlsAuthTest : public ::testing::Test {
@@ -70,7 +62,7 @@ class TlsAuthTest : public ::testing::Test {
                       "  client_ca_file: ca.crt\n");
     }
     absl::StrAppend(&yaml, "basic_auth_users:\n  ", kUser, ": ", Bcrypt(kPassword), "\n");
-    const std::string path = dir_.File(require_client_certificate ? "web-mtls.yml" : "web.yml");
+    std::string path = dir_.File(require_client_certificate ? "web-mtls.yml" : "web.yml");
     std::ofstream(path) << yaml;
     return path;
   }
