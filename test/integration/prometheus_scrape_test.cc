@@ -44,19 +44,10 @@ providers:
   ASSERT_TRUE(prometheus->running());
 
   // Wait until Prometheus has scraped every replayed zone.
-  nlohmann::json result;
-  const bool scraped = testing::WaitFor(
-      [&] {
-        const std::string body = testing::HttpGet(
-            prometheus_port,
-            "/api/v1/query?query=carbonroute_carbon_intensity_grams_per_kilowatt_hour");
-        nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-        if (parsed.is_discarded() || parsed.value("status", "") != "success") return false;
-        result = parsed["data"]["result"];
-        return result.size() == zones.size();
-      },
-      absl::Seconds(60));
+  const nlohmann::json result = testing::WaitForSeries(
+      prometheus_port, "carbonroute_carbon_intensity_grams_per_kilowatt_hour", zones.size());
   const absl::Time after = absl::Now();
+  const bool scraped = result.size() == zones.size();
   ASSERT_TRUE(scraped) << prometheus->Log();
 
   for (const nlohmann::json& series : result) {

@@ -127,18 +127,10 @@ TEST_F(TlsAuthTest, PrometheusScrapesTheCollectorOverTlsWithBasicAuthAndAClientC
                      "\n  cert_file: ", certificates_.client_cert_file, "\n  key_file: ",
                      certificates_.client_key_file, "\nbasic_auth:\n  username: ", kUser,
                      "\n  password_file: ", dir_.File("password"), "\n")}});
-  nlohmann::json result;
-  const bool scraped = testing::WaitFor(
-      [&] {
-        const std::string body = testing::HttpGet(
-            prometheus_port,
-            "/api/v1/query?query=carbonroute_carbon_intensity_grams_per_kilowatt_hour");
-        nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-        if (parsed.is_discarded() || parsed.value("status", "") != "success") return false;
-        result = parsed["data"]["result"];
-        return result.size() == 3;
-      },
-      absl::Seconds(60));
+  const bool scraped =
+      testing::WaitForSeries(prometheus_port,
+                             "carbonroute_carbon_intensity_grams_per_kilowatt_hour", 3)
+          .size() == 3;
   ASSERT_TRUE(scraped) << prometheus->Log() << testing::HttpGet(prometheus_port, "/api/v1/targets");
   EXPECT_EQ(prometheus->Terminate(), 0);
 

@@ -72,6 +72,20 @@ class WebConfigServerTest : public ::testing::Test {
     return request;
   }
 
+  // Get() presenting the client certificate of `pki`.
+  HttpRequest GetWithCertificateOf(const testing::TestCertificates& pki) const {
+    HttpRequest request = Get();
+    request.client_cert_file = pki.client_cert_file;
+    request.client_key_file = pki.client_key_file;
+    return request;
+  }
+
+  // TlsSection() asking for client certificates under `client_auth_type`.
+  std::string ClientAuthSection(const std::string& client_auth_type) const {
+    return TlsSection(absl::StrCat("  client_auth_type: ", client_auth_type,
+                                   "\n  client_ca_file: ", certificates_.ca_file, "\n"));
+  }
+
   std::string TlsSection(const std::string& extra = "") const {
     return absl::StrCat("tls_server_config:\n  cert_file: ", certificates_.server_cert_file,
                         "\n  key_file: ", certificates_.server_key_file, "\n", extra);
@@ -119,43 +133,28 @@ TEST_F(WebConfigServerTest, PlainHttpToATlsPortGetsNoPage) {
 }
 
 TEST_F(WebConfigServerTest, ARequiredClientCertificateRefusesAClientWithoutOne) {
-  ASSERT_THAT(Serve(TlsSection(absl::StrCat("  client_auth_type: RequireAndVerifyClientCert\n"
-                                            "  client_ca_file: ",
-                                            certificates_.ca_file, "\n"))),
-              IsOk());
+  ASSERT_THAT(Serve(ClientAuthSection("RequireAndVerifyClientCert")), IsOk());
   // Refused in the handshake (as exporter-toolkit's RequireAndVerifyClientCert), not by a page.
   absl::StatusOr<HttpResponse> without = http_->Send(Get());
   EXPECT_FALSE(without.ok()) << without->status << " " << without->body;
 
   // A certificate from another CA is refused too.
-  testing::TestCertificates other = testing::MakeTestCertificates(dir_.path(), "other-");
-  HttpRequest foreign = Get();
-  foreign.client_cert_file = other.client_cert_file;
-  foreign.client_key_file = other.client_key_file;
-  absl::StatusOr<HttpResponse> refused = http_->Send(foreign);
+  const testing::TestCertificates other = testing::MakeTestCertificates(dir_.path(), "other-");
+  absl::StatusOr<HttpResponse> refused = http_->Send(GetWithCertificateOf(other));
   EXPECT_FALSE(refused.ok() && refused->status == 200);
 
-  HttpRequest with = Get();
-  with.client_cert_file = certificates_.client_cert_file;
-  with.client_key_file = certificates_.client_key_file;
-  absl::StatusOr<HttpResponse> accepted = http_->Send(with);
+  absl::StatusOr<HttpResponse> accepted = http_->Send(GetWithCertificateOf(certificates_));
   ASSERT_THAT(accepted, IsOk());
   EXPECT_EQ(accepted->status, 200);
 }
 
 TEST_F(WebConfigServerTest, AnOptionalClientCertificateIsVerifiedWhenGiven) {
-  ASSERT_THAT(Serve(TlsSection(absl::StrCat("  client_auth_type: VerifyClientCertIfGiven\n"
-                                            "  client_ca_file: ",
-                                            certificates_.ca_file, "\n"))),
-              IsOk());
+  ASSERT_THAT(Serve(ClientAuthSection("VerifyClientCertIfGiven")), IsOk());
   absl::StatusOr<HttpResponse> without = http_->Send(Get());
   ASSERT_THAT(without, IsOk());
   EXPECT_EQ(without->status, 200);
-  testing::TestCertificates other = testing::MakeTestCertificates(dir_.path(), "other-");
-  HttpRequest foreign = Get();
-  foreign.client_cert_file = other.client_cert_file;
-  foreign.client_key_file = other.client_key_file;
-  absl::StatusOr<HttpResponse> refused = http_->Send(foreign);
+  const testing::TestCertificates other = testing::MakeTestCertificates(dir_.path(), "other-");
+  absl::StatusOr<HttpResponse> refused = http_->Send(GetWithCertificateOf(other));
   EXPECT_FALSE(refused.ok() && refused->status == 200);
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "test/testing/collector_process.h"
 
 namespace carbonroute::testing {
 
@@ -29,6 +30,21 @@ std::unique_ptr<Subprocess> StartPrometheus(const std::string& dir, int port,
                                "--storage.tsdb.path=" + dir + "/tsdb",
                                absl::StrCat("--web.listen-address=127.0.0.1:", port)},
       dir + "/prometheus.log");
+}
+
+nlohmann::json WaitForSeries(int port, const std::string& query, std::size_t series,
+                             absl::Duration timeout) {
+  nlohmann::json result = nlohmann::json::array();
+  const bool answered = WaitFor(
+      [&] {
+        const std::string body = HttpGet(port, "/api/v1/query?query=" + query);
+        nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+        if (parsed.is_discarded() || parsed.value("status", "") != "success") return false;
+        result = parsed["data"]["result"];
+        return result.size() == series;
+      },
+      timeout);
+  return answered ? result : nlohmann::json::array();
 }
 
 }  // namespace carbonroute::testing

@@ -8,9 +8,11 @@
 #define CARBONROUTE_TEST_TESTING_PROMETHEUS_PROCESS_H_
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "test/testing/subprocess.h"
 
 namespace carbonroute::testing {
@@ -29,6 +31,12 @@ struct ScrapeTarget {
 std::unique_ptr<Subprocess> StartPrometheus(const std::string& dir, int port,
                                             const std::vector<ScrapeTarget>& targets,
                                             const std::vector<std::string>& rule_files = {});
+
+// Asks Prometheus on 127.0.0.1:`port` for the instant `query` until it answers
+// `series` series (up to `timeout`); returns the result array, or an empty
+// one if it never did.
+nlohmann::json WaitForSeries(int port, const std::string& query, std::size_t series,
+                             absl::Duration timeout = absl::Seconds(60));
 
 }  // namespace carbonroute::testing
 
