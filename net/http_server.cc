@@ -233,6 +233,10 @@ struct HttpServer::LastMessage {
     absl::MutexLock lock(&self->mutex);
     self->text = std::string(absl::StripAsciiWhitespace(text));
   }
+  std::string Get() {
+    absl::MutexLock lock(&mutex);
+    return text;
+  }
   absl::Mutex mutex;
   std::string text ABSL_GUARDED_BY(mutex);
 };
@@ -393,8 +397,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
   server->daemon_ = MHD_start_daemon(flags, 0, nullptr, nullptr, static_cast<Handler>(kHandle),
                                      server.get(), MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
   if (server->daemon_ == nullptr) {
-    absl::MutexLock lock(&server->last_message_->mutex);
-    const std::string& last = server->last_message_->text;
+    const std::string last = server->last_message_->Get();
     const bool tls_failed =
         o.tls && (absl::StrContains(last, "certificate") || absl::StrContains(last, "key") ||
                   absl::StrContains(last, "TLS"));
