@@ -101,9 +101,13 @@ absl::StatusOr<HttpServerTls> ReadTls(const std::string& path, const YAML::Node&
 
 absl::StatusOr<WebConfig> LoadWebConfig(const std::string& path) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path, "web config file"));
+  return ParseWebConfig(text, path);
+}
+
+absl::StatusOr<WebConfig> ParseWebConfig(absl::string_view yaml, const std::string& path) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
     return Invalid(path, absl::StrCat("malformed YAML: ", e.what()));
   }

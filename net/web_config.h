@@ -44,6 +44,10 @@ struct WebConfig {
 
 absl::StatusOr<WebConfig> LoadWebConfig(const std::string& path);
 
+// LoadWebConfig on `yaml`, the text of the file at `path` (which names it in
+// messages and anchors relative paths); the referenced PEM files are read.
+absl::StatusOr<WebConfig> ParseWebConfig(absl::string_view yaml, const std::string& path);
+
 // Sets `options`' tls and basic_auth_users from `config`.
 void ApplyWebConfig(const WebConfig& config, HttpServerOptions& options);
 
