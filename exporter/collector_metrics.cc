@@ -116,28 +116,33 @@ void CollectorMetrics::SetIntensity(const IntensitySeries& series, double value,
                                     bool estimated, absl::Time valid_to, absl::Duration age) {
   absl::MutexLock lock(&mutex_);
   const prometheus::Labels labels = SeriesLabelSet(series);
+  // A gauge is created with its value (Family::Add forwards it to the
+  // constructor under the family's lock): a scrape between creating and
+  // setting it would otherwise read 0, a value never true here.
+  const double valid_to_seconds = absl::ToDoubleSeconds(valid_to - absl::UnixEpoch());
+  const double age_seconds = absl::ToDoubleSeconds(std::max(age, absl::ZeroDuration()));
   auto it = intensity_series_.find(series);
   if (it == intensity_series_.end()) {
     IntensityGauges created;
-    created.valid_to = &valid_to_.Add(labels);
-    created.age = &age_.Add(labels);
+    created.valid_to = &valid_to_.Add(labels, valid_to_seconds);
+    created.age = &age_.Add(labels, age_seconds);
     it = intensity_series_.emplace(series, created).first;
   }
   prometheus::Gauge* gauge = nullptr;
   if (percentile) {
     gauge = &percentile_.Add(
-        {{label::kProvider, series.provider}, {label::kLocation, series.location}});
+        {{label::kProvider, series.provider}, {label::kLocation, series.location}}, value);
   } else {
     prometheus::Labels with_estimated = labels;
     with_estimated[label::kEstimated] = std::string(EstimatedLabel(estimated));
-    gauge = &intensity_.Add(with_estimated);
+    gauge = &intensity_.Add(with_estimated, value);
   }
   if (it->second.value != gauge) RemoveValue(it->second);
   it->second.value = gauge;
   it->second.percentile = percentile;
   gauge->Set(value);
-  it->second.valid_to->Set(absl::ToDoubleSeconds(valid_to - absl::UnixEpoch()));
-  it->second.age->Set(absl::ToDoubleSeconds(std::max(age, absl::ZeroDuration())));
+  it->second.valid_to->Set(valid_to_seconds);
+  it->second.age->Set(age_seconds);
 }
 
 void CollectorMetrics::ClearIntensity(const IntensitySeries& series) {
@@ -155,7 +160,8 @@ void CollectorMetrics::SetProviderUnits(const IntensitySeries& series, const std
   prometheus::Gauge*& gauge = units_series_[series];
   prometheus::Gauge& wanted = units_.Add({{label::kProvider, series.provider},
                                           {label::kLocation, series.location},
-                                          {label::kUnits, units}});
+                                          {label::kUnits, units}},
+                                         1.0);
   if (gauge != nullptr && gauge != &wanted) units_.Remove(gauge);
   gauge = &wanted;
   gauge->Set(1);
@@ -168,7 +174,7 @@ void CollectorMetrics::SetForecastMean(const IntensitySeries& series, const std:
   if (gauge == nullptr) {
     prometheus::Labels labels = SeriesLabelSet(series);
     labels[label::kWindow] = window;
-    gauge = &forecast_mean_.Add(labels);
+    gauge = &forecast_mean_.Add(labels, grams_per_kwh);
   }
   gauge->Set(grams_per_kwh);
 }
@@ -206,7 +212,8 @@ void CollectorMetrics::SetNodeInfo(const std::string& node, const std::string& l
   prometheus::Gauge& series = node_info_.Add({{label::kNode, node},
                                               {label::kLocation, location},
                                               {label::kRegion, region},
-                                              {label::kZone, zone}});
+                                              {label::kZone, zone}},
+                                             1.0);
   if (node_info_series_ != nullptr && node_info_series_ != &series) {
     node_info_.Remove(node_info_series_);
   }
@@ -219,7 +226,7 @@ void CollectorMetrics::SetZoneRtt(const std::string& source_zone, const std::str
   const std::map<std::string, std::string> labels = {{label::kSourceZone, source_zone},
                                                      {label::kTargetZone, target_zone}};
   if (rtt) {
-    zone_rtt_.Add(labels).Set(absl::ToDoubleSeconds(*rtt));
+    zone_rtt_.Add(labels, absl::ToDoubleSeconds(*rtt)).Set(absl::ToDoubleSeconds(*rtt));
   } else if (zone_rtt_.Has(labels)) {
     zone_rtt_.Remove(&zone_rtt_.Add(labels));
   }
@@ -229,7 +236,8 @@ void CollectorMetrics::SetRtt(const std::string& source, const std::string& targ
                               RttMethod method, absl::Duration rtt) {
   rtt_.Add({{label::kSource, source},
             {label::kTarget, target},
-            {label::kMethod, std::string(RttMethodName(method))}})
+            {label::kMethod, std::string(RttMethodName(method))}},
+           absl::ToDoubleSeconds(rtt))
       .Set(absl::ToDoubleSeconds(rtt));
 }
 
@@ -270,7 +278,8 @@ void CollectorMetrics::SetProbeState(ProbeSeries& series, std::optional<absl::Du
       series.measured_rtt =
           &rtt_.Add({{label::kSource, series.source},
                      {label::kTarget, series.target},
-                     {label::kMethod, std::string(RttMethodName(RttMethod::kMeasured))}});
+                     {label::kMethod, std::string(RttMethodName(RttMethod::kMeasured))}},
+                    absl::ToDoubleSeconds(*smoothed));
     }
     series.measured_rtt->Set(absl::ToDoubleSeconds(*smoothed));
   } else if (series.measured_rtt != nullptr) {
