@@ -24,7 +24,6 @@
 #include "exporter/metrics_page.h"
 #include "net/curl_http_client.h"
 #include "net/url.h"
-#include "net/web_config.h"
 
 namespace carbonroute::collector {
 namespace {
@@ -116,7 +115,7 @@ absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const 
 
 absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     const CollectorConfig& config, const DataPaths& data, Clock& clock,
-    std::unique_ptr<net::HttpClient> http) {
+    std::unique_ptr<net::HttpClient> http, const net::WebConfig& web) {
   std::unique_ptr<CollectorDaemon> daemon(new CollectorDaemon(clock));
   daemon->started_probe_ = config.rtt.probe;
   daemon->started_static_matrix_ = config.rtt.static_matrix;
@@ -223,12 +222,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
       [daemon = daemon.get()](const net::HttpServerRequest& request) {
         return daemon->ForecastPage(request);
       };
-  if (!config.web_config_file.empty()) {
-    absl::StatusOr<net::WebConfig> web = net::LoadWebConfig(config.web_config_file);
-    if (!web.ok()) return Prefixed(web.status(), "reading --web.config.file");
-    net::ApplyWebConfig(*web, server_options);
-    daemon->tls_ = web->tls.has_value();
-  }
+  net::ApplyWebConfig(web, server_options);
+  daemon->tls_ = web.tls.has_value();
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
       net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) return Prefixed(server.status(), "starting the HTTP endpoint");

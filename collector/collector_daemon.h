@@ -42,6 +42,7 @@
 #include "exporter/collector_metrics.h"
 #include "net/http_client.h"
 #include "net/http_server.h"
+#include "net/web_config.h"
 #include "prometheus/registry.h"
 #include "providers/make_provider.h"
 
@@ -52,9 +53,10 @@ class CollectorDaemon {
   // Errors: those of ReadingStore::Open, MakeProvider, SocketProbeTransport::Create,
   // ResolveKubeApiEndpoint and HttpServer::Start, each prefixed with what was being built.
   // `http` (may be null: a net::CurlHttpClient is made) carries the live providers' requests.
+  // `web` (--web.config.file, loaded by the caller) sets the endpoint's TLS and Basic auth.
   static absl::StatusOr<std::unique_ptr<CollectorDaemon>> Create(
       const CollectorConfig& config, const DataPaths& data, Clock& clock,
-      std::unique_ptr<net::HttpClient> http = nullptr);
+      std::unique_ptr<net::HttpClient> http = nullptr, const net::WebConfig& web = {});
 
   // Everything Create checks short of binding, opening the cache and calling
   // an API: every provider is built (data files read, locations known to

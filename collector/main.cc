@@ -78,13 +78,15 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   spdlog::set_default_logger(spdlog::stderr_color_mt("carbonroute"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
 
+  carbonroute::net::WebConfig web_config;  // plain HTTP, no authentication
   if (!web_config_path.empty()) {  // a mistake in it is a usage error, found before anything starts
-    if (absl::StatusOr<carbonroute::net::WebConfig> web =
-            carbonroute::net::LoadWebConfig(web_config_path);
-        !web.ok()) {
-      std::cerr << "--web.config.file: " << web.status().message() << "\n";
+    absl::StatusOr<carbonroute::net::WebConfig> loaded =
+        carbonroute::net::LoadWebConfig(web_config_path);
+    if (!loaded.ok()) {
+      std::cerr << "--web.config.file: " << loaded.status().message() << "\n";
       return 2;
     }
+    web_config = *std::move(loaded);
   }
   if (!check_config_path.empty()) {
     absl::StatusOr<CollectorConfig> config = carbonroute::LoadCollectorConfig(check_config_path);
@@ -117,7 +119,6 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   }
   spdlog::set_level(spdlog::level::from_str(log_level.empty() ? config->log_level : log_level));
   node.ApplyTo(*config);
-  config->web_config_file = web_config_path;
 
   Reloader reloader(config_path, node);
   carbonroute::StopSignals signals(
@@ -137,7 +138,7 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
             *config,
             carbonroute::DataPathsFrom(data_dirs,
                                        std::filesystem::path(config_path).parent_path().string()),
-            carbonroute::RealClock());
+            carbonroute::RealClock(), /*http=*/nullptr, web_config);
     if (!daemon.ok()) {
       spdlog::critical("{}", std::string(daemon.status().message()));
       exit_code = 1;

@@ -207,11 +207,8 @@ struct RttConfig {
 
 struct CollectorConfig {
   std::string listen_address = "127.0.0.1:9464";  // host:port of /metrics and /healthz
-  // --web.config.file (not a YAML key): TLS and Basic auth of that endpoint,
-  // net/web_config.h; "" = plain HTTP, no authentication.
-  std::string web_config_file;
-  std::string database = "carbonroute.sqlite";  // SQLite file, or ":memory:"
-  std::string log_level = "info";               // trace|debug|info|warn|error|off
+  std::string database = "carbonroute.sqlite";    // SQLite file, or ":memory:"
+  std::string log_level = "info";                 // trace|debug|info|warn|error|off
   NodeConfig node;
   PollConfig poll;
   std::vector<ProviderConfig> providers;

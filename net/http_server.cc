@@ -12,7 +12,6 @@
 #include <array>
 #include <cstdarg>
 #include <cstring>
-#include <mutex>
 #include <set>
 #include <vector>
 
@@ -20,7 +19,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
@@ -127,15 +125,21 @@ std::optional<std::string> Gzip(absl::string_view body) {
   return out;
 }
 
+// A response with a copy of `body` and its Content-Type; null if out of memory.
+MHD_Response* NewResponse(const std::string& content_type, const std::string& body) {
+  MHD_Response* reply = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
+                                                        MHD_RESPMEM_MUST_COPY);
+  if (reply != nullptr) MHD_add_response_header(reply, "Content-Type", content_type.c_str());
+  return reply;
+}
+
 MHD_Result Reply(MHD_Connection* connection, const HttpServerResponse& response,
                  bool gzip = false) {
   std::optional<std::string> compressed;
   if (gzip && response.body.size() >= kGzipMinBytes) compressed = Gzip(response.body);
-  const std::string& body = compressed ? *compressed : response.body;
-  MHD_Response* reply = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
-                                                        MHD_RESPMEM_MUST_COPY);
+  MHD_Response* reply =
+      NewResponse(response.content_type, compressed ? *compressed : response.body);
   if (reply == nullptr) return MHD_NO;
-  MHD_add_response_header(reply, "Content-Type", response.content_type.c_str());
   if (compressed) MHD_add_response_header(reply, "Content-Encoding", "gzip");
   if (gzip) MHD_add_response_header(reply, "Vary", "Accept-Encoding");
   const MHD_Result queued =
@@ -215,12 +219,12 @@ absl::StatusOr<sockaddr_storage> ResolveListenAddress(const std::string& address
   return bound;
 }
 
-bool IsBcryptHash(const std::string& hash) {
+}  // namespace
+
+bool IsBcryptHash(absl::string_view hash) {
   return hash.size() == 60 && (absl::StartsWith(hash, "$2a$") || absl::StartsWith(hash, "$2b$") ||
                                absl::StartsWith(hash, "$2y$"));
 }
-
-}  // namespace
 
 // libmicrohttpd's last message, for Start()'s error (e.g. why bind failed).
 // Later ones (a client's failed TLS handshake, a malformed request) are the
@@ -288,10 +292,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
         MHD_free(user);
         MHD_free(password);
         if (!allowed) {
-          const std::string text = "unauthorized\n";
-          MHD_Response* reply = MHD_create_response_from_buffer(
-              text.size(), const_cast<char*>(text.data()), MHD_RESPMEM_MUST_COPY);
-          MHD_add_response_header(reply, "Content-Type", "text/plain; charset=utf-8");
+          MHD_Response* reply = NewResponse("text/plain; charset=utf-8", "unauthorized\n");
+          if (reply == nullptr) return MHD_NO;
           const MHD_Result queued =
               MHD_queue_basic_auth_fail_response(connection, "carbonroute", reply);
           MHD_destroy_response(reply);

@@ -43,6 +43,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 struct MHD_Daemon;
@@ -87,6 +88,10 @@ struct HttpServerOptions {
   std::optional<HttpServerTls> tls;
   std::map<std::string, std::string> basic_auth_users;  // user → bcrypt hash; empty: no auth
 };
+
+// Whether `hash` has the shape of a bcrypt hash crypt(3) verifies: $2a$, $2b$
+// or $2y$, 60 characters (https://www.openwall.com/crypt/).
+bool IsBcryptHash(absl::string_view hash);
 
 // Smaller bodies are sent as they are: compressing them gains nothing.
 inline constexpr std::size_t kGzipMinBytes = 1024;

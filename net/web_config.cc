@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <set>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/data_files.h"
@@ -124,9 +123,7 @@ absl::StatusOr<WebConfig> ParseWebConfig(absl::string_view yaml, const std::stri
       for (const auto& entry : users) {
         const std::string user = entry.first.as<std::string>();
         const std::string hash = entry.second.IsScalar() ? entry.second.as<std::string>() : "";
-        if (hash.size() != 60 ||
-            !(absl::StartsWith(hash, "$2a$") || absl::StartsWith(hash, "$2b$") ||
-              absl::StartsWith(hash, "$2y$"))) {
+        if (!IsBcryptHash(hash)) {
           return Invalid(path, absl::StrCat("basic_auth_users.", user,
                                             ": not a bcrypt hash ($2a$, $2b$ or $2y$, 60 "
                                             "characters; htpasswd -nBC 10 ",
