@@ -26,6 +26,17 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path, absl::stri
   return text.str();
 }
 
+absl::StatusOr<std::string> ReadSecretFile(const std::string& path, absl::string_view what) {
+  absl::StatusOr<std::string> text = ReadFileToString(path, "secret file");
+  if (!text.ok()) return absl::NotFoundError(absl::StrCat(what, ": ", text.status().message()));
+  std::string value = *std::move(text);
+  while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
+  if (value.empty()) {
+    return absl::NotFoundError(absl::StrCat(what, ": secret file \"", path, "\" is empty"));
+  }
+  return value;
+}
+
 DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra) {
   DataPaths paths{std::move(first)};
   if (const char* env = std::getenv("CARBONROUTE_DATA_DIR"); env != nullptr && *env != '\0') {

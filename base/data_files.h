@@ -21,6 +21,11 @@ namespace carbonroute {
 // system's, e.g. "No such file or directory") if it cannot be opened.
 absl::StatusOr<std::string> ReadFileToString(const std::string& path, absl::string_view kind);
 
+// A secret kept in a file (a password, a token), without its trailing line
+// ends. kNotFound "<what>: ..." if the file cannot be read or holds nothing.
+// The contents are never part of a message.
+absl::StatusOr<std::string> ReadSecretFile(const std::string& path, absl::string_view what);
+
 // Where data files named by a relative path are looked for, in order.
 struct DataPaths {
   std::vector<std::string> search_dirs;

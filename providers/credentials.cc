@@ -3,23 +3,9 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "base/data_files.h"
 
 namespace carbonroute::providers {
-namespace {
-
-absl::StatusOr<std::string> ReadSecretFile(const std::string& path, absl::string_view what) {
-  absl::StatusOr<std::string> text = ReadFileToString(path, "secret file");
-  if (!text.ok()) return absl::NotFoundError(absl::StrCat(what, ": ", text.status().message()));
-  std::string value = *std::move(text);
-  while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
-  if (value.empty())
-    return absl::NotFoundError(absl::StrCat(what, ": secret file \"", path, "\" is empty"));
-  return value;
-}
-
-}  // namespace
 
 absl::StatusOr<std::string> ResolveSecret(const SecretRef& secret, absl::string_view what) {
   switch (secret.source) {

@@ -149,12 +149,12 @@ void AddSourceFlags(CLI::App* app, Flags& f) {
                                       "HTTP Basic auth user for the sources");
   CLI::Option* password =
       app->add_option("--basic-auth-password-file", f.auth.basic_auth_password_file,
-                      "file whose first line is the Basic auth password (read before each request)")
+                      "file holding the Basic auth password (read before each request)")
           ->check(CLI::ExistingFile);
   user->needs(password);
   password->needs(user);
   app->add_option("--bearer-token-file", f.auth.bearer_token_file,
-                  "file whose first line is a bearer token (read before each request)")
+                  "file holding a bearer token (read before each request)")
       ->check(CLI::ExistingFile)
       ->excludes(user);
 }

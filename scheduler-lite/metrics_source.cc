@@ -23,18 +23,6 @@ constexpr const char* kModelMetrics[] = {metric_names::kCarbonIntensity,
                                          metric_names::kRtt,
                                          metric_names::kZoneRtt};
 
-// The first line of a credentials file, without its line end.
-absl::StatusOr<std::string> ReadSecretFile(const std::string& path, absl::string_view what) {
-  absl::StatusOr<std::string> text = ReadFileToString(path, what);
-  if (!text.ok()) return text.status();
-  std::string line = text->substr(0, text->find('\n'));
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(what, " \"", path, "\" is empty"));
-  }
-  return line;
-}
-
 absl::StatusOr<std::string> Get(net::HttpClient& http, const std::string& url,
                                 absl::Duration timeout, const char* accept,
                                 const SourceAuth& auth) {

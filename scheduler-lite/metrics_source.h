@@ -29,7 +29,8 @@ namespace carbonroute::scheduler_lite {
 
 // How scheduler-lite reaches sources behind TLS and authentication (a
 // collector or Prometheus started with a web config). Files are read again
-// before every request, so rotated tokens and passwords are picked up; their
+// before every request (base/data_files.h ReadSecretFile: the contents without
+// trailing line ends), so rotated tokens and passwords are picked up; their
 // contents are sent, never logged (an error names the file only).
 struct SourceAuth {
   std::string ca_file;           // PEM CA bundle for https sources ("" = the system's)
@@ -37,7 +38,7 @@ struct SourceAuth {
   std::string client_key_file;
   std::string basic_auth_user;  // with the password in basic_auth_password_file
   std::string basic_auth_password_file;
-  std::string bearer_token_file;  // "Authorization: Bearer <the file's first line>"
+  std::string bearer_token_file;  // "Authorization: Bearer <the file's contents>"
 };
 
 struct SourceResult {
