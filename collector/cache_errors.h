@@ -31,19 +31,18 @@ class CacheErrors {
  public:
   explicit CacheErrors(exporter::CollectorMetrics& metrics) : metrics_(metrics) {}
 
-  // Counts `status` (not OK) as a failure of `operation`; logs it if no
-  // operation was failing.
-  void Failed(const std::string& operation, const absl::Status& status);
-  // Notes that `operation` succeeded; logs the recovery when it was the last
-  // failing one.
-  void Succeeded(const std::string& operation);
-  // Failed() if `status` is not OK, else Succeeded().
+  // The outcome of one `operation`: a failure is counted, and logged if no
+  // operation was failing; a success logs the recovery when `operation` was
+  // the last one failing.
   void Record(const std::string& operation, const absl::Status& status);
 
   // Whether some operation has failed and not succeeded since (for tests).
   bool failing() const;
 
  private:
+  void Failed(const std::string& operation, const absl::Status& status);
+  void Succeeded(const std::string& operation);
+
   exporter::CollectorMetrics& metrics_;
   mutable absl::Mutex mutex_;
   std::set<std::string> failing_ ABSL_GUARDED_BY(mutex_);

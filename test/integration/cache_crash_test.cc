@@ -26,7 +26,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "contract/metric_names.h"
 #include "scheduler-lite/exposition_parser.h"
@@ -34,6 +33,7 @@
 #include "test/testing/fake_provider_server.h"
 #include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
+#include "test/testing/trace_csv.h"
 
 namespace carbonroute {
 namespace {
@@ -43,14 +43,6 @@ using testing::FakeResponse;
 
 constexpr int kKills = 50;
 constexpr int kLiveZones = 30;
-
-std::vector<std::string> TraceZones() {
-  const std::string csv = testing::ReadFile(std::string(CARBONROUTE_SOURCE_DIR) +
-                                            "/data/carbon-intensity-2022-hourly.csv");
-  std::vector<std::string> header = absl::StrSplit(csv.substr(0, csv.find('\n')), ',');
-  header.erase(header.begin());  // datetime
-  return header;
-}
 
 std::string Hour(absl::Time t) {
   const absl::Time hour =
@@ -176,7 +168,7 @@ class Database {
 };
 
 TEST(CacheCrash, FiftyKillsDuringWriteBurstsKeepTheFileIntactAndEveryExportedReading) {
-  const std::vector<std::string> zones = TraceZones();
+  const std::vector<std::string> zones = testing::TraceCsv().zones();
   ASSERT_EQ(zones.size(), 123u);
   const std::size_t series = zones.size() + kLiveZones;
   testing::FakeProviderServer live;
