@@ -283,6 +283,15 @@ int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& 
 
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
                  absl::Notification& stop, std::ostream& err) {
+  net::WebConfig web;  // read first: a mistake in it is a usage error, before any source is asked
+  if (!request.web_config_file.empty()) {
+    absl::StatusOr<net::WebConfig> loaded = net::LoadWebConfig(request.web_config_file);
+    if (!loaded.ok()) {
+      err << "scheduler-lite: --web.config.file: " << loaded.status().message() << "\n";
+      return 2;
+    }
+    web = *std::move(loaded);
+  }
   ModelStore models;
   auto refresh = [&] {
     LoadedModel loaded = LoadModel(request.sources, http, clock.Now());
@@ -302,24 +311,16 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   server_options.routes = service.Routes(registry);
   server_options.max_body_bytes = request.max_body_bytes;
   server_options.threads = request.threads;
-  bool tls = false;
-  if (!request.web_config_file.empty()) {
-    absl::StatusOr<net::WebConfig> web = net::LoadWebConfig(request.web_config_file);
-    if (!web.ok()) {
-      err << "scheduler-lite: --web.config.file: " << web.status().message() << "\n";
-      return 2;
-    }
-    net::ApplyWebConfig(*web, server_options);
-    tls = web->tls.has_value();
-  }
+  net::ApplyWebConfig(web, server_options);
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
       net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) {
     err << "scheduler-lite: " << server.status().message() << "\n";
     return 1;
   }
-  err << "scheduler-lite: serving the kube-scheduler extender on " << (tls ? "https" : "http")
-      << "://" << request.listen.substr(0, request.listen.rfind(':')) << ":" << (*server)->port()
+  err << "scheduler-lite: serving the kube-scheduler extender on "
+      << (web.tls.has_value() ? "https" : "http") << "://"
+      << request.listen.substr(0, request.listen.rfind(':')) << ":" << (*server)->port()
       << " (POST /filter, /prioritize; GET /healthz, /metrics)" << std::endl;
   while (!clock.WaitUntil(clock.Now() + request.refresh, stop)) refresh();
   return 0;
