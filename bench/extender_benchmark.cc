@@ -14,13 +14,14 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
-#include "scheduler-lite/extender_protocol.h"
-#include "scheduler-lite/extender_service.h"
-#include "scheduler-lite/scoring.h"
+#include "extender/extender_protocol.h"
+#include "extender/extender_service.h"
+#include "placement/scoring.h"
 
 namespace {
 
-using namespace carbonroute::scheduler_lite;  // NOLINT: benchmark
+using namespace carbonroute::placement;  // NOLINT: benchmark
+using namespace carbonroute::extender;   // NOLINT: benchmark
 
 constexpr int kModelNodes = 5000;
 constexpr int kLocations = 123;

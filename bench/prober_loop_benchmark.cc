@@ -9,12 +9,13 @@
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/str_cat.h"
-#include "collector/prober.h"
+#include "prober/prober.h"
 #include "prometheus/registry.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/scripted_transport.h"
 
-namespace carbonroute::collector {
+namespace carbonroute::prober {
+
 namespace {
 
 // Stops the prober every kBatch results.
@@ -64,6 +65,6 @@ void BM_ProbeLoop(benchmark::State& state) {
 BENCHMARK(BM_ProbeLoop)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::prober
 
 BENCHMARK_MAIN();

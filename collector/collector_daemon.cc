@@ -16,7 +16,6 @@
 #include "base/status_macros.h"
 #include "collector/declared_rtt.h"
 #include "collector/reading_records.h"
-#include "collector/socket_probe_transport.h"
 #include "contract/forecast_api.h"
 #include "contract/region_locations.h"
 #include "discovery/kube_api_endpoint.h"
@@ -24,8 +23,13 @@
 #include "exporter/metrics_page.h"
 #include "net/curl_http_client.h"
 #include "net/url.h"
+#include "prober/socket_probe_transport.h"
 
 namespace carbonroute::collector {
+
+using prober::Prober;
+using prober::ProberOptions;
+using prober::SocketProbeTransport;
 namespace {
 
 // The longest one provider call may take: two whole requests (WattTime logs

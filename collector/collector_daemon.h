@@ -34,8 +34,6 @@
 #include "cache/reading_store.h"
 #include "collector/discovered_peers.h"
 #include "collector/poller.h"
-#include "collector/probe_transport.h"
-#include "collector/prober.h"
 #include "collector/service_notifier.h"
 #include "config/collector_config.h"
 #include "discovery/node_discovery.h"
@@ -43,6 +41,8 @@
 #include "net/http_client.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
+#include "prober/probe_transport.h"
+#include "prober/prober.h"
 #include "prometheus/registry.h"
 #include "providers/make_provider.h"
 
@@ -121,13 +121,13 @@ class CollectorDaemon {
   absl::Duration longest_call_ = absl::Minutes(1);  // for the poll loops' promises
   ProgressMonitor progress_;
   std::shared_ptr<std::atomic<bool>> first_poll_done_;
-  std::unique_ptr<ProbeTransport> transport_;  // null without probed peers
-  bool icmp_sockets_ = false;                  // whether transport_ opened ICMP sockets
+  std::unique_ptr<prober::ProbeTransport> transport_;  // null without probed peers
+  bool icmp_sockets_ = false;                          // whether transport_ opened ICMP sockets
   // The probe settings the prober was built with: a reload that changes
   // them is told they need a restart.
   ProbeConfig started_probe_;
   std::string started_static_matrix_;
-  std::unique_ptr<Prober> prober_;
+  std::unique_ptr<prober::Prober> prober_;
   DataPaths data_;
   RttConfig rtt_;
   std::unique_ptr<net::HttpClient> discovery_http_;

@@ -14,17 +14,37 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
+#include "extender/extender_service.h"
+#include "model_sources/forecast_client.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
-#include "scheduler-lite/best_window.h"
-#include "scheduler-lite/candidate_names.h"
-#include "scheduler-lite/extender_service.h"
-#include "scheduler-lite/forecast_client.h"
+#include "placement/best_window.h"
+#include "placement/candidate_names.h"
 #include "scheduler-lite/karmada_patch.h"
 #include "scheduler-lite/ranking_output.h"
 #include "scheduler-lite/run_program.h"
 
 namespace carbonroute::scheduler_lite {
+
+using extender::ExtenderService;
+using extender::ModelStore;
+using extender::TuneAllocatorForLargeRequests;
+using model_sources::FetchForecast;
+using model_sources::LoadedModel;
+using model_sources::LoadModel;
+using model_sources::ModelSources;
+using placement::BestWindow;
+using placement::Candidate;
+using placement::FindBestWindow;
+using placement::KindOfName;
+using placement::NameKind;
+using placement::PlacementModel;
+using placement::ResolvedNames;
+using placement::ResolveNames;
+using placement::ScoreCandidates;
+using placement::ScoredCandidate;
+using placement::ScoringOptions;
+using placement::Workload;
 namespace {
 
 // Loads the model; prints source errors as warnings. nullopt (exit 1) if nothing could be read.

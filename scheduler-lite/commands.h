@@ -19,14 +19,14 @@
 
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "model_sources/model_loader.h"
 #include "net/http_client.h"
-#include "scheduler-lite/model_loader.h"
-#include "scheduler-lite/scoring.h"
+#include "placement/scoring.h"
 
 namespace carbonroute::scheduler_lite {
 
 struct RankRequest {
-  ModelSources sources;
+  model_sources::ModelSources sources;
   std::string candidates = "auto";  // auto|locations|nodes|regions
   std::vector<std::string> only;    // restrict to these names (--locations / --candidates-list)
   std::string from;                 // origin node or region for the latency limit
@@ -53,7 +53,7 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
                   std::ostream& out, std::ostream& err);
 
 struct KarmadaRequest {
-  ModelSources sources;
+  model_sources::ModelSources sources;
   std::string policy_file;
   std::optional<absl::Duration> runtime;
   bool apply = false;  // run `kubectl patch propagationpolicy … --type merge -p <patch>`
@@ -62,7 +62,7 @@ int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& 
                    std::ostream& out, std::ostream& err);
 
 struct ServeRequest {
-  ModelSources sources;
+  model_sources::ModelSources sources;
   std::string listen = "127.0.0.1:8888";
   absl::Duration refresh = absl::Seconds(30);
   double carbon_weight = 1.0;

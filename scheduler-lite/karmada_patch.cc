@@ -9,6 +9,9 @@
 #include "yaml-cpp/yaml.h"
 
 namespace carbonroute::scheduler_lite {
+
+using placement::Candidate;
+using placement::ScoredCandidate;
 namespace {
 
 absl::Status Invalid(absl::string_view origin, absl::string_view what) {

@@ -26,7 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "scheduler-lite/scoring.h"
+#include "placement/scoring.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -34,7 +34,7 @@ struct KarmadaPolicy {
   std::string name;
   std::string namespace_name = "default";
   int desired_clusters = 1;
-  std::vector<Candidate> clusters;
+  std::vector<placement::Candidate> clusters;
 };
 
 absl::StatusOr<KarmadaPolicy> ParseKarmadaPolicy(absl::string_view yaml, absl::string_view origin);
@@ -49,7 +49,8 @@ struct KarmadaPatch {
 // Chooses the first `desired_clusters` feasible entries of `scored` (as ScoreCandidates orders
 // them).
 KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy,
-                              const std::vector<ScoredCandidate>& scored, absl::Time now);
+                              const std::vector<placement::ScoredCandidate>& scored,
+                              absl::Time now);
 
 }  // namespace carbonroute::scheduler_lite
 

@@ -25,6 +25,9 @@
 namespace {
 
 using namespace carbonroute::scheduler_lite;  // NOLINT: main only
+using carbonroute::model_sources::ModelSources;
+using carbonroute::model_sources::SourceAuth;
+using namespace carbonroute::simulator;  // NOLINT: main only
 
 // The default data file `name` from the data directories (--data-dir,
 // $CARBONROUTE_DATA_DIR, ./data, next to the binary, the installed one), the

@@ -8,6 +8,10 @@
 #include "absl/strings/str_join.h"
 
 namespace carbonroute::scheduler_lite {
+
+using placement::ExtenderScore;
+using placement::FrameworkScore;
+using placement::ScoredCandidate;
 namespace {
 
 std::string Or(const std::string& text, const char* fallback) {

@@ -13,14 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "scheduler-lite/scoring.h"
+#include "placement/scoring.h"
 
 namespace carbonroute::scheduler_lite {
 
-std::string RankingTable(const std::vector<ScoredCandidate>& scored);
-std::string RankingJson(const std::vector<ScoredCandidate>& scored);
+std::string RankingTable(const std::vector<placement::ScoredCandidate>& scored);
+std::string RankingJson(const std::vector<placement::ScoredCandidate>& scored);
 // Everything known about one candidate and why it scored as it did.
-std::string Explanation(const std::vector<ScoredCandidate>& scored, const std::string& name);
+std::string Explanation(const std::vector<placement::ScoredCandidate>& scored,
+                        const std::string& name);
 
 }  // namespace carbonroute::scheduler_lite
 

@@ -11,9 +11,18 @@
 #include "contract/rtt_matrix.h"
 #include "scheduler-lite/progress_bar.h"
 #include "scheduler-lite/simulation_output.h"
-#include "scheduler-lite/simulation_sites.h"
+#include "simulator/simulation_sites.h"
 
 namespace carbonroute::scheduler_lite {
+
+using simulator::BuildSiteTopology;
+using simulator::Simulate;
+using simulator::SimulationOptions;
+using simulator::SimulationResult;
+using simulator::SimulationSite;
+using simulator::SimulationSteps;
+using simulator::SiteTopology;
+using simulator::SkippedSite;
 namespace {
 
 constexpr char kPrefix[] = "scheduler-lite simulate: ";

@@ -15,19 +15,19 @@
 #include <string>
 #include <vector>
 
-#include "scheduler-lite/simulator.h"
+#include "simulator/simulator.h"
 
 namespace carbonroute::scheduler_lite {
 
 struct SimulateRequest {
-  std::string trace_csv;             // datetime,<zone>... hourly gCO2eq/kWh
-  std::string region_zones_csv;      // gcp_region,zone
-  std::string rtt_matrix_csv;        // sending_region,receiving_region,milliseconds
-  std::vector<std::string> origins;  // regions or zones; empty: every site
-  SimulationOptions options;         // origins are filled from `origins`
-  std::string format = "table";      // table|csv|json
-  std::string plot;                  // "" or FILE.svg / FILE.png
-  bool progress_bar = false;         // draw one on `err` (when it is a terminal)
+  std::string trace_csv;                 // datetime,<zone>... hourly gCO2eq/kWh
+  std::string region_zones_csv;          // gcp_region,zone
+  std::string rtt_matrix_csv;            // sending_region,receiving_region,milliseconds
+  std::vector<std::string> origins;      // regions or zones; empty: every site
+  simulator::SimulationOptions options;  // origins are filled from `origins`
+  std::string format = "table";          // table|csv|json
+  std::string plot;                      // "" or FILE.svg / FILE.png
+  bool progress_bar = false;             // draw one on `err` (when it is a terminal)
 };
 
 int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostream& err);

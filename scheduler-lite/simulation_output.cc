@@ -16,6 +16,15 @@
 #include "scheduler-lite/run_program.h"
 
 namespace carbonroute::scheduler_lite {
+
+using simulator::ForecastMode;
+using simulator::PolicyName;
+using simulator::SimulationOptions;
+using simulator::SimulationResult;
+using simulator::SimulationRow;
+using simulator::SimulationSite;
+using simulator::SiteTopology;
+using simulator::SkippedSite;
 namespace {
 
 // The share of the oracle's saving as a ratio (CSV) or a percentage (table).

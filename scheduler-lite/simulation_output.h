@@ -20,8 +20,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "scheduler-lite/simulation_sites.h"
-#include "scheduler-lite/simulator.h"
+#include "simulator/simulation_sites.h"
+#include "simulator/simulator.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -29,17 +29,18 @@ inline constexpr char kSimulationCsvHeader[] =
     "policy,max_rtt_ms,idle_capacity_percent,mean_grams_per_kwh,saving_percent,"
     "oracle_saving_share";
 
-void WriteSimulationTable(const SimulationResult& result, std::ostream& out);
-void WriteSimulationCsv(const SimulationResult& result, std::ostream& out);
-void WriteSimulationJson(const SiteTopology& topology, const SimulationOptions& options,
-                         const SimulationResult& result, std::ostream& out);
+void WriteSimulationTable(const simulator::SimulationResult& result, std::ostream& out);
+void WriteSimulationCsv(const simulator::SimulationResult& result, std::ostream& out);
+void WriteSimulationJson(const simulator::SiteTopology& topology,
+                         const simulator::SimulationOptions& options,
+                         const simulator::SimulationResult& result, std::ostream& out);
 
 // Mean intensity against the latency limit, one line per policy, one panel
 // per idle level, into `path` (SVG for ".svg", PNG for ".png"). Runs
 // `gnuplot` from PATH. Errors: kInvalidArgument for another extension;
 // kNotFound when gnuplot cannot be run; kUnknown when it fails; kInternal when
 // its files cannot be written.
-absl::Status PlotSimulation(const SimulationResult& result, const std::string& path);
+absl::Status PlotSimulation(const simulator::SimulationResult& result, const std::string& path);
 
 // Whether `path` names a plot file this build can write (.svg or .png).
 bool IsPlotPath(const std::string& path);

@@ -1,8 +1,8 @@
 // kube-scheduler's ExtenderArgs, as POSTed to /filter and /prioritize.
-#include "scheduler-lite/extender_protocol.h"
+#include "extender/extender_protocol.h"
 #include "test/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  (void)carbonroute::scheduler_lite::ParseExtenderArgs(carbonroute::fuzz::Text(data, size));
+  (void)carbonroute::extender::ParseExtenderArgs(carbonroute::fuzz::Text(data, size));
   return 0;
 }

@@ -28,7 +28,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "contract/metric_names.h"
-#include "scheduler-lite/exposition_parser.h"
+#include "model_sources/exposition_parser.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_provider_server.h"
 #include "test/testing/subprocess.h"
@@ -106,9 +106,9 @@ using Exported = std::set<std::tuple<std::string, std::string, std::string, doub
 
 Exported IntensitiesOn(const std::string& page) {
   Exported exported;
-  absl::StatusOr<scheduler_lite::Exposition> exposition = scheduler_lite::ParseExposition(page);
+  absl::StatusOr<model_sources::Exposition> exposition = model_sources::ParseExposition(page);
   if (!exposition.ok()) return exported;
-  for (const scheduler_lite::Sample& sample : exposition->samples) {
+  for (const model_sources::Sample& sample : exposition->samples) {
     if (sample.name != metric_names::kCarbonIntensity) continue;
     exported.emplace(sample.Label("provider"), sample.Label("location"),
                      sample.Label("emissions_type"), sample.value);

@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "contract/metric_names.h"
-#include "scheduler-lite/exposition_parser.h"
+#include "model_sources/exposition_parser.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_kube_api_server.h"
 #include "test/testing/status_matchers.h"
@@ -65,11 +65,11 @@ TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
 
   const std::string page = testing::HttpGet(collector.port, "/metrics");
   const absl::Time after = absl::Now();
-  absl::StatusOr<scheduler_lite::Exposition> exposition = scheduler_lite::ParseExposition(page);
+  absl::StatusOr<model_sources::Exposition> exposition = model_sources::ParseExposition(page);
   ASSERT_THAT(exposition, IsOk());
 
   std::map<std::string, double> exported;
-  for (const scheduler_lite::Sample& sample : exposition->samples) {
+  for (const model_sources::Sample& sample : exposition->samples) {
     if (sample.name == metric_names::kCarbonIntensity)
       exported[sample.Label("location")] = sample.value;
   }

@@ -9,6 +9,11 @@
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::scheduler_lite {
+
+using placement::LocationCarbon;
+using placement::PlacementFacts;
+using placement::PlacementModel;
+using placement::ScoreCandidates;
 namespace {
 
 using ::testing::HasSubstr;

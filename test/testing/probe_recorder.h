@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "collector/prober.h"
+#include "prober/prober.h"
 
 namespace carbonroute::testing {
 
@@ -49,13 +49,12 @@ struct ProbeResult {
 
 // Records the last result of every peer; stops the prober it runs once
 // each named peer has had enough results. Pass Options() to the Prober.
-class ProbeRecorder final : public collector::ProbeObserver {
+class ProbeRecorder final : public prober::ProbeObserver {
  public:
   // Options observed by this recorder, with a fixed seed (reproducible
   // jitter) and, if given, host names resolved by `executor`.
-  collector::ProberOptions Options(
-      std::unique_ptr<collector::ResolutionExecutor> executor = nullptr) {
-    collector::ProberOptions options;
+  prober::ProberOptions Options(std::unique_ptr<prober::ResolutionExecutor> executor = nullptr) {
+    prober::ProberOptions options;
     options.observer = this;
     options.seed = 1;
     options.executor = std::move(executor);
@@ -64,7 +63,7 @@ class ProbeRecorder final : public collector::ProbeObserver {
 
   // Runs `prober` (on this thread) until each of `names` has had at least
   // `probes` results from now on; what the last result said about each peer.
-  std::map<std::string, ProbeResult> RunUntil(collector::Prober& prober,
+  std::map<std::string, ProbeResult> RunUntil(prober::Prober& prober,
                                               const std::vector<std::string>& names, int probes) {
     results_.clear();
     prober_ = &prober;
@@ -75,7 +74,7 @@ class ProbeRecorder final : public collector::ProbeObserver {
     return results_;
   }
 
-  void OnProbeResult(const collector::ProbeOutcome& outcome) override {
+  void OnProbeResult(const prober::ProbeOutcome& outcome) override {
     ProbeResult& r = results_[outcome.target];
     r.smoothed = outcome.stats.smoothed();
     if (outcome.rtt && r.smoothed) r.smoothed_ms.push_back(absl::ToDoubleMilliseconds(*r.smoothed));
@@ -96,23 +95,23 @@ class ProbeRecorder final : public collector::ProbeObserver {
 
  private:
   std::map<std::string, ProbeResult> results_;
-  collector::Prober* prober_ = nullptr;
+  prober::Prober* prober_ = nullptr;
   std::vector<std::string> names_;
   int probes_ = 0;
   int64_t total_ = 0;
 };
 
 // Resolves each request inside Submit, on the caller's thread.
-class InlineResolution final : public collector::ResolutionExecutor {
+class InlineResolution final : public prober::ResolutionExecutor {
  public:
-  explicit InlineResolution(collector::Resolver resolver) : resolver_(std::move(resolver)) {}
+  explicit InlineResolution(prober::Resolver resolver) : resolver_(std::move(resolver)) {}
   void Submit(Request request) override {
     results_.push_back({request.target, resolver_(request.host, request.protocol, request.port)});
   }
   std::vector<Result> TakeResults() override { return std::exchange(results_, {}); }
 
  private:
-  collector::Resolver resolver_;
+  prober::Resolver resolver_;
   std::vector<Result> results_;
 };
 

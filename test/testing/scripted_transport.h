@@ -15,17 +15,17 @@
 #include <string>
 #include <vector>
 
-#include "collector/probe_transport.h"
+#include "prober/probe_transport.h"
 #include "test/testing/fake_clock.h"
 
 namespace carbonroute::testing {
 
-using collector::ProbeAnswer;
-using collector::ProbeEndpoint;
+using prober::ProbeAnswer;
+using prober::ProbeEndpoint;
 
 // An IPv4 endpoint for `ip` (a literal).
-inline ProbeEndpoint Endpoint(const std::string& ip) {
-  ProbeEndpoint endpoint;
+inline prober::ProbeEndpoint Endpoint(const std::string& ip) {
+  prober::ProbeEndpoint endpoint;
   auto* in = reinterpret_cast<sockaddr_in*>(&endpoint.address);
   in->sin_family = AF_INET;
   inet_pton(AF_INET, ip.c_str(), &in->sin_addr);
@@ -35,7 +35,7 @@ inline ProbeEndpoint Endpoint(const std::string& ip) {
 
 // Answers each address as scripted, on a FakeClock: Wait() jumps to the next
 // answer or the deadline.
-class ScriptedTransport : public collector::ProbeTransport {
+class ScriptedTransport : public prober::ProbeTransport {
  public:
   struct Behaviour {
     absl::Duration delay = absl::Milliseconds(1);
@@ -57,10 +57,11 @@ class ScriptedTransport : public collector::ProbeTransport {
   // says, and nothing is counted per address (the benchmark's hot path).
   std::optional<absl::Duration> answer_all_after;
 
-  absl::StatusOr<absl::Time> Send(const ProbeEndpoint& to, uint64_t token) override {
+  absl::StatusOr<absl::Time> Send(const prober::ProbeEndpoint& to, uint64_t token) override {
     const absl::Time now = clock_.Now();
     if (answer_all_after) {
-      pending_.emplace(now + *answer_all_after, ProbeAnswer{token, now + *answer_all_after, true});
+      pending_.emplace(now + *answer_all_after,
+                       prober::ProbeAnswer{token, now + *answer_all_after, true});
       return now;
     }
     tokens.push_back(token);
@@ -68,14 +69,14 @@ class ScriptedTransport : public collector::ProbeTransport {
     const Behaviour& b = behaviour[address];
     const int n = sent[address]++;
     if (b.unreachable) {
-      pending_.emplace(now, ProbeAnswer{token, now, false});
+      pending_.emplace(now, prober::ProbeAnswer{token, now, false});
     } else if (!b.silent && n % 10 >= b.drop_every_of_ten) {
-      pending_.emplace(now + b.delay, ProbeAnswer{token, now + b.delay, true});
+      pending_.emplace(now + b.delay, prober::ProbeAnswer{token, now + b.delay, true});
     }
     return now;
   }
   void Cancel(uint64_t) override { ++cancels; }
-  void Wait(absl::Time deadline, std::vector<ProbeAnswer>& out) override {
+  void Wait(absl::Time deadline, std::vector<prober::ProbeAnswer>& out) override {
     out.clear();
     ++waits;
     if (collect_at_deadline) {
@@ -102,7 +103,7 @@ class ScriptedTransport : public collector::ProbeTransport {
 
  private:
   FakeClock& clock_;
-  std::multimap<absl::Time, ProbeAnswer> pending_;
+  std::multimap<absl::Time, prober::ProbeAnswer> pending_;
 };
 
 }  // namespace carbonroute::testing

@@ -17,7 +17,7 @@
 #include <queue>
 #include <vector>
 
-#include "collector/icmp_echo.h"
+#include "prober/icmp_echo.h"
 #include "test/testing/netns.h"
 
 namespace carbonroute::testing {
@@ -113,13 +113,12 @@ void TunEchoResponder::Loop() {
       std::memcpy(reply.data() + 16, buffer + 12, 4);
       reply[8] = 64;  // TTL
       reply[10] = reply[11] = 0;
-      const uint16_t ip_sum =
-          collector::InternetChecksum(absl::MakeConstSpan(reply.data(), header));
+      const uint16_t ip_sum = prober::InternetChecksum(absl::MakeConstSpan(reply.data(), header));
       reply[10] = static_cast<uint8_t>(ip_sum >> 8);  // InternetChecksum: big-endian order
       reply[11] = static_cast<uint8_t>(ip_sum);
       reply[header] = 0;  // echo reply
       reply[header + 2] = reply[header + 3] = 0;
-      const uint16_t icmp_sum = collector::InternetChecksum(
+      const uint16_t icmp_sum = prober::InternetChecksum(
           absl::MakeConstSpan(reply.data() + header, reply.size() - header));
       reply[header + 2] = static_cast<uint8_t>(icmp_sum >> 8);
       reply[header + 3] = static_cast<uint8_t>(icmp_sum);

@@ -1,0 +1,117 @@
+#include "extender/extender_service.h"
+
+#include <malloc.h>
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "contract/metric_labels.h"
+#include "contract/metric_names.h"
+#include "exporter/metrics_page.h"
+#include "extender/extender_protocol.h"
+
+namespace carbonroute::extender {
+
+using placement::CompactScores;
+using placement::FailureDetail;
+using placement::PlacementModel;
+using placement::ScoreCompact;
+using placement::ScoringOptions;
+namespace {
+
+constexpr char kJson[] = "application/json";
+
+prometheus::Histogram::BucketBoundaries LatencyBuckets() {
+  return {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1};
+}
+
+}  // namespace
+
+void TuneAllocatorForLargeRequests() {
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
+ExtenderService::ExtenderService(ModelStore& models, ScoringOptions options, Clock& clock,
+                                 prometheus::Registry& registry)
+    : models_(models),
+      options_(options),
+      clock_(clock),
+      requests_(prometheus::BuildCounter()
+                    .Name(metric_names::kExtenderRequests)
+                    .Help("kube-scheduler extender requests, by verb and HTTP status.")
+                    .Register(registry)),
+      duration_(prometheus::BuildHistogram()
+                    .Name(metric_names::kExtenderRequestDuration)
+                    .Help("Server-side time to answer an extender request, seconds.")
+                    .Register(registry)),
+      decisions_(prometheus::BuildCounter()
+                     .Name(metric_names::kSchedulerDecisions)
+                     .Help("Prioritize answers, by the grid location of the top-scored candidate.")
+                     .Register(registry)),
+      model_age_(prometheus::BuildGauge()
+                     .Name(metric_names::kSchedulerModelAge)
+                     .Help("Seconds since the placement model was rebuilt from its sources.")
+                     .Register(registry)
+                     .Add({})) {}
+
+net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
+                                                const net::HttpServerRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  net::HttpServerResponse response{200, kJson, ""};
+  const bool filter = verb == "filter";
+  if (request.method != "POST") {
+    response = {405, "text/plain; charset=utf-8", absl::StrCat("/", verb, " takes POST\n")};
+  } else if (absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(request.body); !args.ok()) {
+    const std::string message(args.status().message());
+    response = {400, kJson, FilterErrorReply(message)};
+  } else {
+    std::shared_ptr<const PlacementModel> model = models_.Get();
+    ScoringOptions options = options_;
+    options.now = clock_.Now();
+    const CompactScores scores =
+        model ? ScoreCompact(*model, args->candidates, args->workload, options,
+                             filter ? FailureDetail::kReasons : FailureDetail::kScoresOnly)
+              : CompactScores{};
+    if (model) model_age_.Set(absl::ToDoubleSeconds(options.now - model->built_at()));
+    if (filter) {
+      response.body = FilterReply(*args, scores);
+    } else {
+      response.body = PrioritizeReply(*args, scores);
+      if (scores.best)
+        decisions_.Add({{metric_labels::kLocation, scores.best_location}}).Increment();
+    }
+  }
+  requests_
+      .Add({{metric_labels::kVerb, verb}, {metric_labels::kCode, std::to_string(response.status)}})
+      .Increment();
+  duration_.Add({{metric_labels::kVerb, verb}}, LatencyBuckets())
+      .Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  return response;
+}
+
+net::HttpServerResponse ExtenderService::Filter(const net::HttpServerRequest& request) {
+  return Handle("filter", request);
+}
+
+net::HttpServerResponse ExtenderService::Prioritize(const net::HttpServerRequest& request) {
+  return Handle("prioritize", request);
+}
+
+net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
+  std::shared_ptr<const PlacementModel> model = models_.Get();
+  if (model == nullptr) return {503, "text/plain; charset=utf-8", "no model loaded yet\n"};
+  return {200, "text/plain; charset=utf-8",
+          absl::StrCat("ok: ", model->Readings().size(), " locations, ", model->node_count(),
+                       " nodes, ", model->row_count(), " RTT rows\n")};
+}
+
+std::map<std::string, net::HttpHandler> ExtenderService::Routes(
+    std::shared_ptr<prometheus::Registry> registry) {
+  return {{"/filter", [this](const net::HttpServerRequest& r) { return Filter(r); }},
+          {"/prioritize", [this](const net::HttpServerRequest& r) { return Prioritize(r); }},
+          {"/healthz", [this](const net::HttpServerRequest& r) { return Health(r); }},
+          {"/metrics", exporter::MetricsPageHandler(std::move(registry))}};
+}
+
+}  // namespace carbonroute::extender

@@ -1,0 +1,87 @@
+// File: scheduler-lite/extender_service.h
+//
+// `scheduler-lite serve`: the kube-scheduler extender over HTTP.
+//   POST /filter      ExtenderArgs → ExtenderFilterResult
+//   POST /prioritize  ExtenderArgs → HostPriorityList (0–10)
+//   GET  /healthz     200 once a model with at least one source is loaded, else 503
+//   GET  /metrics     requests by verb and code, latency histogram, decisions by location
+// Requests are scored against the current model snapshot (ModelStore),
+// refreshed by the caller on an interval — never per request. Malformed
+// input → HTTP 400 with the Error field set (filter) or the message (prioritize);
+// a wrong method → 405. Never a crash.
+//
+// Ownership: borrows the store, the clock and the registry (all must outlive it).
+// Thread safety: handlers run concurrently on the HTTP server's threads.
+#ifndef CARBONROUTE_EXTENDER_EXTENDER_SERVICE_H_
+#define CARBONROUTE_EXTENDER_EXTENDER_SERVICE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "base/clock.h"
+#include "net/http_server.h"
+#include "placement/placement_model.h"
+#include "placement/scoring.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace carbonroute::extender {
+
+// glibc malloc returns large blocks (≥128 KiB, e.g. the per-request candidate
+// vectors of a 5000-node prioritize) to the kernel on every free, so each
+// request pays page faults and TLB flushes again (seen in perf: ~40 % of a
+// request). Raising the mmap and trim thresholds to 64 MiB keeps them in the
+// heap. Called once by `serve` before it starts answering.
+void TuneAllocatorForLargeRequests();
+
+// The current model; swapped whole by the refresher (which pays for building
+// it), read by every request.
+class ModelStore {
+ public:
+  std::shared_ptr<const placement::PlacementModel> Get() const {
+    absl::MutexLock lock(&mutex_);
+    return model_;
+  }
+  // A null model clears the store.
+  void Set(std::shared_ptr<const placement::PlacementModel> model) {
+    absl::MutexLock lock(&mutex_);
+    model_ = std::move(model);
+  }
+
+ private:
+  mutable absl::Mutex mutex_;
+  std::shared_ptr<const placement::PlacementModel> model_ ABSL_GUARDED_BY(mutex_);
+};
+
+class ExtenderService {
+ public:
+  ExtenderService(ModelStore& models, placement::ScoringOptions options, Clock& clock,
+                  prometheus::Registry& registry);
+
+  net::HttpServerResponse Filter(const net::HttpServerRequest& request);
+  net::HttpServerResponse Prioritize(const net::HttpServerRequest& request);
+  net::HttpServerResponse Health(const net::HttpServerRequest& request);
+
+  // /filter, /prioritize, /healthz, and /metrics rendering `registry`.
+  std::map<std::string, net::HttpHandler> Routes(std::shared_ptr<prometheus::Registry> registry);
+
+ private:
+  net::HttpServerResponse Handle(const std::string& verb, const net::HttpServerRequest& request);
+
+  ModelStore& models_;
+  const placement::ScoringOptions options_;
+  Clock& clock_;
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Histogram>& duration_;
+  prometheus::Family<prometheus::Counter>& decisions_;
+  prometheus::Gauge& model_age_;
+};
+
+}  // namespace carbonroute::extender
+
+#endif  // CARBONROUTE_EXTENDER_EXTENDER_SERVICE_H_

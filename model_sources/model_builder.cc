@@ -1,0 +1,146 @@
+#include "model_sources/model_builder.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "base/median.h"
+#include "contract/intensity_series.h"
+#include "contract/metric_labels.h"
+#include "contract/metric_names.h"
+#include "contract/region_locations.h"
+#include "contract/rtt_matrix.h"
+
+namespace carbonroute::model_sources {
+
+using placement::LocationCarbon;
+using placement::PlacementFacts;
+using placement::PlacementModel;
+using placement::RttEntry;
+namespace {
+
+namespace label = metric_labels;
+
+// The series a carbon-intensity sample belongs to; nullopt if its
+// emissions_type label is neither "average" nor "marginal".
+std::optional<IntensitySeries> SeriesOf(const Sample& s) {
+  std::optional<EmissionsType> type = ParseEmissionsType(s.Label(label::kEmissionsType));
+  if (!type) return std::nullopt;
+  return IntensitySeries{s.Label(label::kProvider), s.Label(label::kLocation), *type};
+}
+
+}  // namespace
+
+ModelBuilder::ModelBuilder(absl::Time now, EmissionsType preferred) : preferred_(preferred) {
+  model_.built_at = now;
+}
+
+bool ModelBuilder::Prefer(const LocationCarbon& a, const LocationCarbon& b) const {
+  const bool a_preferred = a.emissions_type == preferred_,
+             b_preferred = b.emissions_type == preferred_;
+  if (a_preferred != b_preferred) return a_preferred;
+  const absl::Time a_to = a.valid_to.value_or(absl::InfinitePast()),
+                   b_to = b.valid_to.value_or(absl::InfinitePast());
+  if (a_to != b_to) return a_to > b_to;
+  return a.provider < b.provider;
+}
+
+void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
+  std::map<IntensitySeries, double> valid_to;
+  std::map<IntensitySeries, std::map<std::string, double>> forecast;
+  for (const Sample& s : samples) {
+    if (!std::isfinite(s.value)) continue;
+    if (s.name == metric_names::kCarbonIntensityValidTo) {
+      if (std::optional<IntensitySeries> series = SeriesOf(s)) valid_to[*series] = s.value;
+    } else if (s.name == metric_names::kForecastMean) {
+      if (std::optional<IntensitySeries> series = SeriesOf(s)) {
+        forecast[*series][s.Label(label::kWindow)] = s.value;
+      }
+    } else if (s.name == metric_names::kNodeInfo) {
+      model_.nodes[s.Label(label::kNode)] = {s.Label(label::kLocation), s.Label(label::kRegion),
+                                             s.Label(label::kZone)};
+    } else if (s.name == metric_names::kZoneRtt && s.value >= 0) {
+      zone_series_[{s.Label(label::kSourceZone), s.Label(label::kTargetZone)}].push_back(
+          absl::Seconds(s.value));
+    } else if (s.name == metric_names::kRtt && s.value >= 0) {
+      // No method label (an older collector): a measurement.
+      const RttMethod method =
+          ParseRttMethod(s.Label(label::kMethod)).value_or(RttMethod::kMeasured);
+      RttEntry entry{absl::Seconds(s.value), method, model_.built_at};
+      // A collector exports both a probe's measurement and the static
+      // matrix's declaration for a peer, in no set order: the measurement
+      // wins whichever comes last; otherwise the later sample does.
+      auto [it, inserted] =
+          model_.rtt[s.Label(label::kSource)].try_emplace(s.Label(label::kTarget), entry);
+      if (!inserted &&
+          (method == RttMethod::kMeasured || it->second.method != RttMethod::kMeasured)) {
+        it->second = entry;
+      }
+    }
+  }
+  for (const Sample& s : samples) {
+    if (s.name != metric_names::kCarbonIntensity || !std::isfinite(s.value)) continue;
+    const std::optional<IntensitySeries> series = SeriesOf(s);
+    if (!series) continue;
+    LocationCarbon carbon;
+    carbon.provider = series->provider;
+    carbon.emissions_type = series->emissions_type;
+    carbon.grams_per_kwh = s.value;
+    carbon.estimated = s.Label(label::kEstimated) == EstimatedLabel(true);
+    carbon.observed_at = model_.built_at;
+    if (auto it = valid_to.find(*series); it != valid_to.end()) {
+      carbon.valid_to = absl::FromUnixSeconds(static_cast<int64_t>(it->second));
+    }
+    if (auto it = forecast.find(*series); it != forecast.end()) carbon.forecast_mean = it->second;
+    const std::string& location = series->location;
+    auto [it, inserted] = model_.carbon.emplace(location, carbon);
+    if (!inserted && Prefer(carbon, it->second)) it->second = carbon;
+  }
+}
+
+absl::Status ModelBuilder::AddStaticRttCsv(absl::string_view csv, absl::string_view origin) {
+  absl::StatusOr<std::vector<RttMatrixEntry>> entries = ParseRttMatrixCsv(csv, origin);
+  if (!entries.ok()) return entries.status();
+  for (const RttMatrixEntry& e : *entries) {  // measured rows take precedence
+    model_.rtt[e.sending_region].emplace(e.receiving_region,
+                                         RttEntry{e.rtt, RttMethod::kDeclared, model_.built_at});
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::string_view origin) {
+  absl::StatusOr<std::map<std::string, std::string, std::less<>>> rows =
+      ParseRegionLocationsCsv(csv, origin);
+  if (!rows.ok()) return rows.status();
+  model_.region_locations.insert(rows->begin(), rows->end());
+  return absl::OkStatus();
+}
+
+std::shared_ptr<const PlacementModel> ModelBuilder::Build() const {
+  return std::make_shared<const PlacementModel>(BuildFacts());
+}
+
+PlacementFacts ModelBuilder::BuildFacts() const {
+  PlacementFacts facts = model_;
+  std::map<std::pair<absl::string_view, absl::string_view>, std::vector<absl::Duration>> measured;
+  for (const auto& [source, row] : facts.rtt) {
+    const absl::string_view source_zone = facts.ZoneOf(source);
+    if (source_zone.empty()) continue;
+    for (const auto& [target, entry] : row) {
+      const absl::string_view target_zone = facts.ZoneOf(target);
+      if (entry.method != RttMethod::kMeasured || target_zone.empty()) continue;
+      measured[{source_zone, target_zone}].push_back(entry.rtt);
+    }
+  }
+  for (auto& [zones, rtts] : measured) {
+    facts.zone_rtt[zones.first][zones.second] = Median(rtts);
+  }
+  for (auto [zones, rtts] : zone_series_) {  // a copy: Median reorders
+    facts.zone_rtt[zones.first].try_emplace(zones.second, Median(rtts));
+  }
+  return facts;
+}
+
+}  // namespace carbonroute::model_sources

@@ -1,0 +1,66 @@
+// File: scheduler-lite/model_builder.h
+//
+// Builds the PlacementModel (placement_model.h) from what the sources give:
+//   - samples of the carbonroute metrics (contract/metric_names.h), whether
+//     parsed from collectors' /metrics or returned by Prometheus instant queries:
+//       carbon_intensity_grams_per_kilowatt_hour (+ valid_to, forecast_mean),
+//       node_info{node, location, region[, zone]}, rtt_seconds{source, target[, method]},
+//       zone_rtt_seconds{source_zone, target_zone};
+//   - a static RTT matrix CSV `sending_region,receiving_region,milliseconds`
+//     (data/gcp-inter-region-latency-ms.csv), kept as method "declared";
+//   - a region → grid location CSV `gcp_region,zone` (data/gcp-region-zones.csv).
+//
+// Build() derives the zone-pair RTTs (PlacementFacts::zone_rtt): the median
+// of the measured entries between nodes of the two zones, else the median of
+// the zone_rtt_seconds samples for the pair.
+//
+// Several series for one location (two providers, average and marginal): the
+// preferred emissions type wins, then the latest valid_to, then the provider
+// name — deterministic. Non-finite values are "no data" and skipped.
+//
+// Errors: the CSV readers return kInvalidArgument "origin:line: ..." for a
+// malformed row; nothing from that file is added.
+// Thread safety: a builder is used by one thread; Build() hands out an immutable model.
+#ifndef CARBONROUTE_MODEL_SOURCES_MODEL_BUILDER_H_
+#define CARBONROUTE_MODEL_SOURCES_MODEL_BUILDER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "contract/emissions_type.h"
+#include "model_sources/exposition_parser.h"
+#include "placement/placement_facts.h"
+#include "placement/placement_model.h"
+
+namespace carbonroute::model_sources {
+
+class ModelBuilder {
+ public:
+  ModelBuilder(absl::Time now, EmissionsType preferred = EmissionsType::kAverage);
+
+  void AddSamples(const std::vector<Sample>& samples);
+  absl::Status AddStaticRttCsv(absl::string_view csv, absl::string_view origin);
+  absl::Status AddRegionLocationsCsv(absl::string_view csv, absl::string_view origin);
+
+  // What the sources said, with the zone-pair RTTs derived.
+  placement::PlacementFacts BuildFacts() const;
+  // The same, compiled: the model scoring reads.
+  std::shared_ptr<const placement::PlacementModel> Build() const;
+
+ private:
+  bool Prefer(const placement::LocationCarbon& a, const placement::LocationCarbon& b) const;
+
+  const EmissionsType preferred_;
+  placement::PlacementFacts model_;
+  // (source zone, target zone) → every carbonroute_zone_rtt_seconds sample of the pair.
+  std::map<std::pair<std::string, std::string>, std::vector<absl::Duration>> zone_series_;
+};
+
+}  // namespace carbonroute::model_sources
+
+#endif  // CARBONROUTE_MODEL_SOURCES_MODEL_BUILDER_H_

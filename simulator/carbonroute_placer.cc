@@ -1,0 +1,103 @@
+#include "simulator/carbonroute_placer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace carbonroute::simulator {
+
+using placement::CompactScores;
+using placement::FailureDetail;
+using placement::ForecastWindowFor;
+using placement::LocationCarbon;
+using placement::PlacementFacts;
+using placement::PlacementModel;
+using placement::ScoreCompact;
+using placement::ScoringOptions;
+using placement::Workload;
+
+CarbonroutePlacer::CarbonroutePlacer(const PlacementLimits& limits, absl::Duration runtime,
+                                     double carbon_weight, double latency_weight)
+    : limits_(limits),
+      window_(ForecastWindowFor(runtime)),
+      carbon_weight_(carbon_weight),
+      latency_weight_(latency_weight) {
+  const SiteTopology& topology = *limits.topology;
+  const std::size_t n = topology.size();
+  PlacementFacts facts;
+  for (std::size_t from = 0; from < n; ++from) {
+    const std::string& zone = topology.sites[from].zone;
+    facts.region_locations[zone] = zone;
+    for (std::size_t to = 0; to < n; ++to) {
+      const double ms = topology.RttMs(from, to);
+      if (std::isnan(ms)) continue;
+      facts.rtt[zone][topology.sites[to].zone] = {absl::Microseconds(std::llround(ms * 1000)),
+                                                  RttMethod::kDeclared, absl::UnixEpoch()};
+    }
+    LocationCarbon& carbon = facts.carbon[zone];
+    carbon.provider = "trace";
+    site_candidates_.push_back({zone, zone, zone});
+    Workload workload;
+    workload.max_rtt_ms[zone] = limits.max_rtt_ms;
+    workload.expected_runtime = runtime;
+    workloads_.push_back(std::move(workload));
+  }
+  model_ = std::make_unique<PlacementModel>(facts);
+  for (std::size_t s = 0; s < n; ++s) {
+    carbon_.push_back(model_->MutableCarbon(model_->LocationId(topology.sites[s].zone)));
+  }
+}
+
+Placement CarbonroutePlacer::Place(const std::vector<SiteSignal>& signals, absl::Time now) {
+  const std::size_t n = limits_.size();
+  std::vector<double> seen(n);  // the carbon value scoring uses, for the origins' order
+  for (std::size_t s = 0; s < n; ++s) {
+    LocationCarbon& carbon = *carbon_[s];
+    carbon.grams_per_kwh = signals[s].current;
+    carbon.valid_to = now + absl::Hours(1);
+    seen[s] = signals[s].current;
+    for (std::size_t w = 0; w < std::size(kForecastWindows); ++w) {
+      const std::optional<double>& mean = signals[s].forecast_mean[w];
+      if (mean) {
+        carbon.forecast_mean[kForecastWindows[w].label] = *mean;
+        if (&kForecastWindows[w] == window_) seen[s] = *mean;
+      } else {
+        carbon.forecast_mean.erase(kForecastWindows[w].label);
+      }
+    }
+  }
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  const std::vector<SimulationSite>& sites = limits_.topology->sites;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return seen[a] != seen[b] ? seen[a] > seen[b] : sites[a].zone < sites[b].zone;
+  });
+
+  ScoringOptions options;
+  options.now = now;
+  options.carbon_weight = carbon_weight_;
+  options.latency_weight = latency_weight_;
+  Placement placement = LocalPlacement(limits_);
+  std::vector<int> free = FreeCapacityAtHome(limits_);
+  for (std::size_t from : order) {
+    if (!limits_.origin[from] || limits_.max_rtt_ms < limits_.topology->RttMs(from, from)) continue;
+    while (placement.at(from, from) > 0) {
+      candidates_.clear();
+      candidate_sites_.clear();
+      for (std::size_t to = 0; to < n; ++to) {
+        if (to != from && free[to] == 0) continue;
+        candidates_.push_back(site_candidates_[to]);
+        candidate_sites_.push_back(to);
+      }
+      const CompactScores scores =
+          ScoreCompact(*model_, candidates_, workloads_[from], options, FailureDetail::kScoresOnly);
+      if (!scores.best) break;
+      const std::size_t to = candidate_sites_[*scores.best];
+      if (to == from) break;
+      MoveWork(placement, free, from, to, placement.at(from, from));
+    }
+  }
+  return placement;
+}
+
+}  // namespace carbonroute::simulator

@@ -1,0 +1,118 @@
+#include "extender/extender_service.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "net/curl_http_client.h"
+#include "prometheus/text_serializer.h"
+#include "test/testing/fake_clock.h"
+#include "test/testing/status_matchers.h"
+
+namespace carbonroute::extender {
+
+using placement::LocationCarbon;
+using placement::PlacementFacts;
+using placement::PlacementModel;
+using placement::ScoringOptions;
+namespace {
+
+using ::testing::HasSubstr;
+using testing::IsOk;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+class ExtenderServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto model = std::make_shared<PlacementFacts>();
+    model->built_at = kNow - absl::Seconds(10);
+    LocationCarbon se;
+    se.grams_per_kwh = 30;
+    model->carbon["SE"] = se;
+    LocationCarbon pl;
+    pl.grams_per_kwh = 700;
+    model->carbon["PL"] = pl;
+    model->nodes = {{"n-se", {"SE", "r1"}}, {"n-pl", {"PL", "r2"}}};
+    models_.Set(std::make_shared<const PlacementModel>(*model));
+    service_ = std::make_unique<ExtenderService>(models_, ScoringOptions{}, clock_, *registry_);
+    net::HttpServerOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.routes = service_->Routes(registry_);
+    options.max_body_bytes = 64 * 1024;
+    server_ = *net::HttpServer::Start(std::move(options));
+    http_ = *net::CurlHttpClient::Create("test");
+  }
+  net::HttpResponse Post(const std::string& path, const std::string& body,
+                         const std::string& method = "POST") {
+    net::HttpRequest request;
+    request.method = method;
+    request.url = absl::StrCat("http://127.0.0.1:", server_->port(), path);
+    request.body = body;
+    request.headers.emplace_back("Content-Type", "application/json");
+    absl::StatusOr<net::HttpResponse> response = http_->Send(request);
+    EXPECT_THAT(response, IsOk());
+    return response.ok() ? *response : net::HttpResponse{};
+  }
+
+  testing::FakeClock clock_{kNow};
+  ModelStore models_;
+  std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
+  std::unique_ptr<ExtenderService> service_;
+  std::unique_ptr<net::HttpServer> server_;
+  std::unique_ptr<net::CurlHttpClient> http_;
+};
+
+TEST_F(ExtenderServiceTest, FilterAndPrioritizeOverHttp) {
+  const std::string args =
+      R"({"Pod":{"metadata":{"name":"p"}},"Nodes":null,"NodeNames":["n-pl","n-se"]})";
+  net::HttpResponse filter = Post("/filter", args);
+  EXPECT_EQ(filter.status, 200);
+  EXPECT_EQ(filter.headers["content-type"], "application/json");
+  EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json({"n-pl", "n-se"}));
+  net::HttpResponse prioritize = Post("/prioritize", args);
+  EXPECT_EQ(prioritize.status, 200);
+  EXPECT_EQ(prioritize.body, R"([{"Host":"n-pl","Score":0},{"Host":"n-se","Score":10}])");
+  const std::string metrics = prometheus::TextSerializer().Serialize(registry_->Collect());
+  EXPECT_THAT(
+      metrics,
+      HasSubstr("carbonroute_scheduler_extender_requests_total{code=\"200\",verb=\"filter\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("carbonroute_scheduler_decisions_total{location=\"SE\"} 1"));
+  EXPECT_THAT(
+      metrics,
+      HasSubstr(
+          "carbonroute_scheduler_extender_request_duration_seconds_count{verb=\"prioritize\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("carbonroute_scheduler_model_age_seconds 10"));
+}
+
+TEST_F(ExtenderServiceTest, MalformedInputIs400WithErrorSet) {
+  net::HttpResponse bad = Post("/filter", "{not json");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_THAT(nlohmann::json::parse(bad.body)["Error"].get<std::string>(),
+              HasSubstr("not valid JSON"));
+  net::HttpResponse wrong_type = Post("/prioritize", R"({"Pod":{},"NodeNames":[1]})");
+  EXPECT_EQ(wrong_type.status, 400);
+  EXPECT_THAT(wrong_type.body, HasSubstr("NodeNames[0] is not a string"));
+  EXPECT_EQ(Post("/filter", "", "GET").status, 405);
+  net::HttpResponse huge = Post("/filter", std::string(100 * 1024, ' '));
+  EXPECT_EQ(huge.status, 413);
+  const std::string metrics = prometheus::TextSerializer().Serialize(registry_->Collect());
+  EXPECT_THAT(
+      metrics,
+      HasSubstr("carbonroute_scheduler_extender_requests_total{code=\"400\",verb=\"filter\"} 1"));
+}
+
+TEST_F(ExtenderServiceTest, HealthNeedsAModel) {
+  EXPECT_EQ(Post("/healthz", "", "GET").status, 200);
+  models_.Set(nullptr);
+  EXPECT_EQ(Post("/healthz", "", "GET").status, 503);
+  // Without a model every node passes the filter unchanged and scores 0: never a crash.
+  net::HttpResponse filter = Post("/filter", R"({"Pod":{},"NodeNames":["x"]})");
+  EXPECT_EQ(filter.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json({"x"}));
+}
+
+}  // namespace
+}  // namespace carbonroute::extender
