@@ -40,6 +40,12 @@ DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra
 // `name` itself when it is absolute or exists relative to the working
 // directory, else the first `search_dirs[i]/name` that exists.
 // kNotFound listing every place tried.
+// The shipped data files (data/, installed into the data directory), by the
+// name FindDataFile looks for; data/NOTICE.md names their public sources.
+inline constexpr char kIntensityTraceFile[] = "carbon-intensity-2022-hourly.csv";
+inline constexpr char kRegionZonesFile[] = "gcp-region-zones.csv";
+inline constexpr char kInterRegionRttFile[] = "gcp-inter-region-latency-ms.csv";
+
 absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths);
 
 }  // namespace carbonroute

@@ -16,6 +16,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "base/data_files.h"
 #include "contract/emissions_type.h"
 
 namespace carbonroute {
@@ -65,7 +66,7 @@ struct ElectricityMapsSettings {
 struct ReplaySettings {
   // CSV in the shape of data/carbon-intensity-2022-hourly.csv. A relative path
   // is looked up by the collector in its data directories (see README).
-  std::string trace = "carbon-intensity-2022-hourly.csv";
+  std::string trace = kIntensityTraceFile;
 };
 
 // Settings of the `static` provider: fixed values from the config.
@@ -171,7 +172,7 @@ struct KubernetesDiscoveryConfig {
   std::string label_selector;
   // region → grid location CSV (data/gcp-region-zones.csv format) for Nodes
   // without a carbonroute.io/location label. Looked up in the data directories.
-  std::string region_locations = "gcp-region-zones.csv";
+  std::string region_locations = kRegionZonesFile;
   ProbeProtocol protocol = ProbeProtocol::kIcmp;  // how discovered Nodes are probed
   uint16_t port = 0;                              // tcp: 0 = rtt.probe.tcp_port
   int page_size = 500;                            // Nodes per list request (`limit`)

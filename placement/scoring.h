@@ -71,9 +71,14 @@ struct Workload {
   std::optional<absl::Duration> expected_runtime;
 };
 
+// The default weights w_c and w_l (see the formula above); every caller that
+// takes weights (serve, rank, simulate) defaults to these.
+inline constexpr double kDefaultCarbonWeight = 1.0;
+inline constexpr double kDefaultLatencyWeight = 0.2;
+
 struct ScoringOptions {
-  double carbon_weight = 1.0;
-  double latency_weight = 0.2;
+  double carbon_weight = kDefaultCarbonWeight;
+  double latency_weight = kDefaultLatencyWeight;
   absl::Duration stale_after = absl::Minutes(30);  // beyond valid_to
   absl::Time now;
 };

@@ -1,14 +1,20 @@
 #include "scheduler-lite/simulate_command.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/data_files.h"
 #include "base/usage.h"
 #include "contract/intensity_trace.h"
 #include "contract/region_locations.h"
 #include "contract/rtt_matrix.h"
+#include "scheduler-lite/command_flags.h"
 #include "scheduler-lite/progress_bar.h"
 #include "scheduler-lite/simulation_output.h"
 #include "simulator/simulation_sites.h"
@@ -16,7 +22,10 @@
 namespace carbonroute::scheduler_lite {
 
 using simulator::BuildSiteTopology;
+using simulator::ForecastMode;
+using simulator::ParsePolicy;
 using simulator::Simulate;
+using simulator::SimulatedPolicy;
 using simulator::SimulationOptions;
 using simulator::SimulationResult;
 using simulator::SimulationSite;
@@ -71,6 +80,155 @@ absl::StatusOr<std::vector<std::size_t>> ResolveOrigins(const SimulateRequest& r
   std::sort(ids.begin(), ids.end());
   return ids;
 }
+
+constexpr char kSimulateModel[] = R"(Model:
+  A site is a grid zone that hosts at least one region of --region-zones; regions
+  sharing a zone are one site. The RTT between two sites is the --rtt-matrix value
+  between their regions (the smallest, if several); a site to itself is 5 ms.
+  Every site has a capacity of 100 units and its own constant load of
+  100 * (1 - idle/100) units (rounded). Work may move only to sites within
+  --max-rtt-ms of its origin site, never beyond a site's capacity, and is re-placed
+  every --runtime. The figure of merit is the load-weighted mean carbon intensity
+  of the origins' work over the trace (gCO2eq/kWh); savings are relative to local.
+Policies:
+  local        nothing moves.
+  static       one plan from each site's mean over the whole trace: origins in
+               ascending order of their mean move as much as fits to the cleanest
+               sites within the limit (itself included), in order, and keep the rest.
+  carbonroute  each period, each origin (dirtiest first) is placed by the extender's
+               own scoring with the limit as a hard filter, seeing the current
+               reading and the forecast mean (--forecast perfect: the trace itself;
+               persistence: the same hours of the previous day) and weighing carbon
+               against latency by --carbon-weight/--latency-weight; full sites are
+               not candidates.
+  oracle       each period, the minimum-carbon assignment for the true means
+               (min-cost flow, LEMON NetworkSimplex): the lower bound.
+Sites whose zone has no column in --trace are skipped with a warning.)";
+
+class SimulateSubcommand final : public Subcommand {
+ public:
+  const char* name() const override { return "simulate"; }
+  const char* description() const override {
+    return "what each policy would have saved over a year of real grid data";
+  }
+  void AddFlags(CLI::App& cmd) override {
+    cmd.add_option("--trace", request_.trace_csv,
+                   "hourly carbon-intensity CSV datetime,<zone>... (default: "
+                   "data/" +
+                       std::string(kIntensityTraceFile) + ")");
+    cmd.add_option("--region-zones", request_.region_zones_csv,
+                   std::string("region → grid zone CSV (default: data/") + kRegionZonesFile + ")");
+    cmd.add_option(
+        "--rtt-matrix", request_.rtt_matrix_csv,
+        std::string("RTT matrix CSV sending_region,receiving_region,milliseconds (default: "
+                    "data/") +
+            kInterRegionRttFile + ")");
+    cmd.add_option("--data-dir", data_dirs_,
+                   "directory searched first for the default data files (repeatable)");
+    cmd.add_option("--origins", origins_,
+                   "where work originates: regions or zones, comma-separated (default: "
+                   "every site)");
+    cmd.add_option("--max-rtt-ms", limits_, "latency limits, ms, comma-separated")
+        ->capture_default_str();
+    cmd.add_option("--idle-capacity", idle_,
+                   "idle capacity levels, percent in [0, 100), comma-separated")
+        ->capture_default_str();
+    cmd.add_option("--policies", policies_,
+                   "local,static,carbonroute,oracle (any of them, comma-separated)")
+        ->capture_default_str();
+    cmd.add_option("--runtime", runtime_,
+                   "work is re-placed every runtime (whole hours, e.g. 1h, 4h)")
+        ->capture_default_str();
+    cmd.add_option("--forecast", forecast_,
+                   "what carbonroute knows of the coming runtime: perfect|persistence")
+        ->check(CLI::IsMember({"perfect", "persistence"}))
+        ->capture_default_str();
+    cmd.add_option("--format", request_.format, "table, csv or json")
+        ->check(CLI::IsMember({"table", "csv", "json"}))
+        ->capture_default_str();
+    cmd.add_option("--plot", request_.plot,
+                   "also draw mean intensity against the limit into FILE.svg or FILE.png "
+                   "(needs gnuplot)");
+    cmd.add_option("--carbon-weight", request_.options.carbon_weight,
+                   "the carbonroute policy's w_c (as serve's)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd.add_option("--latency-weight", request_.options.latency_weight,
+                   "the carbonroute policy's w_l (as serve's)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd.add_option("--threads", request_.options.threads, "worker threads (0: one per core)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd.footer(kSimulateModel);
+  }
+  void Validate() override {
+    SimulationOptions& o = request_.options;
+    o.max_rtt_ms = NumberListFlag(limits_, "--max-rtt-ms", 0, INFINITY,
+                                  "latency limits in ms ≥ 0 such as 50,100,150");
+    o.idle_percent.clear();
+    for (double idle : NumberListFlag(idle_, "--idle-capacity", 0, 100,
+                                      "whole percentages in [0, 100) such as 0,50,99")) {
+      if (idle != std::floor(idle)) {
+        throw CLI::ValidationError("--idle-capacity", "expected whole percentages, got " + idle_);
+      }
+      o.idle_percent.push_back(static_cast<int>(idle));
+    }
+    o.policies.clear();
+    for (absl::string_view name : absl::StrSplit(policies_, ',')) {
+      std::optional<SimulatedPolicy> policy = ParsePolicy(name);
+      if (!policy) {
+        throw CLI::ValidationError("--policies",
+                                   "unknown policy \"" + std::string(name) +
+                                       "\" (policies: local, static, carbonroute, oracle)");
+      }
+      if (std::find(o.policies.begin(), o.policies.end(), *policy) == o.policies.end()) {
+        o.policies.push_back(*policy);
+      }
+    }
+    const absl::Duration runtime = DurationFlag(runtime_, "--runtime");
+    if (runtime % absl::Hours(1) != absl::ZeroDuration()) {
+      throw CLI::ValidationError("--runtime",
+                                 "expected whole hours (the trace is hourly), "
+                                 "got \"" +
+                                     runtime_ + "\"");
+    }
+    o.runtime_hours = static_cast<int>(absl::ToInt64Hours(runtime));
+    o.forecast = forecast_ == "perfect" ? ForecastMode::kPerfect : ForecastMode::kPersistence;
+    if (!request_.plot.empty() && !IsPlotPath(request_.plot)) {
+      throw CLI::ValidationError("--plot", "\"" + request_.plot + "\" must end in .svg or .png");
+    }
+    request_.origins = absl::StrSplit(origins_, ',', absl::SkipEmpty());
+    request_.progress_bar = isatty(STDERR_FILENO) == 1;
+  }
+  int Run(ProgramContext& c) override {
+    const std::pair<std::string*, const char*> files[] = {
+        {&request_.trace_csv, kIntensityTraceFile},
+        {&request_.region_zones_csv, kRegionZonesFile},
+        {&request_.rtt_matrix_csv, kInterRegionRttFile}};
+    for (const auto& [path, name] : files) {
+      if (!path->empty()) continue;
+      absl::StatusOr<std::string> found = DefaultDataFile(data_dirs_, name);
+      if (!found.ok()) {
+        c.err << "scheduler-lite: " << found.status().message()
+              << " (give --trace/--region-zones/--rtt-matrix or --data-dir)\n";
+        return kUsageExitCode;
+      }
+      *path = *found;
+    }
+    return SimulateCommand(request_, c.out, c.err);
+  }
+
+ private:
+  SimulateRequest request_;
+  std::vector<std::string> data_dirs_;
+  std::string limits_ = "5,50,100,150,200,250,300";
+  std::string idle_ = "0,50,99";
+  std::string policies_ = "local,static,carbonroute,oracle";
+  std::string origins_;
+  std::string runtime_ = "1h";
+  std::string forecast_ = "perfect";
+};
 
 }  // namespace
 
@@ -127,6 +285,10 @@ int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostr
     err << kPrefix << "plot written to " << request.plot << "\n";
   }
   return 0;
+}
+
+std::unique_ptr<Subcommand> NewSimulateSubcommand() {
+  return std::make_unique<SimulateSubcommand>();
 }
 
 }  // namespace carbonroute::scheduler_lite

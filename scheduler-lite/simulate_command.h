@@ -1,6 +1,6 @@
 // File: scheduler-lite/simulate_command.h
 //
-// `scheduler-lite simulate` (main.cc parses the flags): reads the trace, the
+// `scheduler-lite simulate`: reads the trace, the
 // region → zone map and the RTT matrix, resolves --origins, runs Simulate
 // (simulator.h) and writes the answer (simulation_output.h).
 //
@@ -11,10 +11,12 @@
 #ifndef CARBONROUTE_SCHEDULER_LITE_SIMULATE_COMMAND_H_
 #define CARBONROUTE_SCHEDULER_LITE_SIMULATE_COMMAND_H_
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "scheduler-lite/subcommand.h"
 #include "simulator/simulator.h"
 
 namespace carbonroute::scheduler_lite {
@@ -31,6 +33,8 @@ struct SimulateRequest {
 };
 
 int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostream& err);
+
+std::unique_ptr<Subcommand> NewSimulateSubcommand();
 
 }  // namespace carbonroute::scheduler_lite
 

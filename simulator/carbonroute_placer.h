@@ -50,7 +50,8 @@ class CarbonroutePlacer {
  public:
   // `carbon_weight`, `latency_weight`: ScoringOptions' (scoring.h), as `serve` takes them.
   CarbonroutePlacer(const PlacementLimits& limits, absl::Duration runtime,
-                    double carbon_weight = 1.0, double latency_weight = 0.2);
+                    double carbon_weight = placement::kDefaultCarbonWeight,
+                    double latency_weight = placement::kDefaultLatencyWeight);
   CarbonroutePlacer(const CarbonroutePlacer&) = delete;
   CarbonroutePlacer& operator=(const CarbonroutePlacer&) = delete;
 

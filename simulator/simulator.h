@@ -40,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "contract/intensity_trace.h"
+#include "placement/scoring.h"
 #include "simulator/simulation_sites.h"
 
 namespace carbonroute::simulator {
@@ -61,8 +62,9 @@ struct SimulationOptions {
   int runtime_hours = 1;
   ForecastMode forecast = ForecastMode::kPerfect;
   std::vector<std::size_t> origins;  // site ids; empty: every site
-  double carbon_weight = 1.0;        // the carbonroute policy's ScoringOptions (scoring.h)
-  double latency_weight = 0.2;
+  // the carbonroute policy's ScoringOptions (scoring.h)
+  double carbon_weight = placement::kDefaultCarbonWeight;
+  double latency_weight = placement::kDefaultLatencyWeight;
   int threads = 0;  // 0: std::thread::hardware_concurrency()
   std::atomic<std::size_t>* progress = nullptr;
 };

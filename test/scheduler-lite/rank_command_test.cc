@@ -1,11 +1,12 @@
 // `scheduler-lite rank` against a fake collector's /metrics.
+#include "scheduler-lite/rank_command.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "net/curl_http_client.h"
-#include "scheduler-lite/commands.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/fake_provider_server.h"
 

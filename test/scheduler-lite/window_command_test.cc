@@ -1,4 +1,6 @@
 // `scheduler-lite window` against a fake collector's forecast API.
+#include "scheduler-lite/window_command.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -6,7 +8,6 @@
 
 #include "contract/forecast_api.h"
 #include "net/curl_http_client.h"
-#include "scheduler-lite/commands.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/fake_provider_server.h"
 

@@ -1,0 +1,154 @@
+#include "scheduler-lite/command_flags.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/data_files.h"
+#include "contract/emissions_type.h"
+
+namespace carbonroute::scheduler_lite {
+
+using model_sources::LoadedModel;
+using model_sources::LoadModel;
+using model_sources::ModelSources;
+using placement::PlacementModel;
+
+absl::Duration DurationFlag(const std::string& text, const char* flag) {
+  absl::Duration d;
+  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration()) {
+    throw CLI::ValidationError(
+        flag, "expected a positive duration such as 2h or 90m, got \"" + text + "\"");
+  }
+  return d;
+}
+
+void ListenFlag(const std::string& text) {
+  const std::size_t colon = text.rfind(':');
+  int port = -1;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(absl::string_view(text).substr(colon + 1), &port) || port < 0 ||
+      port > 65535) {
+    throw CLI::ValidationError(
+        "--listen",
+        "expected host:port such as 127.0.0.1:8888 or 0.0.0.0:8888, got \"" + text + "\"");
+  }
+}
+
+std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,
+                                   double max_exclusive, const char* expected) {
+  std::vector<double> values;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    double value = 0;
+    if (!absl::SimpleAtod(item, &value) || !std::isfinite(value) || value < min ||
+        value >= max_exclusive) {
+      throw CLI::ValidationError(flag, std::string("expected ") + expected + ", got \"" +
+                                           std::string(item) + "\" in \"" + text + "\"");
+    }
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
+  return values;
+}
+
+absl::StatusOr<std::string> DefaultDataFile(const std::vector<std::string>& dirs,
+                                            const std::string& name) {
+  return FindDataFile(name, DataPathsFrom(dirs, "data"));
+}
+
+void SourceFlags::AddTo(CLI::App& cmd) {
+  cmd.add_option("--metrics", metrics_,
+                 "a collector's /metrics URL (repeatable; default http://127.0.0.1:9464/metrics)");
+  cmd.add_option("--prometheus", prometheus_,
+                 "a Prometheus server's base URL, e.g. http://127.0.0.1:9090");
+  cmd.add_option("--rtt-matrix", rtt_matrix_,
+                 std::string("static RTT matrix CSV sending_region,receiving_region,milliseconds "
+                             "(default: data/") +
+                     kInterRegionRttFile + ")");
+  cmd.add_option("--region-zones", region_zones_,
+                 std::string("region → grid zone CSV (default: data/") + kRegionZonesFile + ")");
+  cmd.add_option("--data-dir", data_dirs_,
+                 "directory searched first for the default data files (repeatable)");
+  cmd.add_option("--emissions-type", emissions_type_, "preferred signal where a location has both")
+      ->check(CLI::IsMember({"average", "marginal"}))
+      ->capture_default_str();
+  // The sources' TLS and credentials, as a Prometheus scrape_config has them.
+  cmd.add_option("--ca-file", auth_.ca_file,
+                 "PEM CA bundle that https sources are verified against")
+      ->check(CLI::ExistingFile);
+  CLI::Option* cert = cmd.add_option("--client-cert", auth_.client_cert_file,
+                                     "PEM client certificate presented to the sources")
+                          ->check(CLI::ExistingFile);
+  CLI::Option* key =
+      cmd.add_option("--client-key", auth_.client_key_file, "PEM key of --client-cert")
+          ->check(CLI::ExistingFile);
+  cert->needs(key);
+  key->needs(cert);
+  CLI::Option* user = cmd.add_option("--basic-auth-user", auth_.basic_auth_user,
+                                     "HTTP Basic auth user for the sources");
+  CLI::Option* password =
+      cmd.add_option("--basic-auth-password-file", auth_.basic_auth_password_file,
+                     "file holding the Basic auth password (read before each request)")
+          ->check(CLI::ExistingFile);
+  user->needs(password);
+  password->needs(user);
+  cmd.add_option("--bearer-token-file", auth_.bearer_token_file,
+                 "file holding a bearer token (read before each request)")
+      ->check(CLI::ExistingFile)
+      ->excludes(user);
+}
+
+std::optional<ModelSources> SourceFlags::Resolve(std::ostream& err) const {
+  ModelSources sources;
+  sources.metrics_urls = metrics_;
+  sources.prometheus_url = prometheus_;
+  if (sources.empty()) {
+    sources.metrics_urls = {"http://127.0.0.1:9464/metrics"};
+    sources.default_source = true;
+  }
+  const std::pair<std::string*, const std::string*> files[] = {
+      {&sources.rtt_matrix_csv, &rtt_matrix_}, {&sources.region_locations_csv, &region_zones_}};
+  const char* const names[] = {kInterRegionRttFile, kRegionZonesFile};
+  for (int i = 0; i < 2; ++i) {
+    *files[i].first = *files[i].second;
+    if (!files[i].second->empty()) continue;
+    absl::StatusOr<std::string> path = DefaultDataFile(data_dirs_, names[i]);
+    if (!path.ok()) {
+      err << "scheduler-lite: " << path.status().message()
+          << " (give --rtt-matrix/--region-zones or --data-dir)\n";
+      return std::nullopt;
+    }
+    *files[i].first = *path;
+  }
+  // Checked by IsMember.
+  sources.emissions_type = *ParseEmissionsType(emissions_type_);
+  sources.auth = auth_;
+  return sources;
+}
+
+std::shared_ptr<const PlacementModel> LoadModelOrSay(const ModelSources& sources,
+                                                     net::HttpClient& http, Clock& clock,
+                                                     std::ostream& err) {
+  LoadedModel loaded = LoadModel(sources, http, clock.Now());
+  for (const absl::Status& error : loaded.errors)
+    err << "scheduler-lite: warning: " << error.message() << "\n";
+  // --emissions-type is a preference: say where the other kind had to do.
+  std::vector<std::string> fallback;
+  for (const auto& [location, carbon] : loaded.model->Readings()) {
+    if (carbon->emissions_type != sources.emissions_type) fallback.emplace_back(location);
+  }
+  if (!fallback.empty() && sources.emissions_type == EmissionsType::kMarginal) {
+    std::sort(fallback.begin(), fallback.end());
+    err << "scheduler-lite: note: no marginal signal for " << absl::StrJoin(fallback, ", ")
+        << ": scored on average emissions there\n";
+  }
+  if (loaded.sources_read == 0) {
+    err << "scheduler-lite: no source could be read"
+        << (sources.default_source ? " (give --metrics URL or --prometheus URL)" : "") << "\n";
+    return nullptr;
+  }
+  return loaded.model;
+}
+
+}  // namespace carbonroute::scheduler_lite

@@ -1,0 +1,71 @@
+// File: scheduler-lite/command_flags.h
+//
+// What several subcommands share: the model sources' flags (--metrics,
+// --prometheus, the static data files and the sources' TLS and credentials),
+// the checks of flag values, and loading the model with its warnings.
+//
+// Errors: the *Flag checks throw CLI::ValidationError naming the flag and the
+// value (main turns it into exit 2). Not thread-safe; used from main's thread.
+#ifndef CARBONROUTE_SCHEDULER_LITE_COMMAND_FLAGS_H_
+#define CARBONROUTE_SCHEDULER_LITE_COMMAND_FLAGS_H_
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "base/clock.h"
+#include "model_sources/model_loader.h"
+#include "net/http_client.h"
+#include "placement/placement_model.h"
+
+namespace carbonroute::scheduler_lite {
+
+// A positive duration such as 2h or 90m.
+absl::Duration DurationFlag(const std::string& text, const char* flag);
+
+// "host:port" with a port number 0–65535 (0: any free port).
+void ListenFlag(const std::string& text);
+
+// A comma-separated list of numbers in [min, max_exclusive), duplicates dropped.
+std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,
+                                   double max_exclusive, const char* expected);
+
+// The shipped data file `name` (base/data_files.h) from the data directories:
+// `dirs` (--data-dir), $CARBONROUTE_DATA_DIR, ./data, next to the binary, the
+// installed one, as the collector searches; kNotFound naming every path tried.
+absl::StatusOr<std::string> DefaultDataFile(const std::vector<std::string>& dirs,
+                                            const std::string& name);
+
+// The flags of the sources a placement model is built from.
+class SourceFlags {
+ public:
+  void AddTo(CLI::App& cmd);
+  // The sources, with the default data files found; with no --metrics or
+  // --prometheus, the local collector's /metrics. nullopt (exit 1) after
+  // saying on `err` which data file is missing and where it was looked for.
+  std::optional<model_sources::ModelSources> Resolve(std::ostream& err) const;
+
+ private:
+  std::vector<std::string> metrics_;
+  std::string prometheus_;
+  std::string rtt_matrix_;
+  std::string region_zones_;
+  std::vector<std::string> data_dirs_;
+  std::string emissions_type_ = "average";
+  model_sources::SourceAuth auth_;
+};
+
+// Loads the model from `sources`; prints every source error as a warning on
+// `err`. nullptr (exit 1) when no source could be read.
+std::shared_ptr<const placement::PlacementModel> LoadModelOrSay(
+    const model_sources::ModelSources& sources, net::HttpClient& http, Clock& clock,
+    std::ostream& err);
+
+}  // namespace carbonroute::scheduler_lite
+
+#endif  // CARBONROUTE_SCHEDULER_LITE_COMMAND_FLAGS_H_

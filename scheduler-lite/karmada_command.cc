@@ -1,0 +1,86 @@
+#include "scheduler-lite/karmada_command.h"
+
+#include "base/data_files.h"
+#include "scheduler-lite/command_flags.h"
+#include "scheduler-lite/karmada_patch.h"
+#include "scheduler-lite/run_program.h"
+
+namespace carbonroute::scheduler_lite {
+
+using placement::PlacementModel;
+using placement::ScoreCandidates;
+using placement::ScoredCandidate;
+using placement::ScoringOptions;
+using placement::Workload;
+
+namespace {
+
+class KarmadaSubcommand final : public Subcommand {
+ public:
+  const char* name() const override { return "karmada"; }
+  const char* description() const override {
+    return "PropagationPolicy clusterNames patch for the N cleanest clusters";
+  }
+  void AddFlags(CLI::App& cmd) override {
+    sources_.AddTo(cmd);
+    cmd.add_option("--policy", request_.policy_file,
+                   "policy file: propagationPolicy, clusters, desiredClusters")
+        ->required();
+    cmd.add_option("--runtime", runtime_, "expected runtime (e.g. 2h)");
+    cmd.add_flag("--apply", request_.apply, "run kubectl patch with the result");
+  }
+  void Validate() override {
+    if (!runtime_.empty()) request_.runtime = DurationFlag(runtime_, "--runtime");
+  }
+  int Run(ProgramContext& c) override {
+    std::optional<model_sources::ModelSources> sources = sources_.Resolve(c.err);
+    if (!sources) return 1;
+    request_.sources = *std::move(sources);
+    return KarmadaCommand(request_, c.http, c.clock, c.out, c.err);
+  }
+
+ private:
+  SourceFlags sources_;
+  KarmadaRequest request_;
+  std::string runtime_;
+};
+
+}  // namespace
+
+int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& clock,
+                   std::ostream& out, std::ostream& err) {
+  absl::StatusOr<std::string> text = ReadFileToString(request.policy_file, "policy file");
+  if (!text.ok()) {
+    err << "scheduler-lite: " << text.status().message() << "\n";
+    return 2;
+  }
+  absl::StatusOr<KarmadaPolicy> policy = ParseKarmadaPolicy(*text, request.policy_file);
+  if (!policy.ok()) {
+    err << "scheduler-lite: " << policy.status().message() << "\n";
+    return 2;
+  }
+  std::shared_ptr<const PlacementModel> model = LoadModelOrSay(request.sources, http, clock, err);
+  if (model == nullptr) return 1;
+  Workload workload;
+  workload.expected_runtime = request.runtime;
+  ScoringOptions options;
+  options.now = clock.Now();
+  const std::vector<ScoredCandidate> scored =
+      ScoreCandidates(*model, policy->clusters, workload, options);
+  const KarmadaPatch patch = MakeKarmadaPatch(*policy, scored, options.now);
+  out << patch.yaml;
+  if (patch.cluster_names.empty()) return 3;
+  if (!request.apply) return 0;
+  const absl::Status patched =
+      RunProgram("kubectl", {"patch", "propagationpolicy", policy->name, "-n",
+                             policy->namespace_name, "--type", "merge", "-p", patch.json});
+  if (!patched.ok()) {
+    err << "scheduler-lite: " << patched.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+std::unique_ptr<Subcommand> NewKarmadaSubcommand() { return std::make_unique<KarmadaSubcommand>(); }
+
+}  // namespace carbonroute::scheduler_lite

@@ -1,0 +1,44 @@
+// File: scheduler-lite/serve_command.h
+//
+// `scheduler-lite serve`: the kube-scheduler extender (extender/) over HTTP,
+// its model rebuilt from its sources every --refresh, until SIGINT/SIGTERM.
+//
+// Exit codes: 0 stopped by a signal; 1 the server could not start; 2 a bad
+// --web.config.file (read before any source is asked).
+#ifndef CARBONROUTE_SCHEDULER_LITE_SERVE_COMMAND_H_
+#define CARBONROUTE_SCHEDULER_LITE_SERVE_COMMAND_H_
+
+#include <cstddef>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "base/clock.h"
+#include "model_sources/model_loader.h"
+#include "net/http_client.h"
+#include "placement/scoring.h"
+#include "scheduler-lite/subcommand.h"
+
+namespace carbonroute::scheduler_lite {
+
+struct ServeRequest {
+  model_sources::ModelSources sources;
+  std::string listen = "127.0.0.1:8888";
+  absl::Duration refresh = absl::Seconds(30);
+  double carbon_weight = placement::kDefaultCarbonWeight;
+  double latency_weight = placement::kDefaultLatencyWeight;
+  std::size_t max_body_bytes = 64 << 20;  // full NodeLists of thousands of nodes
+  int threads = 4;                        // epoll threads, each serving many connections
+  std::string web_config_file;            // net/web_config.h; "" = plain HTTP, no auth
+};
+// Serves until `stop` is notified.
+int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
+                 absl::Notification& stop, std::ostream& err);
+
+std::unique_ptr<Subcommand> NewServeSubcommand();
+
+}  // namespace carbonroute::scheduler_lite
+
+#endif  // CARBONROUTE_SCHEDULER_LITE_SERVE_COMMAND_H_
