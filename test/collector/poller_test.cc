@@ -12,6 +12,7 @@
 #include "providers/http_status.h"
 #include "providers/replay_provider.h"
 #include "providers/static_provider.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/counting_provider.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/status_matchers.h"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute {

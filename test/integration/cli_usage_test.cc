@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/shell.h"
 #include "test/testing/temp_dir.h"
 

@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "contract/metric_names.h"
 #include "model_sources/exposition_parser.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_kube_api_server.h"
 #include "test/testing/status_matchers.h"

@@ -9,6 +9,7 @@
 
 #include "config/load_collector_config.h"
 #include "providers/make_provider.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/subprocess.h"
 #include "yaml-cpp/yaml.h"

@@ -16,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "net/curl_http_client.h"
 #include "net/url.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/prometheus_process.h"
 #include "test/testing/temp_dir.h"

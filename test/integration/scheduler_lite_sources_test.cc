@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/shell.h"
 #include "test/testing/temp_dir.h"

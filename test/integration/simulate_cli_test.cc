@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/shell.h"
 #include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"

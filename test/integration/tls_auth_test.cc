@@ -15,6 +15,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "net/curl_http_client.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/prometheus_process.h"
 #include "test/testing/shell.h"

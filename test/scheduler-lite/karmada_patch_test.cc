@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/data_files.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::scheduler_lite {

@@ -12,6 +12,7 @@
 #include "contract/rtt_matrix.h"
 #include "simulator/oracle_placer.h"
 #include "simulator/site_placement.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::simulator {

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "net/curl_http_client.h"
+#include "test/testing/build_paths.h"
 
 namespace carbonroute::testing {
 

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "test/testing/build_paths.h"
 #include "test/testing/subprocess.h"
 
 namespace carbonroute::testing {

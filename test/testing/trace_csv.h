@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "test/testing/build_paths.h"
 
 namespace carbonroute::testing {
 

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Runs clang-tidy over the project's translation units, skipping those whose
+result is already known: a unit that passed is remembered by a digest of
+clang-tidy's version, .clang-tidy, its compile command and the contents of
+every file it includes (from the build's own dependency records, `ninja -t
+deps`). The record lives outside the clone (~/.cache/carbonroute-tidy, or
+$CARBONROUTE_TIDY_CACHE), so a fresh clone of an unchanged tree skips every
+unit. Only passes are remembered: a finding is reported again on every run.
+
+Usage: tidy_cached.py BUILD_DIR FOLDER_REGEX    (run from the repository root)
+Exits 1 after printing every finding; prints how many units ran and how many
+were skipped.
+"""
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def main():
+    build, folders = sys.argv[1], sys.argv[2]
+    root = os.getcwd()
+    build_abs = os.path.abspath(build)
+    cache = os.environ.get("CARBONROUTE_TIDY_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "carbonroute-tidy")
+    os.makedirs(cache, exist_ok=True)
+    units = json.load(open(os.path.join(build, "compile_commands.json")))
+    pattern = re.compile(re.escape(root) + r"/(" + folders + r")/.*\.cc$")
+    units = [u for u in units if pattern.match(u["file"])]
+
+    deps = {}
+    text = subprocess.run(["ninja", "-C", build, "-t", "deps"], capture_output=True, text=True,
+                          check=True).stdout
+    current = None
+    for line in text.splitlines():
+        if line and not line.startswith(" "):
+            current = line.split(":")[0]
+            deps[current] = []
+        elif line.strip() and current is not None:
+            deps[current].append(line.strip())
+
+    digests = {}
+
+    def file_digest(path):
+        if path not in digests:
+            try:
+                with open(path, "rb") as f:
+                    digests[path] = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                digests[path] = "missing"
+        return digests[path]
+
+    def local(text):  # the clone's paths, so that any clone of the same tree agrees
+        return text.replace(build_abs, "<build>").replace(root, "<root>")
+
+    version = subprocess.run(["clang-tidy", "--version"], capture_output=True, text=True).stdout
+    config = open(".clang-tidy").read()
+    todo, skipped = [], 0
+    for unit in units:
+        h = hashlib.sha256()
+        h.update((version + config + local(unit["command"] if "command" in unit
+                                           else " ".join(unit["arguments"]))).encode())
+        output = re.search(r" -o (\S+)", unit.get("command", ""))
+        unit_deps = deps.get(output.group(1)) if output else None
+        if not unit_deps:  # not built yet: no record of its headers, so always run it
+            todo.append((unit, None))
+            continue
+        h.update(local(unit["file"]).encode() + file_digest(unit["file"]).encode())
+        for dep in unit_deps:
+            path = dep if os.path.isabs(dep) else os.path.join(build_abs, dep)
+            h.update(local(os.path.normpath(path)).encode() + file_digest(path).encode())
+        key = h.hexdigest()
+        if os.path.exists(os.path.join(cache, key)):
+            skipped += 1
+        else:
+            todo.append((unit, key))
+
+    def run(item):
+        unit, key = item
+        done = subprocess.run(["clang-tidy", "--quiet", "-p", build, unit["file"]],
+                              capture_output=True, text=True)
+        findings = [l for l in (done.stdout + done.stderr).splitlines()
+                    if re.search(r"(warning|error): ", l)]
+        if done.returncode == 0 and not findings:
+            if key:
+                open(os.path.join(cache, key), "w").close()
+            return []
+        return findings or [f"{unit['file']}: clang-tidy exited {done.returncode}"]
+
+    failures = set()
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        for findings in pool.map(run, todo):
+            failures.update(findings)
+    print(f"check-tidy: {len(todo)} units checked, {skipped} unchanged since they last passed")
+    if failures:
+        sys.stderr.write("\n".join(sorted(failures)) + "\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
