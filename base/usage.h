@@ -1,7 +1,7 @@
 // File: base/usage.h
 //
 // Command-line usage errors for both binaries: every argument or usage error
-// exits 2 (README "Exit codes"), and a mistyped word is answered with the
+// exits 2 (docs/scheduler-lite.md, "Exit codes"), and a mistyped word is answered with the
 // closest one the program knows.
 //
 // Thread safety: pure functions.

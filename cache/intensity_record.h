@@ -11,15 +11,16 @@
 
 #include "absl/time/time.h"
 #include "contract/intensity_series.h"
+#include "contract/value_kind.h"
 
 namespace carbonroute::cache {
 
 struct IntensityRecord {
   IntensitySeries series;
-  absl::Time valid_from;            // inclusive; stored with 1 s resolution
-  absl::Time valid_to;              // exclusive
-  double value = 0;                 // in `unit`
-  std::string unit = "gCO2eq/kWh";  // or "percentile"
+  absl::Time valid_from;                     // inclusive; stored with 1 s resolution
+  absl::Time valid_to;                       // exclusive
+  double value = 0;                          // in `unit`
+  ValueKind kind = ValueKind::kGramsPerKwh;  // stored as its unit text (contract/value_kind.h)
   bool estimated = false;
   absl::Time fetched_at;  // when the collector got it from the provider
 };

@@ -72,7 +72,7 @@ void BindRecord(Statement& stmt, const IntensityRecord& record) {
   stmt.Bind(4, Seconds(record.valid_from))
       .Bind(5, Seconds(record.valid_to))
       .Bind(6, record.value)
-      .Bind(7, record.unit)
+      .Bind(7, ValueKindUnit(record.kind))
       .Bind(8, int64_t{record.estimated})
       .Bind(9, Seconds(record.fetched_at));
 }
@@ -85,7 +85,7 @@ IntensityRecord RecordAt(const Statement& stmt) {
   record.valid_from = absl::FromUnixSeconds(stmt.Int(3));
   record.valid_to = absl::FromUnixSeconds(stmt.Int(4));
   record.value = stmt.Double(5);
-  record.unit = stmt.Text(6);
+  record.kind = ParseValueKindUnit(stmt.Text(6)).value_or(ValueKind::kGramsPerKwh);
   record.estimated = stmt.Int(7) != 0;
   record.fetched_at = absl::FromUnixSeconds(stmt.Int(8));
   return record;

@@ -257,7 +257,7 @@ net::HttpServerResponse CollectorDaemon::ForecastPage(const net::HttpServerReque
     series.provider = provider->name();
     series.emissions_type = provider->emissions_type();
     for (const cache::IntensityRecord& point : *points) {
-      if (point.unit != kGramsPerKwhUnit) continue;
+      if (point.kind != ValueKind::kGramsPerKwh) continue;
       series.points.push_back({point.valid_from, point.valid_to, point.value});
     }
   }

@@ -183,8 +183,8 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
   }
 }
 
-void Poller::Store(const providers::Reading& reading, absl::Time now) {
-  cache_errors_.Record(label::kCachePut, store_.Put(ToRecord(reading, now)).status());
+void Poller::Store(const cache::IntensityRecord& record) {
+  cache_errors_.Record(label::kCachePut, store_.Put(record).status());
 }
 
 void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& series,
@@ -208,7 +208,7 @@ void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& s
     RecordOutcome(series, "current reading", status, answered, stats);
     if (status.ok()) {
       current = ToRecord(*reading, now);
-      Store(*reading, now);
+      Store(*current);
       if (!reading->source_units.empty()) metrics_.SetProviderUnits(series, reading->source_units);
     }
   }
@@ -222,8 +222,11 @@ void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& s
     metrics_.ClearIntensity(series);
     return;
   }
-  metrics_.SetIntensity(series, current->value, current->unit == kPercentileUnit,
-                        current->estimated, current->valid_to, now - current->fetched_at);
+  metrics_.SetIntensity(series, {.kind = current->kind,
+                                 .value = current->value,
+                                 .estimated = current->estimated,
+                                 .valid_to = current->valid_to,
+                                 .age = now - current->fetched_at});
   ++stats.exported_series;
   const absl::Time series_change =
       current->valid_to > now ? current->valid_to : current->valid_to + config_.grace;
@@ -257,7 +260,7 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
   for (const ForecastWindow& window : kForecastWindows) {
     std::optional<double> mean;
     if (points.ok() && window.length <= horizon &&
-        (points->empty() || points->front().unit == kGramsPerKwhUnit)) {
+        (points->empty() || points->front().kind == ValueKind::kGramsPerKwh)) {
       mean = TimeWeightedMean(*points, now, now + window.length);
     }
     if (mean) {

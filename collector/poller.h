@@ -175,7 +175,8 @@ class Poller {
   void RecordSeriesStates(const providers::Provider& provider, absl::Time now);
   // Prunes the cache at most every hour (whichever provider's loop comes first).
   void PruneIfDue(absl::Time now);
-  void Store(const providers::Reading& reading, absl::Time now);
+  // Puts one reading into the cache, counting a failure.
+  void Store(const cache::IntensityRecord& record);
 
   const std::vector<providers::Provider*> providers_;
   cache::ReadingStore& store_;

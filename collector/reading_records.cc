@@ -8,8 +8,7 @@ cache::IntensityRecord ToRecord(const providers::Reading& reading, absl::Time fe
   record.valid_from = reading.valid_from;
   record.valid_to = reading.valid_to;
   record.value = reading.value;
-  record.unit =
-      reading.kind == providers::ValueKind::kPercentile ? kPercentileUnit : kGramsPerKwhUnit;
+  record.kind = reading.kind;
   record.estimated = reading.estimated;
   record.fetched_at = fetched_at;
   return record;

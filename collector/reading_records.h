@@ -11,10 +11,6 @@
 
 namespace carbonroute::collector {
 
-// IntensityRecord::unit values.
-inline constexpr char kGramsPerKwhUnit[] = "gCO2eq/kWh";
-inline constexpr char kPercentileUnit[] = "percentile";
-
 cache::IntensityRecord ToRecord(const providers::Reading& reading, absl::Time fetched_at);
 
 }  // namespace carbonroute::collector

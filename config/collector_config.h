@@ -2,7 +2,7 @@
 //
 // Typed settings of carbonroute-collector, as loaded from YAML by
 // LoadCollectorConfig() (config/load_collector_config.h). Plain value types
-// with in-class defaults; the README's "Configuration" section lists every key.
+// with in-class defaults; docs/configuration.md lists every key.
 //
 // Units live in the types: every interval is an absl::Duration; carbon
 // intensities are gCO2eq/kWh (`_grams_per_kwh`).
@@ -40,7 +40,7 @@ struct SecretRef {
 
 // Settings common to the HTTP providers.
 struct HttpProviderSettings {
-  std::string base_url;                        // defaults per provider type (see README)
+  std::string base_url;  // defaults per provider type (see docs/configuration.md)
   absl::Duration timeout = absl::Seconds(10);  // whole request
   absl::Duration connect_timeout = absl::Seconds(5);
 };
@@ -65,7 +65,7 @@ struct ElectricityMapsSettings {
 // Settings of the `replay` provider: a historical hourly trace served as if live.
 struct ReplaySettings {
   // CSV in the shape of data/carbon-intensity-2022-hourly.csv. A relative path
-  // is looked up by the collector in its data directories (see README).
+  // is looked up by the collector in its data directories (see docs/configuration.md).
   std::string trace = kIntensityTraceFile;
 };
 

@@ -1,7 +1,7 @@
 // File: contract/metric_names.h
 //
 // Every Prometheus metric name carbonroute exports, in one place. These names
-// are a contract (docs/architecture.md "Metric contract", README "Metrics"):
+// are a contract (docs/architecture.md "Metric contract", docs/metrics.md):
 // scheduler-lite, the dashboards, the alert rules and the tests rely on them.
 // Conventions: base units in the name, `_total` on counters
 // (https://prometheus.io/docs/practices/naming/).

@@ -112,8 +112,11 @@ void CollectorMetrics::RemoveValue(IntensityGauges& series) {
   series.value = nullptr;
 }
 
-void CollectorMetrics::SetIntensity(const IntensitySeries& series, double value, bool percentile,
-                                    bool estimated, absl::Time valid_to, absl::Duration age) {
+void CollectorMetrics::SetIntensity(const IntensitySeries& series, const ExportedReading& reading) {
+  const double value = reading.value;
+  const bool percentile = reading.kind == ValueKind::kPercentile;
+  const absl::Time valid_to = reading.valid_to;
+  const absl::Duration age = reading.age;
   absl::MutexLock lock(&mutex_);
   const prometheus::Labels labels = SeriesLabelSet(series);
   // A gauge is created with its value (Family::Add forwards it to the
@@ -134,7 +137,7 @@ void CollectorMetrics::SetIntensity(const IntensitySeries& series, double value,
         {{label::kProvider, series.provider}, {label::kLocation, series.location}}, value);
   } else {
     prometheus::Labels with_estimated = labels;
-    with_estimated[label::kEstimated] = std::string(EstimatedLabel(estimated));
+    with_estimated[label::kEstimated] = std::string(EstimatedLabel(reading.estimated));
     gauge = &intensity_.Add(with_estimated, value);
   }
   if (it->second.value != gauge) RemoveValue(it->second);

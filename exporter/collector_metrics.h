@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "contract/intensity_series.h"
 #include "contract/metric_labels.h"
+#include "contract/value_kind.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -35,10 +36,16 @@ class CollectorMetrics {
   CollectorMetrics(const CollectorMetrics&) = delete;
   CollectorMetrics& operator=(const CollectorMetrics&) = delete;
 
-  // Exports the reading valid now: gCO2eq/kWh (or, with `percentile`, the
-  // 0–100 relative signal), the end of its validity and its age.
-  void SetIntensity(const IntensitySeries& series, double value, bool percentile, bool estimated,
-                    absl::Time valid_to, absl::Duration age);
+  // The reading valid now, as exported.
+  struct ExportedReading {
+    ValueKind kind = ValueKind::kGramsPerKwh;  // gCO2eq/kWh, or the 0–100 relative signal
+    double value = 0;                          // in the unit `kind` names
+    bool estimated = false;                    // label estimated="true" (gCO2eq/kWh only)
+    absl::Time valid_to;                       // the end of its validity
+    absl::Duration age;                        // since it was fetched (clamped at 0)
+  };
+  // Exports `reading` as the series' value, its valid_to and its age.
+  void SetIntensity(const IntensitySeries& series, const ExportedReading& reading);
   // Removes the series' intensity, percentile, valid_to and age gauges (no true value is known).
   void ClearIntensity(const IntensitySeries& series);
 

@@ -11,21 +11,16 @@
 
 #include "absl/time/time.h"
 #include "contract/emissions_type.h"
+#include "contract/value_kind.h"
 
 namespace carbonroute::providers {
-
-// What `Reading::value` measures.
-enum class ValueKind {
-  kGramsPerKwh,  // absolute intensity, gCO2eq/kWh
-  kPercentile,   // relative signal 0–100 (WattTime signal-index) where no absolute value exists
-};
 
 struct Reading {
   std::string provider;  // the provider's configured name (metric label `provider`)
   std::string location;  // the provider's grid location code (metric label `location`)
   EmissionsType emissions_type = EmissionsType::kAverage;
-  ValueKind kind = ValueKind::kGramsPerKwh;
-  double value = 0;        // in the unit `kind` names
+  ValueKind kind = ValueKind::kGramsPerKwh;  // contract/value_kind.h
+  double value = 0;                          // in the unit `kind` names
   bool estimated = false;  // true when the provider says the value is an estimate, not measured
   absl::Time valid_from;   // inclusive
   absl::Time valid_to;     // exclusive

@@ -60,7 +60,7 @@ TEST(ReadingStore, ValidAtHonoursTheHalfOpenValidityWindow) {
 TEST(ReadingStore, RoundTripsEveryField) {
   auto store = OpenMemory();
   IntensityRecord record = Record(kT0, 123.25, /*estimated=*/true);
-  record.unit = "percentile";
+  record.kind = ValueKind::kPercentile;
   record.fetched_at = kT0 + absl::Seconds(7);
   ASSERT_THAT(store->Put(record), IsOk());
   std::optional<IntensityRecord> found = ValidAt(*store, kSeries, kT0);
@@ -71,7 +71,7 @@ TEST(ReadingStore, RoundTripsEveryField) {
   EXPECT_EQ(found->valid_from, kT0);
   EXPECT_EQ(found->valid_to, kT0 + absl::Hours(1));
   EXPECT_EQ(found->value, 123.25);
-  EXPECT_EQ(found->unit, "percentile");
+  EXPECT_EQ(found->kind, ValueKind::kPercentile);
   EXPECT_TRUE(found->estimated);
   EXPECT_EQ(found->fetched_at, kT0 + absl::Seconds(7));
 }
