@@ -113,17 +113,14 @@ void CollectorMetrics::RemoveValue(IntensityGauges& series) {
 }
 
 void CollectorMetrics::SetIntensity(const IntensitySeries& series, const ExportedReading& reading) {
-  const double value = reading.value;
   const bool percentile = reading.kind == ValueKind::kPercentile;
-  const absl::Time valid_to = reading.valid_to;
-  const absl::Duration age = reading.age;
   absl::MutexLock lock(&mutex_);
   const prometheus::Labels labels = SeriesLabelSet(series);
   // A gauge is created with its value (Family::Add forwards it to the
   // constructor under the family's lock): a scrape between creating and
   // setting it would otherwise read 0, a value never true here.
-  const double valid_to_seconds = absl::ToDoubleSeconds(valid_to - absl::UnixEpoch());
-  const double age_seconds = absl::ToDoubleSeconds(std::max(age, absl::ZeroDuration()));
+  const double valid_to_seconds = absl::ToDoubleSeconds(reading.valid_to - absl::UnixEpoch());
+  const double age_seconds = absl::ToDoubleSeconds(std::max(reading.age, absl::ZeroDuration()));
   auto it = intensity_series_.find(series);
   if (it == intensity_series_.end()) {
     IntensityGauges created;
@@ -134,16 +131,16 @@ void CollectorMetrics::SetIntensity(const IntensitySeries& series, const Exporte
   prometheus::Gauge* gauge = nullptr;
   if (percentile) {
     gauge = &percentile_.Add(
-        {{label::kProvider, series.provider}, {label::kLocation, series.location}}, value);
+        {{label::kProvider, series.provider}, {label::kLocation, series.location}}, reading.value);
   } else {
     prometheus::Labels with_estimated = labels;
     with_estimated[label::kEstimated] = std::string(EstimatedLabel(reading.estimated));
-    gauge = &intensity_.Add(with_estimated, value);
+    gauge = &intensity_.Add(with_estimated, reading.value);
   }
   if (it->second.value != gauge) RemoveValue(it->second);
   it->second.value = gauge;
   it->second.percentile = percentile;
-  gauge->Set(value);
+  gauge->Set(reading.value);
   it->second.valid_to->Set(valid_to_seconds);
   it->second.age->Set(age_seconds);
 }

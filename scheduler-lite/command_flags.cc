@@ -52,9 +52,16 @@ std::vector<double> NumberListFlag(const std::string& text, const char* flag, do
   return values;
 }
 
-absl::StatusOr<std::string> DefaultDataFile(const std::vector<std::string>& dirs,
-                                            const std::string& name) {
-  return FindDataFile(name, DataPathsFrom(dirs, "data"));
+absl::Status FillDefaultDataFiles(
+    const std::vector<std::string>& dirs,
+    std::initializer_list<std::pair<std::string*, const char*>> files) {
+  for (const auto& [path, name] : files) {
+    if (!path->empty()) continue;
+    absl::StatusOr<std::string> found = FindDataFile(name, DataPathsFrom(dirs, "data"));
+    if (!found.ok()) return found.status();
+    *path = *std::move(found);
+  }
+  return absl::OkStatus();
 }
 
 void SourceFlags::AddTo(CLI::App& cmd) {
@@ -99,32 +106,28 @@ void SourceFlags::AddTo(CLI::App& cmd) {
       ->excludes(user);
 }
 
-std::optional<ModelSources> SourceFlags::Resolve(std::ostream& err) const {
-  ModelSources sources;
+bool SourceFlags::Resolve(ModelSources& sources, std::ostream& err) const {
+  sources = ModelSources();
   sources.metrics_urls = metrics_;
   sources.prometheus_url = prometheus_;
   if (sources.empty()) {
     sources.metrics_urls = {"http://127.0.0.1:9464/metrics"};
     sources.default_source = true;
   }
-  const std::pair<std::string*, const std::string*> files[] = {
-      {&sources.rtt_matrix_csv, &rtt_matrix_}, {&sources.region_locations_csv, &region_zones_}};
-  const char* const names[] = {kInterRegionRttFile, kRegionZonesFile};
-  for (int i = 0; i < 2; ++i) {
-    *files[i].first = *files[i].second;
-    if (!files[i].second->empty()) continue;
-    absl::StatusOr<std::string> path = DefaultDataFile(data_dirs_, names[i]);
-    if (!path.ok()) {
-      err << "scheduler-lite: " << path.status().message()
-          << " (give --rtt-matrix/--region-zones or --data-dir)\n";
-      return std::nullopt;
-    }
-    *files[i].first = *path;
+  sources.rtt_matrix_csv = rtt_matrix_;
+  sources.region_locations_csv = region_zones_;
+  const absl::Status found =
+      FillDefaultDataFiles(data_dirs_, {{&sources.rtt_matrix_csv, kInterRegionRttFile},
+                                        {&sources.region_locations_csv, kRegionZonesFile}});
+  if (!found.ok()) {
+    err << "scheduler-lite: " << found.message()
+        << " (give --rtt-matrix/--region-zones or --data-dir)\n";
+    return false;
   }
   // Checked by IsMember.
   sources.emissions_type = *ParseEmissionsType(emissions_type_);
   sources.auth = auth_;
-  return sources;
+  return true;
 }
 
 std::shared_ptr<const PlacementModel> LoadModelOrSay(const ModelSources& sources,

@@ -10,13 +10,14 @@
 #define CARBONROUTE_SCHEDULER_LITE_COMMAND_FLAGS_H_
 
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <memory>
-#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "absl/status/statusor.h"
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "model_sources/model_loader.h"
@@ -35,20 +36,23 @@ void ListenFlag(const std::string& text);
 std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,
                                    double max_exclusive, const char* expected);
 
-// The shipped data file `name` (base/data_files.h) from the data directories:
-// `dirs` (--data-dir), $CARBONROUTE_DATA_DIR, ./data, next to the binary, the
-// installed one, as the collector searches; kNotFound naming every path tried.
-absl::StatusOr<std::string> DefaultDataFile(const std::vector<std::string>& dirs,
-                                            const std::string& name);
+// Each empty path of `files` becomes the shipped data file it names
+// (base/data_files.h), searched for as the collector does: `dirs` (--data-dir),
+// $CARBONROUTE_DATA_DIR, ./data, next to the binary, the installed one. A path
+// already given is kept. kNotFound, naming every path tried, for the first file
+// that is nowhere (the later ones are left as they were).
+absl::Status FillDefaultDataFiles(
+    const std::vector<std::string>& dirs,
+    std::initializer_list<std::pair<std::string*, const char*>> files);
 
 // The flags of the sources a placement model is built from.
 class SourceFlags {
  public:
   void AddTo(CLI::App& cmd);
-  // The sources, with the default data files found; with no --metrics or
-  // --prometheus, the local collector's /metrics. nullopt (exit 1) after
-  // saying on `err` which data file is missing and where it was looked for.
-  std::optional<model_sources::ModelSources> Resolve(std::ostream& err) const;
+  // Sets `sources` from the flags, with the default data files found; with no
+  // --metrics or --prometheus, the local collector's /metrics. False (exit 1)
+  // after saying on `err` which data file is missing and where it was looked for.
+  bool Resolve(model_sources::ModelSources& sources, std::ostream& err) const;
 
  private:
   std::vector<std::string> metrics_;

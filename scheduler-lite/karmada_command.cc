@@ -33,9 +33,7 @@ class KarmadaSubcommand final : public Subcommand {
     if (!runtime_.empty()) request_.runtime = DurationFlag(runtime_, "--runtime");
   }
   int Run(ProgramContext& c) override {
-    std::optional<model_sources::ModelSources> sources = sources_.Resolve(c.err);
-    if (!sources) return 1;
-    request_.sources = *std::move(sources);
+    if (!sources_.Resolve(request_.sources, c.err)) return 1;
     return KarmadaCommand(request_, c.http, c.clock, c.out, c.err);
   }
 

@@ -112,9 +112,7 @@ class RankSubcommand final : public Subcommand {
     request_.only = absl::StrSplit(locations_, ',', absl::SkipEmpty());
   }
   int Run(ProgramContext& c) override {
-    std::optional<model_sources::ModelSources> sources = sources_.Resolve(c.err);
-    if (!sources) return 1;
-    request_.sources = *std::move(sources);
+    if (!sources_.Resolve(request_.sources, c.err)) return 1;
     return explain_ ? ExplainCommand(request_, name_, c.http, c.clock, c.out, c.err)
                     : RankCommand(request_, c.http, c.clock, c.out, c.err);
   }

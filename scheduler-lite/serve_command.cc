@@ -46,9 +46,7 @@ class ServeSubcommand final : public Subcommand {
   }
   bool WatchesStopSignals() const override { return true; }
   int Run(ProgramContext& c) override {
-    std::optional<model_sources::ModelSources> sources = sources_.Resolve(c.err);
-    if (!sources) return 1;
-    request_.sources = *std::move(sources);
+    if (!sources_.Resolve(request_.sources, c.err)) return 1;
     return ServeCommand(request_, c.http, c.clock, c.signals->stop(), c.err);
   }
 

@@ -202,19 +202,14 @@ class SimulateSubcommand final : public Subcommand {
     request_.progress_bar = isatty(STDERR_FILENO) == 1;
   }
   int Run(ProgramContext& c) override {
-    const std::pair<std::string*, const char*> files[] = {
-        {&request_.trace_csv, kIntensityTraceFile},
-        {&request_.region_zones_csv, kRegionZonesFile},
-        {&request_.rtt_matrix_csv, kInterRegionRttFile}};
-    for (const auto& [path, name] : files) {
-      if (!path->empty()) continue;
-      absl::StatusOr<std::string> found = DefaultDataFile(data_dirs_, name);
-      if (!found.ok()) {
-        c.err << "scheduler-lite: " << found.status().message()
-              << " (give --trace/--region-zones/--rtt-matrix or --data-dir)\n";
-        return kUsageExitCode;
-      }
-      *path = *found;
+    const absl::Status found =
+        FillDefaultDataFiles(data_dirs_, {{&request_.trace_csv, kIntensityTraceFile},
+                                          {&request_.region_zones_csv, kRegionZonesFile},
+                                          {&request_.rtt_matrix_csv, kInterRegionRttFile}});
+    if (!found.ok()) {
+      c.err << "scheduler-lite: " << found.message()
+            << " (give --trace/--region-zones/--rtt-matrix or --data-dir)\n";
+      return kUsageExitCode;
     }
     return SimulateCommand(request_, c.out, c.err);
   }
