@@ -4,8 +4,8 @@
 // loops that wait (the collector's poll loop) hold a `Clock&`.
 //
 // Debian 12 ships Abseil 20220623, which has no `absl::Clock` (added in LTS
-// 20260526), so carbonroute owns this small interface shaped like it. It lives
-// in config/ because config is the leaf every binary links.
+// 20260526), so carbonroute owns this small interface shaped like it, in
+// base/, the leaf every binary links.
 #ifndef CARBONROUTE_BASE_CLOCK_H_
 #define CARBONROUTE_BASE_CLOCK_H_
 

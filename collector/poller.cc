@@ -51,6 +51,7 @@ const char* SeriesStateLabel(SeriesState state) {
 
 std::string OutcomeLabel(const absl::Status& status) {
   if (providers::IsRequestRefused(status)) return "bad_request";
+  if (providers::IsHeldBack(status)) return "held_back";
   switch (status.code()) {
     case absl::StatusCode::kOk:
       return "ok";
@@ -100,10 +101,34 @@ Poller::Poller(std::vector<providers::Provider*> providers, cache::ReadingStore&
     provider.SetHiddenCallObserver([this, name = provider.name()](const absl::Status& status) {
       metrics_.CountProviderRequest(name, OutcomeLabel(status));
     });
-    for (const std::string& location : provider.locations()) {
-      series_state_[{provider.name(), location, provider.emissions_type()}];
-    }
+    std::map<std::string, std::string>& wanted = wanted_[provider.name()];
+    for (const std::string& location : provider.locations()) wanted[location] = location;
   }
+}
+
+absl::Status Poller::SetLocations(const std::string& provider,
+                                  std::map<std::string, std::string> codes, int unmapped_nodes) {
+  absl::MutexLock lock(&locations_mutex_);
+  auto it = wanted_.find(provider);
+  if (it == wanted_.end()) {
+    return absl::NotFoundError(absl::StrCat("no provider named \"", provider, "\""));
+  }
+  it->second = std::move(codes);
+  unmapped_nodes_[provider] = unmapped_nodes;
+  return absl::OkStatus();
+}
+
+std::vector<std::string> Poller::Locations(const std::string& provider) const {
+  absl::MutexLock lock(&locations_mutex_);
+  std::vector<std::string> labels;
+  if (auto it = wanted_.find(provider); it != wanted_.end()) {
+    for (const auto& [label, code] : it->second) labels.push_back(label);
+  }
+  return labels;
+}
+
+Poller::SeriesPollState& Poller::StateOf(const IntensitySeries& series) {
+  return provider_state_.at(series.provider).series.at(series.location);
 }
 
 absl::Time Poller::AnsweredAt(absl::Time now, absl::Time started) const {
@@ -120,15 +145,17 @@ absl::Time Poller::ProviderBlockedUntil(const std::string& provider) const {
 }
 
 absl::Time Poller::SeriesBlockedUntil(const IntensitySeries& series) const {
-  auto it = series_state_.find(series);
-  const absl::Time own =
-      it == series_state_.end() ? absl::InfinitePast() : it->second.blocked_until;
+  absl::Time own = absl::InfinitePast();
+  if (auto account = provider_state_.find(series.provider); account != provider_state_.end()) {
+    auto it = account->second.series.find(series.location);
+    if (it != account->second.series.end()) own = it->second.blocked_until;
+  }
   return std::max(own, ProviderBlockedUntil(series.provider));
 }
 
 bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) {
-  const absl::Time until = std::max(provider_state_.at(series.provider).blocked_until,
-                                    series_state_.at(series).blocked_until);
+  const absl::Time until =
+      std::max(provider_state_.at(series.provider).blocked_until, StateOf(series).blocked_until);
   if (now >= until) return true;
   ++stats.skipped_calls;
   stats.next_poll = std::min(stats.next_poll, until);
@@ -140,7 +167,7 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
   ++stats.provider_calls;
   metrics_.CountProviderRequest(series.provider, OutcomeLabel(status));
   ProviderState& provider = provider_state_.at(series.provider);
-  SeriesPollState& state = series_state_.at(series);
+  SeriesPollState& state = StateOf(series);
   auto failing = state.failing.find(what);
   if (status.ok()) {
     provider.consecutive_failures = 0;
@@ -188,16 +215,16 @@ void Poller::Store(const cache::IntensityRecord& record) {
 }
 
 void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& series,
-                         absl::Time now, PollStats& stats) {
+                         absl::Time now, PollStats& stats, bool call) {
   absl::StatusOr<std::optional<cache::IntensityRecord>> cached = store_.ValidAt(series, now);
   cache_errors_.Record(label::kCacheLookup, cached.status());
   std::optional<cache::IntensityRecord> current = cached.ok() ? *cached : std::nullopt;
   metrics_.CountCacheLookup(current.has_value());
   if (current) {
     ++stats.cache_hits;
-  } else if (MayCall(series, now, stats)) {
+  } else if (call && MayCall(series, now, stats)) {
     const absl::Time started = clock_.Now();
-    absl::StatusOr<providers::Reading> reading = provider.Current(series.location, now);
+    absl::StatusOr<providers::Reading> reading = provider.Current(StateOf(series).code, now);
     const absl::Time answered = AnsweredAt(now, started);
     absl::Status status = reading.status();
     if (reading.ok() && !reading->Covers(now)) {
@@ -237,7 +264,7 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
                           absl::Time now, PollStats& stats) {
   const absl::Duration horizon = config_.forecast_horizon;
   if (horizon <= absl::ZeroDuration() || !provider.supports_forecast()) return;
-  SeriesPollState& state = series_state_.at(series);
+  SeriesPollState& state = StateOf(series);
   absl::StatusOr<std::optional<absl::Time>> end = store_.ForecastEnd(series);
   cache_errors_.Record(label::kCacheLookup, end.status());
   const bool short_of_horizon = !end.ok() || !end->has_value() || **end < now + horizon;
@@ -246,7 +273,7 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
     state.last_forecast_fetch = now;
     const absl::Time started = clock_.Now();
     absl::StatusOr<std::vector<providers::Reading>> forecast =
-        provider.Forecast(series.location, now, horizon + kForecastSlack);
+        provider.Forecast(state.code, now, horizon + kForecastSlack);
     RecordOutcome(series, "forecast", forecast.status(), AnsweredAt(now, started), stats);
     if (forecast.ok()) {
       std::vector<cache::IntensityRecord> points;
@@ -274,7 +301,7 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
 void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& series,
                          absl::Time now, PollStats& stats) {
   if (!provider.supports_history()) return;
-  SeriesPollState& state = series_state_.at(series);
+  SeriesPollState& state = StateOf(series);
   if (state.last_history_fetch == absl::InfinitePast()) {  // first look: what a run before left
     absl::StatusOr<std::optional<absl::Time>> stored = store_.LastFetch(series, kHistoryFetch);
     cache_errors_.Record(label::kCacheLookup, stored.status());
@@ -288,7 +315,7 @@ void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& s
   state.last_history_fetch = now;
   cache_errors_.Record(label::kCacheRecordFetch, store_.RecordFetch(series, kHistoryFetch, now));
   const absl::Time started = clock_.Now();
-  absl::StatusOr<std::vector<providers::Reading>> history = provider.History(series.location, now);
+  absl::StatusOr<std::vector<providers::Reading>> history = provider.History(state.code, now);
   RecordOutcome(series, "history", history.status(), AnsweredAt(now, started), stats);
   if (!history.ok()) return;
   std::vector<cache::IntensityRecord> measured;
@@ -298,11 +325,54 @@ void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& s
   cache_errors_.Record(label::kCachePutMany, store_.PutMany(measured).status());
 }
 
+void Poller::FollowLocations(const providers::Provider& provider, absl::Time now,
+                             PollStats& stats) {
+  std::map<std::string, std::string> wanted;
+  {
+    absl::MutexLock lock(&locations_mutex_);
+    wanted = wanted_.at(provider.name());
+  }
+  std::map<std::string, SeriesPollState>& states = provider_state_.at(provider.name()).series;
+  for (const auto& [label, code] : wanted) {
+    SeriesPollState& state = states[label];
+    if (state.code != code && !state.code.empty()) state = SeriesPollState();  // a new code
+    state.code = code;
+    state.dropped_at = absl::InfiniteFuture();
+  }
+  for (auto it = states.begin(); it != states.end();) {
+    const IntensitySeries series{provider.name(), it->first, provider.emissions_type()};
+    SeriesPollState& state = it->second;
+    if (wanted.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    if (state.dropped_at == absl::InfiniteFuture()) {
+      state.dropped_at = now;
+      spdlog::info(
+          "provider {} location {}: no longer polled (no Node there any more); its series are "
+          "removed in {} (poll.grace)",
+          provider.name(), it->first, absl::FormatDuration(config_.grace));
+    }
+    if (now >= state.dropped_at + config_.grace) {
+      metrics_.RemoveSeries(series);
+      it = states.erase(it);
+      continue;
+    }
+    stats.next_poll = std::min(stats.next_poll, state.dropped_at + config_.grace);
+    ++it;
+  }
+}
+
 void Poller::PollProvider(providers::Provider& provider, absl::Time now,
                           const absl::Notification* stop, PollStats& stats) {
-  for (const std::string& location : provider.locations()) {
+  FollowLocations(provider, now, stats);
+  for (const auto& [location, state] : provider_state_.at(provider.name()).series) {
     if (stop != nullptr && stop->HasBeenNotified()) return;
     const IntensitySeries series{provider.name(), location, provider.emissions_type()};
+    if (state.dropped_at != absl::InfiniteFuture()) {  // the cache's reading, until grace ends
+      PollCurrent(provider, series, now, stats, /*call=*/false);
+      continue;
+    }
     // The forecast first: a provider whose forecast starts with the current
     // point (WattTime) then answers the current reading without a second call.
     PollForecast(provider, series, now, stats);
@@ -315,9 +385,10 @@ void Poller::PollProvider(providers::Provider& provider, absl::Time now,
 void Poller::RecordSeriesStates(const providers::Provider& provider, absl::Time now) {
   const ProviderState& account = provider_state_.at(provider.name());
   SeriesStateCounts counts{};
-  for (const std::string& location : provider.locations()) {
-    const SeriesPollState& state =
-        series_state_.at({provider.name(), location, provider.emissions_type()});
+  int polled = 0;
+  for (const auto& [location, state] : account.series) {
+    if (state.dropped_at != absl::InfiniteFuture()) continue;
+    ++polled;
     SeriesState current = SeriesState::kOk;
     if (now < state.blocked_until) current = state.pause;
     // The account's pause outranks a series' own when it lasts longer.
@@ -325,6 +396,10 @@ void Poller::RecordSeriesStates(const providers::Provider& provider, absl::Time 
       current = account.pause;
     }
     ++counts[static_cast<std::size_t>(current)];
+  }
+  {
+    absl::MutexLock lock(&locations_mutex_);
+    metrics_.SetProviderLocations(provider.name(), polled, unmapped_nodes_[provider.name()]);
   }
   for (SeriesState state : kAllSeriesStates) {
     metrics_.SetProviderSeries(provider.name(), SeriesStateLabel(state),
@@ -370,9 +445,11 @@ void Poller::Run(Clock& clock, absl::Notification& stop,
   ProgressMonitor& monitor = progress != nullptr ? *progress : unwatched;
   auto loop = [&](providers::Provider* provider) {
     const ProgressMonitor::LoopId loop_id = monitor.Register("poll loop of " + provider->name());
-    const absl::Duration poll_budget =
-        kPollSlack + static_cast<int64_t>(provider->locations().size()) * 3 * longest_call;
-    monitor.Expect(loop_id, clock.Now() + poll_budget);
+    auto poll_budget = [&] {
+      return kPollSlack +
+             static_cast<int64_t>(Locations(provider->name()).size()) * 3 * longest_call;
+    };
+    monitor.Expect(loop_id, clock.Now() + poll_budget());
     if (absl::Status started = provider->Start(clock.Now()); !started.ok()) {
       spdlog::warn("provider {}: start-up check failed (polling goes ahead): {}", provider->name(),
                    std::string(started.message()));
@@ -380,7 +457,7 @@ void Poller::Run(Clock& clock, absl::Notification& stop,
     bool first = true;
     while (!stop.HasBeenNotified()) {
       const absl::Time now = clock.Now();
-      monitor.Expect(loop_id, now + poll_budget);
+      monitor.Expect(loop_id, now + poll_budget());
       PollStats stats;
       stats.next_poll = now + config_.interval;
       PollProvider(*provider, now, &stop, stats);

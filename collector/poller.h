@@ -37,6 +37,13 @@
 //     until its valid_to + poll.grace, with carbonroute_carbon_intensity_age_seconds
 //     growing; after that the series is removed (never a stale or zero value).
 //
+// Locations: each provider polls its configured locations, or the ones
+// SetLocations() gives it (`locations: nodes`, followed as the cluster's
+// Nodes change): a location given is polled from the provider's next poll
+// (within poll.interval); one no longer given is not called again, its
+// reading stays exported while valid and then for poll.grace, and all its
+// series are removed poll.grace after it was dropped.
+//
 // PollOnce() returns when to poll next: the earliest end of validity of an
 // exported reading or end of a backoff, capped at now + poll.interval.
 //
@@ -130,6 +137,17 @@ class Poller {
   // before its first). Thread safety: any thread.
   std::map<std::string, SeriesStateCounts> SeriesStates() const;
 
+  // The locations `provider` polls from its next poll: each series label (the
+  // `location` label, a grid location) → the code the provider is called with
+  // (the same for most; a WattTime region or "lat,lon" for WattTime).
+  // `unmapped_nodes`: Nodes left out for want of a code (exported as
+  // carbonroute_provider_unmapped_nodes).
+  // kNotFound for a provider the Poller does not have. Thread safety: any thread.
+  absl::Status SetLocations(const std::string& provider, std::map<std::string, std::string> codes,
+                            int unmapped_nodes = 0);
+  // The series labels `provider` polls now (empty for an unknown provider). Any thread.
+  std::vector<std::string> Locations(const std::string& provider) const;
+
   // The earliest time the provider may be called again for any location
   // (InfinitePast if not paused).
   absl::Time ProviderBlockedUntil(const std::string& provider) const;
@@ -137,23 +155,33 @@ class Poller {
   absl::Time SeriesBlockedUntil(const IntensitySeries& series) const;
 
  private:
-  struct ProviderState {
-    absl::Time blocked_until = absl::InfinitePast();  // an account error's pause
-    SeriesState pause = SeriesState::kOk;             // why blocked_until is set
-    int consecutive_failures = 0;                     // rate limits in a row
-    std::mt19937_64 jitter;  // for its own series' backoffs: one thread uses it
-  };
   struct SeriesPollState {
+    std::string code;  // what the provider is called with for this location
     absl::Time blocked_until = absl::InfinitePast();  // backoff or configuration-error pause
     SeriesState pause = SeriesState::kOk;             // why blocked_until is set
     int consecutive_failures = 0;
     absl::Time last_forecast_fetch = absl::InfinitePast();
     absl::Time last_history_fetch = absl::InfinitePast();
     std::map<std::string, absl::StatusCode> failing;  // what ("current reading", ...) → code
+    // When SetLocations stopped listing it (InfiniteFuture while listed).
+    absl::Time dropped_at = absl::InfiniteFuture();
+  };
+  struct ProviderState {
+    absl::Time blocked_until = absl::InfinitePast();  // an account error's pause
+    SeriesState pause = SeriesState::kOk;             // why blocked_until is set
+    int consecutive_failures = 0;                     // rate limits in a row
+    std::mt19937_64 jitter;  // for its own series' backoffs: one thread uses it
+    // Location label → its state; only the provider's own loop touches it.
+    std::map<std::string, SeriesPollState> series;
   };
 
+  // With `call` false (a dropped location), only what the cache holds is exported.
   void PollCurrent(providers::Provider& provider, const IntensitySeries& series, absl::Time now,
-                   PollStats& stats);
+                   PollStats& stats, bool call = true);
+  SeriesPollState& StateOf(const IntensitySeries& series);
+  // Applies the provider's wanted locations to its states: new ones start,
+  // dropped ones are marked, those dropped poll.grace ago removed with their series.
+  void FollowLocations(const providers::Provider& provider, absl::Time now, PollStats& stats);
   void PollForecast(providers::Provider& provider, const IntensitySeries& series, absl::Time now,
                     PollStats& stats);
   void PollHistory(providers::Provider& provider, const IntensitySeries& series, absl::Time now,
@@ -189,15 +217,20 @@ class Poller {
   // Made whole by the constructor; afterwards only looked up (never
   // inserted into), each entry by its provider's loop alone.
   std::map<std::string, ProviderState> provider_state_;
-  std::map<IntensitySeries, SeriesPollState> series_state_;
+  mutable absl::Mutex locations_mutex_;
+  // Provider → location label → code, as SetLocations last gave them.
+  std::map<std::string, std::map<std::string, std::string>> wanted_
+      ABSL_GUARDED_BY(locations_mutex_);
+  std::map<std::string, int> unmapped_nodes_ ABSL_GUARDED_BY(locations_mutex_);
   mutable absl::Mutex states_mutex_;
   std::map<std::string, SeriesStateCounts> series_states_ ABSL_GUARDED_BY(states_mutex_);
 };
 
 // The outcome label for a provider call's status: "ok", "not_found",
 // "parse_error", "bad_request" (the provider refused our request: HTTP 400,
-// 422, ...), "timeout", "unavailable", "rate_limited", "unauthenticated",
-// "permission_denied", "not_in_plan" or "error".
+// 422, ...), "held_back" (not sent: the client-side limiter,
+// providers/call_limiter.h, held it back; the provider is paused as rate limited), "timeout",
+// "unavailable", "rate_limited", "unauthenticated", "permission_denied", "not_in_plan" or "error".
 std::string OutcomeLabel(const absl::Status& status);
 
 }  // namespace carbonroute::collector

@@ -79,6 +79,21 @@ struct StaticSettings {
   std::map<std::string, double> grams_per_kwh;
 };
 
+// The word that makes a provider's `locations` the cluster's
+// (ProviderConfig::locations_from_nodes).
+inline constexpr char kLocationsFromNodes[] = "nodes";
+
+// How one collector keeps its calls within the account's published limits
+// (providers/call_limits.h holds the figures and their sources).
+struct ProviderLimitSettings {
+  // How many collectors call with this account (the carbon role's replicas):
+  // each keeps to 1/N of every published limit, so that together they stay within it.
+  int account_shared_by = 1;
+  // Electricity Maps: calls this account may make per calendar month (UTC),
+  // shared by `account_shared_by` collectors; 0 = no budget.
+  int64_t monthly_budget = 0;
+};
+
 struct ProviderConfig {
   // Unique among providers; the `provider` metric label. Defaults to the type name.
   std::string name;
@@ -87,6 +102,11 @@ struct ProviderConfig {
   // "DE", WattTime region "CAISO_NORTH"). For `replay`, ["*"] means every zone
   // of the trace. For `static`, the keys of `grams_per_kwh`.
   std::vector<std::string> locations;
+  // `locations: nodes`: the grid locations of the Nodes rtt.discovery.kubernetes
+  // lists, followed as Nodes come and go (collector/node_locations.h); `locations`
+  // is then empty. Not for `static` nor `uk_carbon_intensity`.
+  bool locations_from_nodes = false;
+  ProviderLimitSettings limits;
   ReplaySettings replay;
   StaticSettings static_values;
   HttpProviderSettings http;
@@ -184,7 +204,8 @@ struct KubernetesDiscoveryConfig {
   absl::Duration backoff_max = absl::Minutes(1);
 };
 
-enum class PeerSelectionMode { kAuto, kAll, kSampled };
+// kNone: Nodes are discovered (for `locations: nodes`) but none is probed: the carbon role.
+enum class PeerSelectionMode { kAuto, kAll, kSampled, kNone };
 
 // `rtt.peer_selection`: which discovered Nodes this collector probes
 // (discovery/peer_selection.h). Configured peers (`rtt.peers`) are always probed.
@@ -218,7 +239,7 @@ struct CollectorConfig {
 
 // "replay", "static", "watttime", "electricity_maps" or "uk_carbon_intensity".
 absl::string_view ProviderTypeName(ProviderType type);
-// "auto", "all" or "sampled": the values of rtt.peer_selection.mode.
+// "auto", "all", "sampled" or "none": the values of rtt.peer_selection.mode.
 absl::string_view PeerSelectionModeName(PeerSelectionMode mode);
 
 }  // namespace carbonroute

@@ -132,10 +132,49 @@ absl::Status ReadHttpSettings(MappingReader& reader, absl::string_view default_b
   return absl::OkStatus();
 }
 
-absl::Status RequireLocations(const MappingReader& reader, const ProviderConfig& provider) {
-  if (provider.locations.empty()) {
-    return Invalid(reader.PathOf("locations"), "list at least one location");
+// A whole number in [min, max] at `key` (unchanged when absent).
+absl::Status ReadWholeNumber(MappingReader& reader, absl::string_view key, double min, double max,
+                             double& out) {
+  double value = out;
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDouble(key, value));
+  if (value != std::floor(value) || value < min || value > max) {
+    return Invalid(reader.PathOf(key), absl::StrCat("must be a whole number between ", min, " and ",
+                                                    max, ", got ", value));
   }
+  out = value;
+  return absl::OkStatus();
+}
+
+// `locations`: a list of the provider's codes, or the word `nodes` (REQUIRES:
+// the provider type allows it).
+absl::Status ReadLocations(MappingReader& reader, ProviderConfig& provider,
+                           absl::string_view empty_hint =
+                               "list at least one location, or "
+                               "\"nodes\" for the cluster's") {
+  std::string word;
+  if (reader.Has("locations") && reader.ReadString("locations", word).ok()) {
+    if (word != kLocationsFromNodes) {
+      return Invalid(reader.PathOf("locations"),
+                     absl::StrCat("expected a list of locations or \"", kLocationsFromNodes,
+                                  "\", got \"", word, "\""));
+    }
+    provider.locations_from_nodes = true;
+    return absl::OkStatus();
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
+  if (provider.locations.empty()) return Invalid(reader.PathOf("locations"), empty_hint);
+  return absl::OkStatus();
+}
+
+// `account_shared_by` and (with `budget`) `monthly_budget`.
+absl::Status ReadLimits(MappingReader& reader, ProviderLimitSettings& limits, bool budget) {
+  double shared_by = limits.account_shared_by;
+  CARBONROUTE_RETURN_IF_ERROR(ReadWholeNumber(reader, "account_shared_by", 1, 1000, shared_by));
+  limits.account_shared_by = static_cast<int>(shared_by);
+  if (!budget) return absl::OkStatus();
+  double monthly = static_cast<double>(limits.monthly_budget);
+  CARBONROUTE_RETURN_IF_ERROR(ReadWholeNumber(reader, "monthly_budget", 0, 1e12, monthly));
+  limits.monthly_budget = static_cast<int64_t>(monthly);
   return absl::OkStatus();
 }
 
@@ -153,7 +192,7 @@ absl::Status RequireOneOf(const MappingReader& reader, absl::string_view key,
 absl::Status ReadWattTime(MappingReader& reader, ProviderConfig& provider) {
   CARBONROUTE_RETURN_IF_ERROR(
       reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout", "connect_timeout",
-                         "username", "password", "signal_type", "data"}));
+                         "username", "password", "signal_type", "data", "account_shared_by"}));
   CARBONROUTE_RETURN_IF_ERROR(ReadHttpSettings(reader, "https://api.watttime.org", provider.http));
   WattTimeSettings& settings = provider.watttime;
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadSecret("username", settings.username));
@@ -168,14 +207,14 @@ absl::Status ReadWattTime(MappingReader& reader, ProviderConfig& provider) {
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("data", settings.data));
   CARBONROUTE_RETURN_IF_ERROR(
       RequireOneOf(reader, "data", settings.data, {"forecast", "signal_index"}));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
-  return RequireLocations(reader, provider);
+  CARBONROUTE_RETURN_IF_ERROR(ReadLimits(reader, provider.limits, /*budget=*/false));
+  return ReadLocations(reader, provider);
 }
 
 absl::Status ReadElectricityMaps(MappingReader& reader, ProviderConfig& provider) {
-  CARBONROUTE_RETURN_IF_ERROR(
-      reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout", "connect_timeout",
-                         "token", "auth_header", "emission_factor_type"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly(
+      {"type", "name", "locations", "base_url", "timeout", "connect_timeout", "token",
+       "auth_header", "emission_factor_type", "account_shared_by", "monthly_budget"}));
   CARBONROUTE_RETURN_IF_ERROR(
       ReadHttpSettings(reader, "https://api.electricitymaps.com/v3", provider.http));
   ElectricityMapsSettings& settings = provider.electricity_maps;
@@ -188,8 +227,8 @@ absl::Status ReadElectricityMaps(MappingReader& reader, ProviderConfig& provider
       reader.ReadString("emission_factor_type", settings.emission_factor_type));
   CARBONROUTE_RETURN_IF_ERROR(RequireOneOf(reader, "emission_factor_type",
                                            settings.emission_factor_type, {"lifecycle", "direct"}));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
-  return RequireLocations(reader, provider);
+  CARBONROUTE_RETURN_IF_ERROR(ReadLimits(reader, provider.limits, /*budget=*/true));
+  return ReadLocations(reader, provider);
 }
 
 absl::Status ReadUkCarbonIntensity(MappingReader& reader, ProviderConfig& provider) {
@@ -198,7 +237,12 @@ absl::Status ReadUkCarbonIntensity(MappingReader& reader, ProviderConfig& provid
   CARBONROUTE_RETURN_IF_ERROR(
       ReadHttpSettings(reader, "https://api.carbonintensity.org.uk", provider.http));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
-  return RequireLocations(reader, provider);
+  if (provider.locations.empty()) {
+    return Invalid(reader.PathOf("locations"),
+                   "list at least one region (\"nodes\" is not possible: a Node's grid "
+                   "location is not a UK region)");
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::string& path) {
@@ -210,11 +254,10 @@ absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::s
     provider.type = ProviderType::kReplay;
     CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"type", "name", "trace", "locations"}));
     CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("trace", provider.replay.trace));
-    CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", provider.locations));
-    if (provider.locations.empty()) {
-      return Invalid(reader.PathOf("locations"),
-                     "list at least one grid zone, or [\"*\"] for every zone of the trace");
-    }
+    CARBONROUTE_RETURN_IF_ERROR(ReadLocations(
+        reader, provider,
+        "list at least one grid zone, [\"*\"] for every zone of the trace, or \"nodes\" for "
+        "the cluster's"));
   } else if (type == "static") {
     provider.type = ProviderType::kStatic;
     CARBONROUTE_RETURN_IF_ERROR(
@@ -240,19 +283,6 @@ absl::StatusOr<ProviderConfig> ReadProvider(const YAML::Node& node, const std::s
   if (provider.name.empty()) return Invalid(reader.PathOf("name"), "must not be empty");
   CARBONROUTE_RETURN_IF_ERROR(reader.Finish());
   return provider;
-}
-
-// A whole number in [min, max] at `key` (unchanged when absent).
-absl::Status ReadWholeNumber(MappingReader& reader, absl::string_view key, double min, double max,
-                             double& out) {
-  double value = out;
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDouble(key, value));
-  if (value != std::floor(value) || value < min || value > max) {
-    return Invalid(reader.PathOf(key), absl::StrCat("must be a whole number between ", min, " and ",
-                                                    max, ", got ", value));
-  }
-  out = value;
-  return absl::OkStatus();
 }
 
 absl::Status ReadPort(MappingReader& reader, absl::string_view key, uint16_t& port) {
@@ -363,8 +393,8 @@ absl::Status ReadPeerSelection(MappingReader& rtt_reader, PeerSelectionConfig& s
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("mode", mode));
   if (!mode.empty()) {
     bool known = false;
-    for (const PeerSelectionMode m :
-         {PeerSelectionMode::kAuto, PeerSelectionMode::kAll, PeerSelectionMode::kSampled}) {
+    for (const PeerSelectionMode m : {PeerSelectionMode::kAuto, PeerSelectionMode::kAll,
+                                      PeerSelectionMode::kSampled, PeerSelectionMode::kNone}) {
       if (mode == PeerSelectionModeName(m)) {
         selection.mode = m;
         known = true;
@@ -372,7 +402,7 @@ absl::Status ReadPeerSelection(MappingReader& rtt_reader, PeerSelectionConfig& s
     }
     if (!known) {
       return Invalid(reader.PathOf("mode"),
-                     absl::StrCat("must be auto, all or sampled, got \"", mode, "\""));
+                     absl::StrCat("must be auto, all, sampled or none, got \"", mode, "\""));
     }
   }
   double same_zone = selection.same_zone, per_remote_zone = selection.per_remote_zone;
@@ -453,8 +483,8 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
   CARBONROUTE_RETURN_IF_ERROR(ReadPoll(root, config.poll));
   CARBONROUTE_RETURN_IF_ERROR(ReadRtt(root, config.rtt));
 
+  // No provider (absent or []) is the latency role: probes only.
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> providers, root.ReadSequence("providers"));
-  if (providers.empty()) return Invalid("providers", "list at least one provider");
   std::set<std::string> names;
   for (std::size_t i = 0; i < providers.size(); ++i) {
     const std::string path = absl::StrCat("providers[", i, "]");
@@ -463,6 +493,11 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
       return Invalid(absl::StrCat(path, ".name"),
                      absl::StrCat("duplicate provider name \"", provider.name,
                                   "\"; give each provider a unique name"));
+    }
+    if (provider.locations_from_nodes && !config.rtt.kubernetes.enabled) {
+      return Invalid(absl::StrCat(path, ".locations"),
+                     "\"nodes\" needs rtt.discovery.kubernetes: the Nodes it lists are where "
+                     "the locations come from");
     }
     config.providers.push_back(std::move(provider));
   }
@@ -496,6 +531,8 @@ absl::string_view PeerSelectionModeName(PeerSelectionMode mode) {
       return "all";
     case PeerSelectionMode::kSampled:
       return "sampled";
+    case PeerSelectionMode::kNone:
+      return "none";
   }
   return "unknown";
 }

@@ -44,6 +44,16 @@ inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total
 // rate_limited (the account's pause) or configuration_error (paused for
 // poll.config_error_retry). Every state is exported, 0 included.
 inline constexpr char kProviderSeries[] = "carbonroute_provider_series";
+// gauge{provider}: the grid locations a provider polls now (with `locations: nodes`, the
+// cluster's).
+inline constexpr char kProviderLocations[] = "carbonroute_provider_locations";
+// gauge{provider}: Nodes whose grid location the provider has no code for
+// (`locations: nodes`; e.g. no WattTime region): not polled, logged once.
+inline constexpr char kProviderUnmappedNodes[] = "carbonroute_provider_unmapped_nodes";
+// gauge{provider}: the calls per calendar month this collector keeps to (its share of
+// the account's `monthly_budget`), and the calls left of it this month.
+inline constexpr char kProviderBudget[] = "carbonroute_provider_budget_calls";
+inline constexpr char kProviderBudgetRemaining[] = "carbonroute_provider_budget_remaining_calls";
 // gauge (=1){node, location, region, zone}: which grid location a node draws power from.
 inline constexpr char kNodeInfo[] = "carbonroute_node_info";
 // counter{outcome}: cache lookups made instead of provider calls (hit) or before them (miss).

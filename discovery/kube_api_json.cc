@@ -110,6 +110,8 @@ absl::Status ReadNode(element value, absl::string_view what, const std::string& 
   CARBONROUTE_RETURN_IF_ERROR(OptionalString(labels, kZoneLabel, node.zone, what, label_path));
   CARBONROUTE_RETURN_IF_ERROR(
       OptionalString(labels, kLocationLabel, node.location, what, label_path));
+  CARBONROUTE_RETURN_IF_ERROR(
+      OptionalString(labels, kWattTimeRegionLabel, node.watttime_region, what, label_path));
 
   CARBONROUTE_ASSIGN_OR_RETURN(object spec, OptionalObject(root, "spec", what, path));
   element unschedulable;

@@ -8,6 +8,7 @@
 //   metadata.labels["topology.kubernetes.io/zone"]   → zone
 //     (well-known labels: https://kubernetes.io/docs/reference/labels-annotations-taints/)
 //   metadata.labels["carbonroute.io/location"]       → location (grid zone)
+//   metadata.labels["carbonroute.io/watttime-region"] → watttime_region (WattTime's code for it)
 //   status.conditions[type=Ready].status == "True"   → ready
 //   spec.unschedulable                               → unschedulable
 #ifndef CARBONROUTE_DISCOVERY_KUBE_NODE_H_
@@ -20,11 +21,13 @@ namespace carbonroute::discovery {
 inline constexpr char kRegionLabel[] = "topology.kubernetes.io/region";
 inline constexpr char kZoneLabel[] = "topology.kubernetes.io/zone";
 inline constexpr char kLocationLabel[] = "carbonroute.io/location";
+inline constexpr char kWattTimeRegionLabel[] = "carbonroute.io/watttime-region";
 
 struct KubeNode {
   std::string name;
   std::string address;  // "" when the Node reports neither an InternalIP nor an ExternalIP
   std::string region, zone, location;  // "" when the label is absent
+  std::string watttime_region;         // "" when the label is absent
   bool ready = false;
   bool unschedulable = false;
 

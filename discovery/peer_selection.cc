@@ -47,7 +47,9 @@ std::vector<std::size_t> SelectPeers(absl::string_view source_name, absl::string
                                      const std::vector<KubeNode>& nodes,
                                      const PeerSelectionConfig& config) {
   std::vector<std::size_t> chosen;
-  if (EffectiveMode(config, nodes.size()) == PeerSelectionMode::kAll) {
+  const PeerSelectionMode mode = EffectiveMode(config, nodes.size());
+  if (mode == PeerSelectionMode::kNone) return chosen;
+  if (mode == PeerSelectionMode::kAll) {
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       if (nodes[i].name != source_name && !nodes[i].address.empty()) chosen.push_back(i);
     }

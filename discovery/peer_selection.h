@@ -9,6 +9,7 @@
 //            targets are bounded by same_zone + per_remote_zone × (zones − 1),
 //            whatever the cluster's size.
 //   auto     all below PeerSelectionConfig::kAutoSampledFrom Nodes, else sampled.
+//   none     no Node: the carbon role discovers Nodes for their grid locations only.
 //
 // Sampled choices use rendezvous (highest-random-weight) hashing: within
 // each zone, a source picks the Nodes with the highest weight

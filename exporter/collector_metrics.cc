@@ -56,6 +56,24 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                            .Help("A provider's series (one per location) by state at the end of "
                                  "its last poll: ok, backoff, rate_limited, configuration_error.")
                            .Register(registry)),
+      provider_locations_(BuildGauge()
+                              .Name(metric_names::kProviderLocations)
+                              .Help("Grid locations a provider polls now.")
+                              .Register(registry)),
+      provider_unmapped_nodes_(
+          BuildGauge()
+              .Name(metric_names::kProviderUnmappedNodes)
+              .Help("Nodes whose grid location a provider has no code for: not polled.")
+              .Register(registry)),
+      provider_budget_(BuildGauge()
+                           .Name(metric_names::kProviderBudget)
+                           .Help("Calls per calendar month this collector keeps to for a "
+                                 "provider (its share of the account's budget).")
+                           .Register(registry)),
+      provider_budget_remaining_(BuildGauge()
+                                     .Name(metric_names::kProviderBudgetRemaining)
+                                     .Help("Calls left of a provider's monthly budget this month.")
+                                     .Register(registry)),
       cache_lookups_(BuildCounter()
                          .Name(metric_names::kCacheLookups)
                          .Help("Cache lookups; a hit made a provider call unnecessary.")
@@ -185,6 +203,35 @@ void CollectorMetrics::ClearForecastMean(const IntensitySeries& series, const st
   if (it == forecast_series_.end()) return;
   forecast_mean_.Remove(it->second);
   forecast_series_.erase(it);
+}
+
+void CollectorMetrics::RemoveSeries(const IntensitySeries& series) {
+  ClearIntensity(series);
+  absl::MutexLock lock(&mutex_);
+  for (auto it = forecast_series_.begin(); it != forecast_series_.end();) {
+    if (it->first.first == series) {
+      forecast_mean_.Remove(it->second);
+      it = forecast_series_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (auto it = units_series_.find(series); it != units_series_.end()) {
+    units_.Remove(it->second);
+    units_series_.erase(it);
+  }
+}
+
+void CollectorMetrics::SetProviderLocations(const std::string& provider, int locations,
+                                            int unmapped_nodes) {
+  provider_locations_.Add({{label::kProvider, provider}}).Set(locations);
+  provider_unmapped_nodes_.Add({{label::kProvider, provider}}).Set(unmapped_nodes);
+}
+
+void CollectorMetrics::SetProviderBudget(const std::string& provider, int64_t budget,
+                                         int64_t left) {
+  provider_budget_.Add({{label::kProvider, provider}}).Set(static_cast<double>(budget));
+  provider_budget_remaining_.Add({{label::kProvider, provider}}).Set(static_cast<double>(left));
 }
 
 void CollectorMetrics::CountProviderRequest(const std::string& provider,

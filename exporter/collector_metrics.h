@@ -57,6 +57,14 @@ class CollectorMetrics {
                        double grams_per_kwh);
   void ClearForecastMean(const IntensitySeries& series, const std::string& window);
 
+  // Removes every series of `series`: intensity, forecast means, units (its
+  // location is no longer polled).
+  void RemoveSeries(const IntensitySeries& series);
+  // How many locations `provider` polls, and how many Nodes it has no code for.
+  void SetProviderLocations(const std::string& provider, int locations, int unmapped_nodes);
+  // A monthly budget (calls) and what is left of it this month.
+  void SetProviderBudget(const std::string& provider, int64_t budget, int64_t left);
+
   // Counts one provider call with outcome `outcome` ("ok", "not_found", ...).
   void CountProviderRequest(const std::string& provider, const std::string& outcome);
   // carbonroute_provider_series{provider, state} = count.
@@ -124,6 +132,10 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Gauge>& forecast_mean_;
   prometheus::Family<prometheus::Counter>& provider_requests_;
   prometheus::Family<prometheus::Gauge>& provider_series_;
+  prometheus::Family<prometheus::Gauge>& provider_locations_;
+  prometheus::Family<prometheus::Gauge>& provider_unmapped_nodes_;
+  prometheus::Family<prometheus::Gauge>& provider_budget_;
+  prometheus::Family<prometheus::Gauge>& provider_budget_remaining_;
   prometheus::Family<prometheus::Counter>& cache_lookups_;
   prometheus::Family<prometheus::Counter>& cache_errors_;
   prometheus::Family<prometheus::Gauge>& node_info_;

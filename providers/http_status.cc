@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "providers/call_limiter.h"
 
 namespace carbonroute::providers {
 namespace {
@@ -56,12 +57,20 @@ absl::Status StatusFromHttp(const net::HttpResponse& response, absl::string_view
                           absl::Cord(absl::StrCat(absl::ToInt64Seconds(*delay))));
       }
     }
+    if (auto held = response.headers.find(LimitedHttpClient::kHeldHeader);
+        held != response.headers.end()) {
+      status.SetPayload(kHeldBackPayload, absl::Cord(held->second));
+    }
     return status;
   }
   if (code >= 500) return absl::UnavailableError(message);
   absl::Status refused = absl::InvalidArgumentError(message);
   refused.SetPayload(kRequestRefusedPayload, absl::Cord(absl::StrCat(code)));
   return refused;
+}
+
+bool IsHeldBack(const absl::Status& status) {
+  return status.GetPayload(kHeldBackPayload).has_value();
 }
 
 bool IsRequestRefused(const absl::Status& status) {

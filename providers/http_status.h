@@ -7,7 +7,9 @@
 //   401            kUnauthenticated     (credentials or token: re-login, else a config error)
 //   403            kPermissionDenied    (not in the plan / region / zone: a config error)
 //   404            kNotFound
-//   429            kResourceExhausted   with the Retry-After delay as a payload
+//   429            kResourceExhausted   with the Retry-After delay as a payload; and
+//                                       a held-back payload when the 429 is the
+//                                       client-side limiter's (providers/call_limiter.h)
 //   400, 422, …    kInvalidArgument     with a request-refused payload (our request was
 //                                       refused: a config error, IsRequestRefused)
 //   5xx            kUnavailable         (retry with backoff)
@@ -34,6 +36,10 @@ inline constexpr char kRetryAfterPayload[] = "type.carbonroute.io/retry-after-se
 // it carries the HTTP status code.
 inline constexpr char kRequestRefusedPayload[] = "type.carbonroute.io/request-refused";
 
+// The Status payload URL marking a call that carbonroute's own limiter held
+// back (never sent); it carries the limit's description.
+inline constexpr char kHeldBackPayload[] = "type.carbonroute.io/held-back";
+
 absl::Status StatusFromHttp(const net::HttpResponse& response, absl::string_view what,
                             absl::Time now);
 
@@ -43,6 +49,9 @@ std::optional<absl::Duration> RetryAfter(const absl::Status& status);
 // Whether `status` is the provider refusing our request (HTTP 4xx other than
 // 401, 403, 404 and 429): a configuration error, not a transient one.
 bool IsRequestRefused(const absl::Status& status);
+
+// Whether `status` is a call the client-side limiter held back (never sent).
+bool IsHeldBack(const absl::Status& status);
 
 // Up to 160 characters of `body` with runs of white space folded to one space.
 std::string BodyExcerpt(absl::string_view body);

@@ -89,6 +89,44 @@ rtt:
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rtt.discovery.consul")));
 }
 
+TEST(LoadCollectorConfig, NoProvidersIsTheLatencyRole) {
+  for (const char* providers : {"", "providers: []\n"}) {
+    absl::StatusOr<CollectorConfig> config = Parse(absl::StrCat("node: {name: n1}\n", providers));
+    ASSERT_THAT(config, IsOk()) << providers;
+    EXPECT_TRUE(config->providers.empty());
+  }
+}
+
+TEST(LoadCollectorConfig, CarbonRoleLocationsFromNodesAndLimits) {
+  absl::StatusOr<CollectorConfig> config = Parse(R"yaml(
+node: {name: n1}
+rtt:
+  discovery: {kubernetes: {api_url: "http://127.0.0.1:8001"}}
+  peer_selection: {mode: none}
+providers:
+  - type: watttime
+    username: {env: WT_USER}
+    password: {env: WT_PASS}
+    locations: nodes
+    account_shared_by: 2
+  - type: electricity_maps
+    token: {env: EM_TOKEN}
+    locations: nodes
+    monthly_budget: 30000
+  - {type: replay, locations: nodes}
+)yaml");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->rtt.peer_selection.mode, PeerSelectionMode::kNone);
+  ASSERT_EQ(config->providers.size(), 3u);
+  for (const ProviderConfig& provider : config->providers) {
+    EXPECT_TRUE(provider.locations_from_nodes) << provider.name;
+    EXPECT_TRUE(provider.locations.empty()) << provider.name;
+  }
+  EXPECT_EQ(config->providers[0].limits.account_shared_by, 2);
+  EXPECT_EQ(config->providers[1].limits.account_shared_by, 1);
+  EXPECT_EQ(config->providers[1].limits.monthly_budget, 30000);
+}
+
 TEST(LoadCollectorConfig, ShippedExampleIsValid) {
   absl::StatusOr<CollectorConfig> config =
       LoadCollectorConfig(std::string(CARBONROUTE_SOURCE_DIR) + "/config/examples/offline.yaml");
@@ -218,8 +256,23 @@ INSTANTIATE_TEST_SUITE_P(
                       "test.yaml: node.name: required key is missing"},
         BadConfigCase{"MissingProviderType", "node: {name: n}\nproviders: [{locations: [DE]}]\n",
                       "test.yaml: providers[0].type: required key is missing"},
-        BadConfigCase{"NoProviders", "node: {name: n}\n",
-                      "test.yaml: providers: list at least one provider"},
+        BadConfigCase{"NodesWithoutDiscovery",
+                      "node: {name: n}\nproviders: [{type: replay, locations: nodes}]\n",
+                      "test.yaml: providers[0].locations: \"nodes\" needs "
+                      "rtt.discovery.kubernetes"},
+        BadConfigCase{"NodesForUk",
+                      "node: {name: n}\nrtt: {discovery: {kubernetes: {}}}\nproviders: [{type: "
+                      "uk_carbon_intensity, locations: nodes}]\n",
+                      "test.yaml: providers[0].locations: expected a list, got \"nodes\""},
+        BadConfigCase{"SharedByZero",
+                      "node: {name: n}\nproviders: [{type: watttime, username: u, password: p, "
+                      "locations: [CAISO_NORTH], account_shared_by: 0}]\n",
+                      "test.yaml: providers[0].account_shared_by: must be a whole number between "
+                      "1 and 1000, got 0"},
+        BadConfigCase{"BudgetOnWattTime",
+                      "node: {name: n}\nproviders: [{type: watttime, username: u, password: p, "
+                      "locations: [CAISO_NORTH], monthly_budget: 100}]\n",
+                      "test.yaml: providers[0].monthly_budget"},
         BadConfigCase{
             "BadDuration",
             "node: {name: n}\npoll: {interval: 5 minutes}\nproviders: [{type: replay, locations: "
@@ -249,9 +302,10 @@ INSTANTIATE_TEST_SUITE_P(
             "info, warn, error, off"},
         BadConfigCase{"EmptyReplayLocations", "node: {name: n}\nproviders: [{type: replay}]\n",
                       "test.yaml: providers[0].locations: list at least one grid zone"},
-        BadConfigCase{"LocationsNotAList",
-                      "node: {name: n}\nproviders: [{type: replay, locations: DE}]\n",
-                      "test.yaml: providers[0].locations: expected a list, got \"DE\""},
+        BadConfigCase{
+            "LocationsNotAList", "node: {name: n}\nproviders: [{type: replay, locations: DE}]\n",
+            "test.yaml: providers[0].locations: expected a list of locations or \"nodes\", "
+            "got \"DE\""},
         BadConfigCase{"DuplicateProviderName",
                       "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE]}\n  - "
                       "{type: replay, locations: [FR]}\n",

@@ -95,8 +95,8 @@ TEST(CliUsage, DiscoveryMistakesAreNamedByCheckConfig) {
   EXPECT_THAT(run.output, HasSubstr("rtt.discovery.kubernetes.pagesize"));
   run = check("  peer_selection: {mode: sample}\n");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.output, HasSubstr("rtt.peer_selection.mode: must be auto, all or sampled, got "
-                                    "\"sample\""));
+  EXPECT_THAT(run.output, HasSubstr("rtt.peer_selection.mode: must be auto, all, sampled or none, "
+                                    "got \"sample\""));
   run = check("  peer_selection: {per_remote_zone: 0}\n");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.output, HasSubstr("rtt.peer_selection.per_remote_zone"));
