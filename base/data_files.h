@@ -45,6 +45,7 @@ DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra
 inline constexpr char kIntensityTraceFile[] = "carbon-intensity-2022-hourly.csv";
 inline constexpr char kRegionZonesFile[] = "gcp-region-zones.csv";
 inline constexpr char kInterRegionRttFile[] = "gcp-inter-region-latency-ms.csv";
+inline constexpr char kRegionCoordinatesFile[] = "gcp-region-coordinates.csv";
 
 absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths);
 

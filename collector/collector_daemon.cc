@@ -95,6 +95,24 @@ absl::StatusOr<RegionLocations> DiscoveryRegionLocations(const CollectorConfig& 
   return map;
 }
 
+// The region → coordinates table, when a WattTime provider takes its locations from the Nodes.
+absl::StatusOr<RegionCoordinates> DiscoveryRegionCoordinates(const CollectorConfig& config,
+                                                             const DataPaths& data) {
+  if (std::none_of(config.providers.begin(), config.providers.end(), [](const auto& provider) {
+        return provider.locations_from_nodes && provider.type == ProviderType::kWattTime;
+      })) {
+    return RegionCoordinates();
+  }
+  const std::string what = "WattTime regions of the Nodes (locations: nodes)";
+  absl::StatusOr<std::string> path = FindDataFile(kRegionCoordinatesFile, data);
+  if (!path.ok()) return Prefixed(path.status(), what);
+  absl::StatusOr<std::string> csv = ReadFileToString(*path, "region → coordinates table");
+  if (!csv.ok()) return Prefixed(csv.status(), what);
+  absl::StatusOr<RegionCoordinates> table = ParseRegionCoordinatesCsv(*csv, *path);
+  if (!table.ok()) return Prefixed(table.status(), what);
+  return table;
+}
+
 }  // namespace
 
 absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const DataPaths& data) {
@@ -113,6 +131,7 @@ absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const 
   if (config.rtt.kubernetes.enabled) {
     CARBONROUTE_RETURN_IF_ERROR(DiscoveryEndpoint(config).status());
     CARBONROUTE_RETURN_IF_ERROR(DiscoveryRegionLocations(config, data).status());
+    CARBONROUTE_RETURN_IF_ERROR(DiscoveryRegionCoordinates(config, data).status());
   }
   return absl::OkStatus();
 }
@@ -138,6 +157,9 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     absl::StatusOr<RegionLocations> regions = DiscoveryRegionLocations(config, data);
     if (!regions.ok()) return regions.status();
     daemon->region_locations_ = *std::move(regions);
+    absl::StatusOr<RegionCoordinates> coordinates = DiscoveryRegionCoordinates(config, data);
+    if (!coordinates.ok()) return coordinates.status();
+    daemon->region_coordinates_ = *std::move(coordinates);
   }
   if (http == nullptr &&
       std::none_of(config.providers.begin(), config.providers.end(), providers::CallsAnApi)) {
@@ -164,20 +186,42 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
 
   std::vector<providers::Provider*> borrowed;
   for (const ProviderConfig& provider_config : config.providers) {
+    net::HttpClient* http_client = daemon->http_.get();
+    if (providers::CallsAnApi(provider_config)) {
+      daemon->limited_http_.emplace_back(
+          provider_config.name,
+          std::make_unique<providers::LimitedHttpClient>(
+              *daemon->http_, providers::PublishedLimits(provider_config), clock,
+              provider_config.type == ProviderType::kWattTime ? "/login" : "",
+              [daemon = daemon.get(), name = provider_config.name](
+                  const providers::LimitedCall& call) { daemon->OnLimitedCall(name, call); }));
+      http_client = daemon->limited_http_.back().second.get();
+    }
     absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
-        providers::MakeProvider(provider_config, data, *daemon->http_);
+        providers::MakeProvider(provider_config, data, *http_client);
     if (!provider.ok()) {
       return ProviderError(provider.status(), provider_config.name);
     }
-    spdlog::info("provider {} ({}): {} locations", provider_config.name,
-                 std::string(ProviderTypeName(provider_config.type)),
-                 (*provider)->locations().size());
+    if (provider_config.locations_from_nodes) {
+      daemon->node_located_.push_back(provider_config);
+      spdlog::info("provider {} ({}): the grid locations of the cluster's Nodes",
+                   provider_config.name, std::string(ProviderTypeName(provider_config.type)));
+    } else {
+      spdlog::info("provider {} ({}): {} locations", provider_config.name,
+                   std::string(ProviderTypeName(provider_config.type)),
+                   (*provider)->locations().size());
+    }
     borrowed.push_back(provider->get());
     daemon->providers_.push_back(*std::move(provider));
   }
 
   daemon->registry_ = std::make_shared<prometheus::Registry>();
   daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
+  for (const auto& [name, limited] : daemon->limited_http_) {
+    if (std::optional<int64_t> left = limited->limiter().BudgetLeft(clock.Now())) {
+      daemon->metrics_->SetProviderBudget(name, limited->limiter().monthly_budget(), *left);
+    }
+  }
   daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region,
                                 config.node.zone);
   if (!config.rtt.static_matrix.empty()) {
@@ -193,6 +237,10 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   }
   daemon->poller_ = std::make_unique<Poller>(std::move(borrowed), *daemon->store_,
                                              *daemon->metrics_, config.poll);
+  for (const ProviderConfig& provider : daemon->node_located_) {
+    // None until the first list of Nodes.
+    CARBONROUTE_RETURN_IF_ERROR(daemon->poller_->SetLocations(provider.name, {}));
+  }
   daemon->longest_call_ = LongestCall(config.providers);
   if (absl::Status probes = daemon->StartProber(config); !probes.ok()) return probes;
   if (endpoint) {
@@ -245,7 +293,7 @@ net::HttpServerResponse CollectorDaemon::ForecastPage(const net::HttpServerReque
   const absl::Time now = clock_.Now();
   ForecastAnswer answer{location, {}};
   for (const std::unique_ptr<providers::Provider>& provider : providers_) {
-    const std::vector<std::string>& locations = provider->locations();
+    const std::vector<std::string> locations = poller_->Locations(provider->name());
     if (std::find(locations.begin(), locations.end(), location) == locations.end()) continue;
     const IntensitySeries key{provider->name(), location, provider->emissions_type()};
     absl::StatusOr<std::vector<cache::IntensityRecord>> points =
@@ -277,7 +325,9 @@ absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {
                                            : absl::StrCat(peer.name, " (", peer.location, ")"));
     icmp = icmp || peer.protocol == ProbeProtocol::kIcmp;
   }
-  const bool discovering = config.rtt.kubernetes.enabled;
+  // With peer selection "none" (the carbon role), discovery only finds grid locations.
+  const bool discovering =
+      config.rtt.kubernetes.enabled && config.rtt.peer_selection.mode != PeerSelectionMode::kNone;
   if (discovering) icmp = icmp || config.rtt.kubernetes.protocol == ProbeProtocol::kIcmp;
   if (probed.empty() && !discovering) return absl::OkStatus();
   // ICMP sockets only when an ICMP peer needs them: TCP-only setups need no privilege.
@@ -331,6 +381,7 @@ void CollectorDaemon::OnDiscovered(const std::vector<discovery::KubeNode>& nodes
                                    const std::optional<discovery::KubeNode>& self) {
   absl::MutexLock lock(&peers_mutex_);
   if (self) ApplyIdentity(IdentityFromNode(node_, *self, region_locations_));
+  FollowNodeLocations(nodes);
   std::vector<PeerConfig> peers = DiscoveredPeers(node_, nodes, rtt_, region_locations_);
   if (nodes.size() != discovered_nodes_ || peers.size() != discovered_peers_.size()) {
     spdlog::info(
@@ -343,6 +394,48 @@ void CollectorDaemon::OnDiscovered(const std::vector<discovery::KubeNode>& nodes
   discovered_nodes_ = nodes.size();
   discovered_peers_ = std::move(peers);
   if (prober_ != nullptr) prober_->SetTargets(MergePeers(configured_peers_, discovered_peers_));
+}
+
+void CollectorDaemon::FollowNodeLocations(const std::vector<discovery::KubeNode>& nodes) {
+  for (const ProviderConfig& provider : node_located_) {
+    NodeLocations found = LocationsOfNodes(provider, nodes, region_locations_, region_coordinates_);
+    NodeLocations& logged = logged_locations_[provider.name];
+    if (found.codes != logged.codes) {
+      std::vector<std::string> names;
+      for (const auto& [location, code] : found.codes) {
+        names.push_back(code == location ? location : absl::StrCat(location, " (", code, ")"));
+      }
+      spdlog::info("provider {}: {} grid locations from {} Nodes: {}", provider.name,
+                   found.codes.size(), nodes.size(), absl::StrJoin(names, ", "));
+    }
+    for (const auto& [node, why] : found.unmapped) {
+      if (!logged.unmapped.contains(node)) {
+        spdlog::warn("provider {}: Node {} is not polled: {}", provider.name, node, why);
+      }
+    }
+    if (!found.unmapped.empty() || !logged.unmapped.empty()) {
+      if (found.unmapped.size() != logged.unmapped.size()) {
+        spdlog::info("provider {}: {} Nodes without a location code", provider.name,
+                     found.unmapped.size());
+      }
+    }
+    poller_->SetLocations(provider.name, found.codes, static_cast<int>(found.unmapped.size()))
+        .IgnoreError();  // the provider exists: it was built from the same configuration
+    logged = std::move(found);
+  }
+}
+
+void CollectorDaemon::OnLimitedCall(const std::string& provider,
+                                    const providers::LimitedCall& call) {
+  if (call.budget_left)
+    metrics_->SetProviderBudget(provider, call.monthly_budget, *call.budget_left);
+  absl::MutexLock lock(&held_mutex_);
+  if (call.held && held_providers_.insert(provider).second) {
+    spdlog::warn("provider {}: calls held back by the client-side limit ({}); next call in {}",
+                 provider, call.why, absl::FormatDuration(call.retry_after));
+  } else if (!call.held && held_providers_.erase(provider) > 0) {
+    spdlog::info("provider {}: calls go out again within the client-side limits", provider);
+  }
 }
 
 absl::Status CollectorDaemon::ReloadPeers(const CollectorConfig& config) {
@@ -389,7 +482,9 @@ std::string CollectorDaemon::StatusLine() const {
     // location has several providers. providers_ is fixed after Create.
     std::set<std::string> locations;
     for (const std::unique_ptr<providers::Provider>& provider : providers_) {
-      locations.insert(provider->locations().begin(), provider->locations().end());
+      for (std::string& location : poller_->Locations(provider->name())) {
+        locations.insert(std::move(location));
+      }
     }
     const std::size_t distinct = locations.size();
     line = absl::StrCat(distinct, distinct == 1 ? " location" : " locations");

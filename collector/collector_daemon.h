@@ -13,7 +13,13 @@
 // (discovery/node_discovery.h), chosen by rtt.peer_selection
 // (discovery/peer_selection.h) and merged with rtt.peers; the node's own
 // region, zone and location come from its Node where the configuration
-// leaves them empty (collector/discovered_peers.h).
+// leaves them empty (collector/discovered_peers.h). A provider with
+// `locations: nodes` polls the grid locations of the listed Nodes
+// (collector/node_locations.h), followed as they change; with
+// rtt.peer_selection.mode none, no Node is probed (the carbon role).
+//
+// Every HTTP provider's calls go through its own client-side limiter
+// (providers/call_limiter.h): never over the account's published limits.
 //
 // Under systemd (Type=notify), Run() sends STATUS= lines and, with
 // WatchdogSec=, WATCHDOG=1 only while the poll and probe loops keep their
@@ -25,7 +31,10 @@
 #define CARBONROUTE_COLLECTOR_COLLECTOR_DAEMON_H_
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,6 +42,7 @@
 #include "base/clock.h"
 #include "cache/reading_store.h"
 #include "collector/discovered_peers.h"
+#include "collector/node_locations.h"
 #include "collector/poller.h"
 #include "collector/service_notifier.h"
 #include "config/collector_config.h"
@@ -44,6 +54,7 @@
 #include "prober/probe_transport.h"
 #include "prober/prober.h"
 #include "prometheus/registry.h"
+#include "providers/call_limiter.h"
 #include "providers/make_provider.h"
 
 namespace carbonroute::collector {
@@ -110,9 +121,20 @@ class CollectorDaemon {
   void OnDiscovered(const std::vector<discovery::KubeNode>& nodes,
                     const std::optional<discovery::KubeNode>& self);
   void ApplyIdentity(const NodeConfig& node) ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mutex_);
+  // `locations: nodes`: hands each such provider the grid locations of `nodes`.
+  void FollowNodeLocations(const std::vector<discovery::KubeNode>& nodes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mutex_);
+  // A call through a provider's limiter: the budget gauges, and a log line
+  // when calls start or stop being held back.
+  void OnLimitedCall(const std::string& provider, const providers::LimitedCall& call);
 
   Clock& clock_;
   std::unique_ptr<net::HttpClient> http_;
+  // Provider name → its limited client over http_, one per HTTP provider;
+  // declared before the providers that borrow them.
+  std::vector<std::pair<std::string, std::unique_ptr<providers::LimitedHttpClient>>> limited_http_;
+  absl::Mutex held_mutex_;
+  std::set<std::string> held_providers_ ABSL_GUARDED_BY(held_mutex_);  // whose calls are held
   std::unique_ptr<cache::ReadingStore> store_;
   std::vector<std::unique_ptr<providers::Provider>> providers_;
   std::shared_ptr<prometheus::Registry> registry_;
@@ -133,6 +155,10 @@ class CollectorDaemon {
   std::unique_ptr<net::HttpClient> discovery_http_;
   std::unique_ptr<discovery::NodeDiscovery> discovery_;  // null without rtt.discovery
   RegionLocations region_locations_;
+  RegionCoordinates region_coordinates_;  // read when a WattTime provider has `locations: nodes`
+  std::vector<ProviderConfig> node_located_;  // the providers with `locations: nodes`
+  // Per such provider: its locations and unmapped Nodes as last logged.
+  std::map<std::string, NodeLocations> logged_locations_ ABSL_GUARDED_BY(peers_mutex_);
   absl::Mutex peers_mutex_;
   NodeConfig node_ ABSL_GUARDED_BY(peers_mutex_);
   std::vector<PeerConfig> configured_peers_ ABSL_GUARDED_BY(peers_mutex_);

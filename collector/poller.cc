@@ -234,7 +234,7 @@ void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& s
     }
     RecordOutcome(series, "current reading", status, answered, stats);
     if (status.ok()) {
-      current = ToRecord(*reading, now);
+      current = ToRecord(*reading, series, now);
       Store(*current);
       if (!reading->source_units.empty()) metrics_.SetProviderUnits(series, reading->source_units);
     }
@@ -277,7 +277,8 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
     RecordOutcome(series, "forecast", forecast.status(), AnsweredAt(now, started), stats);
     if (forecast.ok()) {
       std::vector<cache::IntensityRecord> points;
-      for (const providers::Reading& point : *forecast) points.push_back(ToRecord(point, now));
+      for (const providers::Reading& point : *forecast)
+        points.push_back(ToRecord(point, series, now));
       cache_errors_.Record(label::kCachePutForecast, store_.PutForecast(series, points));
     }
   }
@@ -320,7 +321,7 @@ void Poller::PollHistory(providers::Provider& provider, const IntensitySeries& s
   if (!history.ok()) return;
   std::vector<cache::IntensityRecord> measured;
   for (const providers::Reading& reading : *history) {
-    if (!reading.estimated) measured.push_back(ToRecord(reading, now));
+    if (!reading.estimated) measured.push_back(ToRecord(reading, series, now));
   }
   cache_errors_.Record(label::kCachePutMany, store_.PutMany(measured).status());
 }

@@ -2,9 +2,10 @@
 
 namespace carbonroute::collector {
 
-cache::IntensityRecord ToRecord(const providers::Reading& reading, absl::Time fetched_at) {
+cache::IntensityRecord ToRecord(const providers::Reading& reading, const IntensitySeries& series,
+                                absl::Time fetched_at) {
   cache::IntensityRecord record;
-  record.series = {reading.provider, reading.location, reading.emissions_type};
+  record.series = series;
   record.valid_from = reading.valid_from;
   record.valid_to = reading.valid_to;
   record.value = reading.value;

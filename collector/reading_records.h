@@ -7,11 +7,16 @@
 
 #include "absl/time/time.h"
 #include "cache/intensity_record.h"
+#include "contract/intensity_series.h"
 #include "providers/reading.h"
 
 namespace carbonroute::collector {
 
-cache::IntensityRecord ToRecord(const providers::Reading& reading, absl::Time fetched_at);
+// `reading` as a record of `series`: the series the poller asked for, whose
+// location is the grid location label even when the provider was called with
+// another code for it (collector/node_locations.h).
+cache::IntensityRecord ToRecord(const providers::Reading& reading, const IntensitySeries& series,
+                                absl::Time fetched_at);
 
 }  // namespace carbonroute::collector
 

@@ -24,6 +24,14 @@ namespace carbonroute {
 absl::StatusOr<std::map<std::string, std::string, std::less<>>> ParseRegionLocationsCsv(
     absl::string_view csv, absl::string_view origin);
 
+// The region → coordinates file, `gcp_region,latitude,longitude` with a
+// header line (data/gcp-region-coordinates.csv): region → "latitude,longitude"
+// as WattTime's /v3/region-from-loc takes them (providers/lat_lon.h).
+// Errors: kInvalidArgument "origin:line: ..." for a malformed row or a
+// latitude outside [-90, 90] or longitude outside [-180, 180].
+absl::StatusOr<std::map<std::string, std::string, std::less<>>> ParseRegionCoordinatesCsv(
+    absl::string_view csv, absl::string_view origin);
+
 }  // namespace carbonroute
 
 #endif  // CARBONROUTE_CONTRACT_REGION_LOCATIONS_H_

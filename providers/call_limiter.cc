@@ -156,18 +156,20 @@ std::optional<int64_t> CallLimiter::BudgetLeft(absl::Time now) const {
 
 LimitedHttpClient::LimitedHttpClient(net::HttpClient& inner, AccountLimits limits, Clock& clock,
                                      std::string login_path,
-                                     std::function<void(const HeldCall&)> on_held)
+                                     std::function<void(const LimitedCall&)> observer)
     : inner_(inner),
       limiter_(std::move(limits)),
       clock_(clock),
       login_path_(std::move(login_path)),
-      on_held_(std::move(on_held)) {}
+      observer_(std::move(observer)) {}
 
 absl::StatusOr<net::HttpResponse> LimitedHttpClient::Send(const net::HttpRequest& request) {
   const absl::string_view path =
       absl::string_view(request.url).substr(0, std::min(request.url.size(), request.url.find('?')));
   const bool login = !login_path_.empty() && absl::EndsWith(path, login_path_);
   absl::Time now, at;
+  LimitedCall call;
+  call.monthly_budget = limiter_.monthly_budget();
   {
     absl::MutexLock lock(&send_mutex_);
     now = clock_.Now();
@@ -175,7 +177,11 @@ absl::StatusOr<net::HttpResponse> LimitedHttpClient::Send(const net::HttpRequest
     at = std::max(limiter_.EarliestCall(now, login, &why), last_reserved_);
     if (at - now > kLongestWait) {
       const int64_t seconds = static_cast<int64_t>(std::ceil(absl::ToDoubleSeconds(at - now)));
-      if (on_held_) on_held_({absl::Seconds(seconds), why});
+      call.held = true;
+      call.retry_after = absl::Seconds(seconds);
+      call.why = why;
+      call.budget_left = limiter_.BudgetLeft(now);
+      if (observer_) observer_(call);
       net::HttpResponse held;
       held.status = 429;
       held.headers["retry-after"] = absl::StrCat(seconds);
@@ -186,7 +192,9 @@ absl::StatusOr<net::HttpResponse> LimitedHttpClient::Send(const net::HttpRequest
     }
     limiter_.Record(at, login);
     last_reserved_ = at;
+    call.budget_left = limiter_.BudgetLeft(at);
   }
+  if (observer_) observer_(call);
   if (at > now) {
     absl::Notification never;
     clock_.WaitUntil(at, never);

@@ -95,10 +95,14 @@ class CallLimiter {
   int64_t month_calls_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
-// What LimitedHttpClient tells its observer of a call it held back.
-struct HeldCall {
-  absl::Duration retry_after;
-  std::string why;  // the limit's description
+// What LimitedHttpClient tells its observer of every call.
+struct LimitedCall {
+  bool held = false;           // not sent
+  absl::Duration retry_after;  // held: when it may be sent
+  std::string why;             // held: the limit's description
+  // The budget and the calls left of it this month, after this call (no budget: 0 and nullopt).
+  int64_t monthly_budget = 0;
+  std::optional<int64_t> budget_left;
 };
 
 class LimitedHttpClient final : public net::HttpClient {
@@ -110,9 +114,9 @@ class LimitedHttpClient final : public net::HttpClient {
 
   // Borrows `inner` and `clock`, which must outlive it. A request whose URL
   // path ends in `login_path` ("/login" for WattTime; "" = none) is a login.
-  // `on_held` (may be empty) is told of every call held back.
+  // `observer` (may be empty) is told of every call, sent or held back, on the calling thread.
   LimitedHttpClient(net::HttpClient& inner, AccountLimits limits, Clock& clock,
-                    std::string login_path, std::function<void(const HeldCall&)> on_held = {});
+                    std::string login_path, std::function<void(const LimitedCall&)> observer = {});
 
   absl::StatusOr<net::HttpResponse> Send(const net::HttpRequest& request) override;
 
@@ -123,7 +127,7 @@ class LimitedHttpClient final : public net::HttpClient {
   CallLimiter limiter_;
   Clock& clock_;
   const std::string login_path_;
-  const std::function<void(const HeldCall&)> on_held_;
+  const std::function<void(const LimitedCall&)> observer_;
   absl::Mutex send_mutex_;  // one reservation at a time: the limiter's check and count
   absl::Time last_reserved_ ABSL_GUARDED_BY(send_mutex_) = absl::InfinitePast();
 };

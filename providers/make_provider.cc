@@ -20,9 +20,10 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const ProviderConfig& con
       CARBONROUTE_ASSIGN_OR_RETURN(IntensityTrace trace, IntensityTrace::Load(path));
       CARBONROUTE_ASSIGN_OR_RETURN(
           std::unique_ptr<ReplayProvider> provider,
-          ReplayProvider::Create(config.name,
-                                 std::make_shared<const IntensityTrace>(std::move(trace)),
-                                 config.locations));
+          ReplayProvider::Create(
+              config.name, std::make_shared<const IntensityTrace>(std::move(trace)),
+              // `nodes`: any zone of the trace may be asked for; the collector says which.
+              config.locations_from_nodes ? std::vector<std::string>{"*"} : config.locations));
       return provider;
     }
     case ProviderType::kStatic:

@@ -526,3 +526,50 @@ TEST_F(PollerTest, ARefusedRequestIsAConfigurationErrorNotAParseError) {
 
 }  // namespace
 }  // namespace carbonroute::collector
+
+namespace carbonroute::collector {
+namespace {
+
+TEST_F(PollerTest, FollowsLocationsGivenAtRunTime) {
+  // A static provider knows A, B and C; the poller is told which to poll, by grid
+  // location label → the provider's code.
+  auto provider = StaticCounting({{"A", 100}, {"B", 200}, {"C", 300}});
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.grace = absl::Minutes(30);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  ASSERT_THAT(poller.SetLocations("fixed", {}), IsOk());
+  poller.PollOnce(kT0);
+  EXPECT_EQ(provider->current_calls, 0);
+  EXPECT_THAT(Scrape(), HasSubstr("carbonroute_provider_locations{provider=\"fixed\"} 0"));
+
+  ASSERT_THAT(poller.SetLocations("fixed", {{"grid-a", "A"}, {"grid-b", "B"}}, 3), IsOk());
+  EXPECT_THAT(poller.Locations("fixed"), ::testing::ElementsAre("grid-a", "grid-b"));
+  poller.PollOnce(kT0 + absl::Minutes(1));
+  EXPECT_EQ(provider->calls_by_location["A"], 1);  // called with the code ...
+  EXPECT_EQ(provider->calls_by_location["B"], 1);
+  std::string page = Scrape();  // ... exported under the label
+  EXPECT_THAT(page, HasSubstr("location=\"grid-a\",provider=\"fixed\"} 100"));
+  EXPECT_THAT(page, HasSubstr("carbonroute_provider_locations{provider=\"fixed\"} 2"));
+  EXPECT_THAT(page, HasSubstr("carbonroute_provider_unmapped_nodes{provider=\"fixed\"} 3"));
+
+  // grid-a's last Node goes; grid-c comes.
+  ASSERT_THAT(poller.SetLocations("fixed", {{"grid-b", "B"}, {"grid-c", "C"}}), IsOk());
+  PollStats stats = poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(5));
+  EXPECT_EQ(provider->calls_by_location["C"], 1);
+  EXPECT_EQ(provider->calls_by_location["A"], 1);                        // no longer called
+  EXPECT_LE(stats.next_poll, kT0 + absl::Hours(1) + absl::Minutes(35));  // wakes to remove it
+  // Its reading ended at kT0 + 1h: still exported within grace of it ...
+  EXPECT_THAT(Scrape(), HasSubstr("location=\"grid-a\"")) << Scrape();
+  // ... and every series of it is gone grace after it was dropped.
+  poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(35));
+  page = Scrape();
+  EXPECT_THAT(page, Not(HasSubstr("location=\"grid-a\"")));
+  EXPECT_THAT(page, HasSubstr("location=\"grid-c\",provider=\"fixed\"} 300"));
+  EXPECT_EQ(provider->calls_by_location["A"], 1);
+
+  EXPECT_EQ(poller.SetLocations("nobody", {}).code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace carbonroute::collector

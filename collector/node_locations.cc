@@ -1,0 +1,54 @@
+#include "collector/node_locations.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::collector {
+
+NodeLocations LocationsOfNodes(const ProviderConfig& provider,
+                               const std::vector<discovery::KubeNode>& nodes,
+                               const RegionLocations& regions,
+                               const RegionCoordinates& coordinates) {
+  std::vector<const discovery::KubeNode*> by_name;
+  for (const discovery::KubeNode& node : nodes) by_name.push_back(&node);
+  std::sort(by_name.begin(), by_name.end(),
+            [](const auto* a, const auto* b) { return a->name < b->name; });
+  NodeLocations result;
+  std::map<std::string, std::string> uncoded;  // Node → why it gave no code
+  for (const discovery::KubeNode* node : by_name) {
+    const std::string location = LocationOf(*node, regions);
+    if (location.empty()) {
+      result.unmapped[node->name] =
+          absl::StrCat("no ", discovery::kLocationLabel, " label and region \"", node->region,
+                       "\" is not in the region map");
+      continue;
+    }
+    std::string code = location;
+    if (provider.type == ProviderType::kWattTime) {
+      code = node->watttime_region;
+      if (code.empty()) {
+        auto it = coordinates.find(node->region);
+        if (it == coordinates.end()) {
+          uncoded[node->name] =
+              absl::StrCat("grid location ", location, " has no WattTime region: no ",
+                           discovery::kWattTimeRegionLabel, " label and region \"", node->region,
+                           "\" is not in the coordinates table");
+          continue;
+        }
+        code = it->second;
+      }
+    }
+    result.codes.emplace(location, code);  // the first Node's (by name) stays
+  }
+  // A Node without a code of its own is covered when another Node of its location gave one.
+  for (const discovery::KubeNode* node : by_name) {
+    auto it = uncoded.find(node->name);
+    if (it != uncoded.end() && !result.codes.contains(LocationOf(*node, regions))) {
+      result.unmapped.insert(*it);
+    }
+  }
+  return result;
+}
+
+}  // namespace carbonroute::collector
