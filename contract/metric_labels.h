@@ -32,6 +32,9 @@ inline constexpr char kMethod[] = "method";  // RttMethodName()
 inline constexpr char kNode[] = "node";
 inline constexpr char kRegion[] = "region";  // cloud region (topology.kubernetes.io/region)
 inline constexpr char kZone[] = "zone";      // cloud zone (topology.kubernetes.io/zone)
+// Prometheus' own target label, which scheduler-lite also sets on what it
+// scrapes directly: which collector a sample came from.
+inline constexpr char kInstance[] = "instance";
 inline constexpr char kSourceZone[] = "source_zone";  // carbonroute_zone_rtt_seconds
 inline constexpr char kTargetZone[] = "target_zone";
 inline constexpr char kVerb[] = "verb";  // extender verb: "filter", "prioritize"

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/data_files.h"
+#include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 #include "net/url.h"
 
@@ -18,6 +19,7 @@ namespace {
 // The metrics the placement model is built from.
 constexpr const char* kModelMetrics[] = {metric_names::kCarbonIntensity,
                                          metric_names::kCarbonIntensityValidTo,
+                                         metric_names::kCarbonIntensityAge,
                                          metric_names::kForecastMean,
                                          metric_names::kNodeInfo,
                                          metric_names::kRtt,
@@ -81,7 +83,12 @@ SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::stri
           absl::InvalidArgumentError(absl::StrCat(url, ": ", exposition.status().message())));
       continue;
     }
-    for (Sample& sample : exposition->samples) result.samples.push_back(std::move(sample));
+    for (Sample& sample : exposition->samples) {
+      // Which collector said it, as Prometheus' scrape would: the carbon role's
+      // replicas export the same series, each with its own valid_to.
+      sample.labels.try_emplace(metric_labels::kInstance, url);
+      result.samples.push_back(std::move(sample));
+    }
   }
   return result;
 }

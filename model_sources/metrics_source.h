@@ -2,7 +2,9 @@
 //
 // Where scheduler-lite reads the carbonroute metrics from:
 //   - ScrapeCollectors: one or more collectors' /metrics (text exposition),
-//     each contributing its node's RTT row;
+//     each contributing its node's RTT row (latency role) or the cluster's
+//     carbon series (carbon role); each sample gets the label
+//     instance="<its URL>" unless it has one, as a Prometheus scrape would;
 //   - QueryPrometheus: a Prometheus server's HTTP API, one instant query
 //     (/api/v1/query) per metric the model uses, parsed with simdjson.
 // Both return the same Samples, so the model is built the same way from either.

@@ -44,19 +44,31 @@ bool ModelBuilder::Prefer(const LocationCarbon& a, const LocationCarbon& b) cons
   const absl::Time a_to = a.valid_to.value_or(absl::InfinitePast()),
                    b_to = b.valid_to.value_or(absl::InfinitePast());
   if (a_to != b_to) return a_to > b_to;
+  // Two copies of one series (the carbon role's replicas): the fresher.
+  const absl::Duration a_age = a.age.value_or(absl::InfiniteDuration()),
+                       b_age = b.age.value_or(absl::InfiniteDuration());
+  if (a.provider == b.provider && a_age != b_age) return a_age < b_age;
   return a.provider < b.provider;
 }
 
 void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
-  std::map<IntensitySeries, double> valid_to;
-  std::map<IntensitySeries, std::map<std::string, double>> forecast;
+  // Per copy of a series: the carbon role's replicas each export every series.
+  using Copy = std::pair<IntensitySeries, std::string>;  // the series, its instance
+  std::map<Copy, double> valid_to, age;
+  std::map<Copy, std::map<std::string, double>> forecast;
   for (const Sample& s : samples) {
     if (!std::isfinite(s.value)) continue;
     if (s.name == metric_names::kCarbonIntensityValidTo) {
-      if (std::optional<IntensitySeries> series = SeriesOf(s)) valid_to[*series] = s.value;
+      if (std::optional<IntensitySeries> series = SeriesOf(s)) {
+        valid_to[{*series, s.Label(label::kInstance)}] = s.value;
+      }
+    } else if (s.name == metric_names::kCarbonIntensityAge) {
+      if (std::optional<IntensitySeries> series = SeriesOf(s)) {
+        age[{*series, s.Label(label::kInstance)}] = s.value;
+      }
     } else if (s.name == metric_names::kForecastMean) {
       if (std::optional<IntensitySeries> series = SeriesOf(s)) {
-        forecast[*series][s.Label(label::kWindow)] = s.value;
+        forecast[{*series, s.Label(label::kInstance)}][s.Label(label::kWindow)] = s.value;
       }
     } else if (s.name == metric_names::kNodeInfo) {
       model_.nodes[s.Label(label::kNode)] = {s.Label(label::kLocation), s.Label(label::kRegion),
@@ -90,10 +102,12 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
     carbon.grams_per_kwh = s.value;
     carbon.estimated = s.Label(label::kEstimated) == EstimatedLabel(true);
     carbon.observed_at = model_.built_at;
-    if (auto it = valid_to.find(*series); it != valid_to.end()) {
+    const Copy copy{*series, s.Label(label::kInstance)};
+    if (auto it = valid_to.find(copy); it != valid_to.end()) {
       carbon.valid_to = absl::FromUnixSeconds(static_cast<int64_t>(it->second));
     }
-    if (auto it = forecast.find(*series); it != forecast.end()) carbon.forecast_mean = it->second;
+    if (auto it = age.find(copy); it != age.end()) carbon.age = absl::Seconds(it->second);
+    if (auto it = forecast.find(copy); it != forecast.end()) carbon.forecast_mean = it->second;
     const std::string& location = series->location;
     auto [it, inserted] = model_.carbon.emplace(location, carbon);
     if (!inserted && Prefer(carbon, it->second)) it->second = carbon;

@@ -3,7 +3,7 @@
 // Builds the PlacementModel (placement_model.h) from what the sources give:
 //   - samples of the carbonroute metrics (contract/metric_names.h), whether
 //     parsed from collectors' /metrics or returned by Prometheus instant queries:
-//       carbon_intensity_grams_per_kilowatt_hour (+ valid_to, forecast_mean),
+//       carbon_intensity_grams_per_kilowatt_hour (+ valid_to, age, forecast_mean),
 //       node_info{node, location, region[, zone]}, rtt_seconds{source, target[, method]},
 //       zone_rtt_seconds{source_zone, target_zone};
 //   - a static RTT matrix CSV `sending_region,receiving_region,milliseconds`
@@ -16,7 +16,11 @@
 //
 // Several series for one location (two providers, average and marginal): the
 // preferred emissions type wins, then the latest valid_to, then the provider
-// name — deterministic. Non-finite values are "no data" and skipped.
+// name — deterministic. Copies of one series from several collectors (the
+// carbon role's replicas; told apart by the `instance` label) are one
+// reading: each copy's value goes with its own valid_to, age and forecast
+// means, and the copy valid longest, then the freshest (smallest
+// carbon_intensity_age_seconds), is taken. Non-finite values are "no data" and skipped.
 //
 // Errors: the CSV readers return kInvalidArgument "origin:line: ..." for a
 // malformed row; nothing from that file is added.

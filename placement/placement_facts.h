@@ -31,6 +31,7 @@ struct LocationCarbon {
   double grams_per_kwh = 0;
   bool estimated = false;
   std::optional<absl::Time> valid_to;           // end of the reading's validity
+  std::optional<absl::Duration> age;            // since the collector fetched it
   std::map<std::string, double> forecast_mean;  // window ("1h", "4h", "24h") → gCO2eq/kWh
   absl::Time observed_at;                       // when scheduler-lite read it
 };

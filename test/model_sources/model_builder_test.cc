@@ -88,6 +88,46 @@ TEST(ModelBuilder, PreferredEmissionsTypeThenLatestValidToWins) {
   EXPECT_EQ(model->carbon.at("FR").grams_per_kwh, 55);
 }
 
+TEST(ModelBuilder, CopiesOfOneSeriesFromTwoReplicasAreOneReadingTheFreshestValid) {
+  // The carbon role's two replicas: r2 has fetched the next hour already, r1
+  // still exports the last one (in grace). Each value goes with its own valid_to.
+  const char* kCopies =
+      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"marginal\","
+      "estimated=\"false\",instance=\"r1\",location=\"US-CAL-CISO\",provider=\"wt\"} 500\n"
+      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"marginal\","
+      "instance=\"r1\",location=\"US-CAL-CISO\",provider=\"wt\"} 1799999700\n"
+      "carbonroute_carbon_intensity_age_seconds{emissions_type=\"marginal\",instance=\"r1\","
+      "location=\"US-CAL-CISO\",provider=\"wt\"} 600\n"
+      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"marginal\","
+      "estimated=\"false\",instance=\"r2\",location=\"US-CAL-CISO\",provider=\"wt\"} 300\n"
+      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"marginal\","
+      "instance=\"r2\",location=\"US-CAL-CISO\",provider=\"wt\"} 1800000300\n"
+      "carbonroute_carbon_intensity_age_seconds{emissions_type=\"marginal\",instance=\"r2\","
+      "location=\"US-CAL-CISO\",provider=\"wt\"} 10\n";
+  ModelBuilder builder(kNow);
+  builder.AddSamples(Parse(kCopies));
+  PlacementFacts facts = builder.BuildFacts();
+  EXPECT_EQ(facts.carbon.at("US-CAL-CISO").grams_per_kwh, 300);
+  EXPECT_EQ(facts.carbon.at("US-CAL-CISO").valid_to, absl::FromUnixSeconds(1800000300));
+
+  // Both valid to the same time: the one fetched last.
+  ModelBuilder same(kNow);
+  same.AddSamples(Parse(
+      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+      "estimated=\"false\",instance=\"r1\",location=\"DE\",provider=\"em\"} 410\n"
+      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\","
+      "instance=\"r1\",location=\"DE\",provider=\"em\"} 1800003600\n"
+      "carbonroute_carbon_intensity_age_seconds{emissions_type=\"average\",instance=\"r1\","
+      "location=\"DE\",provider=\"em\"} 5\n"
+      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+      "estimated=\"false\",instance=\"r2\",location=\"DE\",provider=\"em\"} 400\n"
+      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\","
+      "instance=\"r2\",location=\"DE\",provider=\"em\"} 1800003600\n"
+      "carbonroute_carbon_intensity_age_seconds{emissions_type=\"average\",instance=\"r2\","
+      "location=\"DE\",provider=\"em\"} 900\n"));
+  EXPECT_EQ(same.BuildFacts().carbon.at("DE").grams_per_kwh, 410);
+}
+
 TEST(ModelBuilder, StaticMatrixAndRegionMap) {
   ModelBuilder builder(kNow);
   ASSERT_THAT(
