@@ -79,6 +79,11 @@ inline constexpr char kExtenderRequestDuration[] =
 inline constexpr char kSchedulerDecisions[] = "carbonroute_scheduler_decisions_total";
 // gauge: seconds since the model was last rebuilt from its sources.
 inline constexpr char kSchedulerModelAge[] = "carbonroute_scheduler_model_age_seconds";
+// gauge: grid locations with a carbon reading in the model. 0 while nodes are
+// known means no carbon source answers (the carbon role is down): carbon
+// scores are then equal and placement follows latency alone (fail open).
+inline constexpr char kSchedulerModelCarbonLocations[] =
+    "carbonroute_scheduler_model_carbon_locations";
 
 }  // namespace carbonroute::metric_names
 

@@ -53,7 +53,14 @@ ExtenderService::ExtenderService(ModelStore& models, ScoringOptions options, Clo
                      .Name(metric_names::kSchedulerModelAge)
                      .Help("Seconds since the placement model was rebuilt from its sources.")
                      .Register(registry)
-                     .Add({})) {}
+                     .Add({})),
+      model_carbon_locations_(
+          prometheus::BuildGauge()
+              .Name(metric_names::kSchedulerModelCarbonLocations)
+              .Help("Grid locations with a carbon reading in the placement model (0: carbon "
+                    "scores are equal, latency decides).")
+              .Register(registry)
+              .Add({})) {}
 
 net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
                                                 const net::HttpServerRequest& request) {
@@ -73,7 +80,10 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
         model ? ScoreCompact(*model, args->candidates, args->workload, options,
                              filter ? FailureDetail::kReasons : FailureDetail::kScoresOnly)
               : CompactScores{};
-    if (model) model_age_.Set(absl::ToDoubleSeconds(options.now - model->built_at()));
+    if (model) {
+      model_age_.Set(absl::ToDoubleSeconds(options.now - model->built_at()));
+      model_carbon_locations_.Set(static_cast<double>(model->Readings().size()));
+    }
     if (filter) {
       response.body = FilterReply(*args, scores);
     } else {
@@ -101,9 +111,13 @@ net::HttpServerResponse ExtenderService::Prioritize(const net::HttpServerRequest
 net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
   std::shared_ptr<const PlacementModel> model = models_.Get();
   if (model == nullptr) return {503, "text/plain; charset=utf-8", "no model loaded yet\n"};
-  return {200, "text/plain; charset=utf-8",
-          absl::StrCat("ok: ", model->Readings().size(), " locations, ", model->node_count(),
-                       " nodes, ", model->row_count(), " RTT rows\n")};
+  std::string text =
+      absl::StrCat("ok: ", model->Readings().size(), " locations, ", model->node_count(),
+                   " nodes, ", model->row_count(), " RTT rows\n");
+  if (model->Readings().empty()) {
+    absl::StrAppend(&text, kNoCarbonReason, "\n");
+  }
+  return {200, "text/plain; charset=utf-8", text};
 }
 
 std::map<std::string, net::HttpHandler> ExtenderService::Routes(

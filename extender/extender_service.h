@@ -3,7 +3,9 @@
 // `scheduler-lite serve`: the kube-scheduler extender over HTTP.
 //   POST /filter      ExtenderArgs → ExtenderFilterResult
 //   POST /prioritize  ExtenderArgs → HostPriorityList (0–10)
-//   GET  /healthz     200 once a model with at least one source is loaded, else 503
+//   GET  /healthz     200 once a model with at least one source is loaded, else 503;
+//                     the text says when the model has no carbon reading at all (no
+//                     carbon source answers: carbon scores are equal, latency decides)
 //   GET  /metrics     requests by verb and code, latency histogram, decisions by location
 // Requests are scored against the current model snapshot (ModelStore),
 // refreshed by the caller on an interval — never per request. Malformed
@@ -58,6 +60,11 @@ class ModelStore {
   std::shared_ptr<const placement::PlacementModel> model_ ABSL_GUARDED_BY(mutex_);
 };
 
+// What /healthz and `serve`'s log say when the model has no carbon reading.
+inline constexpr char kNoCarbonReason[] =
+    "no carbon reading from any source (is the carbon role, or the Prometheus that scrapes it, "
+    "up?): carbon scores are equal, placement follows latency limits and RTT alone";
+
 class ExtenderService {
  public:
   ExtenderService(ModelStore& models, placement::ScoringOptions options, Clock& clock,
@@ -80,6 +87,7 @@ class ExtenderService {
   prometheus::Family<prometheus::Histogram>& duration_;
   prometheus::Family<prometheus::Counter>& decisions_;
   prometheus::Gauge& model_age_;
+  prometheus::Gauge& model_carbon_locations_;
 };
 
 }  // namespace carbonroute::extender

@@ -70,11 +70,21 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
     web = *std::move(loaded);
   }
   ModelStore models;
+  bool without_carbon = false;  // said once per episode
   auto refresh = [&] {
     LoadedModel loaded = LoadModel(request.sources, http, clock.Now());
     for (const absl::Status& error : loaded.errors)
       err << "scheduler-lite: warning: " << error.message() << "\n";
-    if (loaded.sources_read > 0) models.Set(loaded.model);
+    if (loaded.sources_read == 0) return;
+    models.Set(loaded.model);
+    const bool no_carbon = loaded.model->Readings().empty();
+    if (no_carbon && !without_carbon) {
+      err << "scheduler-lite: warning: " << extender::kNoCarbonReason << "\n";
+    } else if (!no_carbon && without_carbon) {
+      err << "scheduler-lite: carbon readings for " << loaded.model->Readings().size()
+          << " locations again\n";
+    }
+    without_carbon = no_carbon;
   };
   refresh();
   TuneAllocatorForLargeRequests();

@@ -114,5 +114,30 @@ TEST_F(ExtenderServiceTest, HealthNeedsAModel) {
   EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json({"x"}));
 }
 
+TEST_F(ExtenderServiceTest, WithoutAnyCarbonReadingItFailsOpenAndSaysWhy) {
+  // The carbon role is down: the latency role's nodes and RTTs, no carbon.
+  auto facts = std::make_shared<PlacementFacts>();
+  facts->built_at = kNow;
+  facts->nodes = {{"n-se", {"SE", "r1"}}, {"n-pl", {"PL", "r2"}}};
+  facts->rtt["n-app"]["n-se"] = {absl::Milliseconds(30), RttMethod::kMeasured, kNow};
+  facts->rtt["n-app"]["n-pl"] = {absl::Milliseconds(5), RttMethod::kMeasured, kNow};
+  models_.Set(std::make_shared<const PlacementModel>(*facts));
+  const std::string args =
+      R"({"Pod":{"metadata":{"name":"p","labels":{"delay_n-app":"25"}}},"Nodes":null,)"
+      R"("NodeNames":["n-pl","n-se"]})";
+  net::HttpResponse filter = Post("/filter", args);
+  EXPECT_EQ(filter.status, 200);  // latency limits still hold: n-se is 30 ms away
+  EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json({"n-pl"}));
+  net::HttpResponse prioritize =
+      Post("/prioritize", R"({"Pod":{},"Nodes":null,"NodeNames":["n-pl","n-se"]})");
+  EXPECT_EQ(prioritize.status, 200);  // carbon scores equal (and no latency origin): a tie
+  EXPECT_EQ(prioritize.body, R"([{"Host":"n-pl","Score":0},{"Host":"n-se","Score":0}])");
+  net::HttpResponse health = Post("/healthz", "", "GET");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_THAT(health.body, HasSubstr("no carbon reading from any source"));
+  EXPECT_THAT(prometheus::TextSerializer().Serialize(registry_->Collect()),
+              HasSubstr("carbonroute_scheduler_model_carbon_locations 0"));
+}
+
 }  // namespace
 }  // namespace carbonroute::extender
