@@ -112,19 +112,19 @@ TEST(ModelBuilder, CopiesOfOneSeriesFromTwoReplicasAreOneReadingTheFreshestValid
 
   // Both valid to the same time: the one fetched last.
   ModelBuilder same(kNow);
-  same.AddSamples(Parse(
-      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
-      "estimated=\"false\",instance=\"r1\",location=\"DE\",provider=\"em\"} 410\n"
-      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\","
-      "instance=\"r1\",location=\"DE\",provider=\"em\"} 1800003600\n"
-      "carbonroute_carbon_intensity_age_seconds{emissions_type=\"average\",instance=\"r1\","
-      "location=\"DE\",provider=\"em\"} 5\n"
-      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
-      "estimated=\"false\",instance=\"r2\",location=\"DE\",provider=\"em\"} 400\n"
-      "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\","
-      "instance=\"r2\",location=\"DE\",provider=\"em\"} 1800003600\n"
-      "carbonroute_carbon_intensity_age_seconds{emissions_type=\"average\",instance=\"r2\","
-      "location=\"DE\",provider=\"em\"} 900\n"));
+  same.AddSamples(
+      Parse("carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+            "estimated=\"false\",instance=\"r1\",location=\"DE\",provider=\"em\"} 410\n"
+            "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\","
+            "instance=\"r1\",location=\"DE\",provider=\"em\"} 1800003600\n"
+            "carbonroute_carbon_intensity_age_seconds{emissions_type=\"average\",instance=\"r1\","
+            "location=\"DE\",provider=\"em\"} 5\n"
+            "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+            "estimated=\"false\",instance=\"r2\",location=\"DE\",provider=\"em\"} 400\n"
+            "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type=\"average\","
+            "instance=\"r2\",location=\"DE\",provider=\"em\"} 1800003600\n"
+            "carbonroute_carbon_intensity_age_seconds{emissions_type=\"average\",instance=\"r2\","
+            "location=\"DE\",provider=\"em\"} 900\n"));
   EXPECT_EQ(same.BuildFacts().carbon.at("DE").grams_per_kwh, 410);
 }
 
