@@ -222,8 +222,13 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
       daemon->metrics_->SetProviderBudget(name, limited->limiter().monthly_budget(), *left);
     }
   }
-  daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region,
-                                config.node.zone);
+  // The carbon role (discovery with peer selection "none") speaks for the cluster's
+  // grid locations, not for the Node it runs on: the latency role there exports its node_info.
+  daemon->exports_node_info_ = !(config.rtt.kubernetes.enabled &&
+                                 config.rtt.peer_selection.mode == PeerSelectionMode::kNone);
+  if (daemon->exports_node_info_)
+    daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region,
+                                  config.node.zone);
   if (!config.rtt.static_matrix.empty()) {
     std::string matrix;
     absl::StatusOr<std::vector<DeclaredRtt>> row =
@@ -360,7 +365,8 @@ void CollectorDaemon::ApplyIdentity(const NodeConfig& node) {
       "kubernetes discovery: this node is {} in region \"{}\", zone \"{}\", grid "
       "location \"{}\"",
       node_.name, node_.region, node_.zone, node_.location);
-  metrics_->SetNodeInfo(node_.name, node_.location, node_.region, node_.zone);
+  if (exports_node_info_)
+    metrics_->SetNodeInfo(node_.name, node_.location, node_.region, node_.zone);
   if (prober_ != nullptr) prober_->SetSourceZone(node_.zone);
   if (region_learnt && !rtt_.static_matrix.empty()) {
     RttConfig rtt = rtt_;

@@ -52,8 +52,9 @@ CollectorProcess LaunchCollector(const std::string& dir, const std::string& conf
 }
 
 CollectorProcess StartCollector(const std::string& dir, const std::string& config_yaml,
-                                const std::string& log_name) {
-  CollectorProcess collector = LaunchCollector(dir, config_yaml, log_name);
+                                const std::string& log_name,
+                                const std::vector<std::string>& extra_args) {
+  CollectorProcess collector = LaunchCollector(dir, config_yaml, log_name, extra_args);
   if (collector.port > 0 &&
       !WaitFor([&] { return IsHealthy(collector.port); }, absl::Seconds(30))) {
     collector.port = 0;

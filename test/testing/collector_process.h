@@ -21,8 +21,10 @@ struct CollectorProcess {
 // Writes `config_yaml` to `dir`/collector.yaml and starts the collector with
 // --data-dir pointing at the repository's data/. Waits up to 30 s for the log
 // line naming the port and for /healthz to answer 200.
+// `extra_args` follow the config and data-dir flags (e.g. --node-name).
 CollectorProcess StartCollector(const std::string& dir, const std::string& config_yaml,
-                                const std::string& log_name = "collector.log");
+                                const std::string& log_name = "collector.log",
+                                const std::vector<std::string>& extra_args = {});
 
 // StartCollector without waiting for /healthz: returns once the log names the
 // port (up to 30 s), while the first poll may still be running.

@@ -123,6 +123,11 @@ void FakeKubeApiServer::SendEvent(const std::string& event_json) {
   events_.push_back(event_json);
 }
 
+void FakeKubeApiServer::BroadcastEvent(const std::string& event_json) {
+  absl::MutexLock lock(&mutex_);
+  broadcast_.push_back(event_json);
+}
+
 void FakeKubeApiServer::EndWatch() {
   absl::MutexLock lock(&mutex_);
   watch_command_ = WatchCommand::kEnd;
@@ -237,8 +242,10 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
 }
 
 void FakeKubeApiServer::StreamWatch(Connection& connection) {
+  std::size_t broadcast_seen = 0;  // broadcast events before this watch opened are not its
   {
     absl::MutexLock lock(&mutex_);
+    broadcast_seen = broadcast_.size();
     if (next_watch_status_ != 200) {
       const int status = next_watch_status_;
       next_watch_status_ = 200;
@@ -257,14 +264,18 @@ void FakeKubeApiServer::StreamWatch(Connection& connection) {
     WatchCommand command;
     {
       absl::MutexLock lock(&mutex_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-        return stopping_ || !events_.empty() || watch_command_ != WatchCommand::kNone;
+      auto ready = [this, broadcast_seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+        return stopping_ || !events_.empty() || watch_command_ != WatchCommand::kNone ||
+               broadcast_.size() > broadcast_seen;
       };
       mutex_.Await(absl::Condition(&ready));
       if (stopping_) return;
       while (!events_.empty()) {
         absl::StrAppend(&data, events_.front(), "\n");
         events_.pop_front();
+      }
+      for (; broadcast_seen < broadcast_.size(); ++broadcast_seen) {
+        absl::StrAppend(&data, broadcast_[broadcast_seen], "\n");
       }
       command = watch_command_;
       watch_command_ = WatchCommand::kNone;

@@ -49,6 +49,9 @@ class FakeKubeApiServer {
   void FailNextWatch(int status);
   // Queues one event line (without the newline) for the open or next watch.
   void SendEvent(const std::string& event_json);
+  // Sends one event line to every watch open now (several clients watching:
+  // the carbon role's replicas).
+  void BroadcastEvent(const std::string& event_json);
   // Ends the open watch stream as a server timeout does (the final chunk),
   // or drops its connection mid-stream (no final chunk).
   void EndWatch();
@@ -79,6 +82,7 @@ class FakeKubeApiServer {
   int list_failure_status_ ABSL_GUARDED_BY(mutex_) = 500;
   int next_watch_status_ ABSL_GUARDED_BY(mutex_) = 200;
   std::deque<std::string> events_ ABSL_GUARDED_BY(mutex_);
+  std::vector<std::string> broadcast_ ABSL_GUARDED_BY(mutex_);  // every broadcast event so far
   enum class WatchCommand { kNone, kEnd, kDrop };
   WatchCommand watch_command_ ABSL_GUARDED_BY(mutex_) = WatchCommand::kNone;
   int watches_opened_ ABSL_GUARDED_BY(mutex_) = 0;

@@ -18,8 +18,10 @@ std::unique_ptr<Subprocess> StartPrometheus(const std::string& dir, int port,
   }
   absl::StrAppend(&config, "scrape_configs:\n");
   for (const ScrapeTarget& target : targets) {
-    absl::StrAppend(&config, "  - job_name: ", target.job,
-                    "\n    static_configs: [{targets: ['127.0.0.1:", target.port, "']}]\n");
+    std::string addresses = absl::StrCat("'127.0.0.1:", target.port, "'");
+    for (int more : target.more_ports) absl::StrAppend(&addresses, ", '127.0.0.1:", more, "'");
+    absl::StrAppend(&config, "  - job_name: ", target.job, "\n    static_configs: [{targets: [",
+                    addresses, "]}]\n");
     for (absl::string_view line : absl::StrSplit(target.job_yaml, '\n', absl::SkipEmpty())) {
       absl::StrAppend(&config, "    ", line, "\n");
     }

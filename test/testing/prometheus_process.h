@@ -19,11 +19,12 @@ namespace carbonroute::testing {
 
 inline constexpr char kPrometheusBinary[] = "/usr/bin/prometheus";
 
-// One scrape job: its `job` label and the port on 127.0.0.1 it scrapes.
+// One scrape job: its `job` label and the port(s) on 127.0.0.1 it scrapes.
 struct ScrapeTarget {
   std::string job;
   int port = 0;
-  std::string job_yaml = "";  // more keys of the scrape_config, e.g. "scheme: https\n"
+  std::string job_yaml = "";         // more keys of the scrape_config, e.g. "scheme: https\n"
+  std::vector<int> more_ports = {};  // more targets of the same job
 };
 
 // Writes `dir`/prometheus.yml and starts Prometheus with `dir`/tsdb, logging
