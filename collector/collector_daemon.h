@@ -156,7 +156,7 @@ class CollectorDaemon {
   std::unique_ptr<discovery::NodeDiscovery> discovery_;  // null without rtt.discovery
   RegionLocations region_locations_;
   RegionCoordinates region_coordinates_;  // read when a WattTime provider has `locations: nodes`
-  bool exports_node_info_ = true;  // false for the carbon role
+  bool exports_node_info_ = true;         // false for the carbon role
   std::vector<ProviderConfig> node_located_;  // the providers with `locations: nodes`
   // Per such provider: its locations and unmapped Nodes as last logged.
   std::map<std::string, NodeLocations> logged_locations_ ABSL_GUARDED_BY(peers_mutex_);
