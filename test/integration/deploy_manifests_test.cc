@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 
 #include "config/load_collector_config.h"
 #include "providers/make_provider.h"
@@ -79,20 +80,91 @@ TEST(DeployManifests, ExamplesOptIntoTheCarbonrouteProfile) {
   EXPECT_EQ(knative["spec"]["template"]["spec"]["schedulerName"].as<std::string>(), "carbonroute");
 }
 
-TEST(DeployManifests, CollectorConfigMapIsAValidCollectorConfig) {
+TEST(DeployManifests, TheDaemonSetIsTheLatencyRoleWithNoProviderAtAll) {
   const YAML::Node config_map = FindKind(Documents("collector-daemonset.yaml"), "ConfigMap");
-  absl::StatusOr<CollectorConfig> config =
-      ParseCollectorConfig(config_map["data"]["collector.yaml"].as<std::string>(), "configmap");
+  const std::string text = config_map["data"]["collector.yaml"].as<std::string>();
+  absl::StatusOr<CollectorConfig> config = ParseCollectorConfig(text, "configmap");
   ASSERT_THAT(config, testing::IsOk());
-  // It starts without the optional credentials Secret: no provider needs one.
-  for (const ProviderConfig& provider : config->providers) {
-    EXPECT_FALSE(providers::CallsAnApi(provider)) << provider.name;
+  EXPECT_TRUE(config->providers.empty());
+  // Not even a commented one: uncommenting it would make every Node poll again.
+  for (const char* type :
+       {"watttime", "electricity_maps", "uk_carbon_intensity", "replay", "static", "credentials"}) {
+    EXPECT_EQ(text.find(type), std::string::npos) << type;
+  }
+  const YAML::Node daemonset = FindKind(Documents("collector-daemonset.yaml"), "DaemonSet");
+  for (const YAML::Node& volume : daemonset["spec"]["template"]["spec"]["volumes"]) {
+    EXPECT_FALSE(volume["secret"]) << "the latency role needs no credentials";
   }
 }
 
-TEST(DeployManifests, TheCollectorCanWriteItsCacheAsItsNonRootUser) {
-  const YAML::Node daemonset = FindKind(Documents("collector-daemonset.yaml"), "DaemonSet");
-  const YAML::Node pod = daemonset["spec"]["template"]["spec"];
+// The carbon role's collector.yaml with its commented live providers in place of the replay one.
+std::string LiveCarbonRoleConfig(const std::string& shipped) {
+  std::string live;
+  bool in_live_block = false, skipping_providers = false;
+  std::istringstream lines(shipped);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("use these instead:") != std::string::npos) {
+      in_live_block = true;
+      live += "providers:\n";
+      continue;
+    }
+    if (in_live_block && line.rfind("#   ", 0) == 0) {
+      live += line.substr(4) + "\n";
+      continue;
+    }
+    in_live_block = false;
+    if (line == "providers:") {
+      skipping_providers = true;
+      continue;
+    }
+    if (skipping_providers && line.rfind("  ", 0) == 0) continue;
+    skipping_providers = false;
+    live += line + "\n";
+  }
+  return live;
+}
+
+TEST(DeployManifests, TheCarbonRolePollsTheClustersLocationsOnceWithTwoReplicas) {
+  const std::vector<YAML::Node> documents = Documents("collector-carbon-role.yaml");
+  const std::string text =
+      FindKind(documents, "ConfigMap")["data"]["collector.yaml"].as<std::string>();
+  absl::StatusOr<CollectorConfig> config = ParseCollectorConfig(text, "configmap");
+  ASSERT_THAT(config, testing::IsOk());
+  ASSERT_FALSE(config->providers.empty());
+  for (const ProviderConfig& provider : config->providers) {
+    EXPECT_TRUE(provider.locations_from_nodes) << provider.name;
+    EXPECT_FALSE(providers::CallsAnApi(provider)) << "starts without the Secret";
+  }
+  EXPECT_EQ(config->rtt.peer_selection.mode, PeerSelectionMode::kNone);
+  EXPECT_TRUE(config->rtt.kubernetes.enabled);
+  // The documented live providers, uncommented, are valid and share the account's limits.
+  absl::StatusOr<CollectorConfig> live = ParseCollectorConfig(LiveCarbonRoleConfig(text), "live");
+  ASSERT_THAT(live, testing::IsOk()) << LiveCarbonRoleConfig(text);
+  ASSERT_EQ(live->providers.size(), 2u);
+  for (const ProviderConfig& provider : live->providers) {
+    EXPECT_TRUE(provider.locations_from_nodes) << provider.name;
+    EXPECT_EQ(provider.limits.account_shared_by, 2) << provider.name;
+  }
+
+  const YAML::Node deployment = FindKind(documents, "Deployment");
+  EXPECT_EQ(deployment["spec"]["replicas"].as<int>(), 2);
+  const YAML::Node labels = deployment["spec"]["template"]["metadata"]["labels"];
+  const std::string app = labels["app"].as<std::string>();
+  EXPECT_EQ(FindKind(documents, "PodDisruptionBudget")["spec"]["minAvailable"].as<int>(), 1);
+  EXPECT_EQ(FindKind(documents, "PodDisruptionBudget")["spec"]["selector"]["matchLabels"]["app"]
+                .as<std::string>(),
+            app);
+  EXPECT_EQ(FindKind(documents, "Service")["spec"]["selector"]["app"].as<std::string>(), app);
+  const YAML::Node anti = deployment["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"];
+  ASSERT_TRUE(anti);
+  EXPECT_EQ(
+      anti["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]["topologyKey"]
+          .as<std::string>(),
+      "kubernetes.io/hostname");
+}
+
+// The pod's state volume is writable by its non-root user.
+void ExpectWritableState(const YAML::Node& pod) {
   const int user = pod["containers"][0]["securityContext"]["runAsUser"].as<int>();
   for (const YAML::Node& volume : pod["volumes"]) {
     if (volume["name"].as<std::string>() != "state") continue;
@@ -103,8 +175,18 @@ TEST(DeployManifests, TheCollectorCanWriteItsCacheAsItsNonRootUser) {
   EXPECT_EQ(pod["securityContext"]["fsGroup"].as<int>(), user);
 }
 
+TEST(DeployManifests, TheCollectorCanWriteItsCacheAsItsNonRootUser) {
+  for (const auto& [file, kind] : {std::pair{"collector-daemonset.yaml", "DaemonSet"},
+                                   std::pair{"collector-carbon-role.yaml", "Deployment"}}) {
+    SCOPED_TRACE(file);
+    const YAML::Node workload = FindKind(Documents(file), kind);
+    ExpectWritableState(workload["spec"]["template"]["spec"]);
+  }
+}
+
 TEST(DeployManifests, ProbesTargetThePodNotTheNode) {
-  for (const char* file : {"collector-daemonset.yaml", "scheduler.yaml"}) {
+  for (const char* file :
+       {"collector-daemonset.yaml", "collector-carbon-role.yaml", "scheduler.yaml"}) {
     for (const YAML::Node& document : Documents(file)) {
       if (!document["kind"] || (document["kind"].as<std::string>() != "DaemonSet" &&
                                 document["kind"].as<std::string>() != "Deployment")) {
