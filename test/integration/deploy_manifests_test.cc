@@ -87,9 +87,8 @@ TEST(DeployManifests, TheDaemonSetIsTheLatencyRoleWithNoProviderAtAll) {
   ASSERT_THAT(config, testing::IsOk());
   EXPECT_TRUE(config->providers.empty());
   // Not even a commented one: uncommenting it would make every Node poll again.
-  for (const char* type :
-       {"watttime", "electricity_maps", "uk_carbon_intensity", "replay", "static", "credentials"}) {
-    EXPECT_EQ(text.find(type), std::string::npos) << type;
+  for (const char* key : {"type:", "locations:", "credentials", "token", "password"}) {
+    EXPECT_EQ(text.find(key), std::string::npos) << key;
   }
   const YAML::Node daemonset = FindKind(Documents("collector-daemonset.yaml"), "DaemonSet");
   for (const YAML::Node& volume : daemonset["spec"]["template"]["spec"]["volumes"]) {
