@@ -87,7 +87,7 @@ TEST(DeployManifests, TheDaemonSetIsTheLatencyRoleWithNoProviderAtAll) {
   ASSERT_THAT(config, testing::IsOk());
   EXPECT_TRUE(config->providers.empty());
   // Not even a commented one: uncommenting it would make every Node poll again.
-  for (const char* key : {"type:", "locations:", "credentials", "token", "password"}) {
+  for (const char* key : {"type:", "locations:", "credentials", "token:", "password:"}) {
     EXPECT_EQ(text.find(key), std::string::npos) << key;
   }
   const YAML::Node daemonset = FindKind(Documents("collector-daemonset.yaml"), "DaemonSet");
