@@ -118,8 +118,7 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
       last_poll_(BuildGauge()
                      .Name(metric_names::kLastPoll)
                      .Help("Unix time at which the last poll of every provider completed.")
-                     .Register(registry)
-                     .Add({})) {
+                     .Register(registry)) {
   for (const char* operation : label::kCacheOperations)
     cache_errors_.Add({{label::kOperation, operation}});
 }
@@ -349,7 +348,9 @@ void CollectorMetrics::RemoveProbeTarget(const std::string& source, const std::s
 }
 
 void CollectorMetrics::SetLastPoll(absl::Time t) {
-  last_poll_.Set(absl::ToDoubleSeconds(t - absl::UnixEpoch()));
+  // Added at the first poll: a collector without providers (the latency role) has no poll
+  // loop, and a 0 here would read as a loop stuck since 1970.
+  last_poll_.Add({}).Set(absl::ToDoubleSeconds(t - absl::UnixEpoch()));
 }
 
 }  // namespace carbonroute::exporter

@@ -146,7 +146,7 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Gauge>& probe_loss_;
   prometheus::Family<prometheus::Counter>& probes_sent_;
   prometheus::Family<prometheus::Counter>& probes_received_;
-  prometheus::Gauge& last_poll_;
+  prometheus::Family<prometheus::Gauge>& last_poll_;
 
   absl::Mutex mutex_;
   std::map<IntensitySeries, IntensityGauges> intensity_series_ ABSL_GUARDED_BY(mutex_);

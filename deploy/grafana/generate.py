@@ -197,6 +197,32 @@ timeseries("Nodes per grid location",
            x=16, w=8, stacked=True, advance=False)
 y += 8
 
+# --- Carbon role -------------------------------------------------------------
+row("Carbon role (providers polled once per cluster)")
+timeseries("Grid locations polled",
+           "Grid locations each collector's providers poll (with locations: nodes, the cluster's "
+           "Nodes' locations), and Nodes left out for want of a provider code (a warning names "
+           "each). Two carbon-role replicas show the same numbers.",
+           [target("carbonroute_provider_locations", "{{provider}} · {{instance}}"),
+            target("carbonroute_provider_unmapped_nodes", "unmapped Nodes · {{provider}}",
+                   ref="B")],
+           x=0, w=8, advance=False)
+timeseries("Upstream calls per provider",
+           "Calls sent to each provider per second, all collectors together: flat in the number of "
+           "Nodes when only the carbon role polls. Calls the client-side limiter held back to stay "
+           "within the account's published limits show in Provider request outcomes (held_back).",
+           [target("sum by (provider) (rate(carbonroute_provider_requests_total"
+                   "{outcome!=\"held_back\"}[$__rate_interval]))", "{{provider}}")],
+           x=8, w=8, unit="reqps", advance=False)
+timeseries("Monthly budget left",
+           "Share of each collector's monthly call budget (monthly_budget / account_shared_by) left "
+           "this month; calls are spread over the month, and polls thin out as it nears the pace "
+           "(alert CarbonrouteProviderBudgetNearlySpent below 10 %).",
+           [target("carbonroute_provider_budget_remaining_calls / carbonroute_provider_budget_calls",
+                   "{{provider}} · {{instance}}")],
+           x=16, w=8, unit="percentunit", advance=False, defaults={"min": 0, "max": 1})
+y += 8
+
 # --- Scheduler ---------------------------------------------------------------
 row("Scheduler (scheduler-lite)")
 timeseries("Scheduler decisions by location",
@@ -223,7 +249,12 @@ y += 8
 timeseries("Scheduler model age",
            "Seconds since scheduler-lite last rebuilt its model (every --refresh); alert at 5 min.",
            [target("carbonroute_scheduler_model_age_seconds", "{{instance}}")],
-           x=0, w=24, unit="s")
+           x=0, w=12, unit="s", advance=False)
+timeseries("Grid locations with carbon in the model",
+           "Locations scheduler-lite has a carbon reading for. 0 while nodes are known: no carbon "
+           "source answers (the carbon role is down), carbon scores are equal and latency decides.",
+           [target("carbonroute_scheduler_model_carbon_locations", "{{instance}}")],
+           x=12, w=12)
 
 
 def query_variable(name, label, query):

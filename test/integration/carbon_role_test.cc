@@ -346,6 +346,8 @@ TEST(CarbonRole, UpstreamCallsAreFlatInTheNumberOfNodes) {
   for (const testing::CollectorProcess& node : latency) {
     const std::string page = testing::HttpGet(node.port, "/metrics");
     EXPECT_THAT(page, Not(HasSubstr("carbonroute_provider_requests_total{")));
+    // No poll loop: no poll timestamp that an alert would read as stuck since 1970.
+    EXPECT_THAT(page, Not(HasSubstr("carbonroute_last_poll_timestamp_seconds ")));
     EXPECT_THAT(page, HasSubstr("carbonroute_node_info{"));
   }
 

@@ -18,6 +18,7 @@
 #include "net/url.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
+#include "test/testing/fake_provider_server.h"
 #include "test/testing/prometheus_process.h"
 #include "test/testing/temp_dir.h"
 
@@ -41,6 +42,31 @@ TEST(GrafanaDashboard, EveryPanelQueryRunsOnARealPrometheusAndTheFedOnesReturnDa
   const int prometheus_port = testing::FreeLoopbackPort();
   const int scheduler_port = testing::FreeLoopbackPort();
 
+  // Electricity Maps for the budget panel: one hourly reading, no forecast.
+  testing::FakeProviderServer electricity_maps;
+  electricity_maps.Route("/v3/carbon-intensity/latest", [](const testing::FakeRequest&) {
+    const absl::Time hour =
+        absl::FromCivil(absl::ToCivilHour(absl::Now(), absl::UTCTimeZone()), absl::UTCTimeZone());
+    return testing::FakeResponse{
+        200,
+        absl::StrCat(R"({"zone":"FR","carbonIntensity":55,"datetime":")",
+                     absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", hour, absl::UTCTimeZone()),
+                     R"(","isEstimated":false})"),
+        {}};
+  });
+  electricity_maps.Route("/v3/carbon-intensity/forecast", [](const testing::FakeRequest&) {
+    const absl::Time hour =
+        absl::FromCivil(absl::ToCivilHour(absl::Now(), absl::UTCTimeZone()), absl::UTCTimeZone());
+    std::string points;
+    for (int i = 0; i < 30; ++i) {
+      absl::StrAppend(
+          &points, i == 0 ? "" : ",", R"({"carbonIntensity":60,"datetime":")",
+          absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", hour + absl::Hours(i), absl::UTCTimeZone()),
+          R"("})");
+    }
+    return testing::FakeResponse{
+        200, absl::StrCat(R"({"zone":"FR","forecast":[)", points, "]}"), {}};
+  });
   // One collector probing Prometheus's port over TCP (a peer in another zone).
   testing::CollectorProcess collector =
       testing::StartCollector(dir, absl::StrCat(R"yaml(
@@ -52,6 +78,12 @@ poll: {interval: 2s, forecast_horizon: 24h}
 providers:
   - {type: replay, locations: [BE, DE, SE-SE3]}
   - {type: static, name: ppa, values: {onprem: 12.5}}
+  - type: electricity_maps
+    base_url: )yaml",
+                                                electricity_maps.base_url(), R"yaml(/v3
+    token: not-a-secret
+    locations: [FR]
+    monthly_budget: 1000
 rtt:
   probe: {interval: 200ms, timeout: 1s}
   peers:
