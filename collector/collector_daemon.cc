@@ -82,17 +82,26 @@ absl::StatusOr<discovery::KubeApiEndpoint> DiscoveryEndpoint(const CollectorConf
                                            [](const char* name) { return std::getenv(name); });
 }
 
+// The region-keyed data file `name` (a `kind` of table) found and read with `parse`
+// (ParseRegionLocationsCsv or ParseRegionCoordinatesCsv); errors prefixed with `what`.
+absl::StatusOr<RegionLocations> ReadRegionTable(
+    const std::string& name, const DataPaths& data, absl::string_view what, absl::string_view kind,
+    absl::StatusOr<RegionLocations> (*parse)(absl::string_view, absl::string_view)) {
+  absl::StatusOr<std::string> path = FindDataFile(name, data);
+  if (!path.ok()) return Prefixed(path.status(), what);
+  absl::StatusOr<std::string> csv = ReadFileToString(*path, kind);
+  if (!csv.ok()) return Prefixed(csv.status(), what);
+  absl::StatusOr<RegionLocations> table = parse(*csv, *path);
+  if (!table.ok()) return Prefixed(table.status(), what);
+  return table;
+}
+
 // rtt.discovery.kubernetes.region_locations, read (REQUIRES: enabled).
 absl::StatusOr<RegionLocations> DiscoveryRegionLocations(const CollectorConfig& config,
                                                          const DataPaths& data) {
-  const std::string key = "rtt.discovery.kubernetes.region_locations";
-  absl::StatusOr<std::string> path = FindDataFile(config.rtt.kubernetes.region_locations, data);
-  if (!path.ok()) return Prefixed(path.status(), key);
-  absl::StatusOr<std::string> csv = ReadFileToString(*path, "region → location map");
-  if (!csv.ok()) return Prefixed(csv.status(), key);
-  absl::StatusOr<RegionLocations> map = ParseRegionLocationsCsv(*csv, *path);
-  if (!map.ok()) return Prefixed(map.status(), key);
-  return map;
+  return ReadRegionTable(config.rtt.kubernetes.region_locations, data,
+                         "rtt.discovery.kubernetes.region_locations", "region → location map",
+                         ParseRegionLocationsCsv);
 }
 
 // The region → coordinates table, when a WattTime provider takes its locations from the Nodes.
@@ -103,14 +112,9 @@ absl::StatusOr<RegionCoordinates> DiscoveryRegionCoordinates(const CollectorConf
       })) {
     return RegionCoordinates();
   }
-  const std::string what = "WattTime regions of the Nodes (locations: nodes)";
-  absl::StatusOr<std::string> path = FindDataFile(kRegionCoordinatesFile, data);
-  if (!path.ok()) return Prefixed(path.status(), what);
-  absl::StatusOr<std::string> csv = ReadFileToString(*path, "region → coordinates table");
-  if (!csv.ok()) return Prefixed(csv.status(), what);
-  absl::StatusOr<RegionCoordinates> table = ParseRegionCoordinatesCsv(*csv, *path);
-  if (!table.ok()) return Prefixed(table.status(), what);
-  return table;
+  return ReadRegionTable(kRegionCoordinatesFile, data,
+                         "WattTime regions of the Nodes (locations: nodes)",
+                         "region → coordinates table", ParseRegionCoordinatesCsv);
 }
 
 }  // namespace

@@ -104,5 +104,40 @@ TEST(CliUsage, DiscoveryMistakesAreNamedByCheckConfig) {
   EXPECT_EQ(run.exit_code, 0) << run.output;
 }
 
+TEST(CliUsage, CarbonRoleMistakesAreNamedByCheckConfig) {
+  testing::ScopedTempDir dir;
+  const std::string config = dir.File("collector.yaml");
+  auto check = [&](const std::string& yaml) {
+    std::ofstream(config) << yaml;
+    return Shell(absl::StrCat(kCollector, " --check-config ", config, " 2>&1"));
+  };
+  const std::string discovery =
+      "rtt: {discovery: {kubernetes: {api_url: \"http://127.0.0.1:8001\"}}, peer_selection: "
+      "{mode: none}}\n";
+  // A typo of the word.
+  ShellRun run =
+      check("node: {name: n1}\n" + discovery + "providers: [{type: replay, locations: node}]\n");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("providers[0].locations: expected a list of locations or "
+                                    "\"nodes\", got \"node\""));
+  // The Nodes' locations without the Nodes.
+  run = check("node: {name: n1}\nproviders: [{type: replay, locations: nodes}]\n");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("\"nodes\" needs rtt.discovery.kubernetes"));
+  // A share of an account that is not a whole number of collectors.
+  run = check("node: {name: n1}\n" + discovery +
+              "providers: [{type: electricity_maps, token: t, locations: nodes, "
+              "account_shared_by: 1.5}]\n");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("providers[0].account_shared_by: must be a whole number"));
+  // The latency role and the carbon role as shipped are valid.
+  run = check(
+      "node: {name: n1}\nrtt: {discovery: {kubernetes: {api_url: "
+      "\"http://127.0.0.1:8001\"}}}\n");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  run = check("node: {name: n1}\n" + discovery + "providers: [{type: replay, locations: nodes}]\n");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+}
+
 }  // namespace
 }  // namespace carbonroute
