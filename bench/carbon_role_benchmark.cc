@@ -14,7 +14,8 @@
 // through one simulated hour (after its start-up), as its poll loop would,
 // polling again at the Poller's next_poll. The collectors of a cluster are
 // independent, so they run one after another against the shared account
-// counters; "before" is measured with every one of the N collectors.
+// counters (the clock set back to the start for each); "before" is measured
+// with every one of the N collectors.
 //
 // Usage: carbon_role_benchmark [MAX_NODES]   (default 5000; 10, 100, 1000, 5000 up to it)
 #include <spdlog/spdlog.h>
@@ -40,6 +41,7 @@
 #include "prometheus/registry.h"
 #include "providers/call_limiter.h"
 #include "providers/make_provider.h"
+#include "test/testing/fake_clock.h"
 
 namespace carbonroute {
 namespace {
@@ -47,29 +49,6 @@ namespace {
 constexpr char kRegions[][24] = {"europe-west3", "europe-west4", "europe-west9",
                                  "us-west2",     "us-central1",  "asia-northeast1"};
 constexpr char kZones[][16] = {"DE", "NL", "FR", "US-CAL-CISO", "US-CENT-SWPP", "JP-TK"};
-
-// A settable clock: the benchmark moves it to each poll's time.
-class SteppedClock final : public Clock {
- public:
-  explicit SteppedClock(absl::Time t) : now_(t) {}
-  absl::Time Now() const override {
-    absl::MutexLock lock(&mutex_);
-    return now_;
-  }
-  bool WaitUntil(absl::Time deadline, absl::Notification& stop) override {
-    absl::MutexLock lock(&mutex_);
-    now_ = std::max(now_, deadline);
-    return stop.HasBeenNotified();
-  }
-  void Set(absl::Time t) {
-    absl::MutexLock lock(&mutex_);
-    now_ = t;
-  }
-
- private:
-  mutable absl::Mutex mutex_;
-  absl::Time now_ ABSL_GUARDED_BY(mutex_);
-};
 
 std::string Param(const std::string& url, const std::string& name) {
   const std::size_t at = url.find(name + "=");
@@ -209,8 +188,8 @@ struct Lookups {
 // One collector through its first hour: returns its carbon series at the end.
 int RunCollector(const std::vector<ProviderConfig>& configs,
                  const std::vector<discovery::KubeNode>* nodes, const Lookups& lookups,
-                 FakeUpstream& upstream, SteppedClock& clock, absl::Time start) {
-  clock.Set(start);
+                 FakeUpstream& upstream, testing::FakeClock& clock, absl::Time start) {
+  clock.Advance(start - clock.Now());
   std::vector<std::unique_ptr<providers::LimitedHttpClient>> clients;
   std::vector<std::unique_ptr<providers::Provider>> owned;
   std::vector<providers::Provider*> borrowed;
@@ -235,7 +214,7 @@ int RunCollector(const std::vector<ProviderConfig>& configs,
   }
   for (providers::Provider* provider : borrowed) provider->Start(start).IgnoreError();
   for (absl::Time t = start; t < start + absl::Hours(1);) {
-    clock.Set(t);
+    clock.Advance(t - clock.Now());
     const collector::PollStats stats = poller.PollOnce(t);
     t = std::max(stats.next_poll, t + absl::Seconds(1));
   }
@@ -262,7 +241,7 @@ struct Row {
 int main(int argc, char** argv) {
   using namespace carbonroute;
   const int max_nodes = argc > 1 ? std::atoi(argv[1]) : 5000;
-  spdlog::set_level(spdlog::level::warn);  // each collector's start-up lines, 5,000 times
+  spdlog::set_level(spdlog::level::err);  // each collector's start-up lines, 5,000 times
   const DataPaths data = DataPathsFrom({}, "");
   Lookups lookups;
   lookups.regions = *ParseRegionLocationsCsv(
@@ -277,7 +256,7 @@ int main(int argc, char** argv) {
     Row row{n, {}, {}, 0, 0, 0};
     const std::vector<discovery::KubeNode> nodes = Nodes(n);
     {  // before: every Node's collector polls both providers for the 6 locations
-      SteppedClock clock(start);
+      testing::FakeClock clock(start);
       FakeUpstream upstream(clock);
       for (int i = 0; i < n; ++i) {
         row.before_series +=
@@ -286,7 +265,7 @@ int main(int argc, char** argv) {
       row.before = upstream.counts();
     }
     {  // after: 2 carbon-role replicas with `locations: nodes`; the latency role calls nothing
-      SteppedClock clock(start);
+      testing::FakeClock clock(start);
       FakeUpstream upstream(clock);
       for (int replica = 0; replica < 2; ++replica) {
         row.after_series +=
