@@ -57,6 +57,12 @@ std::string Param(const std::string& url, const std::string& name) {
   return url.substr(start, url.find('&', start) - start);
 }
 
+// "/v3/forecast" of "http://host/v3/forecast?region=X".
+std::string PathOf(const std::string& url) {
+  const std::size_t start = url.find('/', url.find("//") + 2);
+  return url.substr(start, url.find('?', start) - start);
+}
+
 std::string Iso(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
 }
@@ -71,6 +77,7 @@ class FakeUpstream final : public net::HttpClient {
     const absl::Time now = clock_.Now();
     absl::MutexLock lock(&mutex_);
     ++requests_;
+    ++by_endpoint_[PathOf(url)];
     if (absl::StrContains(url, "/login")) {
       ++logins_;
       login_times_.push_back(now);
@@ -125,6 +132,7 @@ class FakeUpstream final : public net::HttpClient {
   struct Counts {
     int64_t requests = 0, logins = 0;
     int most_logins_in_5_minutes = 0;
+    std::map<std::string, int64_t> by_endpoint;  // path → requests
   };
   Counts counts() {
     absl::MutexLock lock(&mutex_);
@@ -135,7 +143,7 @@ class FakeUpstream final : public net::HttpClient {
       while (times[last] - times[first] >= absl::Minutes(5)) ++first;
       most = std::max(most, static_cast<int>(last - first + 1));
     }
-    return {requests_, logins_, most};
+    return {requests_, logins_, most, by_endpoint_};
   }
 
  private:
@@ -144,6 +152,7 @@ class FakeUpstream final : public net::HttpClient {
   int64_t requests_ ABSL_GUARDED_BY(mutex_) = 0;
   int64_t logins_ ABSL_GUARDED_BY(mutex_) = 0;
   std::vector<absl::Time> login_times_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, int64_t> by_endpoint_ ABSL_GUARDED_BY(mutex_);
 };
 
 std::vector<ProviderConfig> Providers(bool from_nodes, int shared_by) {
@@ -289,6 +298,12 @@ int main(int argc, char** argv) {
         static_cast<long long>(row.before.logins), static_cast<long long>(row.after.logins),
         row.before.most_logins_in_5_minutes, row.after.most_logins_in_5_minutes,
         static_cast<long long>(row.before_series), static_cast<long long>(row.after_series));
+  }
+  if (!rows.empty()) {  // what one collector of "before" calls in its hour, by endpoint
+    std::printf("\nOne collector (before), calls in its first hour by endpoint:\n");
+    for (const auto& [path, calls] : rows.front().before.by_endpoint) {
+      std::printf("  %s: %lld\n", path.c_str(), static_cast<long long>(calls / rows.front().nodes));
+    }
   }
   return 0;
 }
