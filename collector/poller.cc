@@ -267,7 +267,9 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
   SeriesPollState& state = StateOf(series);
   absl::StatusOr<std::optional<absl::Time>> end = store_.ForecastEnd(series);
   cache_errors_.Record(label::kCacheLookup, end.status());
-  const bool short_of_horizon = !end.ok() || !end->has_value() || **end < now + horizon;
+  // A forecast shorter than the horizon is fetched again once it has lost an hour of its reach.
+  const absl::Duration wanted = std::min(horizon, state.forecast_reach - kForecastSlack);
+  const bool short_of_horizon = !end.ok() || !end->has_value() || **end < now + wanted;
   if (short_of_horizon && now - state.last_forecast_fetch >= kForecastMinRefresh &&
       MayCall(series, now, stats)) {
     state.last_forecast_fetch = now;
@@ -275,6 +277,9 @@ void Poller::PollForecast(providers::Provider& provider, const IntensitySeries& 
     absl::StatusOr<std::vector<providers::Reading>> forecast =
         provider.Forecast(state.code, now, horizon + kForecastSlack);
     RecordOutcome(series, "forecast", forecast.status(), AnsweredAt(now, started), stats);
+    if (forecast.ok() && !forecast->empty()) {
+      state.forecast_reach = forecast->back().valid_to - forecast->front().valid_from;
+    }
     if (forecast.ok()) {
       std::vector<cache::IntensityRecord> points;
       for (const providers::Reading& point : *forecast)

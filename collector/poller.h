@@ -6,10 +6,11 @@
 //      when no stored reading covers `now`. What it returns is stored, then
 //      exported (a percentile signal as carbonroute_carbon_intensity_percentile).
 //   2. Forecast (providers that have one): fetched for horizon + 1 h, and
-//      fetched again when the stored forecast ends before now + horizon — at
-//      most every 15 minutes, so a provider whose forecast is shorter than the
-//      horizon is not called on every poll. Time-weighted means over the next
-//      1h/4h/24h are exported when the forecast covers the whole window.
+//      fetched again when the stored forecast ends before now + horizon, or,
+//      for a provider whose forecast reaches less far (Electricity Maps: 24 h
+//      from the hour), once it ends before now + its reach − 1 h: when a
+//      newer hour is due in it (hourly), not on every poll; at most every 15 minutes. Time-weighted means
+//      over the next 1h/4h/24h are exported when the forecast covers the whole window.
 //   3. History (providers that have one, e.g. Electricity Maps): while a stored
 //      reading of the last 24 h is an estimate, asked at most hourly, across
 //      restarts too (the last call's time is kept in the cache); measured
@@ -161,6 +162,8 @@ class Poller {
     SeriesState pause = SeriesState::kOk;             // why blocked_until is set
     int consecutive_failures = 0;
     absl::Time last_forecast_fetch = absl::InfinitePast();
+    // How far the last forecast reached from its first point (Electricity Maps: 24 h).
+    absl::Duration forecast_reach = absl::InfiniteDuration();
     absl::Time last_history_fetch = absl::InfinitePast();
     std::map<std::string, absl::StatusCode> failing;  // what ("current reading", ...) → code
     // When SetLocations stopped listing it (InfiniteFuture while listed).

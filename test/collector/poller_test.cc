@@ -573,3 +573,63 @@ TEST_F(PollerTest, FollowsLocationsGivenAtRunTime) {
 
 }  // namespace
 }  // namespace carbonroute::collector
+
+namespace carbonroute::collector {
+namespace {
+
+// A provider whose forecast covers the 24 hours from the current hour, as
+// Electricity Maps' does: never now + 24 h once the hour has begun.
+class DayAheadProvider final : public providers::Provider {
+ public:
+  const std::string& name() const override { return name_; }
+  const std::vector<std::string>& locations() const override { return locations_; }
+  EmissionsType emissions_type() const override { return EmissionsType::kAverage; }
+  absl::StatusOr<providers::Reading> Current(absl::string_view location, absl::Time now) override {
+    return Point(location, Hour(now), 300);
+  }
+  absl::StatusOr<std::vector<providers::Reading>> Forecast(absl::string_view location,
+                                                           absl::Time now,
+                                                           absl::Duration) override {
+    ++forecast_calls;
+    std::vector<providers::Reading> points;
+    for (int i = 0; i < 24; ++i) points.push_back(Point(location, Hour(now) + absl::Hours(i), 280));
+    return points;
+  }
+  int forecast_calls = 0;
+
+ private:
+  static absl::Time Hour(absl::Time t) {
+    return absl::FromUnixSeconds(absl::ToUnixSeconds(t) / 3600 * 3600);
+  }
+  providers::Reading Point(absl::string_view location, absl::Time from, double value) const {
+    providers::Reading reading;
+    reading.provider = name_;
+    reading.location = std::string(location);
+    reading.valid_from = from;
+    reading.valid_to = from + absl::Hours(1);
+    reading.value = value;
+    return reading;
+  }
+  std::string name_ = "day-ahead";
+  std::vector<std::string> locations_ = {"DE"};
+};
+
+TEST_F(PollerTest, AForecastShorterThanTheHorizonIsAskedAgainHourlyNotEveryQuarter) {
+  DayAheadProvider provider;
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::Hours(24);
+  Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  // Six hours polled every minute from 00:07: fetched at 00:07, then once its reach (24 h
+  // from its first point) less an hour is no longer ahead, i.e. when the next hour is
+  // due in it: at 01:01, 02:01, … 06:01.
+  for (absl::Time t = kT0 + absl::Minutes(7); t < kT0 + absl::Hours(6) + absl::Minutes(7);
+       t += absl::Minutes(1)) {
+    poller.PollOnce(t);
+  }
+  EXPECT_EQ(provider.forecast_calls, 7);  // was 24: every 15 minutes
+  // The 1 h and 4 h means stay exported throughout.
+  EXPECT_THAT(Scrape(), HasSubstr("window=\"4h\"} 280"));
+}
+
+}  // namespace
+}  // namespace carbonroute::collector
