@@ -9,8 +9,8 @@
 //      fetched again when the stored forecast ends before now + horizon, or,
 //      for a provider whose forecast reaches less far (Electricity Maps: 24 h
 //      from the hour), once it ends before now + its reach − 1 h: when a
-//      newer hour is due in it (hourly), not on every poll; at most every 15 minutes. Time-weighted means
-//      over the next 1h/4h/24h are exported when the forecast covers the whole window.
+//      newer hour is due in it (hourly), not on every poll; at most every 15 minutes. Time-weighted
+//      means over the next 1h/4h/24h are exported when the forecast covers the whole window.
 //   3. History (providers that have one, e.g. Electricity Maps): while a stored
 //      reading of the last 24 h is an estimate, asked at most hourly, across
 //      restarts too (the last call's time is kept in the cache); measured
