@@ -487,7 +487,9 @@ std::string CollectorDaemon::StatusLine() const {
     }
   }
   std::string line = "first poll under way";
-  if (first_poll_done_->load()) {
+  if (providers_.empty()) {
+    line = "latency role (no providers)";
+  } else if (first_poll_done_->load()) {
     // Distinct grid locations; the series (provider × location) when some
     // location has several providers. providers_ is fixed after Create.
     std::set<std::string> locations;

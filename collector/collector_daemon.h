@@ -87,7 +87,8 @@ class CollectorDaemon {
   void Run(absl::Notification& stop);
 
   // The service's state in one line, for systemd's STATUS=: "14 locations,
-  // 0 failing, 1000 peers (998 answering)": distinct grid locations, with
+  // 0 failing, 1000 peers (998 answering)" ("latency role (no providers), 15
+  // peers (15 answering)" without providers): distinct grid locations, with
   // " (15 series)" when some location has several providers; failing series
   // (backoff, rate limited or paused for a configuration error) at the end of
   // their last poll; peers as of the last probe interval.
