@@ -17,7 +17,8 @@
 namespace carbonroute::cache {
 namespace {
 
-constexpr int kSchemaVersion = 2;  // 2: the fetches table (version 1 files gain it)
+// 2: the fetches table; 3: the provider_calls table (older files gain them).
+constexpr int kSchemaVersion = 3;
 
 constexpr char kSchema[] = R"sql(
 CREATE TABLE IF NOT EXISTS readings (
@@ -34,6 +35,9 @@ CREATE TABLE IF NOT EXISTS fetches (
   provider TEXT NOT NULL, location TEXT NOT NULL, emissions_type TEXT NOT NULL,
   kind TEXT NOT NULL, fetched_at INTEGER NOT NULL,
   PRIMARY KEY (provider, location, emissions_type, kind));
+CREATE TABLE IF NOT EXISTS provider_calls (
+  provider TEXT NOT NULL, month INTEGER NOT NULL, calls INTEGER NOT NULL,
+  PRIMARY KEY (provider, month));
 CREATE INDEX IF NOT EXISTS readings_valid_to ON readings (valid_to);
 CREATE INDEX IF NOT EXISTS forecasts_valid_to ON forecasts (valid_to);
 )sql";
@@ -385,6 +389,29 @@ absl::Status ReadingStore::RecordFetch(const IntensitySeries& series, absl::stri
   BindSeries(put, series);
   put.Bind(4, kind).Bind(5, Seconds(t));
   return AfterWrite(put.Run());
+}
+
+absl::Status ReadingStore::CountProviderCalls(absl::string_view provider, absl::Time month,
+                                              int64_t calls) {
+  absl::MutexLock lock(&mutex_);
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement put,
+      Statement::Prepare(db_,
+                         "INSERT INTO provider_calls (provider, month, calls) VALUES (?1, ?2, ?3) "
+                         "ON CONFLICT (provider, month) DO UPDATE SET calls = calls + ?3"));
+  put.Bind(1, provider).Bind(2, Seconds(month)).Bind(3, calls);
+  return AfterWrite(put.Run());
+}
+
+absl::StatusOr<int64_t> ReadingStore::ProviderCalls(absl::string_view provider, absl::Time month) {
+  absl::MutexLock lock(&mutex_);
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement query,
+      Statement::Prepare(db_,
+                         "SELECT calls FROM provider_calls WHERE provider = ?1 AND month = ?2"));
+  query.Bind(1, provider).Bind(2, Seconds(month));
+  CARBONROUTE_ASSIGN_OR_RETURN(bool row, query.Step());
+  return row ? query.Int(0) : int64_t{0};
 }
 
 absl::StatusOr<std::optional<absl::Time>> ReadingStore::LastFetch(const IntensitySeries& series,

@@ -13,7 +13,9 @@
 //              older one from its first valid_from on
 // and (schema version 2) `fetches`, keyed by (provider, location,
 // emissions_type, kind): when a call that must not be repeated after a restart
-// (e.g. kind "history", at most hourly) was last made.
+// (e.g. kind "history", at most hourly) was last made; (schema version 3)
+// `provider_calls`, keyed by (provider, month): the calls sent in a calendar
+// month, so that a monthly budget (providers/call_limiter.h) survives restarts.
 //
 // Replacement rule for `readings` (Put): a reading for an existing key
 // replaces the stored one unless the stored one is measured
@@ -121,6 +123,11 @@ class ReadingStore {
   // When the last `kind` call for `series` was made; nullopt if never.
   absl::StatusOr<std::optional<absl::Time>> LastFetch(const IntensitySeries& series,
                                                       absl::string_view kind);
+
+  // Adds `calls` to the calls `provider` sent in the month starting at `month`.
+  absl::Status CountProviderCalls(absl::string_view provider, absl::Time month, int64_t calls);
+  // The calls `provider` sent in the month starting at `month` (0 if none were counted).
+  absl::StatusOr<int64_t> ProviderCalls(absl::string_view provider, absl::Time month);
 
   // Deletes readings and forecast points whose valid_to is before `cutoff`.
   // Returns how many rows were deleted.

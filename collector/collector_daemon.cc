@@ -222,9 +222,20 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   daemon->registry_ = std::make_shared<prometheus::Registry>();
   daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
   for (const auto& [name, limited] : daemon->limited_http_) {
-    if (std::optional<int64_t> left = limited->limiter().BudgetLeft(clock.Now())) {
-      daemon->metrics_->SetProviderBudget(name, limited->limiter().monthly_budget(), *left);
+    if (limited->limiter().monthly_budget() <= 0) continue;
+    // The calls this month's earlier runs sent count against the budget too.
+    const absl::Time month = providers::CalendarMonthStart(clock.Now());
+    absl::StatusOr<int64_t> sent = daemon->store_->ProviderCalls(name, month);
+    if (sent.ok()) {
+      limited->limiter().SeedMonth(month, *sent);
+    } else {
+      spdlog::warn(
+          "provider {}: this month's calls could not be read from the cache ({}); the monthly "
+          "budget counts from now",
+          name, sent.status().ToString());
     }
+    daemon->metrics_->SetProviderBudget(name, limited->limiter().monthly_budget(),
+                                        limited->limiter().BudgetLeft(clock.Now()).value_or(0));
   }
   // The carbon role (discovery with peer selection "none") speaks for the cluster's
   // grid locations, not for the Node it runs on: the latency role there exports its node_info.
@@ -437,8 +448,17 @@ void CollectorDaemon::FollowNodeLocations(const std::vector<discovery::KubeNode>
 
 void CollectorDaemon::OnLimitedCall(const std::string& provider,
                                     const providers::LimitedCall& call) {
-  if (call.budget_left)
+  if (call.budget_left) {
     metrics_->SetProviderBudget(provider, call.monthly_budget, *call.budget_left);
+    if (!call.held) {  // kept in the cache, so that a restart does not start the month afresh
+      absl::Status counted =
+          store_->CountProviderCalls(provider, providers::CalendarMonthStart(call.at), 1);
+      if (!counted.ok()) {
+        spdlog::debug("provider {}: call not counted in the cache: {}", provider,
+                      counted.ToString());
+      }
+    }
+  }
   absl::MutexLock lock(&held_mutex_);
   if (call.held && held_providers_.insert(provider).second) {
     spdlog::warn("provider {}: calls held back by the client-side limit ({}); next call in {}",

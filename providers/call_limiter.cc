@@ -69,6 +69,18 @@ void Count(const std::vector<WindowLimit>& limits, std::vector<std::deque<absl::
 
 }  // namespace
 
+absl::Time CalendarMonthStart(absl::Time t) { return MonthStart(t); }
+
+void CallLimiter::SeedMonth(absl::Time month, int64_t calls) {
+  absl::MutexLock lock(&mutex_);
+  if (month_start_ != absl::InfinitePast() && month_start_ > month) return;
+  if (month_start_ != month) {
+    month_start_ = month;
+    month_calls_ = 0;
+  }
+  month_calls_ += calls;
+}
+
 AccountLimits PublishedLimits(const ProviderConfig& config) {
   AccountLimits limits;
   const int shared_by = config.limits.account_shared_by;
@@ -192,6 +204,7 @@ absl::StatusOr<net::HttpResponse> LimitedHttpClient::Send(const net::HttpRequest
     }
     limiter_.Record(at, login);
     last_reserved_ = at;
+    call.at = at;
     call.budget_left = limiter_.BudgetLeft(at);
   }
   if (observer_) observer_(call);

@@ -74,6 +74,10 @@ class CallLimiter {
   // Counts a call made at `at` (not earlier than the calls counted before it).
   void Record(absl::Time at, bool login);
 
+  // Counts `calls` already made in the month starting at `month` (a restart
+  // reads them from the cache), unless calls of a later month were counted.
+  void SeedMonth(absl::Time month, int64_t calls);
+
   // The monthly budget and the calls left of it in the month of `now`
   // (nullopt without a budget).
   std::optional<int64_t> BudgetLeft(absl::Time now) const;
@@ -95,9 +99,13 @@ class CallLimiter {
   int64_t month_calls_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
+// The start of the calendar month (UTC) of `t`: what a monthly budget counts in.
+absl::Time CalendarMonthStart(absl::Time t);
+
 // What LimitedHttpClient tells its observer of every call.
 struct LimitedCall {
   bool held = false;           // not sent
+  absl::Time at;               // sent: when (after any wait)
   absl::Duration retry_after;  // held: when it may be sent
   std::string why;             // held: the limit's description
   // The budget and the calls left of it this month, after this call (no budget: 0 and nullopt).
@@ -121,6 +129,7 @@ class LimitedHttpClient final : public net::HttpClient {
   absl::StatusOr<net::HttpResponse> Send(const net::HttpRequest& request) override;
 
   const CallLimiter& limiter() const { return limiter_; }
+  CallLimiter& limiter() { return limiter_; }
 
  private:
   net::HttpClient& inner_;

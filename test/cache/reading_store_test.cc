@@ -208,6 +208,25 @@ TEST(ReadingStore, RemembersTheLastFetchOfEachKindPerSeries) {
   EXPECT_EQ(*store->LastFetch(other, "history"), std::nullopt);
 }
 
+TEST(ReadingStore, ProviderCallsAddUpPerProviderAndMonthAcrossReopening) {
+  testing::ScopedTempDir dir;
+  const std::string path = dir.File("calls.sqlite");
+  const absl::Time november = absl::FromCivil(absl::CivilMonth(2026, 11), absl::UTCTimeZone());
+  const absl::Time december = absl::FromCivil(absl::CivilMonth(2026, 12), absl::UTCTimeZone());
+  {
+    auto store = *ReadingStore::Open(path);
+    EXPECT_EQ(*store->ProviderCalls("em", november), 0);
+    ASSERT_THAT(store->CountProviderCalls("em", november, 1), IsOk());
+    ASSERT_THAT(store->CountProviderCalls("em", november, 2), IsOk());
+    ASSERT_THAT(store->CountProviderCalls("em", december, 5), IsOk());
+    ASSERT_THAT(store->CountProviderCalls("wt", november, 7), IsOk());
+  }
+  auto reopened = *ReadingStore::Open(path);
+  EXPECT_EQ(*reopened->ProviderCalls("em", november), 3);
+  EXPECT_EQ(*reopened->ProviderCalls("em", december), 5);
+  EXPECT_EQ(*reopened->ProviderCalls("wt", november), 7);
+}
+
 TEST(ReadingStore, ForecastEndOfAnUnknownSeriesIsEmpty) {
   auto store = OpenMemory();
   absl::StatusOr<std::optional<absl::Time>> end = store->ForecastEnd(kSeries);

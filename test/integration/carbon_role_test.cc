@@ -445,8 +445,37 @@ TEST(CarbonRole, UpstreamCallsAreFlatInTheNumberOfNodes) {
               HasSubstr("provider electricity_maps location PL: no longer polled"));
   EXPECT_EQ(providers.CallsBy("/v3/carbon-intensity/latest", "zone")["PL"], 1);
 
-  for (testing::CollectorProcess& node : latency) EXPECT_EQ(node.process->Terminate(), 0);
+  // A restart keeps the month's count: the budget left is what it was (the cache also
+  // spares every call for readings still valid).
+  auto budget_left = [](int port) {
+    const std::string page = testing::HttpGet(port, "/metrics");
+    const std::string key =
+        "carbonroute_provider_budget_remaining_calls{provider=\"electricity_maps\"} ";
+    const std::size_t at = page.find(key);
+    double value = -1;
+    if (at != std::string::npos) {
+      (void)absl::SimpleAtod(page.substr(at + key.size(), page.find('\n', at) - at - key.size()),
+                             &value);
+    }
+    return value;
+  };
+  const double left_before_restart = budget_left(survivor.port);
+  EXPECT_LT(left_before_restart, 50000);  // its calls so far were counted
   EXPECT_EQ(survivor.process->Terminate(), 0);
+  const std::string survivor_dir = absl::StrCat(dir, "/carbon-1");
+  testing::CollectorProcess restarted = testing::StartCollector(
+      survivor_dir,
+      CarbonRoleConfig(survivor_dir + "/cache.sqlite", api.base_url(), providers.base_url()),
+      "restarted.log", {"--node-name", NodeName(latency_nodes[1])});
+  ASSERT_GT(restarted.port, 0) << restarted.process->Log();
+  // Not 50,000 again; equal unless an hour boundary has passed since (a new reading per
+  // location and a forecast: at most 2 × 7 calls).
+  const double left_after_restart = budget_left(restarted.port);
+  EXPECT_LE(left_after_restart, left_before_restart);
+  EXPECT_GE(left_after_restart, left_before_restart - 14);
+
+  for (testing::CollectorProcess& node : latency) EXPECT_EQ(node.process->Terminate(), 0);
+  EXPECT_EQ(restarted.process->Terminate(), 0);
 }
 
 }  // namespace

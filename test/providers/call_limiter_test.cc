@@ -182,6 +182,26 @@ TEST(CallLimiter, MonthlyBudgetIsSpreadOverTheMonth) {
   EXPECT_GE(first_day, 100);
 }
 
+TEST(CallLimiter, CallsOfThisMonthBeforeARestartCountAgainstTheBudget) {
+  ProviderConfig config;
+  config.type = ProviderType::kElectricityMaps;
+  config.limits.monthly_budget = 3000;
+  CallLimiter limiter(PublishedLimits(config));
+  const absl::Time now =
+      absl::FromCivil(absl::CivilSecond(2026, 11, 25, 8, 0, 0), absl::UTCTimeZone());
+  const absl::Time month = CalendarMonthStart(now);
+  EXPECT_EQ(month, absl::FromCivil(absl::CivilMonth(2026, 11), absl::UTCTimeZone()));
+  limiter.SeedMonth(month, 2900);
+  EXPECT_EQ(limiter.BudgetLeft(now), 100);
+  // The pace by the 25th (80 % of the month, 2,400 + a day's 100) is behind: held till later.
+  EXPECT_GT(limiter.EarliestCall(now, false), now);
+  // Last month's calls do not count this month.
+  CallLimiter fresh(PublishedLimits(config));
+  fresh.SeedMonth(CalendarMonthStart(month - absl::Hours(1)), 2900);
+  EXPECT_EQ(fresh.BudgetLeft(now), 3000);
+  EXPECT_EQ(fresh.EarliestCall(now, false), now);
+}
+
 TEST(CallLimiter, ProvidersWithoutPublishedLimitsAreNotLimited) {
   ProviderConfig uk;
   uk.type = ProviderType::kUkCarbonIntensity;
