@@ -283,7 +283,9 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   daemon->first_poll_done_ = std::make_shared<std::atomic<bool>>(false);
   net::HttpServerOptions server_options;
   server_options.listen_address = config.listen_address;
-  server_options.routes["/metrics"] = exporter::MetricsPageHandler(daemon->registry_);
+  server_options.routes["/metrics"] = exporter::MetricsPageHandler(
+      daemon->registry_,
+      [daemon = daemon.get()] { daemon->metrics_->RefreshAges(daemon->clock_.Now()); });
   server_options.routes["/healthz"] =
       [ready = daemon->first_poll_done_](const net::HttpServerRequest&) {
         return ready->load() ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}

@@ -249,11 +249,13 @@ void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& s
     metrics_.ClearIntensity(series);
     return;
   }
-  metrics_.SetIntensity(series, {.kind = current->kind,
-                                 .value = current->value,
-                                 .estimated = current->estimated,
-                                 .valid_to = current->valid_to,
-                                 .age = now - current->fetched_at});
+  metrics_.SetIntensity(series,
+                        {.kind = current->kind,
+                         .value = current->value,
+                         .estimated = current->estimated,
+                         .valid_to = current->valid_to,
+                         .fetched_at = current->fetched_at},
+                        now);
   ++stats.exported_series;
   const absl::Time series_change =
       current->valid_to > now ? current->valid_to : current->valid_to + config_.grace;

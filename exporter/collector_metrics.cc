@@ -129,7 +129,14 @@ void CollectorMetrics::RemoveValue(IntensityGauges& series) {
   series.value = nullptr;
 }
 
-void CollectorMetrics::SetIntensity(const IntensitySeries& series, const ExportedReading& reading) {
+namespace {
+double AgeSeconds(absl::Time fetched_at, absl::Time now) {
+  return absl::ToDoubleSeconds(std::max(now - fetched_at, absl::ZeroDuration()));
+}
+}  // namespace
+
+void CollectorMetrics::SetIntensity(const IntensitySeries& series, const ExportedReading& reading,
+                                    absl::Time now) {
   const bool percentile = reading.kind == ValueKind::kPercentile;
   absl::MutexLock lock(&mutex_);
   const prometheus::Labels labels = SeriesLabelSet(series);
@@ -137,7 +144,7 @@ void CollectorMetrics::SetIntensity(const IntensitySeries& series, const Exporte
   // constructor under the family's lock): a scrape between creating and
   // setting it would otherwise read 0, a value never true here.
   const double valid_to_seconds = absl::ToDoubleSeconds(reading.valid_to - absl::UnixEpoch());
-  const double age_seconds = absl::ToDoubleSeconds(std::max(reading.age, absl::ZeroDuration()));
+  const double age_seconds = AgeSeconds(reading.fetched_at, now);
   auto it = intensity_series_.find(series);
   if (it == intensity_series_.end()) {
     IntensityGauges created;
@@ -160,6 +167,14 @@ void CollectorMetrics::SetIntensity(const IntensitySeries& series, const Exporte
   gauge->Set(reading.value);
   it->second.valid_to->Set(valid_to_seconds);
   it->second.age->Set(age_seconds);
+  it->second.fetched_at = reading.fetched_at;
+}
+
+void CollectorMetrics::RefreshAges(absl::Time now) {
+  absl::MutexLock lock(&mutex_);
+  for (auto& [series, gauges] : intensity_series_) {
+    gauges.age->Set(AgeSeconds(gauges.fetched_at, now));
+  }
 }
 
 void CollectorMetrics::ClearIntensity(const IntensitySeries& series) {

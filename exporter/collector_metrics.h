@@ -42,10 +42,14 @@ class CollectorMetrics {
     double value = 0;                          // in the unit `kind` names
     bool estimated = false;                    // label estimated="true" (gCO2eq/kWh only)
     absl::Time valid_to;                       // the end of its validity
-    absl::Duration age;                        // since it was fetched (clamped at 0)
+    absl::Time fetched_at;                     // when the collector got it from the provider
   };
-  // Exports `reading` as the series' value, its valid_to and its age.
-  void SetIntensity(const IntensitySeries& series, const ExportedReading& reading);
+  // Exports `reading` as the series' value, its valid_to and its age at `now`.
+  void SetIntensity(const IntensitySeries& series, const ExportedReading& reading, absl::Time now);
+  // Sets every age gauge to `now` − its reading's fetched_at (clamped at 0): the
+  // /metrics handler calls it before each scrape, so an age keeps growing
+  // between polls (through a backoff or a configuration-error pause too).
+  void RefreshAges(absl::Time now);
   // Removes the series' intensity, percentile, valid_to and age gauges (no true value is known).
   void ClearIntensity(const IntensitySeries& series);
 
@@ -121,6 +125,7 @@ class CollectorMetrics {
     bool percentile = false;
     prometheus::Gauge* valid_to = nullptr;
     prometheus::Gauge* age = nullptr;
+    absl::Time fetched_at;
   };
   void RemoveValue(IntensityGauges& series) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 

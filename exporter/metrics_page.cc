@@ -45,9 +45,12 @@ class AppendToString : public std::streambuf {
 
 }  // namespace
 
-net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry) {
+net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry,
+                                    std::function<void()> before_scrape) {
   auto last_size = std::make_shared<std::atomic<std::size_t>>(0);
-  return [registry = std::move(registry), last_size](const net::HttpServerRequest&) {
+  return [registry = std::move(registry), last_size,
+          before_scrape = std::move(before_scrape)](const net::HttpServerRequest&) {
+    if (before_scrape) before_scrape();
     net::HttpServerResponse response{200, "text/plain; version=0.0.4; charset=utf-8", {}};
     const std::size_t expected = last_size->load(std::memory_order_relaxed);
     response.body.reserve(expected + expected / 16 + 4096);

@@ -11,6 +11,7 @@
 #ifndef CARBONROUTE_EXPORTER_METRICS_PAGE_H_
 #define CARBONROUTE_EXPORTER_METRICS_PAGE_H_
 
+#include <functional>
 #include <memory>
 
 #include "net/http_server.h"
@@ -18,7 +19,10 @@
 
 namespace carbonroute::exporter {
 
-net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry);
+// `before_scrape` (may be empty) runs before each page is collected: gauges
+// that are true only at the moment of the scrape (ages) are set there.
+net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry,
+                                    std::function<void()> before_scrape = {});
 
 }  // namespace carbonroute::exporter
 

@@ -125,7 +125,13 @@ std::map<std::string, net::HttpHandler> ExtenderService::Routes(
   return {{"/filter", [this](const net::HttpServerRequest& r) { return Filter(r); }},
           {"/prioritize", [this](const net::HttpServerRequest& r) { return Prioritize(r); }},
           {"/healthz", [this](const net::HttpServerRequest& r) { return Health(r); }},
-          {"/metrics", exporter::MetricsPageHandler(std::move(registry))}};
+          {"/metrics", exporter::MetricsPageHandler(std::move(registry), [this] {
+             // The model's age as of this scrape, not of the last request.
+             if (std::shared_ptr<const PlacementModel> model = models_.Get()) {
+               model_age_.Set(absl::ToDoubleSeconds(clock_.Now() - model->built_at()));
+               model_carbon_locations_.Set(static_cast<double>(model->Readings().size()));
+             }
+           })}};
 }
 
 }  // namespace carbonroute::extender

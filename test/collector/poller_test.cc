@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "contract/intensity_trace.h"
+#include "exporter/metrics_page.h"
 #include "prometheus/text_serializer.h"
 #include "providers/http_status.h"
 #include "providers/replay_provider.h"
@@ -629,6 +630,39 @@ TEST_F(PollerTest, AForecastShorterThanTheHorizonIsAskedAgainHourlyNotEveryQuart
   EXPECT_EQ(provider.forecast_calls, 7);  // was 24: every 15 minutes
   // The 1 h and 4 h means stay exported throughout.
   EXPECT_THAT(Scrape(), HasSubstr("window=\"4h\"} 280"));
+}
+
+}  // namespace
+}  // namespace carbonroute::collector
+
+namespace carbonroute::collector {
+namespace {
+
+TEST_F(PollerTest, AgesAreTrueAtEveryScrapeThroughALongPause) {
+  auto provider = StaticCounting({{"A", 100}});
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.grace = absl::Hours(8);
+  Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  poller.PollOnce(kT0 + absl::Minutes(10));  // fetched at 00:10, valid to 01:00
+  // The provider then fails with a configuration error: paused for 6 h, no poll writes the age.
+  provider->fail_with = absl::PermissionDeniedError("not in the plan");
+  poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(1));
+  net::HttpHandler page =
+      exporter::MetricsPageHandler(registry_, [&] { metrics_.RefreshAges(clock_.Now()); });
+  auto age_in = [&](const std::string& body) {
+    const std::string key =
+        "carbonroute_carbon_intensity_age_seconds{emissions_type=\"average\",location=\"A\","
+        "provider=\"fixed\"} ";
+    const std::size_t at = body.find(key);
+    return at == std::string::npos
+               ? std::string("absent")
+               : body.substr(at + key.size(), body.find('\n', at) - at - key.size());
+  };
+  clock_.Advance(absl::Hours(1) + absl::Minutes(20));  // 01:20 by the scrape's clock
+  EXPECT_EQ(age_in(page({}).body), "4200");
+  clock_.Advance(absl::Hours(2));  // no poll in between: the age still grows
+  EXPECT_EQ(age_in(page({}).body), "11400");
 }
 
 }  // namespace

@@ -139,5 +139,13 @@ TEST_F(ExtenderServiceTest, WithoutAnyCarbonReadingItFailsOpenAndSaysWhy) {
               HasSubstr("carbonroute_scheduler_model_carbon_locations 0"));
 }
 
+TEST_F(ExtenderServiceTest, ModelAgeIsTrueAtTheScrapeWithoutRequests) {
+  net::HttpResponse first = Post("/metrics", "", "GET");
+  EXPECT_THAT(first.body, HasSubstr("carbonroute_scheduler_model_age_seconds 10\n"));
+  clock_.Advance(absl::Minutes(10));  // no extender request meanwhile
+  net::HttpResponse second = Post("/metrics", "", "GET");
+  EXPECT_THAT(second.body, HasSubstr("carbonroute_scheduler_model_age_seconds 610\n"));
+}
+
 }  // namespace
 }  // namespace carbonroute::extender
