@@ -33,10 +33,11 @@ void TuneAllocatorForLargeRequests() {
 }
 
 ExtenderService::ExtenderService(ModelStore& models, ScoringOptions options, Clock& clock,
-                                 prometheus::Registry& registry)
+                                 prometheus::Registry& registry, absl::Duration max_model_age)
     : models_(models),
       options_(options),
       clock_(clock),
+      max_model_age_(max_model_age),
       requests_(prometheus::BuildCounter()
                     .Name(metric_names::kExtenderRequests)
                     .Help("kube-scheduler extender requests, by verb and HTTP status.")
@@ -62,6 +63,19 @@ ExtenderService::ExtenderService(ModelStore& models, ScoringOptions options, Clo
               .Register(registry)
               .Add({})) {}
 
+std::string ExtenderService::UnverifiableReason(const PlacementModel* model, absl::Time now,
+                                                const placement::Workload& workload) const {
+  const auto& [origin, limit] = *workload.max_rtt_ms.begin();
+  return absl::StrCat("latency limit delay_", origin, "=", limit, "ms cannot be verified: ",
+                      model == nullptr
+                          ? "no placement model yet (no source could be read)"
+                          : absl::StrCat("the placement model is ",
+                                         absl::FormatDuration(absl::Trunc(now - model->built_at(),
+                                                                          absl::Seconds(1))),
+                                         " old (over ", absl::FormatDuration(max_model_age_),
+                                         "): its sources cannot be read"));
+}
+
 net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
                                                 const net::HttpServerRequest& request) {
   const auto started = std::chrono::steady_clock::now();
@@ -76,10 +90,17 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
     std::shared_ptr<const PlacementModel> model = models_.Get();
     ScoringOptions options = options_;
     options.now = clock_.Now();
-    const CompactScores scores =
-        model ? ScoreCompact(*model, args->candidates, args->workload, options,
-                             filter ? FailureDetail::kReasons : FailureDetail::kScoresOnly)
-              : CompactScores{};
+    const bool usable = model && options.now - model->built_at() <= max_model_age_;
+    CompactScores scores;
+    if (usable) {
+      scores = ScoreCompact(*model, args->candidates, args->workload, options,
+                            filter ? FailureDetail::kReasons : FailureDetail::kScoresOnly);
+    } else if (filter && !args->workload.max_rtt_ms.empty()) {
+      // A limit that cannot be verified is not met: fail closed, on every node.
+      const std::string reason = UnverifiableReason(model.get(), options.now, args->workload);
+      for (std::size_t i = 0; i < args->candidates.size(); ++i)
+        scores.failures.emplace_back(i, reason);
+    }
     if (model) {
       model_age_.Set(absl::ToDoubleSeconds(options.now - model->built_at()));
       model_carbon_locations_.Set(static_cast<double>(model->Readings().size()));

@@ -8,7 +8,10 @@
 //                     carbon source answers: carbon scores are equal, latency decides)
 //   GET  /metrics     requests by verb and code, latency histogram, decisions by location
 // Requests are scored against the current model snapshot (ModelStore),
-// refreshed by the caller on an interval — never per request. Malformed
+// refreshed by the caller on an interval — never per request. Without a model,
+// or with one older than max_model_age, a pod's latency limits cannot be
+// verified: /filter fails it on every node (FailedAndUnresolvableNodes, the
+// reason naming the limit and the model's state), never passing it unchecked. Malformed
 // input → HTTP 400 with the Error field set (filter) or the message (prioritize);
 // a wrong method → 405. Never a crash.
 //
@@ -67,8 +70,15 @@ inline constexpr char kNoCarbonReason[] =
 
 class ExtenderService {
  public:
+  // A model older than this cannot verify a latency limit (the model age alert fires at 5 min).
+  static constexpr absl::Duration kDefaultMaxModelAge = absl::Minutes(10);
+
+  // `max_model_age`: beyond it (and before the first model), a pod with a
+  // latency limit fails the filter on every node, as a limit that cannot be
+  // verified is not met; pods without limits pass, scored without carbon.
   ExtenderService(ModelStore& models, placement::ScoringOptions options, Clock& clock,
-                  prometheus::Registry& registry);
+                  prometheus::Registry& registry,
+                  absl::Duration max_model_age = kDefaultMaxModelAge);
 
   net::HttpServerResponse Filter(const net::HttpServerRequest& request);
   net::HttpServerResponse Prioritize(const net::HttpServerRequest& request);
@@ -79,10 +89,14 @@ class ExtenderService {
 
  private:
   net::HttpServerResponse Handle(const std::string& verb, const net::HttpServerRequest& request);
+  // Why a latency limit of `workload` cannot be verified with `model` (null: none yet).
+  std::string UnverifiableReason(const placement::PlacementModel* model, absl::Time now,
+                                 const placement::Workload& workload) const;
 
   ModelStore& models_;
   const placement::ScoringOptions options_;
   Clock& clock_;
+  const absl::Duration max_model_age_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& duration_;
   prometheus::Family<prometheus::Counter>& decisions_;

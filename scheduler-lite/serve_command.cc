@@ -28,6 +28,10 @@ class ServeSubcommand final : public Subcommand {
     cmd.add_option("--listen", request_.listen, "host:port")->capture_default_str();
     cmd.add_option("--refresh", refresh_, "how often the model is rebuilt from its sources")
         ->capture_default_str();
+    cmd.add_option("--max-model-age", max_model_age_,
+                   "a model older than this cannot verify a latency limit: such pods fail the "
+                   "filter on every node")
+        ->capture_default_str();
     cmd.add_option("--carbon-weight", request_.carbon_weight, "w_c")->capture_default_str();
     cmd.add_option("--latency-weight", request_.latency_weight, "w_l")->capture_default_str();
     cmd.add_option("--max-body-bytes", request_.max_body_bytes, "largest request body")
@@ -42,6 +46,7 @@ class ServeSubcommand final : public Subcommand {
   }
   void Validate() override {
     request_.refresh = DurationFlag(refresh_, "--refresh");
+    request_.max_model_age = DurationFlag(max_model_age_, "--max-model-age");
     ListenFlag(request_.listen);  // before any source is loaded
   }
   bool WatchesStopSignals() const override { return true; }
@@ -54,6 +59,7 @@ class ServeSubcommand final : public Subcommand {
   SourceFlags sources_;
   ServeRequest request_;
   std::string refresh_ = "30s";
+  std::string max_model_age_ = "10m";
 };
 
 }  // namespace
@@ -92,7 +98,7 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   ScoringOptions options;
   options.carbon_weight = request.carbon_weight;
   options.latency_weight = request.latency_weight;
-  ExtenderService service(models, options, clock, *registry);
+  ExtenderService service(models, options, clock, *registry, request.max_model_age);
   net::HttpServerOptions server_options;
   server_options.listen_address = request.listen;
   server_options.routes = service.Routes(registry);

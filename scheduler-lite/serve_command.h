@@ -27,6 +27,8 @@ struct ServeRequest {
   model_sources::ModelSources sources;
   std::string listen = "127.0.0.1:8888";
   absl::Duration refresh = absl::Seconds(30);
+  // Older than this (or before the first model), a latency limit cannot be verified.
+  absl::Duration max_model_age = absl::Minutes(10);
   double carbon_weight = placement::kDefaultCarbonWeight;
   double latency_weight = placement::kDefaultLatencyWeight;
   std::size_t max_body_bytes = 64 << 20;  // full NodeLists of thousands of nodes

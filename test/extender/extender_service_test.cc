@@ -139,6 +139,42 @@ TEST_F(ExtenderServiceTest, WithoutAnyCarbonReadingItFailsOpenAndSaysWhy) {
               HasSubstr("carbonroute_scheduler_model_carbon_locations 0"));
 }
 
+TEST_F(ExtenderServiceTest, ALatencyLimitIsNotMetWithoutAFreshModel) {
+  const std::string limited =
+      R"({"Pod":{"metadata":{"name":"p","labels":{"delay_n-se":"25"}}},"Nodes":null,)"
+      R"("NodeNames":["n-pl","n-se"]})";
+  const std::string unlimited = R"({"Pod":{},"Nodes":null,"NodeNames":["n-pl","n-se"]})";
+  auto failed = [](const net::HttpResponse& response) {
+    return nlohmann::json::parse(response.body)["FailedAndUnresolvableNodes"];
+  };
+  // No model yet: every node fails, the reason names the limit and why.
+  models_.Set(nullptr);
+  net::HttpResponse filter = Post("/filter", limited);
+  EXPECT_EQ(filter.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json::array());
+  ASSERT_EQ(failed(filter).size(), 2u);
+  EXPECT_EQ(failed(filter)["n-pl"],
+            "carbonroute: latency limit delay_n-se=25ms cannot be verified: no placement model "
+            "yet (no source could be read)");
+  // A pod without a limit is unaffected.
+  EXPECT_EQ(nlohmann::json::parse(Post("/filter", unlimited).body)["NodeNames"],
+            nlohmann::json({"n-pl", "n-se"}));
+  // A model older than the bound (10 min) is as good as none for a limit.
+  auto facts = std::make_shared<PlacementFacts>();
+  facts->built_at = kNow - absl::Minutes(11);
+  facts->nodes = {{"n-se", {"SE", "r1"}}, {"n-pl", {"PL", "r2"}}};
+  facts->rtt["n-se"]["n-pl"] = {absl::Milliseconds(5), RttMethod::kMeasured, kNow};
+  models_.Set(std::make_shared<const PlacementModel>(*facts));
+  filter = Post("/filter", limited);
+  ASSERT_EQ(failed(filter).size(), 2u);
+  EXPECT_THAT(failed(filter)["n-se"].get<std::string>(),
+              HasSubstr("the placement model is 11m old (over 10m)"));
+  // Fresh again: the limit is checked against it (n-pl is 5 ms from n-se).
+  clock_.Advance(-absl::Minutes(2));
+  filter = Post("/filter", limited);
+  EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json({"n-pl", "n-se"}));
+}
+
 TEST_F(ExtenderServiceTest, ModelAgeIsTrueAtTheScrapeWithoutRequests) {
   net::HttpResponse first = Post("/metrics", "", "GET");
   EXPECT_THAT(first.body, HasSubstr("carbonroute_scheduler_model_age_seconds 10\n"));
