@@ -148,7 +148,7 @@ class FakeProviders {
                                           zone, Value(zone), Iso(HourOf(absl::Now()))),
                           {}};
     });
-    server_.Route("/v3/carbon-intensity/forecast", [this](const FakeRequest& request) {
+    server_.Route("/v3/carbon-intensity/forecast", [](const FakeRequest& request) {
       const std::string zone = Param(request, "zone");
       std::vector<std::string> points;
       for (int i = 0; i < 30; ++i) {
