@@ -132,4 +132,19 @@ std::vector<std::pair<absl::string_view, const LocationCarbon*>> PlacementModel:
   return out;
 }
 
+PlacementModel::LocationMembers PlacementModel::MembersOf(uint32_t location_id) const {
+  LocationMembers members;
+  for (uint32_t region = 0; region < regions_.size(); ++region) {
+    if (region_locations_[region] == location_id) members.regions.emplace_back(regions_[region]);
+  }
+  for (uint32_t id = 0; id < places_.size(); ++id) {
+    if (places_[id].is_node && places_[id].location == location_id) {
+      members.nodes.emplace_back(place_names_[id]);
+    }
+  }
+  std::sort(members.regions.begin(), members.regions.end());
+  std::sort(members.nodes.begin(), members.nodes.end());
+  return members;
+}
+
 }  // namespace carbonroute::placement

@@ -80,6 +80,12 @@ class PlacementModel {
   const Place& place(uint32_t id) const { return places_[id]; }
   // The grid location of a region (region → location map), kNone when unknown.
   uint32_t RegionLocation(uint32_t region_id) const { return region_locations_[region_id]; }
+  // What a grid location stands for: the regions the region → location map
+  // sends to it and the nodes in it, each sorted by name.
+  struct LocationMembers {
+    std::vector<std::string> regions, nodes;
+  };
+  LocationMembers MembersOf(uint32_t location_id) const;
 
   // The carbon reading of a location; nullptr when there is none.
   const LocationCarbon* Carbon(uint32_t location_id) const {

@@ -52,6 +52,10 @@ std::vector<double> NumberListFlag(const std::string& text, const char* flag, do
   return values;
 }
 
+std::vector<double> LatencyLimitsFlag(const std::string& text, const char* flag) {
+  return NumberListFlag(text, flag, 0, INFINITY, "latency limits in ms ≥ 0 such as 50,100,150");
+}
+
 absl::Status FillDefaultDataFiles(
     const std::vector<std::string>& dirs,
     std::initializer_list<std::pair<std::string*, const char*>> files) {

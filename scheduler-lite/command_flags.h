@@ -36,6 +36,10 @@ void ListenFlag(const std::string& text);
 std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,
                                    double max_exclusive, const char* expected);
 
+// Latency limits in milliseconds (finite, ≥ 0), comma-separated: the one check
+// of every --max-rtt-ms (rank and explain take one, simulate a list).
+std::vector<double> LatencyLimitsFlag(const std::string& text, const char* flag);
+
 // Each empty path of `files` becomes the shipped data file it names
 // (base/data_files.h), searched for as the collector does: `dirs` (--data-dir),
 // $CARBONROUTE_DATA_DIR, ./data, next to the binary, the installed one. A path

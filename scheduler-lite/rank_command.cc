@@ -92,7 +92,7 @@ class RankSubcommand final : public Subcommand {
     cmd.add_option("--locations", locations_,
                    "only these candidates, comma-separated (e.g. DE,FR,SE-SE3)");
     cmd.add_option("--from", request_.from, "origin node or region of the latency limit");
-    cmd.add_option("--max-rtt-ms", request_.max_rtt_ms, "largest RTT from --from, milliseconds");
+    cmd.add_option("--max-rtt-ms", max_rtt_ms_, "largest RTT from --from, milliseconds");
     cmd.add_option("--runtime", runtime_,
                    "expected runtime (e.g. 2h): score on the forecast mean over it");
     cmd.add_option("--carbon-weight", request_.carbon_weight, "w_c")->capture_default_str();
@@ -105,6 +105,14 @@ class RankSubcommand final : public Subcommand {
   }
   void Validate() override {
     if (!runtime_.empty()) request_.runtime = DurationFlag(runtime_, "--runtime");
+    if (!max_rtt_ms_.empty()) {
+      const std::vector<double> limits = LatencyLimitsFlag(max_rtt_ms_, "--max-rtt-ms");
+      if (limits.size() != 1) {
+        throw CLI::ValidationError("--max-rtt-ms",
+                                   "expected one limit, got \"" + max_rtt_ms_ + "\"");
+      }
+      request_.max_rtt_ms = limits[0];
+    }
     if (request_.max_rtt_ms && request_.from.empty()) {
       throw CLI::ValidationError("--max-rtt-ms",
                                  "needs --from NODE (the origin of the latency limit)");
@@ -123,6 +131,7 @@ class RankSubcommand final : public Subcommand {
   RankRequest request_;
   std::string locations_;
   std::string runtime_;
+  std::string max_rtt_ms_;
   std::string name_;
 };
 
@@ -176,7 +185,7 @@ int ExplainCommand(const RankRequest& request, const std::string& name, net::Htt
     }
     canonical = names->names.front();
   }
-  out << canonical << " is a " << all.candidates.substr(0, all.candidates.size() - 1) << "\n";
+
   std::vector<ScoredCandidate> scored = Score(*model, all, clock.Now());
   if (std::none_of(scored.begin(), scored.end(),
                    [&](const ScoredCandidate& s) { return s.name == canonical; })) {
@@ -185,7 +194,10 @@ int ExplainCommand(const RankRequest& request, const std::string& name, net::Htt
     std::vector<ScoredCandidate> extra = Score(*model, with_name, clock.Now());
     scored.insert(scored.end(), extra.begin(), extra.end());
   }
-  out << Explanation(scored, canonical);
+  const std::string kind = all.candidates.substr(0, all.candidates.size() - 1);  // "locations"
+  std::optional<placement::PlacementModel::LocationMembers> members;
+  if (kind == "location") members = model->MembersOf(model->LocationId(canonical));
+  out << Explanation(scored, canonical, kind, members ? &*members : nullptr);
   auto it = std::find_if(scored.begin(), scored.end(),
                          [&](const ScoredCandidate& s) { return s.name == canonical; });
   return it != scored.end() && it->feasible ? 0 : 3;

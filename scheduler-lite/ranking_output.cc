@@ -66,14 +66,25 @@ std::string RankingJson(const std::vector<ScoredCandidate>& scored) {
   return nlohmann::json{{"candidates", candidates}}.dump(2) + "\n";
 }
 
-std::string Explanation(const std::vector<ScoredCandidate>& scored, const std::string& name) {
+std::string Explanation(const std::vector<ScoredCandidate>& scored, const std::string& name,
+                        const std::string& kind,
+                        const placement::PlacementModel::LocationMembers* members) {
   auto it = std::find_if(scored.begin(), scored.end(),
                          [&](const ScoredCandidate& s) { return s.name == name; });
   if (it == scored.end())
     return absl::StrCat(name, ": not a candidate (no node, region or location of that name)\n");
   const ScoredCandidate& s = *it;
-  std::string out = absl::StrCat(s.name, "\n  location: ", Or(s.location, "unknown"),
-                                 "\n  region:   ", Or(s.region, "unknown"), "\n");
+  std::string out = absl::StrCat(s.name, " (", kind, ")\n");
+  if (members != nullptr) {
+    absl::StrAppend(
+        &out, "  regions:  ",
+        members->regions.empty() ? "none in the region map" : absl::StrJoin(members->regions, ", "),
+        "\n  nodes:    ",
+        members->nodes.empty() ? "none known" : absl::StrJoin(members->nodes, ", "), "\n");
+  } else {
+    absl::StrAppend(&out, "  location: ", Or(s.location, "unknown"),
+                    "\n  region:   ", Or(s.region, "unknown"), "\n");
+  }
   absl::StrAppend(&out, "  carbon:   ",
                   s.grams_per_kwh
                       ? absl::StrFormat("%.2f gCO2eq/kWh (%s)", *s.grams_per_kwh, s.carbon_basis)

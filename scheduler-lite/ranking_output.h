@@ -19,9 +19,12 @@ namespace carbonroute::scheduler_lite {
 
 std::string RankingTable(const std::vector<placement::ScoredCandidate>& scored);
 std::string RankingJson(const std::vector<placement::ScoredCandidate>& scored);
-// Everything known about one candidate and why it scored as it did.
+// Everything known about one candidate and why it scored as it did. `kind`
+// ("node", "region", "location") heads it; a location's `members` (the
+// regions and nodes it stands for) replace the location and region lines.
 std::string Explanation(const std::vector<placement::ScoredCandidate>& scored,
-                        const std::string& name);
+                        const std::string& name, const std::string& kind,
+                        const placement::PlacementModel::LocationMembers* members = nullptr);
 
 }  // namespace carbonroute::scheduler_lite
 

@@ -164,8 +164,7 @@ class SimulateSubcommand final : public Subcommand {
   }
   void Validate() override {
     SimulationOptions& o = request_.options;
-    o.max_rtt_ms = NumberListFlag(limits_, "--max-rtt-ms", 0, INFINITY,
-                                  "latency limits in ms ≥ 0 such as 50,100,150");
+    o.max_rtt_ms = LatencyLimitsFlag(limits_, "--max-rtt-ms");
     o.idle_percent.clear();
     for (double idle : NumberListFlag(idle_, "--idle-capacity", 0, 100,
                                       "whole percentages in [0, 100) such as 0,50,99")) {

@@ -139,5 +139,21 @@ TEST(CliUsage, CarbonRoleMistakesAreNamedByCheckConfig) {
   EXPECT_EQ(run.exit_code, 0) << run.output;
 }
 
+TEST(CliUsage, EveryLatencyLimitFlagIsCheckedAlike) {
+  const std::string expected =
+      "--max-rtt-ms: expected latency limits in ms ≥ 0 such as 50,100,150, got \"-5\" in \"-5\"";
+  for (const char* command :
+       {"rank --from demo-node --max-rtt-ms -5", "explain FR --from demo-node --max-rtt-ms -5",
+        "simulate --max-rtt-ms -5"}) {
+    ShellRun run = Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " ", command, " 2>&1"));
+    EXPECT_EQ(run.exit_code, 2) << command;
+    EXPECT_THAT(run.output, HasSubstr(expected)) << command;
+  }
+  ShellRun two = Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY,
+                                    " rank --from demo-node --max-rtt-ms 5,10 2>&1"));
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_THAT(two.output, HasSubstr("--max-rtt-ms: expected one limit"));
+}
+
 }  // namespace
 }  // namespace carbonroute

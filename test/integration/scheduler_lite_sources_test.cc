@@ -172,5 +172,24 @@ TEST(SchedulerLiteServe, AnswersTheExtenderAndStopsCleanlyOnSigterm) {
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
 }
 
+TEST(SchedulerLiteSources, ExplainingALocationNamesTheRegionsAndNodesItStandsFor) {
+  testing::ScopedTempDir temp_dir;
+  const std::string& root = temp_dir.path();
+  testing::CollectorProcess paris = testing::StartCollector(
+      root, CollectorConfig(root, "node-paris", "europe-west9", "FR", "node-b", "europe-west4"));
+  ASSERT_GT(paris.port, 0) << paris.process->Log();
+  int code = 0;
+  const std::string out = RunCommand(
+      absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY,
+                   " explain FR --metrics http://127.0.0.1:", paris.port, "/metrics 2>&1"),
+      &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_THAT(out, ::testing::StartsWith("FR (location)\n"));
+  EXPECT_THAT(out, ::testing::HasSubstr("  regions:  europe-west9\n"));  // the region map's
+  EXPECT_THAT(out, ::testing::HasSubstr("  nodes:    node-paris\n"));
+  EXPECT_THAT(out, ::testing::Not(::testing::HasSubstr("region:   unknown")));
+  EXPECT_EQ(paris.process->Terminate(), 0);
+}
+
 }  // namespace
 }  // namespace carbonroute
