@@ -7,10 +7,12 @@ namespace carbonroute::model_sources {
 
 absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(absl::string_view collector,
                                                          absl::string_view location,
-                                                         net::HttpClient& http) {
+                                                         net::HttpClient& http,
+                                                         const SourceAuth& auth) {
   net::HttpRequest get;
   get.url = absl::StrCat(net::JoinUrl(collector, forecast_api::kPath),
                          net::Query({{forecast_api::kLocationParameter, std::string(location)}}));
+  if (absl::Status applied = ApplySourceAuth(auth, get); !applied.ok()) return applied;
   absl::StatusOr<net::HttpResponse> response = http.Send(get);
   if (!response.ok()) return response.status();
   if (response->status == 404) {  // the collector polls no such location

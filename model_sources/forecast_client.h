@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "contract/forecast_api.h"
+#include "model_sources/metrics_source.h"
 #include "net/http_client.h"
 
 namespace carbonroute::model_sources {
@@ -25,9 +26,11 @@ namespace carbonroute::model_sources {
 // The forecast points of `location` from the collector at base URL
 // `collector` (e.g. "http://127.0.0.1:9464"): those of the first series the
 // collector lists.
+// `auth`: the collector's TLS and credentials, as for the other sources.
 absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(absl::string_view collector,
                                                          absl::string_view location,
-                                                         net::HttpClient& http);
+                                                         net::HttpClient& http,
+                                                         const SourceAuth& auth = {});
 
 }  // namespace carbonroute::model_sources
 

@@ -32,21 +32,7 @@ absl::StatusOr<std::string> Get(net::HttpClient& http, const std::string& url,
   request.url = url;
   request.timeout = timeout;
   request.headers.emplace_back("Accept", accept);
-  request.ca_file = auth.ca_file;
-  request.client_cert_file = auth.client_cert_file;
-  request.client_key_file = auth.client_key_file;
-  if (!auth.bearer_token_file.empty()) {
-    absl::StatusOr<std::string> token = ReadSecretFile(auth.bearer_token_file, "bearer token file");
-    if (!token.ok()) return token.status();
-    request.headers.emplace_back("Authorization", absl::StrCat("Bearer ", *token));
-  } else if (!auth.basic_auth_user.empty()) {
-    absl::StatusOr<std::string> password =
-        ReadSecretFile(auth.basic_auth_password_file, "basic auth password file");
-    if (!password.ok()) return password.status();
-    request.headers.emplace_back(
-        "Authorization", absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(
-                                                    auth.basic_auth_user, ":", *password))));
-  }
+  if (absl::Status applied = ApplySourceAuth(auth, request); !applied.ok()) return applied;
   absl::StatusOr<net::HttpResponse> response = http.Send(request);
   if (!response.ok()) return response.status();
   if (response->status != 200) {
@@ -67,6 +53,25 @@ double PrometheusValue(std::string_view text) {
 }
 
 }  // namespace
+
+absl::Status ApplySourceAuth(const SourceAuth& auth, net::HttpRequest& request) {
+  request.ca_file = auth.ca_file;
+  request.client_cert_file = auth.client_cert_file;
+  request.client_key_file = auth.client_key_file;
+  if (!auth.bearer_token_file.empty()) {
+    absl::StatusOr<std::string> token = ReadSecretFile(auth.bearer_token_file, "bearer token file");
+    if (!token.ok()) return token.status();
+    request.headers.emplace_back("Authorization", absl::StrCat("Bearer ", *token));
+  } else if (!auth.basic_auth_user.empty()) {
+    absl::StatusOr<std::string> password =
+        ReadSecretFile(auth.basic_auth_password_file, "basic auth password file");
+    if (!password.ok()) return password.status();
+    request.headers.emplace_back(
+        "Authorization", absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(
+                                                    auth.basic_auth_user, ":", *password))));
+  }
+  return absl::OkStatus();
+}
 
 SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::string>& urls,
                               absl::Duration timeout, const SourceAuth& auth) {

@@ -43,6 +43,10 @@ struct SourceAuth {
   std::string bearer_token_file;  // "Authorization: Bearer <the file's contents>"
 };
 
+// Sets `request`'s CA, client certificate and Authorization header from
+// `auth`, reading the secret files now. Errors: ReadSecretFile's, naming the file.
+absl::Status ApplySourceAuth(const SourceAuth& auth, net::HttpRequest& request);
+
 struct SourceResult {
   std::vector<Sample> samples;
   std::vector<absl::Status> errors;

@@ -68,22 +68,7 @@ absl::Status FillDefaultDataFiles(
   return absl::OkStatus();
 }
 
-void SourceFlags::AddTo(CLI::App& cmd) {
-  cmd.add_option("--metrics", metrics_,
-                 "a collector's /metrics URL (repeatable; default http://127.0.0.1:9464/metrics)");
-  cmd.add_option("--prometheus", prometheus_,
-                 "a Prometheus server's base URL, e.g. http://127.0.0.1:9090");
-  cmd.add_option("--rtt-matrix", rtt_matrix_,
-                 std::string("static RTT matrix CSV sending_region,receiving_region,milliseconds "
-                             "(default: data/") +
-                     kInterRegionRttFile + ")");
-  cmd.add_option("--region-zones", region_zones_,
-                 std::string("region → grid zone CSV (default: data/") + kRegionZonesFile + ")");
-  cmd.add_option("--data-dir", data_dirs_,
-                 "directory searched first for the default data files (repeatable)");
-  cmd.add_option("--emissions-type", emissions_type_, "preferred signal where a location has both")
-      ->check(CLI::IsMember({"average", "marginal"}))
-      ->capture_default_str();
+void ClientFlags::AddTo(CLI::App& cmd) {
   // The sources' TLS and credentials, as a Prometheus scrape_config has them.
   cmd.add_option("--ca-file", auth_.ca_file,
                  "PEM CA bundle that https sources are verified against")
@@ -110,6 +95,25 @@ void SourceFlags::AddTo(CLI::App& cmd) {
       ->excludes(user);
 }
 
+void SourceFlags::AddTo(CLI::App& cmd) {
+  cmd.add_option("--metrics", metrics_,
+                 "a collector's /metrics URL (repeatable; default http://127.0.0.1:9464/metrics)");
+  cmd.add_option("--prometheus", prometheus_,
+                 "a Prometheus server's base URL, e.g. http://127.0.0.1:9090");
+  cmd.add_option("--rtt-matrix", rtt_matrix_,
+                 std::string("static RTT matrix CSV sending_region,receiving_region,milliseconds "
+                             "(default: data/") +
+                     kInterRegionRttFile + ")");
+  cmd.add_option("--region-zones", region_zones_,
+                 std::string("region → grid zone CSV (default: data/") + kRegionZonesFile + ")");
+  cmd.add_option("--data-dir", data_dirs_,
+                 "directory searched first for the default data files (repeatable)");
+  cmd.add_option("--emissions-type", emissions_type_, "preferred signal where a location has both")
+      ->check(CLI::IsMember({"average", "marginal"}))
+      ->capture_default_str();
+  client_.AddTo(cmd);
+}
+
 bool SourceFlags::Resolve(ModelSources& sources, std::ostream& err) const {
   sources = ModelSources();
   sources.metrics_urls = metrics_;
@@ -130,7 +134,7 @@ bool SourceFlags::Resolve(ModelSources& sources, std::ostream& err) const {
   }
   // Checked by IsMember.
   sources.emissions_type = *ParseEmissionsType(emissions_type_);
-  sources.auth = auth_;
+  sources.auth = client_.auth();
   return true;
 }
 

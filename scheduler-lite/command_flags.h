@@ -49,6 +49,19 @@ absl::Status FillDefaultDataFiles(
     const std::vector<std::string>& dirs,
     std::initializer_list<std::pair<std::string*, const char*>> files);
 
+// The client options of every subcommand that reads a source (a collector
+// or Prometheus behind TLS and authentication), defined once: --ca-file,
+// --client-cert/--client-key, --basic-auth-user with
+// --basic-auth-password-file, --bearer-token-file.
+class ClientFlags {
+ public:
+  void AddTo(CLI::App& cmd);
+  const model_sources::SourceAuth& auth() const { return auth_; }
+
+ private:
+  model_sources::SourceAuth auth_;
+};
+
 // The flags of the sources a placement model is built from.
 class SourceFlags {
  public:
@@ -65,7 +78,7 @@ class SourceFlags {
   std::string region_zones_;
   std::vector<std::string> data_dirs_;
   std::string emissions_type_ = "average";
-  model_sources::SourceAuth auth_;
+  ClientFlags client_;
 };
 
 // Loads the model from `sources`; prints every source error as a warning on

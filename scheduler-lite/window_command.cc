@@ -59,8 +59,12 @@ class WindowSubcommand final : public Subcommand {
         ->required();
     cmd.add_option("--format", request_.format, "table or json")
         ->check(CLI::IsMember({"table", "json"}));
+    client_.AddTo(cmd);
   }
-  void Validate() override { request_.duration = DurationFlag(duration_, "--duration"); }
+  void Validate() override {
+    request_.duration = DurationFlag(duration_, "--duration");
+    request_.auth = client_.auth();
+  }
   int Run(ProgramContext& c) override {
     return WindowCommand(request_, c.http, c.clock, c.out, c.err);
   }
@@ -68,6 +72,7 @@ class WindowSubcommand final : public Subcommand {
  private:
   WindowRequest request_;
   std::string duration_;
+  ClientFlags client_;
 };
 
 }  // namespace
@@ -86,7 +91,7 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     return 2;
   }
   absl::StatusOr<std::vector<ForecastPoint>> points =
-      FetchForecast(request.collector, request.location, http);
+      FetchForecast(request.collector, request.location, http, request.auth);
   if (!points.ok()) {
     err << "scheduler-lite: " << points.status().message() << "\n";
     // A location the collector does not poll is the user's mistake (2); an

@@ -16,6 +16,7 @@
 
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "model_sources/metrics_source.h"
 #include "net/http_client.h"
 #include "scheduler-lite/subcommand.h"
 
@@ -27,6 +28,7 @@ struct WindowRequest {
   absl::Duration duration;
   std::string deadline;  // RFC 3339 ("2026-11-23T06:00:00Z") or relative ("+12h")
   std::string format = "table";
+  model_sources::SourceAuth auth;  // the collector's TLS and credentials (--ca-file, ...)
 };
 int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& clock,
                   std::ostream& out, std::ostream& err);

@@ -153,6 +153,22 @@ TEST_F(TlsAuthTest, PrometheusScrapesTheCollectorOverTlsWithBasicAuthAndAClientC
   EXPECT_NE(code, 0);
   EXPECT_THAT(refused, HasSubstr("401"));
   EXPECT_THAT(refused, ::testing::Not(HasSubstr("incorrect horse")));
+
+  // `window` reads the same protected collector's forecast API with the same options.
+  const std::string window = absl::StrCat(
+      CARBONROUTE_SCHEDULER_LITE_BINARY, " window --collector https://127.0.0.1:", port,
+      " --location DE --duration 2h --deadline +12h --format json --ca-file ",
+      certificates_.ca_file, " --client-cert ", certificates_.client_cert_file, " --client-key ",
+      certificates_.client_key_file, " --basic-auth-user ", kUser);
+  const std::string best = RunCommand(
+      absl::StrCat(window, " --basic-auth-password-file ", dir_.File("password"), " 2>&1"), &code);
+  EXPECT_EQ(code, 0) << best;
+  EXPECT_THAT(best, HasSubstr("{\"location\":\"DE\",\"start\":"));
+  const std::string locked_out = RunCommand(
+      absl::StrCat(window, " --basic-auth-password-file ", dir_.File("wrong-password"), " 2>&1"),
+      &code);
+  EXPECT_NE(code, 0);
+  EXPECT_THAT(locked_out, HasSubstr("401"));
   EXPECT_EQ(collector.process->Terminate(), 0);
 }
 
