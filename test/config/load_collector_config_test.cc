@@ -3,7 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "base/data_files.h"
+#include "contract/region_locations.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/status_matchers.h"
 
@@ -136,6 +142,30 @@ TEST(LoadCollectorConfig, ShippedExampleIsValid) {
   EXPECT_EQ(config->providers[1].type, ProviderType::kStatic);
   EXPECT_EQ(config->providers[1].static_values.grams_per_kwh.at("onprem-hydro"), 24);
   EXPECT_THAT(config->providers[1].locations, ::testing::ElementsAre("onprem-hydro"));
+}
+
+TEST(LoadCollectorConfig, TheDemoReplaysTheZoneOfEveryRegionTheTraceHas) {
+  // `rank --candidates regions` in the README's quick start: every region whose
+  // zone the trace has must have a reading in the demo.
+  const std::string data = std::string(CARBONROUTE_SOURCE_DIR) + "/data/";
+  absl::StatusOr<CollectorConfig> config =
+      LoadCollectorConfig(std::string(CARBONROUTE_SOURCE_DIR) + "/config/examples/offline.yaml");
+  ASSERT_THAT(config, IsOk());
+  const std::vector<std::string>& replayed = config->providers[0].locations;
+  std::string header;
+  std::getline(std::ifstream(data + "carbon-intensity-2022-hourly.csv"), header);
+  const std::vector<std::string> columns = absl::StrSplit(header, ',');
+  absl::StatusOr<std::map<std::string, std::string, std::less<>>> regions =
+      ParseRegionLocationsCsv(*ReadFileToString(data + "gcp-region-zones.csv", "zones"), "zones");
+  ASSERT_THAT(regions, IsOk());
+  int covered = 0;
+  for (const auto& [region, zone] : *regions) {
+    if (std::find(columns.begin(), columns.end(), zone) == columns.end()) continue;
+    EXPECT_NE(std::find(replayed.begin(), replayed.end(), zone), replayed.end())
+        << region << " → " << zone;
+    ++covered;
+  }
+  EXPECT_GE(covered, 30);
 }
 
 TEST(LoadCollectorConfig, InstalledExampleIsValid) {
