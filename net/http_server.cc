@@ -399,7 +399,13 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
   server->daemon_ = MHD_start_daemon(flags, 0, nullptr, nullptr, static_cast<Handler>(kHandle),
                                      server.get(), MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
   if (server->daemon_ == nullptr) {
-    const std::string last = server->last_message_->Get();
+    std::string last = server->last_message_->Get();
+    // libmicrohttpd names the port it was given (0: the address came as a
+    // sockaddr); the address is named once below, so only the cause is kept.
+    if (absl::StartsWith(last, "Failed to bind to port ")) {
+      const std::size_t cause = last.find(": ");
+      if (cause != std::string::npos) last = last.substr(cause + 2);
+    }
     const bool tls_failed =
         o.tls && (absl::StrContains(last, "certificate") || absl::StrContains(last, "key") ||
                   absl::StrContains(last, "TLS"));
