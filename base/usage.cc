@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 namespace carbonroute {
 
 std::size_t EditDistance(absl::string_view a, absl::string_view b) {
@@ -31,6 +33,22 @@ std::string ClosestMatch(absl::string_view word, const std::vector<std::string>&
     }
   }
   return best;
+}
+
+std::vector<std::string> UnknownOptions(const std::vector<std::string>& args,
+                                        const std::vector<std::string>& long_names) {
+  std::vector<std::string> unknown;
+  for (const std::string& arg : args) {
+    if (arg.size() < 3 || arg[0] != '-' || arg[1] != '-') continue;
+    const std::string name =
+        arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
+    if (std::find(long_names.begin(), long_names.end(), name) != long_names.end()) continue;
+    const std::string closest = ClosestMatch(name, long_names);
+    unknown.push_back(
+        absl::StrCat("unknown option --", name,
+                     closest.empty() ? "" : absl::StrCat("; did you mean --", closest, "?")));
+  }
+  return unknown;
 }
 
 }  // namespace carbonroute

@@ -27,6 +27,12 @@ std::size_t EditDistance(absl::string_view a, absl::string_view b);
 // max(2, |word| / 3) edits (a typo, not another word); "" otherwise.
 std::string ClosestMatch(absl::string_view word, const std::vector<std::string>& known);
 
+// For each "--name" (or "--name=value") of `args` that is not one of
+// `long_names` (without dashes): "unknown option --name" and, when one is
+// close, "; did you mean --closest?". Empty when every option is known.
+std::vector<std::string> UnknownOptions(const std::vector<std::string>& args,
+                                        const std::vector<std::string>& long_names);
+
 }  // namespace carbonroute
 
 #endif  // CARBONROUTE_BASE_USAGE_H_

@@ -72,6 +72,18 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) {  // a mistyped option: named with the closest known one
+      std::vector<std::string> long_names = {"help"};
+      for (const CLI::Option* option : app.get_options()) {
+        for (const std::string& name : option->get_lnames()) long_names.push_back(name);
+      }
+      const std::vector<std::string> unknown =
+          carbonroute::UnknownOptions(std::vector<std::string>(argv + 1, argv + argc), long_names);
+      for (const std::string& line : unknown) {
+        std::cerr << "carbonroute-collector: " << line << " (see --help)\n";
+      }
+      if (!unknown.empty()) return carbonroute::kUsageExitCode;
+    }
     return carbonroute::UsageExitCode(app.exit(e));  // every usage error exits 2
   }
 

@@ -53,6 +53,28 @@ bool SayUnknownSubcommand(const std::string& word,
   return true;
 }
 
+// A mistyped option of the subcommand on the command line: each named with the
+// closest known one. False when every option is known (the error is another).
+bool SayUnknownOptions(int argc, char** argv,
+                       const std::vector<std::pair<CLI::App*, Subcommand*>>& parsers) {
+  if (argc < 2) return false;
+  for (const auto& [cmd, subcommand] : parsers) {
+    if (subcommand->name() != std::string(argv[1])) continue;
+    std::vector<std::string> long_names = {"help"};
+    for (const CLI::Option* option : cmd->get_options()) {
+      for (const std::string& name : option->get_lnames()) long_names.push_back(name);
+    }
+    const std::vector<std::string> unknown =
+        carbonroute::UnknownOptions(std::vector<std::string>(argv + 2, argv + argc), long_names);
+    for (const std::string& line : unknown) {
+      std::cerr << "scheduler-lite " << subcommand->name() << ": " << line << " (see "
+                << subcommand->name() << " --help)\n";
+    }
+    return !unknown.empty();
+  }
+  return false;
+}
+
 }  // namespace
 
 // An exception escaping main (a library failing at start-up) ends the process
@@ -84,6 +106,9 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   } catch (const CLI::ParseError& e) {
     if (chosen == nullptr && argc > 1 && argv[1][0] != '-' && e.get_exit_code() != 0 &&
         SayUnknownSubcommand(argv[1], table)) {
+      return carbonroute::kUsageExitCode;
+    }
+    if (chosen == nullptr && e.get_exit_code() != 0 && SayUnknownOptions(argc, argv, parsers)) {
       return carbonroute::kUsageExitCode;
     }
     return carbonroute::UsageExitCode(app.exit(e));

@@ -155,5 +155,23 @@ TEST(CliUsage, EveryLatencyLimitFlagIsCheckedAlike) {
   EXPECT_THAT(two.output, HasSubstr("--max-rtt-ms: expected one limit"));
 }
 
+TEST(CliUsage, AMistypedOptionIsAnsweredWithTheClosestOne) {
+  ShellRun run = Shell(kSchedulerLite + " rank --locatoins DE 2>&1");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(
+      run.output,
+      HasSubstr("scheduler-lite rank: unknown option --locatoins; did you mean --locations?"));
+  run = Shell(kSchedulerLite + " window --colector=http://x --location DE 2>&1");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("unknown option --colector; did you mean --collector?"));
+  run = Shell(absl::StrCat(kCollector, " --confg collector.yaml 2>&1"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output,
+              HasSubstr("carbonroute-collector: unknown option --confg; did you mean --config?"));
+  run = Shell(kSchedulerLite + " rank --frobnicate 2>&1");  // nothing close: no guess
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("unknown option --frobnicate (see rank --help)"));
+}
+
 }  // namespace
 }  // namespace carbonroute
