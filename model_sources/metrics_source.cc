@@ -152,6 +152,8 @@ SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
     absl::StatusOr<std::string> body = Get(http, url, timeout, "application/json", auth);
     if (!body.ok()) {
       result.errors.push_back(body.status());
+      // A server that cannot be reached is said once, not once per metric.
+      if (absl::IsUnavailable(body.status()) || absl::IsDeadlineExceeded(body.status())) break;
       continue;
     }
     if (absl::Status parsed = ParsePrometheusVector(*body, result.samples); !parsed.ok()) {

@@ -9,7 +9,8 @@
 //     (/api/v1/query) per metric the model uses, parsed with simdjson.
 // Both return the same Samples, so the model is built the same way from either.
 //
-// Errors (per URL or query, in SourceResult::errors; the rest still count):
+// Errors (per URL or query, in SourceResult::errors; the rest still count; a
+// Prometheus that cannot be reached is one error, its other queries not tried):
 //   kUnavailable / kDeadlineExceeded  the server could not be reached
 //   kFailedPrecondition               it answered with a non-200 status, or
 //                                     Prometheus said "status": "error"

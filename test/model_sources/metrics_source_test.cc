@@ -82,5 +82,39 @@ TEST(ScrapeCollectors, GoodUrlsCountAndBadOnesAreReported) {
                                          ::testing::StartsWith(base + "/broken: line 1:")));
 }
 
+TEST(QueryPrometheus, AServerThatCannotBeReachedIsOneErrorNotOnePerMetric) {
+  int port = 0;
+  {  // a port that was just free: nothing listens there any more
+    net::HttpServerOptions options;
+    options.listen_address = "127.0.0.1:0";
+    auto server = net::HttpServer::Start(std::move(options));
+    ASSERT_THAT(server, IsOk());
+    port = (*server)->port();
+  }
+  auto http = net::CurlHttpClient::Create("test");
+  ASSERT_THAT(http, IsOk());
+  SourceResult result =
+      QueryPrometheus(**http, absl::StrCat("http://127.0.0.1:", port), absl::Seconds(5));
+  EXPECT_TRUE(result.samples.empty());
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_EQ(result.errors[0].code(), absl::StatusCode::kUnavailable);
+}
+
+TEST(ScrapeCollectors, EverySampleNamesTheCollectorItCameFrom) {
+  net::HttpServerOptions options;
+  options.listen_address = "127.0.0.1:0";
+  options.routes["/metrics"] = [](const net::HttpServerRequest&) {
+    return net::HttpServerResponse{200, "text/plain; version=0.0.4", kCollectorPage};
+  };
+  auto server = net::HttpServer::Start(std::move(options));
+  ASSERT_THAT(server, IsOk());
+  auto http = net::CurlHttpClient::Create("test");
+  ASSERT_THAT(http, IsOk());
+  const std::string url = absl::StrCat("http://127.0.0.1:", (*server)->port(), "/metrics");
+  SourceResult result = ScrapeCollectors(**http, {url}, absl::Seconds(5));
+  ASSERT_EQ(result.samples.size(), 1u);
+  EXPECT_EQ(result.samples[0].Label("instance"), url);
+}
+
 }  // namespace
 }  // namespace carbonroute::model_sources
