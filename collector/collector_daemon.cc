@@ -286,6 +286,11 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   server_options.routes["/metrics"] = exporter::MetricsPageHandler(
       daemon->registry_,
       [daemon = daemon.get()] { daemon->metrics_->RefreshAges(daemon->clock_.Now()); });
+  server_options.routes["/"] = exporter::LandingPageHandler(
+      "carbonroute-collector", {{"/metrics", "the metrics, Prometheus text format"},
+                                {"/healthz", "200 once the first poll is done"},
+                                {std::string(forecast_api::kPath) + "?location=DE",
+                                 "a grid location's cached forecast, JSON"}});
   server_options.routes["/healthz"] =
       [ready = daemon->first_poll_done_](const net::HttpServerRequest&) {
         return ready->load() ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}

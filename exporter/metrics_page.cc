@@ -5,6 +5,7 @@
 #include <streambuf>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "prometheus/text_serializer.h"
 
 namespace carbonroute::exporter {
@@ -60,6 +61,21 @@ net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> regist
     buffer.Flush();
     last_size->store(response.body.size(), std::memory_order_relaxed);
     return response;
+  };
+}
+
+net::HttpHandler LandingPageHandler(std::string title,
+                                    std::vector<std::pair<std::string, std::string>> paths) {
+  std::string page =
+      absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>",
+                   title, "</title></head>\n<body><h1>", title, "</h1>\n<ul>\n");
+  for (const auto& [path, what] : paths) {
+    absl::StrAppend(&page, "<li><a href=\"", path, "\">", path, "</a>: ", what, "</li>\n");
+  }
+  absl::StrAppend(&page, "</ul>\n</body></html>\n");
+  return [page = std::move(page)](const net::HttpServerRequest& request) {
+    if (request.path != "/") return net::HttpServerResponse{404, "text/plain", "not found\n"};
+    return net::HttpServerResponse{200, "text/html; charset=utf-8", page};
   };
 }
 

@@ -143,7 +143,13 @@ net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
 
 std::map<std::string, net::HttpHandler> ExtenderService::Routes(
     std::shared_ptr<prometheus::Registry> registry) {
-  return {{"/filter", [this](const net::HttpServerRequest& r) { return Filter(r); }},
+  return {{"/", exporter::LandingPageHandler(
+                    "scheduler-lite serve",
+                    {{"/metrics", "the metrics, Prometheus text format"},
+                     {"/healthz", "200 once a model is loaded"},
+                     {"/filter", "kube-scheduler extender filter (POST ExtenderArgs)"},
+                     {"/prioritize", "kube-scheduler extender prioritize (POST ExtenderArgs)"}})},
+          {"/filter", [this](const net::HttpServerRequest& r) { return Filter(r); }},
           {"/prioritize", [this](const net::HttpServerRequest& r) { return Prioritize(r); }},
           {"/healthz", [this](const net::HttpServerRequest& r) { return Health(r); }},
           {"/metrics", exporter::MetricsPageHandler(std::move(registry), [this] {

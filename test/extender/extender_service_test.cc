@@ -175,6 +175,14 @@ TEST_F(ExtenderServiceTest, ALatencyLimitIsNotMetWithoutAFreshModel) {
   EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json({"n-pl", "n-se"}));
 }
 
+TEST_F(ExtenderServiceTest, TheRootIsALandingPageLinkingTheOthers) {
+  net::HttpResponse root = Post("/", "", "GET");
+  EXPECT_EQ(root.status, 200);
+  EXPECT_EQ(root.headers["content-type"], "text/html; charset=utf-8");
+  EXPECT_THAT(root.body, HasSubstr("<a href=\"/metrics\">"));
+  EXPECT_THAT(root.body, HasSubstr("<a href=\"/healthz\">"));
+}
+
 TEST_F(ExtenderServiceTest, ModelAgeIsTrueAtTheScrapeWithoutRequests) {
   net::HttpResponse first = Post("/metrics", "", "GET");
   EXPECT_THAT(first.body, HasSubstr("carbonroute_scheduler_model_age_seconds 10\n"));

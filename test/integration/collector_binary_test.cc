@@ -85,6 +85,10 @@ TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
   EXPECT_THAT(page, HasSubstr("carbonroute_node_info{location=\"BE\",node=\"itest-node\",region="
                               "\"europe-west1\",zone=\"\"} 1"));
   EXPECT_THAT(page, HasSubstr("window=\"24h\""));
+  // The root is a landing page linking the others, as every exporter's.
+  const std::string root = testing::HttpGet(collector.port, "/");
+  EXPECT_THAT(root, HasSubstr("<title>carbonroute-collector</title>"));
+  EXPECT_THAT(root, HasSubstr("<a href=\"/metrics\">"));
 
   // promtool (Debian package prometheus) lints the exposition: no finding at all.
   std::ofstream(dir + "/metrics.txt") << page;
