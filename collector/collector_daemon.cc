@@ -24,6 +24,7 @@
 #include "net/curl_http_client.h"
 #include "net/url.h"
 #include "prober/socket_probe_transport.h"
+#include "providers/credentials.h"
 
 namespace carbonroute::collector {
 
@@ -119,14 +120,18 @@ absl::StatusOr<RegionCoordinates> DiscoveryRegionCoordinates(const CollectorConf
 
 }  // namespace
 
-absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const DataPaths& data) {
+absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const DataPaths& data,
+                                           std::vector<std::string>* missing_credentials) {
   NoHttpClient http;  // providers are built, never called
   for (const ProviderConfig& provider_config : config.providers) {
     absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
         providers::MakeProvider(provider_config, data, http);
-    if (!provider.ok()) {
-      return ProviderError(provider.status(), provider_config.name);
+    if (provider.ok()) continue;
+    const absl::Status error = ProviderError(provider.status(), provider_config.name);
+    if (missing_credentials == nullptr || !providers::IsMissingCredential(provider.status())) {
+      return error;
     }
+    missing_credentials->emplace_back(error.message());  // and the rest is checked
   }
   if (!config.rtt.static_matrix.empty()) {
     std::string matrix;

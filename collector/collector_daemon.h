@@ -74,7 +74,12 @@ class CollectorDaemon {
   // them, credentials and environment variables resolved), the static RTT
   // matrix and the discovery's region → location map are read, and the
   // Kubernetes API endpoint is found. The same errors as Create. For --check-config.
-  static absl::Status CheckStartup(const CollectorConfig& config, const DataPaths& data);
+  // With `missing_credentials`, a provider whose credential is not there
+  // (providers::IsMissingCredential: an unset variable, a missing file) is
+  // named in it instead, and the rest is checked (a workstation checking a
+  // production configuration).
+  static absl::Status CheckStartup(const CollectorConfig& config, const DataPaths& data,
+                                   std::vector<std::string>* missing_credentials = nullptr);
 
   // The bound port of the HTTP endpoint.
   int port() const { return server_->port(); }

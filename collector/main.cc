@@ -108,12 +108,23 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
     }
     node.ApplyTo(*config);
     // What start-up checks, short of calling an API (the unit's ExecStartPre relies on it).
+    std::vector<std::string> missing;
     const absl::Status startup = CollectorDaemon::CheckStartup(
-        *config, carbonroute::DataPathsFrom(
-                     data_dirs, std::filesystem::path(check_config_path).parent_path().string()));
+        *config,
+        carbonroute::DataPathsFrom(data_dirs,
+                                   std::filesystem::path(check_config_path).parent_path().string()),
+        &missing);
     if (!startup.ok()) {
       std::cerr << check_config_path << ": " << startup.message() << "\n";
       return 2;
+    }
+    if (!missing.empty()) {  // valid, but it cannot start here
+      for (const std::string& line : missing)
+        std::cerr << check_config_path << ": " << line << "\n";
+      std::cerr << check_config_path << ": valid, but " << missing.size()
+                << (missing.size() == 1 ? " credential is" : " credentials are")
+                << " not available here (exit 3)\n";
+      return 3;
     }
     const std::size_t n = config->providers.size();
     std::cout << check_config_path << ": OK (" << n << (n == 1 ? " provider" : " providers")

@@ -6,8 +6,11 @@
 #include "base/data_files.h"
 
 namespace carbonroute::providers {
+namespace {
 
-absl::StatusOr<std::string> ResolveSecret(const SecretRef& secret, absl::string_view what) {
+constexpr char kMissingCredentialPayload[] = "type.carbonroute.io/missing-credential";
+
+absl::StatusOr<std::string> Resolve(const SecretRef& secret, absl::string_view what) {
   switch (secret.source) {
     case SecretRef::Source::kNone:
       return absl::InvalidArgumentError(absl::StrCat(what, ": no secret configured"));
@@ -34,6 +37,22 @@ absl::StatusOr<std::string> ResolveSecret(const SecretRef& secret, absl::string_
     }
   }
   return absl::InvalidArgumentError(absl::StrCat(what, ": unknown secret source"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ResolveSecret(const SecretRef& secret, absl::string_view what) {
+  absl::StatusOr<std::string> value = Resolve(secret, what);
+  if (value.status().code() == absl::StatusCode::kNotFound) {
+    absl::Status missing = value.status();
+    missing.SetPayload(kMissingCredentialPayload, absl::Cord("1"));
+    return missing;
+  }
+  return value;
+}
+
+bool IsMissingCredential(const absl::Status& status) {
+  return status.GetPayload(kMissingCredentialPayload).has_value();
 }
 
 }  // namespace carbonroute::providers

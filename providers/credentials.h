@@ -7,7 +7,7 @@
 // Errors name the reference and `what` (e.g. "providers[0].password"),
 // never the value:
 //   kNotFound         the variable is unset/empty, the file or credential is missing,
-//                     or $CREDENTIALS_DIRECTORY is not set
+//                     or $CREDENTIALS_DIRECTORY is not set (IsMissingCredential: true)
 //   kInvalidArgument  the reference is empty
 //
 // Thread safety: reads the process environment; call at start-up.
@@ -23,6 +23,11 @@
 namespace carbonroute::providers {
 
 absl::StatusOr<std::string> ResolveSecret(const SecretRef& secret, absl::string_view what);
+
+// Whether `status` (from ResolveSecret, or a provider built with it) says a
+// credential is not there on this machine, as opposed to a configuration that
+// is wrong: `--check-config` on a workstation tells the two apart.
+bool IsMissingCredential(const absl::Status& status);
 
 }  // namespace carbonroute::providers
 

@@ -173,5 +173,26 @@ TEST(CliUsage, AMistypedOptionIsAnsweredWithTheClosestOne) {
   EXPECT_THAT(run.output, HasSubstr("unknown option --frobnicate (see rank --help)"));
 }
 
+TEST(CliUsage, CheckConfigTellsMissingCredentialsFromAnInvalidConfiguration) {
+  // The shipped live configuration on a workstation: valid, its credentials elsewhere.
+  ShellRun run = Shell(absl::StrCat("env -u CREDENTIALS_DIRECTORY ", kCollector, " --check-config ",
+                                    CARBONROUTE_SOURCE_DIR, "/config/examples/live.yaml 2>&1"));
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("provider \"watttime\" username: credential"));
+  EXPECT_THAT(run.output, HasSubstr("provider \"electricity_maps\" token: credential"));
+  EXPECT_THAT(run.output, HasSubstr("valid, but 2 credentials are not available here (exit 3)"));
+  // A missing credential does not hide a real mistake elsewhere: that is exit 2.
+  testing::ScopedTempDir dir;
+  const std::string config = dir.File("collector.yaml");
+  std::ofstream(config) << "node: {name: n1}\nrtt: {static_matrix: no-such-matrix.csv, peers: "
+                           "[{name: p, region: europe-west1}]}\nproviders: [{type: "
+                           "electricity_maps, token: {env: CARBONROUTE_TEST_UNSET}, locations: "
+                           "[DE]}]\n";
+  run = Shell(absl::StrCat("env -u CARBONROUTE_TEST_UNSET ", kCollector, " --check-config ", config,
+                           " 2>&1"));
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("rtt.static_matrix"));
+}
+
 }  // namespace
 }  // namespace carbonroute

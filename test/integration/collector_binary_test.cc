@@ -321,31 +321,36 @@ TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {
 }
 
 TEST(CollectorBinary, CheckConfigChecksWhatStartUpChecks) {
-  // Each of these loads as YAML but would fail at start: --check-config must say so.
-  const std::vector<std::pair<std::string, std::string>> cases = {
+  // Each of these loads as YAML but would fail at start: --check-config must say so, with
+  // exit 2 for a mistake and 3 for a credential that is not on this machine.
+  struct Case {
+    std::string providers, message;
+    int exit_code;
+  };
+  const std::vector<Case> cases = {
       {"providers: [{type: replay, trace: nope.csv, locations: [DE]}]",
-       "data file \"nope.csv\" not found; tried:"},
-      {"providers: [{type: replay, locations: [XX]}]", "location \"XX\" is not a zone"},
+       "data file \"nope.csv\" not found; tried:", 2},
+      {"providers: [{type: replay, locations: [XX]}]", "location \"XX\" is not a zone", 2},
       {"providers: [{type: electricity_maps, token: {env: CARBONROUTE_TEST_UNSET_VAR}, "
        "locations: [DE]}]",
-       "environment variable CARBONROUTE_TEST_UNSET_VAR is not set"},
+       "environment variable CARBONROUTE_TEST_UNSET_VAR is not set", 3},
       {"providers: [{type: watttime, username: {file: /nonexistent/user}, password: x, "
        "locations: [CAISO_NORTH]}]",
-       "cannot read secret file \"/nonexistent/user\": No such file or directory"},
+       "cannot read secret file \"/nonexistent/user\": No such file or directory", 3},
       {"providers: [{type: replay, locations: [DE]}]\nrtt: {static_matrix: nope.csv}",
-       "rtt.static_matrix: data file \"nope.csv\" not found"},
+       "rtt.static_matrix: data file \"nope.csv\" not found", 2},
   };
   testing::ScopedTempDir dir;
-  for (const auto& [providers, message] : cases) {
+  for (const Case& c : cases) {
     std::ofstream(dir.File("c.yaml")) << "node: {name: n, region: europe-west1}\n"
-                                      << providers << "\n";
+                                      << c.providers << "\n";
     std::string output;
     EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --check-config ",
                                     dir.File("c.yaml"), " 2>&1"),
                        &output),
-              2)
-        << providers;
-    EXPECT_THAT(output, HasSubstr(message));
+              c.exit_code)
+        << c.providers;
+    EXPECT_THAT(output, HasSubstr(c.message));
   }
 }
 
