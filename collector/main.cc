@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "absl/synchronization/mutex.h"
+#include "base/build_info.h"
 #include "base/clock.h"
 #include "base/data_files.h"
 #include "base/open_file_limit.h"
@@ -68,7 +69,7 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
                  "TLS and Basic auth of /metrics and /healthz, in Prometheus exporters' web "
                  "configuration format (tls_server_config, basic_auth_users)")
       ->check(CLI::ExistingFile);
-  app.set_version_flag("--version", std::string("carbonroute-collector ") + CARBONROUTE_VERSION);
+  app.set_version_flag("--version", carbonroute::VersionLine("carbonroute-collector"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

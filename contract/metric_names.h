@@ -54,6 +54,9 @@ inline constexpr char kProviderUnmappedNodes[] = "carbonroute_provider_unmapped_
 // the account's `monthly_budget`), and the calls left of it this month.
 inline constexpr char kProviderBudget[] = "carbonroute_provider_budget_calls";
 inline constexpr char kProviderBudgetRemaining[] = "carbonroute_provider_budget_remaining_calls";
+// gauge (=1){version, revision, branch, compiler}: what the binary was built from
+// (both servers; base/build_info.h).
+inline constexpr char kBuildInfo[] = "carbonroute_build_info";
 // gauge (=1){node, location, region, zone}: which grid location a node draws power from.
 inline constexpr char kNodeInfo[] = "carbonroute_node_info";
 // counter{outcome}: cache lookups made instead of provider calls (hit) or before them (miss).

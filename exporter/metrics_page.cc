@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "exporter/process_metrics.h"
 #include "prometheus/text_serializer.h"
 
 namespace carbonroute::exporter {
@@ -49,6 +50,7 @@ class AppendToString : public std::streambuf {
 net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry,
                                     std::function<void()> before_scrape) {
   auto last_size = std::make_shared<std::atomic<std::size_t>>(0);
+  AddBuildInfo(*registry);
   return [registry = std::move(registry), last_size,
           before_scrape = std::move(before_scrape)](const net::HttpServerRequest&) {
     if (before_scrape) before_scrape();
@@ -57,7 +59,11 @@ net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> regist
     response.body.reserve(expected + expected / 16 + 4096);
     AppendToString buffer(response.body);
     std::ostream out(&buffer);
-    prometheus::TextSerializer().Serialize(out, registry->Collect());
+    std::vector<prometheus::MetricFamily> families = registry->Collect();
+    for (prometheus::MetricFamily& family : ProcessMetrics().Collect()) {
+      families.push_back(std::move(family));
+    }
+    prometheus::TextSerializer().Serialize(out, families);
     buffer.Flush();
     last_size->store(response.body.size(), std::memory_order_relaxed);
     return response;

@@ -1,7 +1,9 @@
 // File: exporter/metrics_page.h
 //
 // The /metrics route: a registry rendered in the Prometheus text exposition
-// format 0.0.4 by prometheus-cpp's TextSerializer.
+// format 0.0.4 by prometheus-cpp's TextSerializer, with the standard process
+// metrics and carbonroute_build_info (exporter/process_metrics.h); and the
+// landing page of GET /.
 //
 // Memory: the page is written into one string reserved at the previous
 // page's size (plus 1/16): one page-sized buffer per scrape (bench/README.md).

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/strings/str_join.h"
+#include "base/build_info.h"
 #include "base/clock.h"
 #include "base/open_file_limit.h"
 #include "base/stop_signals.h"
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   CLI::App app{
       "scheduler-lite: carbon- and latency-aware placement from carbonroute collectors' "
       "metrics."};
-  app.set_version_flag("--version", std::string("scheduler-lite ") + CARBONROUTE_VERSION);
+  app.set_version_flag("--version", carbonroute::VersionLine("scheduler-lite"));
   app.require_subcommand(1);
 
   const std::vector<std::unique_ptr<Subcommand>> table =

@@ -175,6 +175,15 @@ TEST_F(ExtenderServiceTest, ALatencyLimitIsNotMetWithoutAFreshModel) {
   EXPECT_EQ(nlohmann::json::parse(filter.body)["NodeNames"], nlohmann::json({"n-pl", "n-se"}));
 }
 
+TEST_F(ExtenderServiceTest, MetricsHaveBuildInfoAndTheProcessMetrics) {
+  const std::string page = Post("/metrics", "", "GET").body;
+  EXPECT_THAT(page, HasSubstr("carbonroute_build_info{branch=\""));
+  EXPECT_THAT(page, HasSubstr("version=\"" CARBONROUTE_VERSION "\"} 1"));
+  EXPECT_THAT(page, HasSubstr("\nprocess_resident_memory_bytes "));
+  EXPECT_THAT(page, HasSubstr("\nprocess_cpu_seconds_total "));
+  EXPECT_THAT(page, HasSubstr("\nprocess_open_fds "));
+}
+
 TEST_F(ExtenderServiceTest, TheRootIsALandingPageLinkingTheOthers) {
   net::HttpResponse root = Post("/", "", "GET");
   EXPECT_EQ(root.status, 200);

@@ -45,6 +45,9 @@ TEST(CliUsage, BadArgumentsExit2) {
   }
   EXPECT_EQ(Shell(kSchedulerLite + " --help").exit_code, 0);
   EXPECT_EQ(Shell(kSchedulerLite + " --version").exit_code, 0);
+  const std::string version = Shell(kSchedulerLite + " --version").output;
+  EXPECT_THAT(version, ::testing::StartsWith("scheduler-lite " CARBONROUTE_VERSION " (revision "));
+  EXPECT_THAT(version, HasSubstr(", built 20"));
 }
 
 TEST(CliUsage, CollectorUsageErrorsExit2) {

@@ -85,6 +85,13 @@ TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
   EXPECT_THAT(page, HasSubstr("carbonroute_node_info{location=\"BE\",node=\"itest-node\",region="
                               "\"europe-west1\",zone=\"\"} 1"));
   EXPECT_THAT(page, HasSubstr("window=\"24h\""));
+  // The conventions of Prometheus exporters: build info and the process metrics.
+  EXPECT_THAT(page, HasSubstr("carbonroute_build_info{branch="));
+  for (const char* process :
+       {"process_cpu_seconds_total ", "process_resident_memory_bytes ", "process_open_fds ",
+        "process_max_fds ", "process_start_time_seconds ", "process_virtual_memory_bytes "}) {
+    EXPECT_THAT(page, HasSubstr(std::string("\n") + process)) << process;
+  }
   // The root is a landing page linking the others, as every exporter's.
   const std::string root = testing::HttpGet(collector.port, "/");
   EXPECT_THAT(root, HasSubstr("<title>carbonroute-collector</title>"));
