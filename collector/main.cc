@@ -1,7 +1,7 @@
 // carbonroute-collector: flags → config → daemon → READY=1 → run until SIGTERM/SIGINT.
 #include <malloc.h>
 #include <signal.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <systemd/sd-daemon.h>
 
@@ -13,6 +13,8 @@
 #include "base/build_info.h"
 #include "base/clock.h"
 #include "base/data_files.h"
+#include "base/listen_address.h"
+#include "base/log_line.h"
 #include "base/open_file_limit.h"
 #include "base/stop_signals.h"
 #include "base/usage.h"
@@ -24,6 +26,32 @@
 namespace {
 
 using carbonroute::CollectorConfig;
+
+// spdlog's lines in the format Prometheus exporters write (base/log_line.h).
+class LineFormatter final : public spdlog::formatter {
+ public:
+  explicit LineFormatter(carbonroute::LogFormat format) : format_(format) {}
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    carbonroute::LogLevel level = carbonroute::LogLevel::kError;  // err, critical
+    if (msg.level <= spdlog::level::debug) {
+      level = carbonroute::LogLevel::kDebug;
+    } else if (msg.level == spdlog::level::info) {
+      level = carbonroute::LogLevel::kInfo;
+    } else if (msg.level == spdlog::level::warn) {
+      level = carbonroute::LogLevel::kWarn;
+    }
+    const std::string line =
+        carbonroute::FormatLogLine(format_, absl::FromChrono(msg.time), level,
+                                   absl::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(line.data(), line.data() + line.size());
+  }
+  std::unique_ptr<spdlog::formatter> clone() const override {
+    return std::make_unique<LineFormatter>(format_);
+  }
+
+ private:
+  const carbonroute::LogFormat format_;
+};
 using carbonroute::collector::CollectorDaemon;
 using carbonroute::collector::NodeOverrides;
 using carbonroute::collector::Reloader;
@@ -55,8 +83,18 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   app.add_option("-c,--config", config_path, "YAML configuration file")->check(CLI::ExistingFile);
   app.add_option("--check-config", check_config_path,
                  "validate this configuration file, print the result and exit (0 = valid)");
-  app.add_option("--log-level", log_level, "trace|debug|info|warn|error|off (overrides the config)")
+  app.add_option("--log.level,--log-level", log_level,
+                 "trace|debug|info|warn|error|off (overrides the config; --log-level: the old "
+                 "name, kept for one release)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  std::string log_format = "logfmt";
+  app.add_option("--log.format", log_format, "logfmt|json")
+      ->check(CLI::IsMember({"logfmt", "json"}))
+      ->capture_default_str();
+  std::string listen_address;
+  app.add_option("--web.listen-address", listen_address,
+                 "host:port of /metrics and /healthz, or :port for every interface (overrides "
+                 "listen_address)");
   NodeOverrides node;
   app.add_option("--node-name", node.name,
                  "this node's name (overrides node.name; e.g. from the downward API)");
@@ -88,8 +126,18 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
     return carbonroute::UsageExitCode(app.exit(e));  // every usage error exits 2
   }
 
-  spdlog::set_default_logger(spdlog::stderr_color_mt("carbonroute"));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
+  spdlog::set_default_logger(spdlog::stderr_logger_mt("carbonroute"));
+  spdlog::set_formatter(std::make_unique<LineFormatter>(*carbonroute::ParseLogFormat(log_format)));
+  if (!listen_address.empty()) {
+    std::optional<std::string> normalized = carbonroute::NormalizeListenAddress(listen_address);
+    if (!normalized) {
+      std::cerr << "--web.listen-address: expected host:port such as 127.0.0.1:9464, or :9464 "
+                   "for every interface, got \""
+                << listen_address << "\"\n";
+      return 2;
+    }
+    listen_address = *std::move(normalized);
+  }
 
   carbonroute::net::WebConfig web_config;  // plain HTTP, no authentication
   if (!web_config_path.empty()) {  // a mistake in it is a usage error, found before anything starts
@@ -143,6 +191,7 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   }
   spdlog::set_level(spdlog::level::from_str(log_level.empty() ? config->log_level : log_level));
   node.ApplyTo(*config);
+  if (!listen_address.empty()) config->listen_address = listen_address;
 
   Reloader reloader(config_path, node);
   carbonroute::StopSignals signals(

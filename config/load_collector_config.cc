@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/data_files.h"
+#include "base/listen_address.h"
 #include "base/status_macros.h"
 #include "config/yaml_reader.h"
 
@@ -22,16 +23,14 @@ absl::Status Invalid(absl::string_view path, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
 }
 
-absl::Status ValidateListenAddress(const std::string& address) {
-  const std::size_t colon = address.rfind(':');
-  int port = -1;
-  if (colon == std::string::npos || colon == 0 ||
-      !absl::SimpleAtoi(absl::string_view(address).substr(colon + 1), &port) || port < 0 ||
-      port > 65535) {
+absl::Status ValidateListenAddress(std::string& address) {
+  std::optional<std::string> normalized = NormalizeListenAddress(address);
+  if (!normalized) {
     return Invalid(
         "listen_address",
         absl::StrCat("expected host:port such as \"127.0.0.1:9464\", got \"", address, "\""));
   }
+  address = *std::move(normalized);
   return absl::OkStatus();
 }
 

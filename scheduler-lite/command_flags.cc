@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/data_files.h"
+#include "base/listen_address.h"
 #include "contract/emissions_type.h"
 
 namespace carbonroute::scheduler_lite {
@@ -25,16 +26,14 @@ absl::Duration DurationFlag(const std::string& text, const char* flag) {
   return d;
 }
 
-void ListenFlag(const std::string& text) {
-  const std::size_t colon = text.rfind(':');
-  int port = -1;
-  if (colon == std::string::npos || colon == 0 ||
-      !absl::SimpleAtoi(absl::string_view(text).substr(colon + 1), &port) || port < 0 ||
-      port > 65535) {
+void ListenFlag(std::string& text, const char* flag) {
+  std::optional<std::string> normalized = NormalizeListenAddress(text);
+  if (!normalized) {
     throw CLI::ValidationError(
-        "--listen",
-        "expected host:port such as 127.0.0.1:8888 or 0.0.0.0:8888, got \"" + text + "\"");
+        flag, "expected host:port such as 127.0.0.1:8888, or :8888 for every interface, got \"" +
+                  text + "\"");
   }
+  text = *std::move(normalized);
 }
 
 std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,

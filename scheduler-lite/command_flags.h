@@ -29,8 +29,9 @@ namespace carbonroute::scheduler_lite {
 // A positive duration such as 2h or 90m.
 absl::Duration DurationFlag(const std::string& text, const char* flag);
 
-// "host:port" with a port number 0–65535 (0: any free port).
-void ListenFlag(const std::string& text);
+// `text` ("host:port" with a port 0–65535, or ":port" for every interface)
+// made "host:port"; a CLI::ValidationError naming `flag` otherwise.
+void ListenFlag(std::string& text, const char* flag);
 
 // A comma-separated list of numbers in [min, max_exclusive), duplicates dropped.
 std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,

@@ -1,5 +1,7 @@
 #include "scheduler-lite/serve_command.h"
 
+#include "absl/strings/str_cat.h"
+#include "base/log_line.h"
 #include "extender/extender_service.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
@@ -25,7 +27,10 @@ class ServeSubcommand final : public Subcommand {
   }
   void AddFlags(CLI::App& cmd) override {
     sources_.AddTo(cmd);
-    cmd.add_option("--listen", request_.listen, "host:port")->capture_default_str();
+    cmd.add_option("--web.listen-address,--listen", request_.listen,
+                   "host:port, or :port for every interface (--listen: the old name, kept for "
+                   "one release)")
+        ->capture_default_str();
     cmd.add_option("--refresh", refresh_, "how often the model is rebuilt from its sources")
         ->capture_default_str();
     cmd.add_option("--max-model-age", max_model_age_,
@@ -39,6 +44,12 @@ class ServeSubcommand final : public Subcommand {
     cmd.add_option("--threads", request_.threads,
                    "HTTP server threads (each serves many connections; handlers run on them)")
         ->capture_default_str();
+    cmd.add_option("--log.level", log_level_, "debug|info|warn|error")
+        ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+        ->capture_default_str();
+    cmd.add_option("--log.format", log_format_, "logfmt|json")
+        ->check(CLI::IsMember({"logfmt", "json"}))
+        ->capture_default_str();
     cmd.add_option("--web.config.file", request_.web_config_file,
                    "TLS and Basic auth of this server, in Prometheus exporters' web "
                    "configuration format (tls_server_config, basic_auth_users)")
@@ -47,7 +58,9 @@ class ServeSubcommand final : public Subcommand {
   void Validate() override {
     request_.refresh = DurationFlag(refresh_, "--refresh");
     request_.max_model_age = DurationFlag(max_model_age_, "--max-model-age");
-    ListenFlag(request_.listen);  // before any source is loaded
+    ListenFlag(request_.listen, "--web.listen-address");  // before any source is loaded
+    request_.log_level = *ParseLogLevel(log_level_);
+    request_.log_format = *ParseLogFormat(log_format_);
   }
   bool WatchesStopSignals() const override { return true; }
   int Run(ProgramContext& c) override {
@@ -60,6 +73,8 @@ class ServeSubcommand final : public Subcommand {
   ServeRequest request_;
   std::string refresh_ = "30s";
   std::string max_model_age_ = "10m";
+  std::string log_level_ = "info";
+  std::string log_format_ = "logfmt";
 };
 
 }  // namespace
@@ -75,20 +90,21 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
     }
     web = *std::move(loaded);
   }
+  // A daemon from here on: every line with a time and a level (--log.format, --log.level).
+  LineLogger log(err, request.log_format, request.log_level, clock);
   ModelStore models;
   bool without_carbon = false;  // said once per episode
   auto refresh = [&] {
     LoadedModel loaded = LoadModel(request.sources, http, clock.Now());
-    for (const absl::Status& error : loaded.errors)
-      err << "scheduler-lite: warning: " << error.message() << "\n";
+    for (const absl::Status& error : loaded.errors) log.Warn(error.message());
     if (loaded.sources_read == 0) return;
     models.Set(loaded.model);
     const bool no_carbon = loaded.model->Readings().empty();
     if (no_carbon && !without_carbon) {
-      err << "scheduler-lite: warning: " << extender::kNoCarbonReason << "\n";
+      log.Warn(extender::kNoCarbonReason);
     } else if (!no_carbon && without_carbon) {
-      err << "scheduler-lite: carbon readings for " << loaded.model->Readings().size()
-          << " locations again\n";
+      log.Info(absl::StrCat("carbon readings for ", loaded.model->Readings().size(),
+                            " locations again"));
     }
     without_carbon = no_carbon;
   };
@@ -108,14 +124,15 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
       net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) {
-    err << "scheduler-lite: " << server.status().message() << "\n";
+    log.Error(server.status().message());
     return 1;
   }
-  err << "scheduler-lite: serving the kube-scheduler extender on "
-      << (web.tls.has_value() ? "https" : "http") << "://"
-      << request.listen.substr(0, request.listen.rfind(':')) << ":" << (*server)->port()
-      << " (POST /filter, /prioritize; GET /healthz, /metrics)" << std::endl;
+  log.Info(absl::StrCat("serving the kube-scheduler extender on ",
+                        web.tls.has_value() ? "https" : "http", "://",
+                        request.listen.substr(0, request.listen.rfind(':')), ":", (*server)->port(),
+                        " (POST /filter, /prioritize; GET /, /healthz, /metrics)"));
   while (!clock.WaitUntil(clock.Now() + request.refresh, stop)) refresh();
+  log.Info("stopped");
   return 0;
 }
 

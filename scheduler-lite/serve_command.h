@@ -16,6 +16,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "base/log_line.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
 #include "placement/scoring.h"
@@ -34,6 +35,8 @@ struct ServeRequest {
   std::size_t max_body_bytes = 64 << 20;  // full NodeLists of thousands of nodes
   int threads = 4;                        // epoll threads, each serving many connections
   std::string web_config_file;            // net/web_config.h; "" = plain HTTP, no auth
+  LogFormat log_format = LogFormat::kLogfmt;
+  LogLevel log_level = LogLevel::kInfo;
 };
 // Serves until `stop` is notified.
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,

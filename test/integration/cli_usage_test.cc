@@ -6,11 +6,16 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "test/testing/build_paths.h"
+#include "test/testing/collector_process.h"
+#include "test/testing/fake_provider_server.h"
 #include "test/testing/shell.h"
+#include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
 
 namespace carbonroute {
@@ -195,6 +200,62 @@ TEST(CliUsage, CheckConfigTellsMissingCredentialsFromAnInvalidConfiguration) {
                            " 2>&1"));
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_THAT(run.output, HasSubstr("rtt.static_matrix"));
+}
+
+// Every line of a log as Prometheus exporters write it: logfmt (ts, level, msg) or JSON.
+void ExpectLogLines(const std::string& log, bool json) {
+  std::vector<std::string> lines = absl::StrSplit(log, '\n', absl::SkipEmpty());
+  ASSERT_FALSE(lines.empty());
+  for (const std::string& line : lines) {
+    if (json) {
+      const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
+      ASSERT_FALSE(parsed.is_discarded()) << line;
+      EXPECT_TRUE(parsed.contains("ts") && parsed.contains("level") && parsed.contains("msg"))
+          << line;
+    } else {
+      EXPECT_THAT(line, ::testing::MatchesRegex(
+                            "ts=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z level=(debug|info|warn|error) "
+                            "msg=\".*\""))
+          << line;
+    }
+  }
+  EXPECT_THAT(lines.back(), HasSubstr("stopped"));
+}
+
+TEST(CliUsage, ServersTakeTheExporterFlagsAndLogInLogfmtOrJson) {
+  testing::ScopedTempDir dir;
+  // The YAML names a port already taken: --web.listen-address overrides it.
+  testing::FakeProviderServer taken;
+  const std::string yaml = absl::StrCat("listen_address: 127.0.0.1:", taken.port(),
+                                        "\ndatabase: \":memory:\"\nnode: {name: n}\n"
+                                        "providers: [{type: static, values: {DE: 300}}]\n");
+  testing::CollectorProcess collector = testing::LaunchCollector(
+      dir.path(), yaml, "logfmt.log", {"--web.listen-address", "127.0.0.1:0"});
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  EXPECT_NE(collector.port, taken.port());
+  EXPECT_EQ(collector.process->Terminate(), 0);
+  ExpectLogLines(collector.process->Log(), /*json=*/false);
+
+  collector = testing::LaunchCollector(
+      dir.path(), yaml, "json.log",
+      {"--web.listen-address", "127.0.0.1:0", "--log.format", "json", "--log.level", "debug"});
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  EXPECT_EQ(collector.process->Terminate(), 0);
+  ExpectLogLines(collector.process->Log(), /*json=*/true);
+
+  // scheduler-lite serve: the same flags (--listen still works), the same lines, "stopped" at the
+  // end.
+  for (const char* listen : {"--web.listen-address", "--listen"}) {
+    testing::Subprocess serve(
+        {kSchedulerLite, "serve", listen, "127.0.0.1:0", "--metrics", "http://127.0.0.1:1/metrics"},
+        dir.File(absl::StrCat("serve", listen, ".log")));
+    ASSERT_TRUE(testing::WaitFor(
+        [&] { return serve.Log().find("serving the kube-scheduler") != std::string::npos; },
+        absl::Seconds(20)))
+        << serve.Log();
+    EXPECT_EQ(serve.Terminate(), 0);
+    ExpectLogLines(serve.Log(), /*json=*/false);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,91 @@
+#include "base/log_line.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace carbonroute {
+namespace {
+
+// `text` with '"' and '\' escaped and control characters written out.
+void AppendEscaped(std::string& out, absl::string_view text) {
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<LogFormat> ParseLogFormat(absl::string_view text) {
+  if (text == "logfmt") return LogFormat::kLogfmt;
+  if (text == "json") return LogFormat::kJson;
+  return std::nullopt;
+}
+
+std::optional<LogLevel> ParseLogLevel(absl::string_view text) {
+  for (LogLevel level : {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarn, LogLevel::kError}) {
+    if (text == LogLevelName(level)) return level;
+  }
+  return std::nullopt;
+}
+
+absl::string_view LogLevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
+  }
+  return "info";
+}
+
+std::string FormatLogLine(LogFormat format, absl::Time time, LogLevel level,
+                          absl::string_view message) {
+  const std::string ts = absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", time, absl::UTCTimeZone());
+  std::string line;
+  line.reserve(message.size() + 64);
+  if (format == LogFormat::kJson) {
+    absl::StrAppend(&line, R"({"ts":")", ts, R"(","level":")", LogLevelName(level), R"(","msg":")");
+    AppendEscaped(line, message);
+    line += "\"}\n";
+    return line;
+  }
+  absl::StrAppend(&line, "ts=", ts, " level=", LogLevelName(level), " msg=\"");
+  AppendEscaped(line, message);
+  line += "\"\n";
+  return line;
+}
+
+void LineLogger::Log(LogLevel level, absl::string_view message) {
+  if (level < min_level_) return;
+  const std::string line = FormatLogLine(format_, clock_.Now(), level, message);
+  absl::MutexLock lock(&mutex_);
+  out_ << line << std::flush;
+}
+
+}  // namespace carbonroute
