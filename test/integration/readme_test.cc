@@ -96,5 +96,15 @@ TEST(Readme, ThePackagesDependenciesAreTheLibrariesTheBinariesLink) {
   }
 }
 
+TEST(Readme, TheQuickStartSaysHowToRunTheTestsAfterTheDemo) {
+  // The demo builds only the two binaries: bare ctest would report the rest "Not Run".
+  const std::string quick_start =
+      ReadmeSection("Quick start (Debian 12, no credentials, no internet)");
+  ASSERT_FALSE(quick_start.empty());
+  EXPECT_THAT(quick_start, ::testing::HasSubstr("to run the tests use `./scripts/test`"));
+  const std::string demo = testing::ReadFile(kSource + "/scripts/demo");
+  EXPECT_THAT(demo, ::testing::HasSubstr("--target carbonroute-collector scheduler-lite"));
+}
+
 }  // namespace
 }  // namespace carbonroute
