@@ -42,7 +42,7 @@ TEST(CliUsage, BadArgumentsExit2) {
        {std::string(""), std::string("rank --candidates nodez"), std::string("rank --max-rtt-ms x"),
         std::string("rank --max-rtt-ms 5"), std::string("window --location DE"),
         std::string("serve --refresh soon"), std::string("rank --no-such-flag"),
-        std::string("serve --listen 8888"), std::string("serve --listen :8888"),
+        std::string("serve --listen 8888"), std::string("serve --web.listen-address host:"),
         std::string("serve --listen 127.0.0.1:99999")}) {
     const ShellRun run = Shell(absl::StrCat(kSchedulerLite, " ", args));
     EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;

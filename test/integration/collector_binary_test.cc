@@ -372,7 +372,9 @@ TEST(CollectorBinary, MissingTraceFailsAtStartWithAClearMessage) {
   EXPECT_EQ(RunShell(absl::StrCat(CARBONROUTE_COLLECTOR_BINARY, " --config ", dir, "/c2.yaml 2>&1"),
                      &output),
             1);
-  EXPECT_THAT(output, HasSubstr("provider \"replay\": data file \"nope.csv\" not found"));
+  // A logfmt line: the message's quotes escaped.
+  EXPECT_THAT(output, HasSubstr("level=error msg=\"provider \\\"replay\\\": data file "
+                                "\\\"nope.csv\\\" not found"));
 }
 
 }  // namespace
