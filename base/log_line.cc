@@ -1,41 +1,10 @@
 #include "base/log_line.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "base/json_escape.h"
 
 namespace carbonroute {
-namespace {
-
-// `text` with '"' and '\' escaped and control characters written out.
-void AppendEscaped(std::string& out, absl::string_view text) {
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::optional<LogFormat> ParseLogFormat(absl::string_view text) {
   if (text == "logfmt") return LogFormat::kLogfmt;
@@ -71,12 +40,12 @@ std::string FormatLogLine(LogFormat format, absl::Time time, LogLevel level,
   line.reserve(message.size() + 64);
   if (format == LogFormat::kJson) {
     absl::StrAppend(&line, R"({"ts":")", ts, R"(","level":")", LogLevelName(level), R"(","msg":")");
-    AppendEscaped(line, message);
+    AppendJsonEscaped(line, message);
     line += "\"}\n";
     return line;
   }
   absl::StrAppend(&line, "ts=", ts, " level=", LogLevelName(level), " msg=\"");
-  AppendEscaped(line, message);
+  AppendJsonEscaped(line, message);
   line += "\"\n";
   return line;
 }
