@@ -127,7 +127,7 @@ absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const 
     absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
         providers::MakeProvider(provider_config, data, http);
     if (provider.ok()) continue;
-    const absl::Status error = ProviderError(provider.status(), provider_config.name);
+    absl::Status error = ProviderError(provider.status(), provider_config.name);
     if (missing_credentials == nullptr || !providers::IsMissingCredential(provider.status())) {
       return error;
     }

@@ -70,8 +70,8 @@ net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> regist
   };
 }
 
-net::HttpHandler LandingPageHandler(std::string title,
-                                    std::vector<std::pair<std::string, std::string>> paths) {
+net::HttpHandler LandingPageHandler(const std::string& title,
+                                    const std::vector<std::pair<std::string, std::string>>& paths) {
   std::string page =
       absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>",
                    title, "</title></head>\n<body><h1>", title, "</h1>\n<ul>\n");

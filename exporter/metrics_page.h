@@ -26,8 +26,8 @@ namespace carbonroute::exporter {
 
 // GET /: a small HTML page naming the program and linking `paths` (each with
 // a description), as every Prometheus exporter answers its root.
-net::HttpHandler LandingPageHandler(std::string title,
-                                    std::vector<std::pair<std::string, std::string>> paths);
+net::HttpHandler LandingPageHandler(const std::string& title,
+                                    const std::vector<std::pair<std::string, std::string>>& paths);
 
 // `before_scrape` (may be empty) runs before each page is collected: gauges
 // that are true only at the moment of the scrape (ages) are set there.
