@@ -446,11 +446,9 @@ void CollectorDaemon::FollowNodeLocations(const std::vector<discovery::KubeNode>
         spdlog::warn("provider {}: Node {} is not polled: {}", provider.name, node, why);
       }
     }
-    if (!found.unmapped.empty() || !logged.unmapped.empty()) {
-      if (found.unmapped.size() != logged.unmapped.size()) {
-        spdlog::info("provider {}: {} Nodes without a location code", provider.name,
-                     found.unmapped.size());
-      }
+    if (found.unmapped.size() != logged.unmapped.size()) {
+      spdlog::info("provider {}: {} Nodes without a location code", provider.name,
+                   found.unmapped.size());
     }
     poller_->SetLocations(provider.name, found.codes, static_cast<int>(found.unmapped.size()))
         .IgnoreError();  // the provider exists: it was built from the same configuration

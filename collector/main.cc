@@ -26,6 +26,9 @@
 namespace {
 
 using carbonroute::CollectorConfig;
+using carbonroute::collector::CollectorDaemon;
+using carbonroute::collector::NodeOverrides;
+using carbonroute::collector::Reloader;
 
 // spdlog's lines in the format Prometheus exporters write (base/log_line.h).
 class LineFormatter final : public spdlog::formatter {
@@ -52,9 +55,6 @@ class LineFormatter final : public spdlog::formatter {
  private:
   const carbonroute::LogFormat format_;
 };
-using carbonroute::collector::CollectorDaemon;
-using carbonroute::collector::NodeOverrides;
-using carbonroute::collector::Reloader;
 
 }  // namespace
 

@@ -15,7 +15,10 @@ NodeLocations LocationsOfNodes(const ProviderConfig& provider,
   std::sort(by_name.begin(), by_name.end(),
             [](const auto* a, const auto* b) { return a->name < b->name; });
   NodeLocations result;
-  std::map<std::string, std::string> uncoded;  // Node → why it gave no code
+  struct Uncoded {
+    std::string node, location, why;
+  };
+  std::vector<Uncoded> uncoded;  // Nodes that gave no code, by name
   for (const discovery::KubeNode* node : by_name) {
     const std::string location = LocationOf(*node, regions);
     if (location.empty()) {
@@ -30,10 +33,11 @@ NodeLocations LocationsOfNodes(const ProviderConfig& provider,
       if (code.empty()) {
         auto it = coordinates.find(node->region);
         if (it == coordinates.end()) {
-          uncoded[node->name] =
-              absl::StrCat("grid location ", location, " has no WattTime region: no ",
-                           discovery::kWattTimeRegionLabel, " label and region \"", node->region,
-                           "\" is not in the coordinates table");
+          uncoded.push_back(
+              {node->name, location,
+               absl::StrCat("grid location ", location, " has no WattTime region: no ",
+                            discovery::kWattTimeRegionLabel, " label and region \"", node->region,
+                            "\" is not in the coordinates table")});
           continue;
         }
         code = it->second;
@@ -42,10 +46,9 @@ NodeLocations LocationsOfNodes(const ProviderConfig& provider,
     result.codes.emplace(location, code);  // the first Node's (by name) stays
   }
   // A Node without a code of its own is covered when another Node of its location gave one.
-  for (const discovery::KubeNode* node : by_name) {
-    auto it = uncoded.find(node->name);
-    if (it != uncoded.end() && !result.codes.contains(LocationOf(*node, regions))) {
-      result.unmapped.insert(*it);
+  for (Uncoded& node : uncoded) {
+    if (!result.codes.contains(node.location)) {
+      result.unmapped.emplace(std::move(node.node), std::move(node.why));
     }
   }
   return result;

@@ -101,8 +101,8 @@ Poller::Poller(std::vector<providers::Provider*> providers, cache::ReadingStore&
     provider.SetHiddenCallObserver([this, name = provider.name()](const absl::Status& status) {
       metrics_.CountProviderRequest(name, OutcomeLabel(status));
     });
-    std::map<std::string, std::string>& wanted = wanted_[provider.name()];
-    for (const std::string& location : provider.locations()) wanted[location] = location;
+    std::map<std::string, std::string>& codes = wanted_[provider.name()].codes;
+    for (const std::string& location : provider.locations()) codes[location] = location;
   }
 }
 
@@ -113,8 +113,7 @@ absl::Status Poller::SetLocations(const std::string& provider,
   if (it == wanted_.end()) {
     return absl::NotFoundError(absl::StrCat("no provider named \"", provider, "\""));
   }
-  it->second = std::move(codes);
-  unmapped_nodes_[provider] = unmapped_nodes;
+  it->second = {std::move(codes), unmapped_nodes};
   return absl::OkStatus();
 }
 
@@ -122,7 +121,7 @@ std::vector<std::string> Poller::Locations(const std::string& provider) const {
   absl::MutexLock lock(&locations_mutex_);
   std::vector<std::string> labels;
   if (auto it = wanted_.find(provider); it != wanted_.end()) {
-    for (const auto& [label, code] : it->second) labels.push_back(label);
+    for (const auto& [label, code] : it->second.codes) labels.push_back(label);
   }
   return labels;
 }
@@ -338,7 +337,7 @@ void Poller::FollowLocations(const providers::Provider& provider, absl::Time now
   std::map<std::string, std::string> wanted;
   {
     absl::MutexLock lock(&locations_mutex_);
-    wanted = wanted_.at(provider.name());
+    wanted = wanted_.at(provider.name()).codes;
   }
   std::map<std::string, SeriesPollState>& states = provider_state_.at(provider.name()).series;
   for (const auto& [label, code] : wanted) {
@@ -407,7 +406,8 @@ void Poller::RecordSeriesStates(const providers::Provider& provider, absl::Time 
   }
   {
     absl::MutexLock lock(&locations_mutex_);
-    metrics_.SetProviderLocations(provider.name(), polled, unmapped_nodes_[provider.name()]);
+    metrics_.SetProviderLocations(provider.name(), polled,
+                                  wanted_.at(provider.name()).unmapped_nodes);
   }
   for (SeriesState state : kAllSeriesStates) {
     metrics_.SetProviderSeries(provider.name(), SeriesStateLabel(state),

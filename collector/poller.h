@@ -9,8 +9,9 @@
 //      fetched again when the stored forecast ends before now + horizon, or,
 //      for a provider whose forecast reaches less far (Electricity Maps: 24 h
 //      from the hour), once it ends before now + its reach − 1 h: when a
-//      newer hour is due in it (hourly), not on every poll; at most every 15 minutes. Time-weighted
-//      means over the next 1h/4h/24h are exported when the forecast covers the whole window.
+//      newer hour is due in it (hourly), not on every poll; at most every 15
+//      minutes. Time-weighted means over the next 1h/4h/24h are exported when
+//      the forecast covers the whole window.
 //   3. History (providers that have one, e.g. Electricity Maps): while a stored
 //      reading of the last 24 h is an estimate, asked at most hourly, across
 //      restarts too (the last call's time is kept in the cache); measured
@@ -221,10 +222,12 @@ class Poller {
   // inserted into), each entry by its provider's loop alone.
   std::map<std::string, ProviderState> provider_state_;
   mutable absl::Mutex locations_mutex_;
-  // Provider → location label → code, as SetLocations last gave them.
-  std::map<std::string, std::map<std::string, std::string>> wanted_
-      ABSL_GUARDED_BY(locations_mutex_);
-  std::map<std::string, int> unmapped_nodes_ ABSL_GUARDED_BY(locations_mutex_);
+  // What SetLocations last gave for each provider.
+  struct WantedLocations {
+    std::map<std::string, std::string> codes;  // location label → the provider's code
+    int unmapped_nodes = 0;
+  };
+  std::map<std::string, WantedLocations> wanted_ ABSL_GUARDED_BY(locations_mutex_);
   mutable absl::Mutex states_mutex_;
   std::map<std::string, SeriesStateCounts> series_states_ ABSL_GUARDED_BY(states_mutex_);
 };

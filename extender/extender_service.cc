@@ -63,6 +63,14 @@ ExtenderService::ExtenderService(ModelStore& models, ScoringOptions options, Clo
               .Register(registry)
               .Add({})) {}
 
+void ExtenderService::SetModelGauges() {
+  // As of this scrape, not of the last request (none may have come since).
+  if (std::shared_ptr<const PlacementModel> model = models_.Get()) {
+    model_age_.Set(absl::ToDoubleSeconds(clock_.Now() - model->built_at()));
+    model_carbon_locations_.Set(static_cast<double>(model->Readings().size()));
+  }
+}
+
 std::string ExtenderService::UnverifiableReason(const PlacementModel* model, absl::Time now,
                                                 const placement::Workload& workload) const {
   const auto& [origin, limit] = *workload.max_rtt_ms.begin();
@@ -100,10 +108,6 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
       const std::string reason = UnverifiableReason(model.get(), options.now, args->workload);
       for (std::size_t i = 0; i < args->candidates.size(); ++i)
         scores.failures.emplace_back(i, reason);
-    }
-    if (model) {
-      model_age_.Set(absl::ToDoubleSeconds(options.now - model->built_at()));
-      model_carbon_locations_.Set(static_cast<double>(model->Readings().size()));
     }
     if (filter) {
       response.body = FilterReply(*args, scores);
@@ -152,13 +156,8 @@ std::map<std::string, net::HttpHandler> ExtenderService::Routes(
           {"/filter", [this](const net::HttpServerRequest& r) { return Filter(r); }},
           {"/prioritize", [this](const net::HttpServerRequest& r) { return Prioritize(r); }},
           {"/healthz", [this](const net::HttpServerRequest& r) { return Health(r); }},
-          {"/metrics", exporter::MetricsPageHandler(std::move(registry), [this] {
-             // The model's age as of this scrape, not of the last request.
-             if (std::shared_ptr<const PlacementModel> model = models_.Get()) {
-               model_age_.Set(absl::ToDoubleSeconds(clock_.Now() - model->built_at()));
-               model_carbon_locations_.Set(static_cast<double>(model->Readings().size()));
-             }
-           })}};
+          {"/metrics",
+           exporter::MetricsPageHandler(std::move(registry), [this] { SetModelGauges(); })}};
 }
 
 }  // namespace carbonroute::extender

@@ -89,6 +89,8 @@ class ExtenderService {
 
  private:
   net::HttpServerResponse Handle(const std::string& verb, const net::HttpServerRequest& request);
+  // The model's age and carbon locations, set by /metrics just before each page.
+  void SetModelGauges();
   // Why a latency limit of `workload` cannot be verified with `model` (null: none yet).
   std::string UnverifiableReason(const placement::PlacementModel* model, absl::Time now,
                                  const placement::Workload& workload) const;

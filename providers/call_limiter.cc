@@ -7,6 +7,12 @@
 #include "absl/strings/str_cat.h"
 
 namespace carbonroute::providers {
+
+absl::Time CalendarMonthStart(absl::Time t) {
+  const absl::TimeZone utc = absl::UTCTimeZone();
+  return absl::FromCivil(absl::CivilMonth(absl::ToCivilSecond(t, utc)), utc);
+}
+
 namespace {
 
 // WattTime's published limits (https://docs.watttime.org, "Introduction").
@@ -23,24 +29,21 @@ WindowLimit Shared(int calls, absl::Duration window, int shared_by, absl::string
   return {share, window, std::move(description)};
 }
 
-absl::Time MonthStart(absl::Time t) {
-  const absl::TimeZone utc = absl::UTCTimeZone();
-  return absl::FromCivil(absl::CivilMonth(absl::ToCivilSecond(t, utc)), utc);
-}
-
 absl::Time NextMonthStart(absl::Time t) {
   const absl::TimeZone utc = absl::UTCTimeZone();
   return absl::FromCivil(absl::CivilMonth(absl::ToCivilSecond(t, utc)) + 1, utc);
 }
 
+// The calls a monthly `budget` may run ahead of the even pace: a day's share.
+int64_t DayShare(int64_t budget) { return std::max<int64_t>(1, budget / 30); }
+
 // How many calls of a monthly `budget` may have been made by `t`: the even
 // pace plus a day's share, never more than the budget.
 int64_t Allowance(int64_t budget, absl::Time t) {
-  const absl::Time start = MonthStart(t);
+  const absl::Time start = CalendarMonthStart(t);
   const double fraction = absl::FDivDuration(t - start, NextMonthStart(t) - start);
-  const int64_t burst = std::max<int64_t>(1, budget / 30);
-  return std::min(budget,
-                  static_cast<int64_t>(std::floor(static_cast<double>(budget) * fraction)) + burst);
+  return std::min(budget, static_cast<int64_t>(std::floor(static_cast<double>(budget) * fraction)) +
+                              DayShare(budget));
 }
 
 // The earliest time ≥ now at which every window of `limits` has room for one more call.
@@ -68,8 +71,6 @@ void Count(const std::vector<WindowLimit>& limits, std::vector<std::deque<absl::
 }
 
 }  // namespace
-
-absl::Time CalendarMonthStart(absl::Time t) { return MonthStart(t); }
 
 void CallLimiter::SeedMonth(absl::Time month, int64_t calls) {
   absl::MutexLock lock(&mutex_);
@@ -108,7 +109,7 @@ AccountLimits PublishedLimits(const ProviderConfig& config) {
 }
 
 int64_t CallLimiter::CallsThisMonth(absl::Time now) const {
-  return MonthStart(now) == month_start_ ? month_calls_ : 0;
+  return CalendarMonthStart(now) == month_start_ ? month_calls_ : 0;
 }
 
 absl::Time CallLimiter::EarliestCall(absl::Time now, bool login, std::string* why) const {
@@ -131,9 +132,9 @@ absl::Time CallLimiter::EarliestCall(absl::Time now, bool login, std::string* wh
     paced = NextMonthStart(earliest);
   } else if (used >= Allowance(budget, earliest)) {
     // The first whole second at which the pace allows call `used + 1`.
-    const absl::Time start = MonthStart(earliest);
-    const int64_t burst = std::max<int64_t>(1, budget / 30);
-    const double fraction = static_cast<double>(used - burst + 1) / static_cast<double>(budget);
+    const absl::Time start = CalendarMonthStart(earliest);
+    const double fraction =
+        static_cast<double>(used - DayShare(budget) + 1) / static_cast<double>(budget);
     paced = start + absl::Seconds(std::ceil(
                         absl::ToDoubleSeconds(fraction * (NextMonthStart(earliest) - start))));
     while (Allowance(budget, paced) <= used) paced += absl::Seconds(1);
@@ -152,7 +153,7 @@ void CallLimiter::Record(absl::Time at, bool login) {
   absl::MutexLock lock(&mutex_);
   Count(limits_.requests, request_calls_, at);
   if (login) Count(limits_.logins, login_calls_, at);
-  const absl::Time month = MonthStart(at);
+  const absl::Time month = CalendarMonthStart(at);
   if (month != month_start_) {
     month_start_ = month;
     month_calls_ = 0;
@@ -188,26 +189,28 @@ absl::StatusOr<net::HttpResponse> LimitedHttpClient::Send(const net::HttpRequest
     std::string why;
     at = std::max(limiter_.EarliestCall(now, login, &why), last_reserved_);
     if (at - now > kLongestWait) {
-      const int64_t seconds = static_cast<int64_t>(std::ceil(absl::ToDoubleSeconds(at - now)));
       call.held = true;
-      call.retry_after = absl::Seconds(seconds);
-      call.why = why;
+      call.retry_after = absl::Ceil(at - now, absl::Seconds(1));
+      call.why = std::move(why);
       call.budget_left = limiter_.BudgetLeft(now);
-      if (observer_) observer_(call);
-      net::HttpResponse held;
-      held.status = 429;
-      held.headers["retry-after"] = absl::StrCat(seconds);
-      held.headers[kHeldHeader] = why;
-      held.body = absl::StrCat("not sent: carbonroute's client-side limit (", why,
-                               ") allows the next call in ", seconds, " s");
-      return held;
+    } else {
+      limiter_.Record(at, login);
+      last_reserved_ = at;
+      call.at = at;
+      call.budget_left = limiter_.BudgetLeft(at);
     }
-    limiter_.Record(at, login);
-    last_reserved_ = at;
-    call.at = at;
-    call.budget_left = limiter_.BudgetLeft(at);
   }
   if (observer_) observer_(call);
+  if (call.held) {
+    const int64_t seconds = absl::ToInt64Seconds(call.retry_after);
+    net::HttpResponse held;
+    held.status = 429;
+    held.headers["retry-after"] = absl::StrCat(seconds);
+    held.headers[kHeldHeader] = call.why;
+    held.body = absl::StrCat("not sent: carbonroute's client-side limit (", call.why,
+                             ") allows the next call in ", seconds, " s");
+    return held;
+  }
   if (at > now) {
     absl::Notification never;
     clock_.WaitUntil(at, never);
