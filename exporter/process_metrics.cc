@@ -68,7 +68,7 @@ std::vector<prometheus::MetricFamily> ProcessMetrics::Collect() const {
     families.push_back(Family(
         "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
         prometheus::MetricType::Counter, (std::stod(stat[11]) + std::stod(stat[12])) / ticks));
-    const double boot = BootTime();
+    static const double boot = BootTime();  // the system's: read once
     if (boot > 0) {
       families.push_back(Family("process_start_time_seconds",
                                 "Start time of the process since unix epoch in seconds.",
