@@ -141,7 +141,7 @@ std::vector<discovery::KubeNode> Cluster(int nodes, int zones) {
 }
 
 void SeriesCounts() {
-  const std::size_t per_target = exporter::CollectorMetrics::ProbeRttBuckets().size() +
+  const std::size_t per_target = exporter::PeerSeriesTable::kRttBuckets.size() +
                                  3 /* +Inf, _sum, _count */ + 4 /* rtt, loss, sent, received */;
   std::printf(
       "\nseries per probed peer: %zu (carbonroute_rtt_seconds, the probe histogram's %zu, "

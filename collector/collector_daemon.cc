@@ -255,7 +255,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
         DeclaredRow(config.node, config.rtt, data, matrix);
     if (!row.ok()) return row.status();
     for (const DeclaredRtt& entry : *row) {
-      daemon->metrics_->SetRtt(config.node.name, entry.target, RttMethod::kDeclared, entry.rtt);
+      daemon->metrics_->SetDeclaredRtt(config.node.name, entry.target, entry.rtt);
     }
     spdlog::info("declared RTTs to {} of {} peers from {}", row->size(), config.rtt.peers.size(),
                  matrix);
@@ -290,7 +290,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   server_options.listen_address = config.listen_address;
   server_options.routes["/metrics"] = exporter::MetricsPageHandler(
       daemon->registry_,
-      [daemon = daemon.get()] { daemon->metrics_->RefreshAges(daemon->clock_.Now()); });
+      [daemon = daemon.get()] { daemon->metrics_->RefreshAges(daemon->clock_.Now()); },
+      {daemon->metrics_->peer_series()});
   server_options.routes["/"] = exporter::LandingPageHandler(
       "carbonroute-collector", {{"/metrics", "the metrics, Prometheus text format"},
                                 {"/healthz", "200 once the first poll is done"},
@@ -375,6 +376,8 @@ absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {
   icmp_sockets_ = icmp;
   ProberOptions options;
   options.progress = &progress_;
+  metrics_->SetProbeHistogramMaxPeers(
+      static_cast<std::size_t>(config.rtt.probe.histogram_max_peers));
   prober_ = std::make_unique<Prober>(config.node.name, config.rtt.probe, *transport_, clock_,
                                      *metrics_, std::move(options));
   prober_->SetTargets(config.rtt.peers);
@@ -405,7 +408,7 @@ void CollectorDaemon::ApplyIdentity(const NodeConfig& node) {
       return;
     }
     for (const DeclaredRtt& entry : *row) {
-      metrics_->SetRtt(node_.name, entry.target, RttMethod::kDeclared, entry.rtt);
+      metrics_->SetDeclaredRtt(node_.name, entry.target, entry.rtt);
     }
   }
 }

@@ -169,6 +169,10 @@ struct ProbeConfig {
   absl::Duration stale_after = absl::ZeroDuration();   // 0 = 5 × interval + timeout
   absl::Duration resolve_interval = absl::Minutes(5);  // hostnames are resolved again this often
   uint16_t tcp_port = 22;                              // default port of tcp peers
+  // Each peer's carbonroute_probe_rtt_seconds histogram (19 series) is
+  // exported while there are at most this many peers; 0: never
+  // (exporter/peer_series_table.h).
+  int histogram_max_peers = 100;
 
   bool operator==(const ProbeConfig&) const = default;
 };

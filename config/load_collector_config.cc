@@ -296,7 +296,7 @@ absl::Status ReadProbe(MappingReader& rtt_reader, ProbeConfig& probe) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, rtt_reader.ReadMapping("probe"));
   CARBONROUTE_RETURN_IF_ERROR(
       reader.ExpectOnly({"icmp_mode", "interval", "timeout", "jitter", "window", "stale_after",
-                         "resolve_interval", "tcp_port"}));
+                         "resolve_interval", "tcp_port", "histogram_max_peers"}));
   std::string mode = "auto";
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("icmp_mode", mode));
   if (mode == "auto") {
@@ -327,6 +327,10 @@ absl::Status ReadProbe(MappingReader& rtt_reader, ProbeConfig& probe) {
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("resolve_interval", probe.resolve_interval));
   CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "resolve_interval", probe.resolve_interval));
   CARBONROUTE_RETURN_IF_ERROR(ReadPort(reader, "tcp_port", probe.tcp_port));
+  double histogram_max_peers = probe.histogram_max_peers;
+  CARBONROUTE_RETURN_IF_ERROR(
+      ReadWholeNumber(reader, "histogram_max_peers", 0, 1e9, histogram_max_peers));
+  probe.histogram_max_peers = static_cast<int>(histogram_max_peers);
   return reader.Finish();
 }
 

@@ -4,7 +4,6 @@
 #include "contract/metric_names.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
-#include "prometheus/histogram.h"
 
 namespace carbonroute::exporter {
 namespace {
@@ -92,33 +91,11 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                     .Help("Median of this node's fresh measured round-trip times to the peers of "
                           "a zone, seconds.")
                     .Register(registry)),
-      rtt_(BuildGauge()
-               .Name(metric_names::kRtt)
-               .Help("Round-trip time from this node to a peer, seconds (method: measured or "
-                     "declared).")
-               .Register(registry)),
-      probe_rtt_(
-          prometheus::BuildHistogram()
-              .Name(metric_names::kProbeRtt)
-              .Help("Round-trip time of every answered probe from this node to a peer, seconds.")
-              .Register(registry)),
-      probe_loss_(BuildGauge()
-                      .Name(metric_names::kProbeLossRatio)
-                      .Help("Probes to a peer lost (no reply within the timeout) over the recent "
-                            "window, 0-1.")
-                      .Register(registry)),
-      probes_sent_(BuildCounter()
-                       .Name(metric_names::kProbesSent)
-                       .Help("Probes sent from this node to a peer.")
-                       .Register(registry)),
-      probes_received_(BuildCounter()
-                           .Name(metric_names::kProbesReceived)
-                           .Help("Probes from this node to a peer answered within the timeout.")
-                           .Register(registry)),
       last_poll_(BuildGauge()
                      .Name(metric_names::kLastPoll)
                      .Help("Unix time at which the last poll of every provider completed.")
-                     .Register(registry)) {
+                     .Register(registry)),
+      peer_series_(std::make_shared<PeerSeriesTable>()) {
   for (const char* operation : label::kCacheOperations)
     cache_errors_.Add({{label::kOperation, operation}});
 }
@@ -293,73 +270,32 @@ void CollectorMetrics::SetZoneRtt(const std::string& source_zone, const std::str
   }
 }
 
-void CollectorMetrics::SetRtt(const std::string& source, const std::string& target,
-                              RttMethod method, absl::Duration rtt) {
-  rtt_.Add({{label::kSource, source},
-            {label::kTarget, target},
-            {label::kMethod, std::string(RttMethodName(method))}},
-           absl::ToDoubleSeconds(rtt))
-      .Set(absl::ToDoubleSeconds(rtt));
-}
-
-std::vector<double> CollectorMetrics::ProbeRttBuckets() {
-  return {50e-6, 100e-6, 250e-6, 500e-6, 1e-3,   2.5e-3, 5e-3, 10e-3,
-          25e-3, 50e-3,  100e-3, 250e-3, 500e-3, 1,      2.5,  5};
+void CollectorMetrics::SetDeclaredRtt(const std::string& source, const std::string& target,
+                                      absl::Duration rtt) {
+  peer_series_->SetDeclaredRtt(source, target, rtt);
 }
 
 CollectorMetrics::ProbeSeries& CollectorMetrics::ProbeSeriesFor(const std::string& source,
                                                                 const std::string& target) {
-  absl::MutexLock lock(&mutex_);
-  auto [it, inserted] = probe_series_.try_emplace({source, target});
-  ProbeSeries& series = it->second;  // std::map: the address is stable until erased
-  if (inserted) {
-    const prometheus::Labels labels = {{label::kSource, source}, {label::kTarget, target}};
-    series.source = source;
-    series.target = target;
-    series.rtt_histogram = &probe_rtt_.Add(labels, ProbeRttBuckets());
-    series.loss = &probe_loss_.Add(labels);
-    series.sent = &probes_sent_.Add(labels);
-    series.received = &probes_received_.Add(labels);
-  }
-  return series;
+  return peer_series_->Add(source, target);
 }
 
-void CollectorMetrics::ObserveProbe(ProbeSeries& series, std::optional<absl::Duration> rtt) {
-  series.sent->Increment();
-  if (!rtt) return;
-  series.received->Increment();
-  series.rtt_histogram->Observe(absl::ToDoubleSeconds(*rtt));
+void CollectorMetrics::RecordProbe(ProbeSeries& series, std::optional<absl::Duration> rtt,
+                                   std::optional<absl::Duration> smoothed, double loss_ratio) {
+  peer_series_->RecordProbe(series, rtt, smoothed, loss_ratio);
 }
 
 void CollectorMetrics::SetProbeState(ProbeSeries& series, std::optional<absl::Duration> smoothed,
                                      double loss_ratio) {
-  series.loss->Set(loss_ratio);
-  if (smoothed) {
-    if (series.measured_rtt == nullptr) {  // Family::Add and Remove lock the family themselves
-      series.measured_rtt =
-          &rtt_.Add({{label::kSource, series.source},
-                     {label::kTarget, series.target},
-                     {label::kMethod, std::string(RttMethodName(RttMethod::kMeasured))}},
-                    absl::ToDoubleSeconds(*smoothed));
-    }
-    series.measured_rtt->Set(absl::ToDoubleSeconds(*smoothed));
-  } else if (series.measured_rtt != nullptr) {
-    rtt_.Remove(series.measured_rtt);
-    series.measured_rtt = nullptr;
-  }
+  peer_series_->SetState(series, smoothed, loss_ratio);
 }
 
 void CollectorMetrics::RemoveProbeTarget(const std::string& source, const std::string& target) {
-  absl::MutexLock lock(&mutex_);
-  auto it = probe_series_.find({source, target});
-  if (it == probe_series_.end()) return;
-  ProbeSeries& series = it->second;
-  probe_rtt_.Remove(series.rtt_histogram);
-  probe_loss_.Remove(series.loss);
-  probes_sent_.Remove(series.sent);
-  probes_received_.Remove(series.received);
-  if (series.measured_rtt != nullptr) rtt_.Remove(series.measured_rtt);
-  probe_series_.erase(it);
+  peer_series_->Remove(source, target);
+}
+
+void CollectorMetrics::SetProbeHistogramMaxPeers(std::size_t peers) {
+  peer_series_->set_histogram_max_peers(peers);
 }
 
 void CollectorMetrics::SetLastPoll(absl::Time t) {

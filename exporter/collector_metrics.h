@@ -10,6 +10,7 @@
 #define CARBONROUTE_EXPORTER_COLLECTOR_METRICS_H_
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -21,10 +22,10 @@
 #include "contract/intensity_series.h"
 #include "contract/metric_labels.h"
 #include "contract/value_kind.h"
+#include "exporter/peer_series_table.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
-#include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 
 namespace carbonroute::exporter {
@@ -86,38 +87,33 @@ class CollectorMetrics {
   // carbonroute_zone_rtt_seconds{source_zone, target_zone}; nullopt removes it.
   void SetZoneRtt(const std::string& source_zone, const std::string& target_zone,
                   std::optional<absl::Duration> rtt);
-  // carbonroute_rtt_seconds{source, target, method}.
-  void SetRtt(const std::string& source, const std::string& target, RttMethod method,
-              absl::Duration rtt);
+  // carbonroute_rtt_seconds{source, target, method="declared"}, from the static matrix.
+  void SetDeclaredRtt(const std::string& source, const std::string& target, absl::Duration rtt);
   void SetLastPoll(absl::Time t);
 
-  // The probe series of one (source, target) pair: the RTT histogram, the
-  // loss ratio, the sent/received counters and the measured RTT gauge.
-  // ProbeSeriesFor creates them on the first call naming the pair and
-  // returns the same handle after; the handle stays valid until
-  // RemoveProbeTarget of the pair. The prober keeps it, so a probe's update
-  // takes no lock and builds no label key. One thread updates a given series.
-  class ProbeSeries {
-   private:
-    friend class CollectorMetrics;
-    std::string source, target;
-    prometheus::Histogram* rtt_histogram = nullptr;
-    prometheus::Gauge* loss = nullptr;
-    prometheus::Counter* sent = nullptr;
-    prometheus::Counter* received = nullptr;
-    prometheus::Gauge* measured_rtt = nullptr;  // null while not fresh
-  };
+  // The probe series of one (source, target) pair (exporter/peer_series_table.h):
+  // the measured RTT gauge, the loss ratio, the sent/received counters and the
+  // RTT histogram. ProbeSeriesFor creates them on the first call naming the
+  // pair (with no sample before the first RecordProbe) and returns the same
+  // handle after; the handle stays valid until RemoveProbeTarget of the pair.
+  // The prober keeps it, so a probe's update builds no label key.
+  using ProbeSeries = PeerSeriesTable::Peer;
   ProbeSeries& ProbeSeriesFor(const std::string& source, const std::string& target);
-  // One probe's outcome: `rtt` when answered in time, nullopt when lost.
-  void ObserveProbe(ProbeSeries& series, std::optional<absl::Duration> rtt);
-  // The target's state after that probe: the smoothed RTT while fresh
-  // (nullopt removes carbonroute_rtt_seconds{method="measured"}), and the loss ratio.
+  // One probe's outcome, `rtt` when answered in time (nullopt: lost), and the
+  // target's state after it: the smoothed RTT while fresh (nullopt removes
+  // carbonroute_rtt_seconds{method="measured"}) and the loss ratio; a scrape
+  // sees all of them or none.
+  void RecordProbe(ProbeSeries& series, std::optional<absl::Duration> rtt,
+                   std::optional<absl::Duration> smoothed, double loss_ratio);
+  // The target's state without a new probe (its smoothed RTT went stale).
   void SetProbeState(ProbeSeries& series, std::optional<absl::Duration> smoothed,
                      double loss_ratio);
   // Deletes every probe series of the pair (a peer removed from the config).
   void RemoveProbeTarget(const std::string& source, const std::string& target);
-  // The histogram's upper bounds, seconds: 50 µs to 5 s in 1–2.5–5 steps.
-  static std::vector<double> ProbeRttBuckets();
+  // Up to how many peers each peer's RTT histogram is exported (0: never).
+  void SetProbeHistogramMaxPeers(std::size_t peers);
+  // The per-peer series, for the /metrics page (MetricsPageHandler's sources).
+  std::shared_ptr<const ExpositionSource> peer_series() const { return peer_series_; }
 
  private:
   struct IntensityGauges {
@@ -146,11 +142,6 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Gauge>& node_info_;
   prometheus::Gauge* node_info_series_ ABSL_GUARDED_BY(mutex_) = nullptr;
   prometheus::Family<prometheus::Gauge>& zone_rtt_;
-  prometheus::Family<prometheus::Gauge>& rtt_;
-  prometheus::Family<prometheus::Histogram>& probe_rtt_;
-  prometheus::Family<prometheus::Gauge>& probe_loss_;
-  prometheus::Family<prometheus::Counter>& probes_sent_;
-  prometheus::Family<prometheus::Counter>& probes_received_;
   prometheus::Family<prometheus::Gauge>& last_poll_;
 
   absl::Mutex mutex_;
@@ -158,7 +149,7 @@ class CollectorMetrics {
   std::map<std::pair<IntensitySeries, std::string>, prometheus::Gauge*> forecast_series_
       ABSL_GUARDED_BY(mutex_);
   std::map<IntensitySeries, prometheus::Gauge*> units_series_ ABSL_GUARDED_BY(mutex_);
-  std::map<std::pair<std::string, std::string>, ProbeSeries> probe_series_ ABSL_GUARDED_BY(mutex_);
+  const std::shared_ptr<PeerSeriesTable> peer_series_;
 };
 
 }  // namespace carbonroute::exporter

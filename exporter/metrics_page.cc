@@ -1,6 +1,7 @@
 #include "exporter/metrics_page.h"
 
-#include <atomic>
+#include <algorithm>
+#include <cstring>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -12,11 +13,12 @@
 namespace carbonroute::exporter {
 namespace {
 
-// An output stream buffer that appends to a std::string the caller reserved,
-// where std::ostringstream would grow by doubling and then copy the page out.
-// Writes go to a 16 KiB put area first: the serializer emits the page in
-// pieces of a few bytes, and a put area turns each into a memcpy rather than
-// a virtual call and a string append.
+// How much text the page prepares ahead of what the client has taken.
+constexpr std::size_t kPieceBytes = 32 * 1024;
+
+// An output stream buffer that appends to a std::string, through a small put
+// area: the serializer writes in pieces of a few bytes, and the put area
+// turns each into a memcpy rather than a virtual call and a string append.
 class AppendToString : public std::streambuf {
  public:
   explicit AppendToString(std::string& out) : out_(out) {
@@ -42,32 +44,84 @@ class AppendToString : public std::streambuf {
 
  private:
   std::string& out_;
-  char buffer_[16 * 1024];
+  char buffer_[4 * 1024];
+};
+
+// The page: the registry's families one at a time, then each source's snapshot.
+class MetricsPageStream : public net::BodyStream {
+ public:
+  MetricsPageStream(prometheus::Registry& registry,
+                    const std::vector<std::shared_ptr<const ExpositionSource>>& sources)
+      : families_(registry.Collect()) {
+    for (prometheus::MetricFamily& family : ProcessMetrics().Collect()) {
+      families_.push_back(std::move(family));
+    }
+    for (const auto& source : sources) snapshots_.push_back(source->Snapshot());
+    text_.reserve(kPieceBytes + kPieceBytes / 4);
+  }
+
+  std::size_t Read(char* out, std::size_t max) override {
+    if (taken_ == text_.size()) {
+      text_.clear();
+      taken_ = 0;
+      Prepare();
+    }
+    const std::size_t n = std::min(max, text_.size() - taken_);
+    std::memcpy(out, text_.data() + taken_, n);
+    taken_ += n;
+    return n;
+  }
+
+ private:
+  // Appends the next family, or the next piece of a source, to text_ (nothing at the end).
+  void Prepare() {
+    while (text_.empty()) {
+      if (next_family_ < families_.size()) {
+        AppendToString buffer(text_);
+        std::ostream stream(&buffer);
+        prometheus::TextSerializer().Serialize(stream, {families_[next_family_]});
+        buffer.Flush();
+        families_[next_family_++] = {};  // its memory goes back as the page advances
+      } else if (next_snapshot_ < snapshots_.size()) {
+        if (!snapshots_[next_snapshot_]->WriteSome(text_, kPieceBytes)) {
+          snapshots_[next_snapshot_++].reset();
+        }
+      } else {
+        return;
+      }
+    }
+  }
+
+  std::vector<prometheus::MetricFamily> families_;
+  std::vector<std::unique_ptr<ExpositionSnapshot>> snapshots_;
+  std::size_t next_family_ = 0;
+  std::size_t next_snapshot_ = 0;
+  std::string text_;       // prepared, not all taken yet
+  std::size_t taken_ = 0;  // of text_
 };
 
 }  // namespace
 
 net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry,
-                                    std::function<void()> before_scrape) {
-  auto last_size = std::make_shared<std::atomic<std::size_t>>(0);
+                                    std::function<void()> before_scrape,
+                                    std::vector<std::shared_ptr<const ExpositionSource>> sources) {
   AddBuildInfo(*registry);
-  return [registry = std::move(registry), last_size,
-          before_scrape = std::move(before_scrape)](const net::HttpServerRequest&) {
+  return [registry = std::move(registry), before_scrape = std::move(before_scrape),
+          sources = std::move(sources)](const net::HttpServerRequest&) {
     if (before_scrape) before_scrape();
     net::HttpServerResponse response{200, "text/plain; version=0.0.4; charset=utf-8", {}};
-    const std::size_t expected = last_size->load(std::memory_order_relaxed);
-    response.body.reserve(expected + expected / 16 + 4096);
-    AppendToString buffer(response.body);
-    std::ostream out(&buffer);
-    std::vector<prometheus::MetricFamily> families = registry->Collect();
-    for (prometheus::MetricFamily& family : ProcessMetrics().Collect()) {
-      families.push_back(std::move(family));
-    }
-    prometheus::TextSerializer().Serialize(out, families);
-    buffer.Flush();
-    last_size->store(response.body.size(), std::memory_order_relaxed);
+    response.stream = std::make_shared<MetricsPageStream>(*registry, sources);
     return response;
   };
+}
+
+std::string RenderMetricsPage(prometheus::Registry& registry,
+                              const std::vector<std::shared_ptr<const ExpositionSource>>& sources) {
+  MetricsPageStream stream(registry, sources);
+  std::string page;
+  char piece[kPieceBytes];
+  while (const std::size_t n = stream.Read(piece, sizeof(piece))) page.append(piece, n);
+  return page;
 }
 
 net::HttpHandler LandingPageHandler(const std::string& title,

@@ -2,14 +2,20 @@
 //
 // The /metrics route: a registry rendered in the Prometheus text exposition
 // format 0.0.4 by prometheus-cpp's TextSerializer, with the standard process
-// metrics and carbonroute_build_info (exporter/process_metrics.h); and the
-// landing page of GET /.
+// metrics and carbonroute_build_info (exporter/process_metrics.h) and the
+// families of any ExpositionSource (exporter/text_exposition.h: the
+// collector's per-peer series); and the landing page of GET /.
 //
-// Memory: the page is written into one string reserved at the previous
-// page's size (plus 1/16): one page-sized buffer per scrape (bench/README.md).
+// Streamed: the handler collects the registry and takes each source's
+// snapshot when the request comes, then the page is written a family (or
+// about kPieceBytes of a source) at a time as the client reads it
+// (net::BodyStream; gzip piece by piece, net/gzip_body.h), so a scrape's
+// memory is the registry's collected families, the snapshots and one piece,
+// never the whole page (bench/README.md, "A scrape at 10,000 peers").
 //
-// Ownership: the handler keeps the registry alive (shared_ptr).
-// Thread safety: the handler may run concurrently (Registry::Collect is thread-safe).
+// Ownership: the handler keeps the registry and the sources alive (shared_ptr).
+// Thread safety: the handler may run concurrently (Registry::Collect and
+// ExpositionSource::Snapshot are thread-safe).
 #ifndef CARBONROUTE_EXPORTER_METRICS_PAGE_H_
 #define CARBONROUTE_EXPORTER_METRICS_PAGE_H_
 
@@ -19,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/text_exposition.h"
 #include "net/http_server.h"
 #include "prometheus/registry.h"
 
@@ -31,8 +38,13 @@ net::HttpHandler LandingPageHandler(const std::string& title,
 
 // `before_scrape` (may be empty) runs before each page is collected: gauges
 // that are true only at the moment of the scrape (ages) are set there.
-net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> registry,
-                                    std::function<void()> before_scrape = {});
+net::HttpHandler MetricsPageHandler(
+    std::shared_ptr<prometheus::Registry> registry, std::function<void()> before_scrape = {},
+    std::vector<std::shared_ptr<const ExpositionSource>> sources = {});
+
+// The whole page at once, as MetricsPageHandler would stream it (tests, tools).
+std::string RenderMetricsPage(prometheus::Registry& registry,
+                              const std::vector<std::shared_ptr<const ExpositionSource>>& sources);
 
 }  // namespace carbonroute::exporter
 

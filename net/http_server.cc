@@ -22,8 +22,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "net/gzip_body.h"
 #include "net/url.h"
-#include "zlib.h"
 
 namespace carbonroute::net {
 
@@ -107,24 +107,6 @@ bool AcceptsGzip(MHD_Connection* connection) {
   return false;
 }
 
-// `body` as a gzip member (RFC 1952) at zlib's fastest level; nullopt if zlib fails.
-std::optional<std::string> Gzip(absl::string_view body) {
-  z_stream stream{};
-  if (deflateInit2(&stream, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    return std::nullopt;
-  }
-  std::string out(deflateBound(&stream, body.size()), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
-  stream.avail_in = static_cast<uInt>(body.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  const int result = deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  if (result != Z_STREAM_END) return std::nullopt;
-  return out;
-}
-
 // A response with a copy of `body` and its Content-Type; null if out of memory.
 MHD_Response* NewResponse(const std::string& content_type, const std::string& body) {
   MHD_Response* reply = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
@@ -133,8 +115,48 @@ MHD_Response* NewResponse(const std::string& content_type, const std::string& bo
   return reply;
 }
 
+// A response whose body is read from `stream` as the client takes it
+// (chunked); null if out of memory.
+MHD_Response* NewStreamResponse(const std::string& content_type,
+                                std::shared_ptr<BodyStream> stream) {
+  using Holder = std::shared_ptr<BodyStream>;
+  static constexpr auto kRead = [](void* holder, uint64_t, char* out, size_t max) -> ssize_t {
+    const std::size_t got = (*static_cast<Holder*>(holder))->Read(out, max);
+    return got == 0 ? MHD_CONTENT_READER_END_OF_STREAM : static_cast<ssize_t>(got);
+  };
+  static constexpr auto kFree = [](void* holder) { delete static_cast<Holder*>(holder); };
+  auto* holder = new Holder(std::move(stream));
+  MHD_Response* reply =
+      MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, kStreamPieceBytes, kRead, holder, kFree);
+  if (reply == nullptr) {
+    delete holder;
+    return nullptr;
+  }
+  MHD_add_response_header(reply, "Content-Type", content_type.c_str());
+  return reply;
+}
+
+MHD_Result QueueAndRelease(MHD_Connection* connection, int status, MHD_Response* reply) {
+  const MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(status), reply);
+  MHD_destroy_response(reply);
+  return queued;
+}
+
+MHD_Result ReplyStreamed(MHD_Connection* connection, const HttpServerResponse& response,
+                         bool gzip) {
+  std::shared_ptr<BodyStream> stream = response.stream;
+  if (gzip) stream = GzipStream(std::move(stream));
+  if (stream == nullptr) return MHD_NO;
+  MHD_Response* reply = NewStreamResponse(response.content_type, std::move(stream));
+  if (reply == nullptr) return MHD_NO;
+  if (gzip) MHD_add_response_header(reply, "Content-Encoding", "gzip");
+  MHD_add_response_header(reply, "Vary", "Accept-Encoding");
+  return QueueAndRelease(connection, response.status, reply);
+}
+
 MHD_Result Reply(MHD_Connection* connection, const HttpServerResponse& response,
                  bool gzip = false) {
+  if (response.stream != nullptr) return ReplyStreamed(connection, response, gzip);
   std::optional<std::string> compressed;
   if (gzip && response.body.size() >= kGzipMinBytes) compressed = Gzip(response.body);
   MHD_Response* reply =
@@ -142,10 +164,7 @@ MHD_Result Reply(MHD_Connection* connection, const HttpServerResponse& response,
   if (reply == nullptr) return MHD_NO;
   if (compressed) MHD_add_response_header(reply, "Content-Encoding", "gzip");
   if (gzip) MHD_add_response_header(reply, "Vary", "Accept-Encoding");
-  const MHD_Result queued =
-      MHD_queue_response(connection, static_cast<unsigned>(response.status), reply);
-  MHD_destroy_response(reply);
-  return queued;
+  return QueueAndRelease(connection, response.status, reply);
 }
 
 MHD_Result Text(MHD_Connection* connection, int status, std::string text) {

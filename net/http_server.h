@@ -16,9 +16,11 @@
 // other than GET, HEAD and POST gets 501; an unknown path gets 404. Memory is
 // therefore bounded by max_connections × connection_memory_bytes plus
 // max_buffered_body_bytes plus what handlers use. Keep-alive and pipelined requests are served in
-// order; each reply leaves in one write. With `gzip`, a body of kGzipMinBytes or more goes
-// gzip-compressed (RFC 1952) to a client whose Accept-Encoding admits it
-// (Prometheus always asks).
+// order; each reply leaves in one write, except a streamed one (HttpServerResponse::stream), which
+// goes with chunked transfer coding (RFC 9112 §7.1) in pieces of kStreamPieceBytes as the client
+// takes them. With `gzip`, a body of kGzipMinBytes or more, and every streamed body, goes
+// gzip-compressed (RFC 1952) to a client whose Accept-Encoding admits it (Prometheus always asks);
+// a streamed body is compressed piece by piece (net/gzip_body.h).
 //
 // TLS (`tls`): the server's certificate and key; with a client CA, client
 // certificates are asked for and verified against it, and with
@@ -58,10 +60,24 @@ struct HttpServerRequest {
   std::string body;
 };
 
+// A reply body produced while it is sent, for one too large to build whole
+// (the collector's /metrics at thousands of peers): memory stays at what the
+// stream keeps plus one piece. Read on one server thread, one call at a time.
+class BodyStream {
+ public:
+  virtual ~BodyStream() = default;
+  // Copies the body's next bytes, at most `max` (> 0), into `out` and returns
+  // how many; 0 only once the body has ended.
+  virtual std::size_t Read(char* out, std::size_t max) = 0;
+};
+
 struct HttpServerResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  // When set, the body is this stream's (`body` is ignored). Shared so that a
+  // response can be copied; the server drops its reference when the reply ends.
+  std::shared_ptr<BodyStream> stream = nullptr;
 };
 
 using HttpHandler = std::function<HttpServerResponse(const HttpServerRequest&)>;
@@ -95,6 +111,8 @@ bool IsBcryptHash(absl::string_view hash);
 
 // Smaller bodies are sent as they are: compressing them gains nothing.
 inline constexpr std::size_t kGzipMinBytes = 1024;
+// How much of a streamed body is asked for at a time (a chunk on the wire).
+inline constexpr std::size_t kStreamPieceBytes = 32 * 1024;
 
 class HttpServer {
  public:

@@ -221,9 +221,8 @@ void Prober::Record(TargetId id, Target& target, absl::Time sent_at,
   if (rtt && fresh) stale_checks_.emplace_back(StaleAt(target), id);
   target.exported_fresh = fresh;
   if (target.series == nullptr) target.series = &metrics_.ProbeSeriesFor(source_, target.peer.name);
-  metrics_.ObserveProbe(*target.series, rtt);
-  metrics_.SetProbeState(*target.series, fresh ? target.stats.smoothed() : std::nullopt,
-                         target.stats.loss_ratio().value_or(0));
+  metrics_.RecordProbe(*target.series, rtt, fresh ? target.stats.smoothed() : std::nullopt,
+                       target.stats.loss_ratio().value_or(0));
   if (observer_ != nullptr) {
     observer_->OnProbeResult(ProbeOutcome{target.peer.name, rtt, target.stats, fresh});
   }

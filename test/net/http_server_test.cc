@@ -8,8 +8,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "net/curl_http_client.h"
 #include "test/testing/status_matchers.h"
@@ -33,6 +37,11 @@ class HttpServerTest : public ::testing::Test {
       for (int i = 0; i < 2000; ++i) absl::StrAppend(&page, "metric{i=\"", i, "\"} ", i, "\n");
       return HttpServerResponse{200, "text/plain", page};
     };
+    options.routes["/stream"] = [this](const HttpServerRequest&) {
+      HttpServerResponse response{200, "text/plain", "ignored"};
+      response.stream = std::make_shared<LinesStream>(kStreamedLines, streams_alive_);
+      return response;
+    };
     options.routes["/echo"] = [](const HttpServerRequest& request) {
       return HttpServerResponse{
           200, "text/plain",
@@ -55,6 +64,44 @@ class HttpServerTest : public ::testing::Test {
     return http_->Send(request);
   }
 
+  // The body of `lines` lines "line <i>\n", handed out at most 7 bytes at a time
+  // every third Read, so pieces end mid-line; counts itself in `alive`.
+  class LinesStream : public BodyStream {
+   public:
+    LinesStream(int lines, std::shared_ptr<std::atomic<int>> alive)
+        : lines_(lines), alive_(std::move(alive)) {
+      ++*alive_;
+    }
+    ~LinesStream() override { --*alive_; }
+    std::size_t Read(char* out, std::size_t max) override {
+      if (pending_.empty() && next_ < lines_) pending_ = absl::StrCat("line ", next_++, "\n");
+      if (++reads_ % 3 == 0) max = std::min<std::size_t>(max, 7);
+      std::size_t n = 0;
+      while (n < max && (!pending_.empty() || next_ < lines_)) {
+        if (pending_.empty()) pending_ = absl::StrCat("line ", next_++, "\n");
+        const std::size_t take = std::min(max - n, pending_.size());
+        std::memcpy(out + n, pending_.data(), take);
+        pending_.erase(0, take);
+        n += take;
+      }
+      return n;
+    }
+
+   private:
+    const int lines_;
+    int next_ = 0;
+    int reads_ = 0;
+    std::string pending_;
+    std::shared_ptr<std::atomic<int>> alive_;
+  };
+  static constexpr int kStreamedLines = 100'000;
+  static std::string StreamedBody() {
+    std::string body;
+    for (int i = 0; i < kStreamedLines; ++i) absl::StrAppend(&body, "line ", i, "\n");
+    return body;
+  }
+
+  std::shared_ptr<std::atomic<int>> streams_alive_ = std::make_shared<std::atomic<int>>(0);
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<net::CurlHttpClient> http_;
 };
@@ -204,6 +251,9 @@ class RawConnection {
       if (head_end == std::string::npos &&
           (head_end = data.find("\r\n\r\n")) != std::string::npos) {
         const std::string head = absl::AsciiStrToLower(data.substr(0, head_end));
+        if (absl::StrContains(head, "transfer-encoding: chunked")) {
+          return ReadChunked(data.substr(0, head_end), data.substr(head_end + 4));
+        }
         const std::size_t at = head.find("content-length: ");
         if (at == std::string::npos) return {};
         length = std::stoul(head.substr(at + 16));
@@ -217,6 +267,28 @@ class RawConnection {
   }
 
  private:
+  // The rest of a chunked reply (RFC 9112 §7.1), `data` being what came after the head.
+  Answer ReadChunked(std::string head, std::string data) const {
+    std::string body;
+    char buffer[65536];
+    std::size_t at = 0;
+    for (;;) {
+      const std::size_t line_end = data.find("\r\n", at);
+      if (line_end != std::string::npos) {
+        const std::size_t size = std::stoul(data.substr(at, line_end - at), nullptr, 16);
+        if (data.size() >= line_end + 2 + size + 2) {
+          if (size == 0) return {std::move(head), std::move(body)};  // no trailer fields
+          body.append(data, line_end + 2, size);
+          at = line_end + 2 + size + 2;
+          continue;
+        }
+      }
+      const ssize_t n = recv(fd_, buffer, sizeof(buffer), 0);
+      if (n <= 0) return {};
+      data.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+
   int fd_ = -1;
   bool connected_ = false;
 };
@@ -260,6 +332,27 @@ TEST_F(HttpServerTest, CompressesLargeBodiesForClientsThatAskForGzip) {
   // A small body is not worth compressing.
   EXPECT_THAT(connection.Get("/echo", "Accept-Encoding: gzip\r\n").head,
               Not(HasSubstr("Content-Encoding")));
+}
+
+TEST_F(HttpServerTest, AStreamedBodyGoesChunkedPlainOrGzippedOverOneKeepAliveConnection) {
+  const std::string expected = StreamedBody();  // 1.1 MB
+  RawConnection connection(server_->port());
+  ASSERT_TRUE(connection.connected());
+  const RawConnection::Answer plain = connection.Get("/stream");
+  EXPECT_THAT(plain.head, HasSubstr("Transfer-Encoding: chunked"));
+  EXPECT_THAT(plain.head, Not(HasSubstr("Content-Encoding")));
+  EXPECT_EQ(plain.body, expected);
+
+  // The same connection again (keep-alive after a chunked reply), compressed.
+  const RawConnection::Answer gzipped = connection.Get("/stream", "Accept-Encoding: gzip\r\n");
+  EXPECT_THAT(gzipped.head, HasSubstr("Content-Encoding: gzip"));
+  EXPECT_THAT(gzipped.head, HasSubstr("Vary: Accept-Encoding"));
+  EXPECT_LT(gzipped.body.size(), expected.size() / 4);
+  EXPECT_EQ(Gunzip(gzipped.body), expected);
+
+  // The connection still serves buffered replies, and no stream outlives its reply.
+  EXPECT_EQ(connection.Get("/echo").body, "GET /echo? ");
+  EXPECT_EQ(streams_alive_->load(), 0);
 }
 
 TEST_F(HttpServerTest, KeepAliveRequestsDoNotWaitForTheDelayedAck) {

@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "exporter/metrics_page.h"
 #include "prometheus/registry.h"
-#include "prometheus/text_serializer.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/probe_recorder.h"
 #include "test/testing/scripted_transport.h"
@@ -34,7 +34,7 @@ class ProberTest : public ::testing::Test {
     config_.window = 20;
   }
 
-  std::string Scrape() { return prometheus::TextSerializer().Serialize(registry_.Collect()); }
+  std::string Scrape() { return exporter::RenderMetricsPage(registry_, {metrics_.peer_series()}); }
 
   std::map<std::string, testing::ProbeResult> last_;
   testing::ProbeRecorder recorder_;
