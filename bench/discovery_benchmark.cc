@@ -1,7 +1,7 @@
 // Kubernetes node discovery at cluster scale, and what peer selection does
 // to the number of series (bench/README.md "Node discovery").
 //
-//  1. 5,000 Nodes in 50 zones, listed in pages of 500 from a fake API server
+//  1. 5,000 Nodes of about 12 KB each (NodeJson) in 50 zones, listed in pages of 500 from a fake API server
 //     on loopback (test/testing/fake_kube_api_server.h), then 1,000 watch
 //     events (MODIFIED, each changing a label; 500 sent at once, 500 one at
 //     a time, so each of those reaches the listener alone): CPU time of the discovery thread
@@ -50,24 +50,98 @@ double ThreadCpuSeconds() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
+// A Node as a managed cluster's API server returns it (the shape of a GKE
+// Node from `kubectl get node -o json`, about 12 KB): some twenty labels and
+// annotations, managedFields from four managers, five conditions, node info,
+// and the images present on the Node (40, each with a digest and a tag),
+// which are most of its bytes. Discovery reads a few fields of it.
 std::string NodeJson(int i, int zones, const std::string& location) {
   const int zone = i % zones;
-  return absl::StrCat(R"({"metadata":{"name":"node-)", i, R"(","resourceVersion":")", i,
-                      R"(","labels":{"kubernetes.io/hostname":"node-)", i,
-                      R"(","topology.kubernetes.io/region":"region-)", zone / 3,
-                      R"(","topology.kubernetes.io/zone":"zone-)", zone,
-                      R"(","carbonroute.io/location":")", location, R"("}},"spec":{"podCIDR":"10.)",
-                      i / 250, ".", i % 250,
-                      R"(.0/24"},"status":{"addresses":[{"type":"InternalIP","address":"10.)",
-                      100 + i / 250, ".", i % 250, R"(.1"},{"type":"Hostname","address":"node-)", i,
-                      R"("}],"conditions":[{"type":"Ready","status":"True"}]}})");
+  const std::string name = absl::StrCat("gke-prod-pool-", i);
+  const std::string time = "2026-11-25T08:00:00Z";
+  std::string images;
+  for (int image = 0; image < 40; ++image) {
+    absl::StrAppend(&images, image == 0 ? "" : ",",
+                    R"({"names":["europe-docker.pkg.dev/project-)", image % 7,
+                    R"(/images/service-)", image,
+                    R"(@sha256:4f9a1c2b7e3d5a6f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7",)",
+                    R"("europe-docker.pkg.dev/project-)", image % 7, R"(/images/service-)", image,
+                    R"(:v1.)", image, R"(.0"],"sizeBytes":)", 20'000'000 + image * 1'234'567, "}");
+  }
+  std::string conditions;
+  for (const char* type :
+       {"FrequentUnregisterNetDevice", "KernelDeadlock", "NetworkUnavailable", "MemoryPressure",
+        "DiskPressure", "PIDPressure", "Ready"}) {
+    const bool ready = std::string(type) == "Ready";
+    absl::StrAppend(&conditions, conditions.empty() ? "" : ",", R"({"type":")", type,
+                    R"(","status":")", ready ? "True" : "False", R"(","lastHeartbeatTime":")",
+                    time, R"(","lastTransitionTime":")", time, R"(","reason":")",
+                    ready ? "KubeletReady" : "NoProblem", R"(","message":")",
+                    ready ? "kubelet is posting ready status. AppArmor enabled"
+                          : "node is functioning properly",
+                    R"("})");
+  }
+  std::string managed;
+  for (const char* manager : {"kubelet", "kube-controller-manager", "node-problem-detector",
+                              "gke-node-labeler"}) {
+    absl::StrAppend(
+        &managed, managed.empty() ? "" : ",", R"({"manager":")", manager,
+        R"(","operation":"Update","apiVersion":"v1","time":")", time,
+        R"(","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{".":{},)",
+        R"("f:node.alpha.kubernetes.io/ttl":{},"f:volumes.kubernetes.io/controller-managed-attach-detach":{}},)",
+        R"("f:labels":{".":{},"f:beta.kubernetes.io/arch":{},"f:beta.kubernetes.io/instance-type":{},)",
+        R"("f:cloud.google.com/gke-nodepool":{},"f:kubernetes.io/hostname":{}}},)",
+        R"("f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:lastHeartbeatTime":{},)",
+        R"("f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}},)",
+        R"("f:images":{},"f:nodeInfo":{"f:bootID":{},"f:kernelVersion":{}}}}})");
+  }
+  return absl::StrCat(
+      R"({"kind":"Node","apiVersion":"v1","metadata":{"name":")", name,
+      R"(","uid":"5c2f9a9e-0d1b-4c7e-9f3a-)", 100000000000 + i, R"(","resourceVersion":")", i,
+      R"(","creationTimestamp":")", time, R"(","labels":{"beta.kubernetes.io/arch":"amd64",)",
+      R"("beta.kubernetes.io/instance-type":"e2-standard-8","beta.kubernetes.io/os":"linux",)",
+      R"("cloud.google.com/gke-boot-disk":"pd-balanced","cloud.google.com/gke-container-runtime":"containerd",)",
+      R"("cloud.google.com/gke-nodepool":"prod-pool","cloud.google.com/gke-os-distribution":"cos",)",
+      R"("cloud.google.com/machine-family":"e2","cloud.google.com/private-node":"false",)",
+      R"("failure-domain.beta.kubernetes.io/region":"region-)", zone / 3,
+      R"(","failure-domain.beta.kubernetes.io/zone":"zone-)", zone,
+      R"(","kubernetes.io/arch":"amd64","kubernetes.io/hostname":")", name,
+      R"(","kubernetes.io/os":"linux","node.kubernetes.io/instance-type":"e2-standard-8",)",
+      R"("topology.gke.io/zone":"zone-)", zone, R"(","topology.kubernetes.io/region":"region-)",
+      zone / 3, R"(","topology.kubernetes.io/zone":"zone-)", zone,
+      R"(","carbonroute.io/location":")", location,
+      R"("},"annotations":{"container.googleapis.com/instance_id":")", 7000000000000000000LL + i,
+      R"(","csi.volume.kubernetes.io/nodeid":"{\"pd.csi.storage.gke.io\":\"projects/prod/zones/zone-)",
+      zone, "/instances/", name,
+      R"(\"}","node.alpha.kubernetes.io/ttl":"0","node.gke.io/last-applied-node-labels":"cloud.google.com/gke-boot-disk=pd-balanced,cloud.google.com/gke-container-runtime=containerd,cloud.google.com/gke-nodepool=prod-pool",)",
+      R"("volumes.kubernetes.io/controller-managed-attach-detach":"true"},"managedFields":[)",
+      managed, R"(]},"spec":{"podCIDR":"10.)", i / 250, ".", i % 250, R"(.0/24","podCIDRs":["10.)",
+      i / 250, ".", i % 250, R"(.0/24"],"providerID":"gce://prod/zone-)", zone, "/", name,
+      R"("},"status":{"capacity":{"cpu":"8","ephemeral-storage":"98831908Ki","hugepages-1Gi":"0",)",
+      R"("hugepages-2Mi":"0","memory":"32880268Ki","pods":"110"},"allocatable":{"cpu":"7910m",)",
+      R"("ephemeral-storage":"47060071478","hugepages-1Gi":"0","hugepages-2Mi":"0",)",
+      R"("memory":"29094540Ki","pods":"110"},"conditions":[)", conditions,
+      R"(],"addresses":[{"type":"InternalIP","address":"10.)", 100 + i / 250, ".", i % 250,
+      R"(.1"},{"type":"ExternalIP","address":"34.)", 10 + i / 250, ".", i % 250,
+      R"(.7"},{"type":"Hostname","address":")", name,
+      R"("}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},"nodeInfo":{)",
+      R"("machineID":"0c4d6e8f0a1b2c3d4e5f60718293a4b5","systemUUID":"0c4d6e8f-0a1b-2c3d-4e5f-60718293a4b5",)",
+      R"("bootID":"b7a8c9d0-e1f2-4a3b-8c4d-5e6f7a8b9c0d","kernelVersion":"6.1.100+",)",
+      R"("osImage":"Container-Optimized OS from Google","containerRuntimeVersion":"containerd://1.7.22",)",
+      R"("kubeletVersion":"v1.30.5-gke.1014001","kubeProxyVersion":"v1.30.5-gke.1014001",)",
+      R"("operatingSystem":"linux","architecture":"amd64"},"images":[)", images, "]}}");
 }
 
 void DiscoveryRound(int round) {
   constexpr int kNodes = 5000, kZones = 50, kEvents = 1000;
   testing::FakeKubeApiServer server;
   std::vector<std::string> nodes;
-  for (int i = 0; i < kNodes; ++i) nodes.push_back(NodeJson(i, kZones, "DE"));
+  std::size_t bytes = 0;
+  for (int i = 0; i < kNodes; ++i) bytes += nodes.emplace_back(NodeJson(i, kZones, "DE")).size();
+  if (round == 1) {
+    std::printf("%d Nodes of %.1f KB each on average (%.1f MB listed)\n", kNodes,
+                static_cast<double>(bytes) / kNodes / 1e3, static_cast<double>(bytes) / 1e6);
+  }
   server.SetNodes(nodes, "1");
   std::vector<std::string> events;
   for (int i = 0; i < kEvents; ++i) {
@@ -77,7 +151,7 @@ void DiscoveryRound(int round) {
   auto http = *net::CurlHttpClient::Create("discovery-benchmark");
 
   RttConfig rtt;  // the collector's defaults: auto selection, 5 + 2 per remote zone
-  NodeConfig self{"node-0", "region-0", "zone-0", "DE"};
+  NodeConfig self{"gke-prod-pool-0", "region-0", "zone-0", "DE"};
   std::size_t probed = 0;
   const long rss_before = StatusKb("VmRSS");
   double cpu_start = 0, cpu_listed = 0, cpu_end = 0;
@@ -85,7 +159,7 @@ void DiscoveryRound(int round) {
   absl::Notification listed, stop;
   discovery::NodeDiscoveryOptions options;
   options.endpoint.base_url = server.base_url();
-  options.self_name = "node-0";
+  options.self_name = "gke-prod-pool-0";
   options.page_size = 500;
   discovery::NodeDiscovery discovery(
       options, *http, RealClock(),
@@ -103,7 +177,10 @@ void DiscoveryRound(int round) {
     discovery.Run(stop);
     cpu_end = ThreadCpuSeconds();
   });
-  listed.WaitForNotification();
+  if (!listed.WaitForNotificationWithTimeout(absl::Seconds(60))) {
+    std::fprintf(stderr, "the list did not complete in 60 s (see the warnings above)\n");
+    std::abort();
+  }
   if (!server.AwaitWatches(1, absl::Seconds(60))) std::abort();
   // Half the events at once (the stream batches them), half one at a time:
   // each of those reaches the listener alone (peer selection over 5,000 Nodes).
@@ -133,7 +210,7 @@ std::vector<discovery::KubeNode> Cluster(int nodes, int zones) {
   std::vector<discovery::KubeNode> cluster;
   for (int i = 0; i < nodes; ++i) {
     discovery::KubeNode& node = cluster.emplace_back();
-    node.name = absl::StrCat("node-", i);
+    node.name = absl::StrCat("gke-prod-pool-", i);
     node.zone = absl::StrCat("zone-", i % zones);
     node.address = "10.0.0.1";
   }
@@ -141,12 +218,16 @@ std::vector<discovery::KubeNode> Cluster(int nodes, int zones) {
 }
 
 void SeriesCounts() {
-  const std::size_t per_target = exporter::PeerSeriesTable::kRttBuckets.size() +
-                                 3 /* +Inf, _sum, _count */ + 4 /* rtt, loss, sent, received */;
+  constexpr std::size_t kPerPeer = 4;  // carbonroute_rtt_seconds, loss ratio, sent, received
+  constexpr std::size_t kHistogram = exporter::PeerSeriesTable::kRttBuckets.size() + 3;  // +Inf, _sum, _count
+  constexpr std::size_t kHistogramMaxPeers = exporter::PeerSeriesTable::kDefaultHistogramMaxPeers;
   std::printf(
-      "\nseries per probed peer: %zu (carbonroute_rtt_seconds, the probe histogram's %zu, "
-      "loss ratio, sent, received)\n",
-      per_target, per_target - 4);
+      "\nseries per probed peer: %zu (carbonroute_rtt_seconds, loss ratio, sent, received), "
+      "+%zu for the RTT histogram while a collector has at most %zu peers (the default)\n",
+      kPerPeer, kHistogram, kHistogramMaxPeers);
+  auto series_for = [&](std::size_t peers) {
+    return peers * (kPerPeer + (peers <= kHistogramMaxPeers ? kHistogram : 0));
+  };
   std::printf("%-7s %-6s %-8s %-22s %-24s %s\n", "nodes", "zones", "mode", "targets/collector",
               "series/collector", "series/cluster");
   for (const auto& [nodes, zones] : {std::pair{100, 5}, {1000, 20}, {5000, 50}}) {
@@ -158,15 +239,15 @@ void SeriesCounts() {
       for (const discovery::KubeNode& source : cluster) {
         const std::size_t n =
             discovery::SelectPeers(source.name, source.zone, cluster, config).size();
-        total += n;
+        total += series_for(n);
         most = std::max(most, n);
       }
       // + carbonroute_zone_rtt_seconds: one per zone a collector reaches.
       const std::size_t zone_series = static_cast<std::size_t>(zones);
       std::printf("%-7d %-6d %-8s %-22zu %-24zu %zu\n", nodes, zones,
                   mode == PeerSelectionMode::kAll ? "all" : "sampled", most,
-                  most * per_target + zone_series,
-                  total * per_target + zone_series * static_cast<std::size_t>(nodes));
+                  series_for(most) + zone_series,
+                  total + zone_series * static_cast<std::size_t>(nodes));
     }
   }
 }
