@@ -1,7 +1,8 @@
 // Kubernetes node discovery at cluster scale, and what peer selection does
 // to the number of series (bench/README.md "Node discovery").
 //
-//  1. 5,000 Nodes of about 12 KB each (NodeJson) in 50 zones, listed in pages of 500 from a fake API server
+//  1. 5,000 Nodes of about 12 KB each (NodeJson) in 50 zones, listed in pages of 500 from a fake
+//  API server
 //     on loopback (test/testing/fake_kube_api_server.h), then 1,000 watch
 //     events (MODIFIED, each changing a label; 500 sent at once, 500 one at
 //     a time, so each of those reaches the listener alone): CPU time of the discovery thread
@@ -61,29 +62,27 @@ std::string NodeJson(int i, int zones, const std::string& location) {
   const std::string time = "2026-11-25T08:00:00Z";
   std::string images;
   for (int image = 0; image < 40; ++image) {
-    absl::StrAppend(&images, image == 0 ? "" : ",",
-                    R"({"names":["europe-docker.pkg.dev/project-)", image % 7,
-                    R"(/images/service-)", image,
+    absl::StrAppend(&images, image == 0 ? "" : ",", R"({"names":["europe-docker.pkg.dev/project-)",
+                    image % 7, R"(/images/service-)", image,
                     R"(@sha256:4f9a1c2b7e3d5a6f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7",)",
                     R"("europe-docker.pkg.dev/project-)", image % 7, R"(/images/service-)", image,
                     R"(:v1.)", image, R"(.0"],"sizeBytes":)", 20'000'000 + image * 1'234'567, "}");
   }
   std::string conditions;
-  for (const char* type :
-       {"FrequentUnregisterNetDevice", "KernelDeadlock", "NetworkUnavailable", "MemoryPressure",
-        "DiskPressure", "PIDPressure", "Ready"}) {
+  for (const char* type : {"FrequentUnregisterNetDevice", "KernelDeadlock", "NetworkUnavailable",
+                           "MemoryPressure", "DiskPressure", "PIDPressure", "Ready"}) {
     const bool ready = std::string(type) == "Ready";
     absl::StrAppend(&conditions, conditions.empty() ? "" : ",", R"({"type":")", type,
-                    R"(","status":")", ready ? "True" : "False", R"(","lastHeartbeatTime":")",
-                    time, R"(","lastTransitionTime":")", time, R"(","reason":")",
+                    R"(","status":")", ready ? "True" : "False", R"(","lastHeartbeatTime":")", time,
+                    R"(","lastTransitionTime":")", time, R"(","reason":")",
                     ready ? "KubeletReady" : "NoProblem", R"(","message":")",
                     ready ? "kubelet is posting ready status. AppArmor enabled"
                           : "node is functioning properly",
                     R"("})");
   }
   std::string managed;
-  for (const char* manager : {"kubelet", "kube-controller-manager", "node-problem-detector",
-                              "gke-node-labeler"}) {
+  for (const char* manager :
+       {"kubelet", "kube-controller-manager", "node-problem-detector", "gke-node-labeler"}) {
     absl::StrAppend(
         &managed, managed.empty() ? "" : ",", R"({"manager":")", manager,
         R"(","operation":"Update","apiVersion":"v1","time":")", time,
@@ -219,7 +218,8 @@ std::vector<discovery::KubeNode> Cluster(int nodes, int zones) {
 
 void SeriesCounts() {
   constexpr std::size_t kPerPeer = 4;  // carbonroute_rtt_seconds, loss ratio, sent, received
-  constexpr std::size_t kHistogram = exporter::PeerSeriesTable::kRttBuckets.size() + 3;  // +Inf, _sum, _count
+  constexpr std::size_t kHistogram =
+      exporter::PeerSeriesTable::kRttBuckets.size() + 3;  // +Inf, _sum, _count
   constexpr std::size_t kHistogramMaxPeers = exporter::PeerSeriesTable::kDefaultHistogramMaxPeers;
   std::printf(
       "\nseries per probed peer: %zu (carbonroute_rtt_seconds, loss ratio, sent, received), "

@@ -113,12 +113,12 @@ std::string ElectricityMapsHistory24h() {
 std::string ElectricityMapsForecast72h() {
   std::string body = "{\n  \"zone\": \"DE\",\n  \"forecast\": [\n";
   for (int i = 0; i < 72; ++i) {
-    absl::StrAppendFormat(&body, "    {\n      \"carbonIntensity\": %d,\n      \"datetime\": \"%s\"\n    }%s\n",
-                          400 + (i * 37) % 200,
-                          absl::FormatTime("%Y-%m-%dT%H:%M:%S.000Z",
-                                           absl::FromUnixSeconds(1683057600 + 3600 * i),
-                                           absl::UTCTimeZone()),
-                          i + 1 < 72 ? "," : "");
+    absl::StrAppendFormat(
+        &body, "    {\n      \"carbonIntensity\": %d,\n      \"datetime\": \"%s\"\n    }%s\n",
+        400 + (i * 37) % 200,
+        absl::FormatTime("%Y-%m-%dT%H:%M:%S.000Z", absl::FromUnixSeconds(1683057600 + 3600 * i),
+                         absl::UTCTimeZone()),
+        i + 1 < 72 ? "," : "");
   }
   return body + "  ],\n  \"updatedAt\": \"2023-05-02T19:52:09.141Z\"\n}\n";
 }

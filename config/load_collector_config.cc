@@ -329,7 +329,7 @@ absl::Status ReadProbe(MappingReader& rtt_reader, ProbeConfig& probe) {
   CARBONROUTE_RETURN_IF_ERROR(ReadPort(reader, "tcp_port", probe.tcp_port));
   double histogram_max_peers = probe.histogram_max_peers;
   CARBONROUTE_RETURN_IF_ERROR(
-      ReadWholeNumber(reader, "histogram_max_peers", 0, 1e9, histogram_max_peers));
+      ReadWholeNumber(reader, "histogram_max_peers", 0, 100000, histogram_max_peers));
   probe.histogram_max_peers = static_cast<int>(histogram_max_peers);
   return reader.Finish();
 }

@@ -389,6 +389,15 @@ INSTANTIATE_TEST_SUITE_P(
             "node: {name: n}\nrtt: {probe: {window: 2.5}}\nproviders: [{type: replay, locations: "
             "[DE]}]\n",
             "test.yaml: rtt.probe.window: must be a whole number between 1 and 100000, got 2.5"},
+        BadConfigCase{"ProbeHistogramMaxPeersNegative",
+                      "node: {name: n}\nrtt: {probe: {histogram_max_peers: -1}}\nproviders: "
+                      "[{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.probe.histogram_max_peers: must be a whole number between 0 "
+                      "and 100000, got -1"},
+        BadConfigCase{"ProbeHistogramMaxPeersNotANumber",
+                      "node: {name: n}\nrtt: {probe: {histogram_max_peers: all}}\nproviders: "
+                      "[{type: replay, locations: [DE]}]\n",
+                      "test.yaml: rtt.probe.histogram_max_peers: "},
         BadConfigCase{"PeerUnknownProtocol",
                       "node: {name: n}\nrtt: {peers: [{name: b, address: 10.0.0.2, protocol: "
                       "udp}]}\nproviders: [{type: replay, locations: [DE]}]\n",
@@ -424,7 +433,8 @@ TEST(LoadCollectorConfig, ProbedPeers) {
 node: {name: a}
 providers: [{type: replay, locations: [DE]}]
 rtt:
-  probe: {icmp_mode: datagram, interval: 500ms, timeout: 300ms, window: 20, tcp_port: 9464}
+  probe: {icmp_mode: datagram, interval: 500ms, timeout: 300ms, window: 20, tcp_port: 9464,
+          histogram_max_peers: 0}
   peers:
     - {name: b, address: "::1", location: FR, region: europe-west9}
     - {name: c, address: c.example.internal, protocol: tcp}
@@ -437,6 +447,8 @@ rtt:
   EXPECT_EQ(probe.timeout, absl::Milliseconds(300));
   EXPECT_EQ(probe.window, 20);
   EXPECT_EQ(probe.tcp_port, 9464);
+  EXPECT_EQ(probe.histogram_max_peers, 0);
+  EXPECT_EQ(ProbeConfig().histogram_max_peers, 100);  // the default
   EXPECT_EQ(probe.resolve_interval, absl::Minutes(5));
   ASSERT_EQ(config->rtt.peers.size(), 3u);
   EXPECT_EQ(config->rtt.peers[0].protocol, ProbeProtocol::kIcmp);
