@@ -147,7 +147,8 @@ timeseries("Probe loss ratio",
            defaults={"min": 0, "max": 1})
 y += 10
 timeseries("Probe RTT, 99th percentile",
-           "From the per-pair histogram carbonroute_probe_rtt_seconds over the rate interval.",
+           "From the per-pair histogram carbonroute_probe_rtt_seconds over the rate interval "
+           "(exported while a collector has at most rtt.probe.histogram_max_peers peers, 100 by default).",
            [target(f"histogram_quantile(0.99, sum by (source, target, le) "
                    f"(rate(carbonroute_probe_rtt_seconds_bucket{{{NODE}}}[$__rate_interval])))",
                    "{{source}} → {{target}}")],
