@@ -1,0 +1,136 @@
+#include "simulator/temporal_shift.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <numeric>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::simulator {
+namespace {
+
+absl::Status CheckJob(const std::vector<double>& hourly, const TemporalJob& job) {
+  if (job.length_hours < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job length must be at least 1 hour, got ", job.length_hours));
+  }
+  if (job.slack_hours < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("slack must not be negative, got ", job.slack_hours, " hours"));
+  }
+  if (hourly.size() < static_cast<std::size_t>(job.length_hours)) {
+    return absl::InvalidArgumentError(absl::StrCat("a job of ", job.length_hours,
+                                                   " hours does not fit in a series of ",
+                                                   hourly.size(), " hours"));
+  }
+  return absl::OkStatus();
+}
+
+// The values of a sliding window, by rank: the sum of its k smallest in O(log n).
+class RankedWindow {
+ public:
+  explicit RankedWindow(const std::vector<double>& values)
+      : values_(values), rank_(values.size()), count_(values.size() + 1), sum_(values.size() + 1) {
+    std::vector<std::size_t> order(values.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return values[a] != values[b] ? values[a] < values[b] : a < b;
+    });
+    for (std::size_t r = 0; r < order.size(); ++r) rank_[order[r]] = r + 1;  // 1-based
+    top_ = 1;
+    while (top_ * 2 <= values.size()) top_ *= 2;
+  }
+
+  void Insert(std::size_t hour) { Update(hour, +1); }
+  void Remove(std::size_t hour) { Update(hour, -1); }
+
+  // The sum of the k smallest values in the window (REQUIRES: k ≤ its size).
+  // Ranks are distinct, so the prefix holding exactly k values exists.
+  double SmallestSum(std::size_t k) const {
+    std::size_t position = 0;
+    double total = 0;
+    for (std::size_t step = top_; step > 0; step /= 2) {
+      const std::size_t next = position + step;
+      if (next < count_.size() && static_cast<std::size_t>(count_[next]) <= k) {
+        position = next;
+        k -= static_cast<std::size_t>(count_[next]);
+        total += sum_[next];
+      }
+    }
+    return total;
+  }
+
+ private:
+  void Update(std::size_t hour, int sign) {
+    const double value = sign * values_[hour];
+    for (std::size_t i = rank_[hour]; i < count_.size(); i += i & (~i + 1)) {
+      count_[i] += sign;
+      sum_[i] += value;
+    }
+  }
+
+  const std::vector<double>& values_;
+  std::vector<std::size_t> rank_;  // hour → 1-based rank
+  std::vector<int> count_;         // Fenwick tree of counts by rank
+  std::vector<double> sum_;        // Fenwick tree of values by rank
+  std::size_t top_ = 1;            // the highest power of two ≤ n
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<double>> RunNowMeans(const std::vector<double>& hourly,
+                                                const TemporalJob& job) {
+  if (absl::Status status = CheckJob(hourly, job); !status.ok()) return status;
+  const std::size_t length = static_cast<std::size_t>(job.length_hours);
+  const std::size_t arrivals = hourly.size() - length + 1;
+  std::vector<double> prefix(hourly.size() + 1, 0);
+  for (std::size_t h = 0; h < hourly.size(); ++h) prefix[h + 1] = prefix[h] + hourly[h];
+  std::vector<double> means(arrivals);
+  for (std::size_t t = 0; t < arrivals; ++t) {
+    means[t] = (prefix[t + length] - prefix[t]) / static_cast<double>(length);
+  }
+  return means;
+}
+
+absl::StatusOr<std::vector<double>> OracleMeans(const std::vector<double>& hourly,
+                                                const TemporalJob& job) {
+  if (absl::Status status = CheckJob(hourly, job); !status.ok()) return status;
+  const std::size_t hours = hourly.size();
+  const std::size_t length = static_cast<std::size_t>(job.length_hours);
+  const std::size_t slack = static_cast<std::size_t>(job.slack_hours);
+  const std::size_t arrivals = hours - length + 1;
+  std::vector<double> means(arrivals);
+  if (job.interruptible) {
+    // The window [t, min(t + slack + length, hours)): both ends only move right.
+    RankedWindow window(hourly);
+    std::size_t end = 0;
+    for (std::size_t t = 0; t < arrivals; ++t) {
+      const std::size_t want = std::min(t + slack + length, hours);
+      while (end < want) window.Insert(end++);
+      if (t > 0) window.Remove(t - 1);
+      means[t] = window.SmallestSum(length) / static_cast<double>(length);
+    }
+    return means;
+  }
+  // Block sums b[s] = Σ hourly[s, s + length); arrival t takes min b[s] for
+  // s in [t, min(t + slack, arrivals − 1)]: a sliding minimum.
+  std::vector<double> prefix(hours + 1, 0);
+  for (std::size_t h = 0; h < hours; ++h) prefix[h + 1] = prefix[h] + hourly[h];
+  auto block = [&](std::size_t s) { return prefix[s + length] - prefix[s]; };
+  std::deque<std::size_t> candidates;  // starts in the window, block sums increasing
+  std::size_t next = 0;                // the next start to enter
+  for (std::size_t t = 0; t < arrivals; ++t) {
+    const std::size_t last = std::min(t + slack, arrivals - 1);
+    for (; next <= last; ++next) {
+      while (!candidates.empty() && block(candidates.back()) >= block(next)) candidates.pop_back();
+      candidates.push_back(next);
+    }
+    while (candidates.front() < t) candidates.pop_front();
+    means[t] = block(candidates.front()) / static_cast<double>(length);
+  }
+  return means;
+}
+
+}  // namespace carbonroute::simulator
