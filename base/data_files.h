@@ -46,6 +46,7 @@ inline constexpr char kIntensityTraceFile[] = "carbon-intensity-2022-hourly.csv"
 inline constexpr char kRegionZonesFile[] = "gcp-region-zones.csv";
 inline constexpr char kInterRegionRttFile[] = "gcp-inter-region-latency-ms.csv";
 inline constexpr char kRegionCoordinatesFile[] = "gcp-region-coordinates.csv";
+inline constexpr char kZoneGroupsFile[] = "zones.csv";
 
 absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths);
 

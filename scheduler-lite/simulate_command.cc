@@ -4,8 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <set>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -17,7 +22,10 @@
 #include "scheduler-lite/command_flags.h"
 #include "scheduler-lite/progress_bar.h"
 #include "scheduler-lite/simulation_output.h"
+#include "scheduler-lite/temporal_output.h"
 #include "simulator/simulation_sites.h"
+#include "simulator/temporal_simulation.h"
+#include "simulator/zone_groups.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -81,6 +89,39 @@ absl::StatusOr<std::vector<std::size_t>> ResolveOrigins(const SimulateRequest& r
   return ids;
 }
 
+// "1h,6h,7d": whole hours, each at least `min_hours` ("d" is 24 h).
+std::vector<int> HoursListFlag(const std::string& text, const char* flag, int min_hours) {
+  std::vector<int> hours;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    const std::string word(absl::StripAsciiWhitespace(item));
+    absl::Duration d;
+    int64_t days = 0;
+    bool ok = false;
+    if (absl::EndsWith(word, "d") && absl::SimpleAtoi(word.substr(0, word.size() - 1), &days) &&
+        days >= 0 && days <= 100000) {
+      d = absl::Hours(24 * days);
+      ok = true;
+    } else {
+      ok = absl::ParseDuration(word, &d);
+    }
+    if (!ok || d % absl::Hours(1) != absl::ZeroDuration() || d < absl::Hours(min_hours) ||
+        d > absl::Hours(1000000)) {
+      throw CLI::ValidationError(
+          flag, absl::StrCat("expected whole hours", min_hours > 0 ? " of at least 1h" : "",
+                             ", comma-separated, such as 24h,168h or 7d, got \"", word, "\""));
+    }
+    hours.push_back(static_cast<int>(absl::ToInt64Hours(d)));
+  }
+  return hours;
+}
+
+// The flags of one --shift only.
+const std::vector<const char*> kSpaceOnlyFlags = {
+    "--region-zones", "--rtt-matrix", "--origins",       "--max-rtt-ms",    "--idle-capacity",
+    "--runtime",      "--forecast",   "--carbon-weight", "--latency-weight"};
+const std::vector<const char*> kTimeOnlyFlags = {"--zone-groups", "--job-length", "--slack",
+                                                 "--interruptible", "--group"};
+
 constexpr char kSimulateModel[] = R"(Model:
   A site is a grid zone that hosts at least one region of --region-zones; regions
   sharing a zone are one site. The RTT between two sites is the --rtt-matrix value
@@ -103,7 +144,17 @@ Policies:
                not candidates.
   oracle       each period, the minimum-carbon assignment for the true means
                (min-cost flow, LEMON NetworkSimplex): the lower bound.
-Sites whose zone has no column in --trace are skipped with a warning.)";
+Sites whose zone has no column in --trace are skipped with a warning.
+--shift time (what waiting would save; Sukprasert et al., EuroSys 2024):
+  A job of --job-length hours arrives at every hour of the year in every zone of
+  --trace; with --slack hours it may run in any job-length hours of the window
+  [arrival, arrival + slack + length) if interruptible, or in job-length
+  consecutive hours of it if not; the window ends with the trace (a slack of a
+  year is the rest of the year). The figure of merit is the mean gCO2eq/kWh per
+  job-hour, averaged over every job of a --group (Global: every zone; the
+  continents of --zone-groups).
+  now          runs at arrival.
+  oracle       the cleanest hours of the window in hindsight: the lower bound.)";
 
 class SimulateSubcommand final : public Subcommand {
  public:
@@ -112,6 +163,10 @@ class SimulateSubcommand final : public Subcommand {
     return "what each policy would have saved over a year of real grid data";
   }
   void AddFlags(CLI::App& cmd) override {
+    cmd.add_option("--shift", request_.shift,
+                   "space: move work between sites; time: wait for cleaner hours")
+        ->check(CLI::IsMember({"space", "time"}))
+        ->capture_default_str();
     cmd.add_option("--trace", request_.trace_csv,
                    "hourly carbon-intensity CSV datetime,<zone>... (default: "
                    "data/" +
@@ -123,6 +178,24 @@ class SimulateSubcommand final : public Subcommand {
         std::string("RTT matrix CSV sending_region,receiving_region,milliseconds (default: "
                     "data/") +
             kInterRegionRttFile + ")");
+    cmd.add_option(
+        "--zone-groups", request_.zone_groups_csv,
+        std::string("--shift time: zone → continent CSV (default: data/") + kZoneGroupsFile + ")");
+    cmd.add_option("--job-length", job_lengths_,
+                   "--shift time: job lengths, whole hours, comma-separated")
+        ->capture_default_str();
+    cmd.add_option("--slack", slacks_,
+                   "--shift time: how long a job may wait, whole hours or days (7d), "
+                   "comma-separated")
+        ->capture_default_str();
+    cmd.add_option("--interruptible", interruptible_,
+                   "--shift time: whether a job may pause: yes, no or both")
+        ->check(CLI::IsMember({"yes", "no", "both"}))
+        ->capture_default_str();
+    cmd.add_option("--group", groups_,
+                   "--shift time: zone groups, comma-separated: Global, Americas, Europe, Asia, "
+                   "Oceania")
+        ->capture_default_str();
     cmd.add_option("--data-dir", data_dirs_,
                    "directory searched first for the default data files (repeatable)");
     cmd.add_option("--origins", origins_,
@@ -134,7 +207,8 @@ class SimulateSubcommand final : public Subcommand {
                    "idle capacity levels, percent in [0, 100), comma-separated")
         ->capture_default_str();
     cmd.add_option("--policies", policies_,
-                   "local,static,carbonroute,oracle (any of them, comma-separated)")
+                   "local,static,carbonroute,oracle (any of them, comma-separated); with "
+                   "--shift time: now,oracle")
         ->capture_default_str();
     cmd.add_option("--runtime", runtime_,
                    "work is re-placed every runtime (whole hours, e.g. 1h, 4h)")
@@ -161,8 +235,25 @@ class SimulateSubcommand final : public Subcommand {
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     cmd.footer(kSimulateModel);
+    command_ = &cmd;
   }
   void Validate() override {
+    request_.progress_bar = isatty(STDERR_FILENO) == 1;
+    const bool time = request_.shift == "time";
+    for (const char* flag : time ? kSpaceOnlyFlags : kTimeOnlyFlags) {
+      if (command_->get_option(flag)->count() > 0) {
+        throw CLI::ValidationError(flag, std::string("applies to --shift ") +
+                                             (time ? "space" : "time") + ", not --shift " +
+                                             request_.shift);
+      }
+    }
+    if (!request_.plot.empty() && !IsPlotPath(request_.plot)) {
+      throw CLI::ValidationError("--plot", "\"" + request_.plot + "\" must end in .svg or .png");
+    }
+    if (time) {
+      ValidateTime();
+      return;
+    }
     SimulationOptions& o = request_.options;
     o.max_rtt_ms = LatencyLimitsFlag(limits_, "--max-rtt-ms");
     o.idle_percent.clear();
@@ -194,13 +285,55 @@ class SimulateSubcommand final : public Subcommand {
     }
     o.runtime_hours = static_cast<int>(absl::ToInt64Hours(runtime));
     o.forecast = forecast_ == "perfect" ? ForecastMode::kPerfect : ForecastMode::kPersistence;
-    if (!request_.plot.empty() && !IsPlotPath(request_.plot)) {
-      throw CLI::ValidationError("--plot", "\"" + request_.plot + "\" must end in .svg or .png");
-    }
     request_.origins = absl::StrSplit(origins_, ',', absl::SkipEmpty());
-    request_.progress_bar = isatty(STDERR_FILENO) == 1;
+  }
+  void ValidateTime() {
+    simulator::TemporalOptions& t = request_.temporal;
+    t.threads = request_.options.threads;
+    t.job_lengths_hours = HoursListFlag(job_lengths_, "--job-length", 1);
+    t.slacks_hours = HoursListFlag(slacks_, "--slack", 0);
+    t.interruptible.clear();
+    if (interruptible_ != "yes") t.interruptible.push_back(false);
+    if (interruptible_ != "no") t.interruptible.push_back(true);
+    t.groups.clear();
+    std::vector<std::string> known = {simulator::kGlobalGroup};
+    known.insert(known.end(), std::begin(simulator::kZoneGroups), std::end(simulator::kZoneGroups));
+    for (absl::string_view name : absl::StrSplit(groups_, ',')) {
+      const std::string group(absl::StripAsciiWhitespace(name));
+      if (std::find(known.begin(), known.end(), group) == known.end()) {
+        const std::string closest = ClosestMatch(group, known);
+        throw CLI::ValidationError(
+            "--group", "unknown group \"" + group + "\" (groups: " + absl::StrJoin(known, ", ") +
+                           ")" + (closest.empty() ? "" : "; did you mean \"" + closest + "\"?"));
+      }
+      if (std::find(t.groups.begin(), t.groups.end(), group) == t.groups.end()) {
+        t.groups.push_back(group);
+      }
+    }
+    if (command_->get_option("--policies")->count() > 0) {
+      request_.temporal_policies.clear();
+      for (absl::string_view name : absl::StrSplit(policies_, ',')) {
+        if (name != "now" && name != "oracle") {
+          throw CLI::ValidationError("--policies",
+                                     "unknown policy \"" + std::string(name) +
+                                         "\" with --shift time (policies: now, oracle)");
+        }
+        request_.temporal_policies.emplace_back(name);
+      }
+    }
   }
   int Run(ProgramContext& c) override {
+    if (request_.shift == "time") {
+      const absl::Status found =
+          FillDefaultDataFiles(data_dirs_, {{&request_.trace_csv, kIntensityTraceFile},
+                                            {&request_.zone_groups_csv, kZoneGroupsFile}});
+      if (!found.ok()) {
+        c.err << "scheduler-lite: " << found.message()
+              << " (give --trace/--zone-groups or --data-dir)\n";
+        return kUsageExitCode;
+      }
+      return SimulateCommand(request_, c.out, c.err);
+    }
     const absl::Status found =
         FillDefaultDataFiles(data_dirs_, {{&request_.trace_csv, kIntensityTraceFile},
                                           {&request_.region_zones_csv, kRegionZonesFile},
@@ -222,7 +355,57 @@ class SimulateSubcommand final : public Subcommand {
   std::string origins_;
   std::string runtime_ = "1h";
   std::string forecast_ = "perfect";
+  std::string job_lengths_ = "1h,6h,12h,24h,48h,96h,168h";
+  std::string slacks_ = "24h,168h,480h,720h,8760h";
+  std::string interruptible_ = "both";
+  std::string groups_ = "Global,Americas,Europe,Asia,Oceania";
+  CLI::App* command_ = nullptr;
 };
+
+}  // namespace
+
+namespace {
+
+int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace, std::ostream& out,
+                 std::ostream& err) {
+  absl::StatusOr<std::string> text = ReadFileToString(request.zone_groups_csv, "zone groups file");
+  if (!text.ok()) {
+    err << kPrefix << text.status().message() << "\n";
+    return kUsageExitCode;
+  }
+  absl::StatusOr<std::map<std::string, std::set<std::string>>> groups =
+      simulator::ParseZoneGroups(*text, request.zone_groups_csv);
+  if (!groups.ok()) {
+    err << kPrefix << groups.status().message() << "\n";
+    return kUsageExitCode;
+  }
+  absl::StatusOr<std::vector<simulator::TemporalRow>> rows =
+      simulator::SimulateTemporal(trace, *groups, request.temporal);
+  if (!rows.ok()) {
+    err << kPrefix << rows.status().message() << "\n";
+    return absl::IsInvalidArgument(rows.status()) ? kUsageExitCode : 1;
+  }
+  std::erase_if(*rows, [&](const simulator::TemporalRow& row) {
+    const absl::string_view name = TemporalPolicyName(row.policy);
+    return std::find(request.temporal_policies.begin(), request.temporal_policies.end(), name) ==
+           request.temporal_policies.end();
+  });
+  if (request.format == "csv") {
+    WriteTemporalCsv(*rows, out);
+  } else if (request.format == "json") {
+    WriteTemporalJson(*rows, trace.zones().size(), out);
+  } else {
+    WriteTemporalTable(*rows, out);
+  }
+  if (!request.plot.empty()) {
+    if (absl::Status plotted = PlotTemporal(*rows, request.plot); !plotted.ok()) {
+      err << kPrefix << plotted.message() << "\n";
+      return 1;
+    }
+    err << kPrefix << "plot written to " << request.plot << "\n";
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -232,6 +415,7 @@ int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostr
     err << kPrefix << trace.status().message() << "\n";
     return kUsageExitCode;
   }
+  if (request.shift == "time") return SimulateTime(request, *trace, out, err);
   absl::StatusOr<SiteTopology> topology = LoadTopology(request, *trace);
   if (!topology.ok()) {
     err << kPrefix << topology.status().message() << "\n";

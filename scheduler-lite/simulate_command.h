@@ -2,7 +2,10 @@
 //
 // `scheduler-lite simulate`: reads the trace, the
 // region → zone map and the RTT matrix, resolves --origins, runs Simulate
-// (simulator.h) and writes the answer (simulation_output.h).
+// (simulator.h) and writes the answer (simulation_output.h). With --shift
+// time: reads the trace and the zone groups (data/zones.csv), runs
+// SimulateTemporal (temporal_simulation.h) and writes its answer
+// (temporal_output.h).
 //
 // Exit codes: 0 done (sites the trace has no data for are skipped with a
 // warning naming them); 1 the plot could not be drawn; 2 bad arguments: an
@@ -18,18 +21,23 @@
 
 #include "scheduler-lite/subcommand.h"
 #include "simulator/simulator.h"
+#include "simulator/temporal_simulation.h"
 
 namespace carbonroute::scheduler_lite {
 
 struct SimulateRequest {
+  std::string shift = "space";           // space (placement across sites) | time (waiting)
   std::string trace_csv;                 // datetime,<zone>... hourly gCO2eq/kWh
+  std::string zone_groups_csv;           // --shift time: zone_code,...,Americas,Europe,Asia,Oceania
   std::string region_zones_csv;          // gcp_region,zone
   std::string rtt_matrix_csv;            // sending_region,receiving_region,milliseconds
   std::vector<std::string> origins;      // regions or zones; empty: every site
   simulator::SimulationOptions options;  // origins are filled from `origins`
-  std::string format = "table";          // table|csv|json
-  std::string plot;                      // "" or FILE.svg / FILE.png
-  bool progress_bar = false;             // draw one on `err` (when it is a terminal)
+  simulator::TemporalOptions temporal;   // --shift time
+  std::vector<std::string> temporal_policies = {"now", "oracle"};  // --shift time: rows kept
+  std::string format = "table";                                    // table|csv|json
+  std::string plot;                                                // "" or FILE.svg / FILE.png
+  bool progress_bar = false;  // draw one on `err` (when it is a terminal)
 };
 
 int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostream& err);

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
-#include "scheduler-lite/run_program.h"
+#include "scheduler-lite/gnuplot_plot.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -35,16 +35,7 @@ std::string SharePercent(const SimulationRow& row) {
   return row.oracle_saving_share ? absl::StrFormat("%.1f%%", 100 * *row.oracle_saving_share) : "-";
 }
 
-// gnuplot's single-quoted string: a quote inside is written twice.
-std::string Quoted(const std::string& text) {
-  return absl::StrCat("'", absl::StrReplaceAll(text, {{"'", "''"}}), "'");
-}
-
 }  // namespace
-
-bool IsPlotPath(const std::string& path) {
-  return absl::EndsWith(path, ".svg") || absl::EndsWith(path, ".png");
-}
 
 void WriteSimulationTable(const SimulationResult& result, std::ostream& out) {
   out << absl::StrFormat("%-12s %9s %7s %14s %9s %14s\n", "POLICY", "MAX RTT", "IDLE",
@@ -94,10 +85,6 @@ void WriteSimulationJson(const SiteTopology& topology, const SimulationOptions& 
 }
 
 absl::Status PlotSimulation(const SimulationResult& result, const std::string& path) {
-  if (!IsPlotPath(path)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--plot: \"", path, "\" must end in .svg or .png"));
-  }
   // idle level → limit → policy → mean, all in the rows' order.
   std::vector<int> idles;
   std::vector<std::string> policies;
@@ -112,55 +99,30 @@ absl::Status PlotSimulation(const SimulationResult& result, const std::string& p
     }
     means[row.idle_percent][row.max_rtt_ms].push_back(row.mean_grams_per_kwh);
   }
-  std::string dir_template =
-      (std::filesystem::temp_directory_path() / "scheduler-lite-plot-XXXXXX").string();
-  if (mkdtemp(dir_template.data()) == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot create a directory for gnuplot's input in ",
-                                            std::filesystem::temp_directory_path().string()));
-  }
-  const std::filesystem::path dir(dir_template);
-  const absl::Cleanup remove_dir = [&dir] {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
-  };
-  const bool svg = absl::EndsWith(path, ".svg");
-  const int width = 420 * static_cast<int>(idles.size()) + 80;
-  std::string script = absl::StrCat(
-      svg ? absl::StrFormat("set terminal svg size %d,440 dynamic font 'sans,11'\n", width)
-          : absl::StrFormat("set terminal pngcairo size %d,440 font 'sans,10'\n", width),
-      "set output ", Quoted(std::filesystem::absolute(path).string()), "\n",
-      "set multiplot layout 1,", idles.size(),
-      " title 'Load-weighted mean carbon intensity against the latency limit'\n",
-      "set xlabel 'latency limit (ms)'\nset ylabel 'gCO2eq/kWh'\nset grid\n",
-      "set key bottom left\nset yrange [0:*]\n");
+  std::map<std::string, std::string> data;
+  std::string script =
+      absl::StrCat("set multiplot layout 1,", idles.size(),
+                   " title 'Load-weighted mean carbon intensity against the latency limit'\n",
+                   "set xlabel 'latency limit (ms)'\nset ylabel 'gCO2eq/kWh'\nset grid\n",
+                   "set key bottom left\nset yrange [0:*]\n");
   for (int idle : idles) {
-    const std::filesystem::path data = dir / absl::StrCat("idle-", idle, ".dat");
-    std::ofstream file(data);
+    const std::string name = absl::StrCat("idle-", idle, ".dat");
+    std::string& file = data[name];
     for (const auto& [limit, values] : means[idle]) {
-      file << limit;
-      for (double value : values) file << " " << value;
-      file << "\n";
+      absl::StrAppend(&file, limit);
+      for (double value : values) absl::StrAppend(&file, " ", value);
+      absl::StrAppend(&file, "\n");
     }
-    if (!file) return absl::InternalError(absl::StrCat("cannot write ", data.string()));
     absl::StrAppend(&script, "set title 'idle capacity ", idle, "%'\nplot ");
     for (std::size_t p = 0; p < policies.size(); ++p) {
-      absl::StrAppend(&script, p == 0 ? "" : ", ", Quoted(data.string()), " using 1:", p + 2,
-                      " with linespoints linewidth 2 title ", Quoted(policies[p]));
+      absl::StrAppend(&script, p == 0 ? "" : ", ", GnuplotQuoted("$DIR/" + name),
+                      " using 1:", p + 2, " with linespoints linewidth 2 title ",
+                      GnuplotQuoted(policies[p]));
     }
     absl::StrAppend(&script, "\n");
   }
   absl::StrAppend(&script, "unset multiplot\n");
-  const std::filesystem::path script_path = dir / "plot.gp";
-  {
-    std::ofstream file(script_path);
-    file << script;
-    if (!file) return absl::InternalError(absl::StrCat("cannot write ", script_path.string()));
-  }
-  absl::Status status = RunProgram("gnuplot", {script_path.string()});
-  if (absl::IsNotFound(status)) {
-    return absl::NotFoundError(absl::StrCat(status.message(), "; install gnuplot-nox for --plot"));
-  }
-  return status;
+  return DrawWithGnuplot(path, 420 * static_cast<int>(idles.size()) + 80, 440, data, script);
 }
 
 }  // namespace carbonroute::scheduler_lite

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "scheduler-lite/gnuplot_plot.h"  // IsPlotPath
 #include "simulator/simulation_sites.h"
 #include "simulator/simulator.h"
 
@@ -41,9 +42,6 @@ void WriteSimulationJson(const simulator::SiteTopology& topology,
 // kNotFound when gnuplot cannot be run; kUnknown when it fails; kInternal when
 // its files cannot be written.
 absl::Status PlotSimulation(const simulator::SimulationResult& result, const std::string& path);
-
-// Whether `path` names a plot file this build can write (.svg or .png).
-bool IsPlotPath(const std::string& path);
 
 }  // namespace carbonroute::scheduler_lite
 

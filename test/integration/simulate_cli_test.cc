@@ -17,6 +17,7 @@ namespace carbonroute {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const std::string kSchedulerLite = CARBONROUTE_SCHEDULER_LITE_BINARY;
@@ -110,6 +111,79 @@ TEST(SimulateCli, MistakesExit2NamingTheValue) {
   const testing::ShellRun bad = Simulate(dir.path(), "--trace bad.csv");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.output, HasSubstr("bad.csv:2: zone BE: \"lots\" is not a non-negative number"));
+}
+
+TEST(SimulateCli, TimeShiftCsvHasTheContractHeaderAndHandComputedMeans) {
+  testing::ScopedTempDir dir;
+  // Two zones, four hours: A 4, 1, 3, 2; B flat 5. Europe is A alone.
+  std::ofstream(dir.File("trace.csv")) << "datetime,A,B\n"
+                                       << "2022-01-01T00:00:00Z,4,5\n"
+                                       << "2022-01-01T01:00:00Z,1,5\n"
+                                       << "2022-01-01T02:00:00Z,3,5\n"
+                                       << "2022-01-01T03:00:00Z,2,5\n";
+  std::ofstream(dir.File("groups.csv")) << "zone_code,Americas,Europe,Asia,Oceania\nA,,1,,\n";
+  const testing::ShellRun run = testing::Shell(absl::StrCat(
+      "cd ", dir.path(), " && ", kSchedulerLite,
+      " simulate --shift time --trace trace.csv --zone-groups groups.csv --job-length 2h"
+      " --slack 1h,1d --group Europe,Global --format csv 2>&1"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  // A, 2-hour jobs at hours 0–2: now 2.5, 2, 2.5 (mean 7/3). Slack 1 h, not
+  // interruptible: the better of two blocks, 2, 2, 2.5 (mean 13/6); interruptible:
+  // the 2 smallest of [t, t + 3): 2.5, 1.5, 2.5 (mean 13/6). Slack 1 d: the rest of
+  // the series: {1, 2} from every arrival that can reach both, else its own window.
+  EXPECT_THAT(run.output,
+              StartsWith("policy,group,job_length_hours,slack_hours,interruptible,"
+                         "mean_grams_per_kwh,reduction_grams_per_kwh,oracle_saving_share\n"
+                         "now,Europe,2,1,no,2.333,0.000,0.0000\n"
+                         "oracle,Europe,2,1,no,2.167,0.167,1.0000\n"
+                         "now,Europe,2,1,yes,2.333,0.000,0.0000\n"
+                         "oracle,Europe,2,1,yes,2.000,0.333,1.0000\n"));
+  EXPECT_THAT(run.output, HasSubstr("\noracle,Global,2,24,yes,"));
+  const testing::ShellRun json = testing::Shell(absl::StrCat(
+      "cd ", dir.path(), " && ", kSchedulerLite,
+      " simulate --shift time --trace trace.csv --zone-groups groups.csv --job-length 1h"
+      " --slack 0h --interruptible no --policies oracle --group Global --format json"));
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_THAT(json.output, HasSubstr("\"shift\": \"time\""));
+  EXPECT_THAT(json.output,
+              HasSubstr("\"oracle_saving_share\": null"));  // no slack: nothing to gain
+  EXPECT_THAT(json.output, Not(HasSubstr("\"policy\": \"now\"")));
+}
+
+TEST(SimulateCli, TimeShiftPlotAndTheShippedYear) {
+  testing::ScopedTempDir dir;
+  const testing::ShellRun run =
+      Simulate(dir.path(),
+               "--shift time --job-length 1h,24h --slack 1d,7d --group Global,Europe"
+               " --plot waiting.svg");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("oracle   Global"));
+  EXPECT_THAT(testing::ReadFile(dir.File("waiting.svg")), HasSubstr("24 h job"));
+}
+
+TEST(SimulateCli, TimeShiftMistakesExit2NamingTheValue) {
+  testing::ScopedTempDir dir;
+  const std::pair<std::string, std::string> cases[] = {
+      {"--shift sideways", "sideways"},
+      {"--shift time --job-length 0h", "got \"0h\""},
+      {"--shift time --job-length 90m", "got \"90m\""},
+      {"--shift time --slack -1h", "got \"-1h\""},
+      {"--shift time --slack 3x", "got \"3x\""},
+      {"--shift time --interruptible maybe", "maybe"},
+      {"--shift time --group Europa", "unknown group \"Europa\""},
+      {"--shift time --policies now,static", "unknown policy \"static\" with --shift time"},
+      {"--shift time --max-rtt-ms 50", "--max-rtt-ms: applies to --shift space"},
+      {"--slack 24h", "--slack: applies to --shift time"},
+      {"--shift time --zone-groups missing.csv", "missing.csv"},
+      {"--shift time --job-length 9000h", "job length 9000 h is outside"},
+  };
+  for (const auto& [args, message] : cases) {
+    const testing::ShellRun run = Simulate(dir.path(), args);
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr(message)) << args;
+  }
+  EXPECT_THAT(Simulate(dir.path(), "--shift time --group Europa").output,
+              HasSubstr("did you mean \"Europe\"?"));
 }
 
 TEST(SimulateCli, HelpStatesTheModel) {
