@@ -23,7 +23,8 @@ absl::Status CheckOptions(const IntensityTrace& trace,
                           const TemporalOptions& options) {
   if (options.job_lengths_hours.empty() || options.slacks_hours.empty() ||
       options.interruptible.empty() || options.groups.empty()) {
-    return absl::InvalidArgumentError("job lengths, slacks, interruptibility and groups must not be empty");
+    return absl::InvalidArgumentError(
+        "job lengths, slacks, interruptibility and groups must not be empty");
   }
   for (const int length : options.job_lengths_hours) {
     if (length < 1 || static_cast<std::size_t>(length) > trace.hours()) {
@@ -32,7 +33,8 @@ absl::Status CheckOptions(const IntensityTrace& trace,
     }
   }
   for (const int slack : options.slacks_hours) {
-    if (slack < 0) return absl::InvalidArgumentError(absl::StrCat("slack ", slack, " h is negative"));
+    if (slack < 0)
+      return absl::InvalidArgumentError(absl::StrCat("slack ", slack, " h is negative"));
   }
   for (const std::string& group : options.groups) {
     if (group != kGlobalGroup && !zone_groups.contains(group)) {
@@ -72,7 +74,8 @@ absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
       for (std::size_t s = 0; s < slacks; ++s) {
         for (std::size_t m = 0; m < modes; ++m) {
           const absl::StatusOr<std::vector<double>> oracle = OracleMeans(
-              hourly, {length, options.slacks_hours[s], static_cast<bool>(options.interruptible[m])});
+              hourly,
+              {length, options.slacks_hours[s], static_cast<bool>(options.interruptible[m])});
           if (!oracle.ok()) {
             failed = true;
             return;

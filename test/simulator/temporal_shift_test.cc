@@ -28,7 +28,8 @@ std::vector<double> BruteForceOracle(const std::vector<double>& x, const Tempora
     const std::size_t end = std::min(t + static_cast<std::size_t>(job.slack_hours) + length, n);
     double best = 0;
     if (job.interruptible) {
-      std::vector<double> window(x.begin() + static_cast<long>(t), x.begin() + static_cast<long>(end));
+      std::vector<double> window(x.begin() + static_cast<long>(t),
+                                 x.begin() + static_cast<long>(end));
       std::sort(window.begin(), window.end());
       for (std::size_t i = 0; i < length; ++i) best += window[i];
     } else {
@@ -64,26 +65,26 @@ TEST(TemporalShift, AgreesWithSortingEveryWindowOnRandomSeries) {
   for (int round = 0; round < 40; ++round) {
     std::vector<double> x(150 + round);
     for (double& v : x) v = value(random);
-    for (const TemporalJob job : {TemporalJob{1, 0, true}, TemporalJob{6, 24, true},
-                                  TemporalJob{6, 24, false}, TemporalJob{12, 1000, true},
-                                  TemporalJob{24, 7, false}, TemporalJob{100, 40, true},
-                                  TemporalJob{150, 3, false}}) {
+    for (const TemporalJob job :
+         {TemporalJob{1, 0, true}, TemporalJob{6, 24, true}, TemporalJob{6, 24, false},
+          TemporalJob{12, 1000, true}, TemporalJob{24, 7, false}, TemporalJob{100, 40, true},
+          TemporalJob{150, 3, false}}) {
       const std::vector<double> expected = BruteForceOracle(x, job);
       absl::StatusOr<std::vector<double>> got = OracleMeans(x, job);
       ASSERT_THAT(got, IsOk());
       ASSERT_EQ(got->size(), expected.size());
       for (std::size_t t = 0; t < expected.size(); ++t) {
         ASSERT_THAT((*got)[t], DoubleNear(expected[t], 1e-9))
-            << "round " << round << ", length " << job.length_hours << ", slack "
-            << job.slack_hours << ", interruptible " << job.interruptible << ", arrival " << t;
+            << "round " << round << ", length " << job.length_hours << ", slack " << job.slack_hours
+            << ", interruptible " << job.interruptible << ", arrival " << t;
       }
     }
   }
 }
 
 TEST(TemporalShift, InvariantsOverTheShippedYear) {
-  absl::StatusOr<IntensityTrace> trace =
-      IntensityTrace::Load(std::string(CARBONROUTE_SOURCE_DIR) + "/data/carbon-intensity-2022-hourly.csv");
+  absl::StatusOr<IntensityTrace> trace = IntensityTrace::Load(
+      std::string(CARBONROUTE_SOURCE_DIR) + "/data/carbon-intensity-2022-hourly.csv");
   ASSERT_THAT(trace, IsOk());
   for (const char* zone : {"DE", "FR", "US-CAL-CISO", "AU-NSW"}) {
     const std::optional<std::size_t> z = trace->ZoneIndex(zone);

@@ -24,8 +24,8 @@ IntensityTrace ThreeZones() {
   std::string csv = "datetime,A,B,C\n";
   for (int h = 0; h < 96; ++h) {
     absl::StrAppend(&csv, "2022-01-", 1 + h / 24 < 10 ? "0" : "", 1 + h / 24, "T",
-                    h % 24 < 10 ? "0" : "", h % 24, ":00:00Z,", 1 + h % 4, ",10,",
-                    h < 48 ? 100 : 0, "\n");
+                    h % 24 < 10 ? "0" : "", h % 24, ":00:00Z,", 1 + h % 4, ",10,", h < 48 ? 100 : 0,
+                    "\n");
   }
   return *IntensityTrace::Parse(csv, "three.csv");
 }
@@ -94,8 +94,9 @@ TEST(TemporalSimulation, MistakesNameTheValue) {
   TemporalOptions options;
   options.job_lengths_hours = {1};
   options.groups = {"Atlantis"};
-  EXPECT_THAT(SimulateTemporal(trace, {}, options),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown group \"Atlantis\"")));
+  EXPECT_THAT(
+      SimulateTemporal(trace, {}, options),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown group \"Atlantis\"")));
   options.groups = {"Global"};
   options.job_lengths_hours = {97};
   EXPECT_THAT(SimulateTemporal(trace, {}, options),
