@@ -116,11 +116,11 @@ std::vector<int> HoursListFlag(const std::string& text, const char* flag, int mi
 }
 
 // The flags of one --shift only.
-const std::vector<const char*> kSpaceOnlyFlags = {
-    "--region-zones", "--rtt-matrix", "--origins",       "--max-rtt-ms",    "--idle-capacity",
-    "--runtime",      "--forecast",   "--carbon-weight", "--latency-weight"};
-const std::vector<const char*> kTimeOnlyFlags = {"--zone-groups", "--job-length", "--slack",
-                                                 "--interruptible", "--group"};
+const std::vector<const char*> kSpaceOnlyFlags = {"--region-zones",  "--rtt-matrix",    "--origins",
+                                                  "--max-rtt-ms",    "--idle-capacity", "--runtime",
+                                                  "--carbon-weight", "--latency-weight"};
+const std::vector<const char*> kTimeOnlyFlags = {
+    "--zone-groups", "--job-length", "--slack", "--interruptible", "--group", "--forecast-horizon"};
 
 constexpr char kSimulateModel[] = R"(Model:
   A site is a grid zone that hosts at least one region of --region-zones; regions
@@ -154,6 +154,12 @@ Sites whose zone has no column in --trace are skipped with a warning.
   job-hour, averaged over every job of a --group (Global: every zone; the
   continents of --zone-groups).
   now          runs at arrival.
+  carbonroute  decides hour by hour with the current reading, a forecast of the next
+               --forecast-horizon hours (--forecast perfect, persistence, noisy:P) and
+               the past week: far from the deadline it takes only hours below all but
+               a share min(1/2, (length + 24) / (slack + length)) of the past week's
+               readings (and, in one block, the best start within the forecast); once
+               the deadline is within the forecast it plans the rest on the forecast.
   oracle       the cleanest hours of the window in hindsight: the lower bound.)";
 
 class SimulateSubcommand final : public Subcommand {
@@ -208,14 +214,17 @@ class SimulateSubcommand final : public Subcommand {
         ->capture_default_str();
     cmd.add_option("--policies", policies_,
                    "local,static,carbonroute,oracle (any of them, comma-separated); with "
-                   "--shift time: now,oracle")
+                   "--shift time: now,carbonroute,oracle")
         ->capture_default_str();
     cmd.add_option("--runtime", runtime_,
                    "work is re-placed every runtime (whole hours, e.g. 1h, 4h)")
         ->capture_default_str();
     cmd.add_option("--forecast", forecast_,
-                   "what carbonroute knows of the coming runtime: perfect|persistence")
-        ->check(CLI::IsMember({"perfect", "persistence"}))
+                   "what carbonroute knows of what comes: perfect|persistence; with --shift "
+                   "time also noisy:P (P % mean absolute error)")
+        ->capture_default_str();
+    cmd.add_option("--forecast-horizon", forecast_horizon_,
+                   "--shift time: how far ahead carbonroute's forecast reaches (whole hours)")
         ->capture_default_str();
     cmd.add_option("--format", request_.format, "table, csv or json")
         ->check(CLI::IsMember({"table", "csv", "json"}))
@@ -284,6 +293,12 @@ class SimulateSubcommand final : public Subcommand {
                                      runtime_ + "\"");
     }
     o.runtime_hours = static_cast<int>(absl::ToInt64Hours(runtime));
+    if (forecast_ != "perfect" && forecast_ != "persistence") {
+      throw CLI::ValidationError("--forecast",
+                                 "expected perfect or persistence with --shift space, "
+                                 "got \"" +
+                                     forecast_ + "\"");
+    }
     o.forecast = forecast_ == "perfect" ? ForecastMode::kPerfect : ForecastMode::kPersistence;
     request_.origins = absl::StrSplit(origins_, ',', absl::SkipEmpty());
   }
@@ -295,6 +310,17 @@ class SimulateSubcommand final : public Subcommand {
     t.interruptible.clear();
     if (interruptible_ != "yes") t.interruptible.push_back(false);
     if (interruptible_ != "no") t.interruptible.push_back(true);
+    absl::StatusOr<simulator::TemporalForecast> forecast =
+        simulator::ParseTemporalForecast(forecast_);
+    if (!forecast.ok())
+      throw CLI::ValidationError("--forecast", std::string(forecast.status().message()));
+    t.forecast = *forecast;
+    const std::vector<int> horizon = HoursListFlag(forecast_horizon_, "--forecast-horizon", 1);
+    if (horizon.size() != 1) {
+      throw CLI::ValidationError("--forecast-horizon",
+                                 "expected one duration, got \"" + forecast_horizon_ + "\"");
+    }
+    t.forecast_horizon_hours = horizon[0];
     t.groups.clear();
     std::vector<std::string> known = {simulator::kGlobalGroup};
     known.insert(known.end(), std::begin(simulator::kZoneGroups), std::end(simulator::kZoneGroups));
@@ -313,13 +339,16 @@ class SimulateSubcommand final : public Subcommand {
     if (command_->get_option("--policies")->count() > 0) {
       request_.temporal_policies.clear();
       for (absl::string_view name : absl::StrSplit(policies_, ',')) {
-        if (name != "now" && name != "oracle") {
-          throw CLI::ValidationError("--policies",
-                                     "unknown policy \"" + std::string(name) +
-                                         "\" with --shift time (policies: now, oracle)");
+        if (name != "now" && name != "carbonroute" && name != "oracle") {
+          throw CLI::ValidationError(
+              "--policies", "unknown policy \"" + std::string(name) +
+                                "\" with --shift time (policies: now, carbonroute, oracle)");
         }
         request_.temporal_policies.emplace_back(name);
       }
+      t.carbonroute =
+          std::find(request_.temporal_policies.begin(), request_.temporal_policies.end(),
+                    "carbonroute") != request_.temporal_policies.end();
     }
   }
   int Run(ProgramContext& c) override {
@@ -355,6 +384,7 @@ class SimulateSubcommand final : public Subcommand {
   std::string origins_;
   std::string runtime_ = "1h";
   std::string forecast_ = "perfect";
+  std::string forecast_horizon_ = "24h";
   std::string job_lengths_ = "1h,6h,12h,24h,48h,96h,168h";
   std::string slacks_ = "24h,168h,480h,720h,8760h";
   std::string interruptible_ = "both";
@@ -393,7 +423,7 @@ int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace, st
   if (request.format == "csv") {
     WriteTemporalCsv(*rows, out);
   } else if (request.format == "json") {
-    WriteTemporalJson(*rows, trace.zones().size(), out);
+    WriteTemporalJson(*rows, trace.zones().size(), request.temporal, out);
   } else {
     WriteTemporalTable(*rows, out);
   }

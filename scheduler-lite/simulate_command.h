@@ -34,9 +34,9 @@ struct SimulateRequest {
   std::vector<std::string> origins;      // regions or zones; empty: every site
   simulator::SimulationOptions options;  // origins are filled from `origins`
   simulator::TemporalOptions temporal;   // --shift time
-  std::vector<std::string> temporal_policies = {"now", "oracle"};  // --shift time: rows kept
-  std::string format = "table";                                    // table|csv|json
-  std::string plot;                                                // "" or FILE.svg / FILE.png
+  std::vector<std::string> temporal_policies = {"now", "carbonroute", "oracle"};  // --shift time
+  std::string format = "table";                                                   // table|csv|json
+  std::string plot;           // "" or FILE.svg / FILE.png
   bool progress_bar = false;  // draw one on `err` (when it is a terminal)
 };
 

@@ -16,6 +16,8 @@ absl::string_view TemporalPolicyName(TemporalPolicy policy) {
   switch (policy) {
     case TemporalPolicy::kNow:
       return "now";
+    case TemporalPolicy::kCarbonroute:
+      return "carbonroute";
     case TemporalPolicy::kOracle:
       return "oracle";
   }
@@ -23,7 +25,7 @@ absl::string_view TemporalPolicyName(TemporalPolicy policy) {
 }
 
 void WriteTemporalTable(const std::vector<TemporalRow>& rows, std::ostream& out) {
-  out << absl::StrFormat("%-8s %-9s %8s %9s %6s %14s %10s %12s\n", "POLICY", "GROUP", "JOB",
+  out << absl::StrFormat("%-12s %-9s %8s %9s %6s %14s %10s %12s\n", "POLICY", "GROUP", "JOB",
                          "SLACK", "SPLIT", "MEAN gCO2/kWh", "REDUCTION", "OF ORACLE'S");
   const TemporalRow* previous = nullptr;
   for (const TemporalRow& row : rows) {
@@ -33,8 +35,8 @@ void WriteTemporalTable(const std::vector<TemporalRow>& rows, std::ostream& out)
     }
     previous = &row;
     out << absl::StrFormat(
-        "%-8s %-9s %6d h %7d h %6s %14.1f %10.1f %12s\n", TemporalPolicyName(row.policy), row.group,
-        row.job_length_hours, row.slack_hours, row.interruptible ? "yes" : "no",
+        "%-12s %-9s %6d h %7d h %6s %14.1f %10.1f %12s\n", TemporalPolicyName(row.policy),
+        row.group, row.job_length_hours, row.slack_hours, row.interruptible ? "yes" : "no",
         row.mean_grams_per_kwh, row.reduction_grams_per_kwh,
         row.oracle_saving_share ? absl::StrFormat("%.1f%%", 100 * *row.oracle_saving_share) : "-");
   }
@@ -51,10 +53,13 @@ void WriteTemporalCsv(const std::vector<TemporalRow>& rows, std::ostream& out) {
   }
 }
 
-void WriteTemporalJson(const std::vector<TemporalRow>& rows, std::size_t zones, std::ostream& out) {
+void WriteTemporalJson(const std::vector<TemporalRow>& rows, std::size_t zones,
+                       const simulator::TemporalOptions& options, std::ostream& out) {
   nlohmann::ordered_json json;
   json["shift"] = "time";
   json["zones"] = zones;
+  json["forecast"] = options.forecast.ToString();
+  json["forecast_horizon_hours"] = options.forecast_horizon_hours;
   json["rows"] = nlohmann::json::array();
   for (const TemporalRow& row : rows) {
     nlohmann::ordered_json r;

@@ -9,10 +9,10 @@
 // one row per TemporalRow, in its order; interruptible is yes or no; the mean
 // and reduction with 3 decimals, the share with 4, empty when the oracle
 // saves nothing.
-// JSON: {"shift": "time", "zones": N, "rows": [{the CSV columns; interruptible
-// true/false; share null when absent}]}.
-// Plot: the oracle's reduction (gCO2eq/kWh) against the slack, one line per
-// job length, one panel per interruptibility, for the first group.
+// JSON: {"shift": "time", "zones": N, "forecast", "forecast_horizon_hours", "rows": [{the CSV
+// columns; interruptible true/false; share null when absent}]}. Plot: the oracle's reduction
+// (gCO2eq/kWh) against the slack, one line per job length, one panel per interruptibility, for the
+// first group.
 //
 // Thread safety: pure functions, except PlotTemporal (runs gnuplot).
 #ifndef CARBONROUTE_SCHEDULER_LITE_TEMPORAL_OUTPUT_H_
@@ -32,13 +32,13 @@ inline constexpr char kTemporalCsvHeader[] =
     "policy,group,job_length_hours,slack_hours,interruptible,mean_grams_per_kwh,"
     "reduction_grams_per_kwh,oracle_saving_share";
 
-// "now", "oracle".
+// "now", "carbonroute", "oracle".
 absl::string_view TemporalPolicyName(simulator::TemporalPolicy policy);
 
 void WriteTemporalTable(const std::vector<simulator::TemporalRow>& rows, std::ostream& out);
 void WriteTemporalCsv(const std::vector<simulator::TemporalRow>& rows, std::ostream& out);
 void WriteTemporalJson(const std::vector<simulator::TemporalRow>& rows, std::size_t zones,
-                       std::ostream& out);
+                       const simulator::TemporalOptions& options, std::ostream& out);
 absl::Status PlotTemporal(const std::vector<simulator::TemporalRow>& rows, const std::string& path);
 
 }  // namespace carbonroute::scheduler_lite

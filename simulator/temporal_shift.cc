@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <deque>
-#include <numeric>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "simulator/ranked_window.h"
 
 namespace carbonroute::simulator {
 namespace {
@@ -27,56 +27,6 @@ absl::Status CheckJob(const std::vector<double>& hourly, const TemporalJob& job)
   }
   return absl::OkStatus();
 }
-
-// The values of a sliding window, by rank: the sum of its k smallest in O(log n).
-class RankedWindow {
- public:
-  explicit RankedWindow(const std::vector<double>& values)
-      : values_(values), rank_(values.size()), count_(values.size() + 1), sum_(values.size() + 1) {
-    std::vector<std::size_t> order(values.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return values[a] != values[b] ? values[a] < values[b] : a < b;
-    });
-    for (std::size_t r = 0; r < order.size(); ++r) rank_[order[r]] = r + 1;  // 1-based
-    top_ = 1;
-    while (top_ * 2 <= values.size()) top_ *= 2;
-  }
-
-  void Insert(std::size_t hour) { Update(hour, +1); }
-  void Remove(std::size_t hour) { Update(hour, -1); }
-
-  // The sum of the k smallest values in the window (REQUIRES: k ≤ its size).
-  // Ranks are distinct, so the prefix holding exactly k values exists.
-  double SmallestSum(std::size_t k) const {
-    std::size_t position = 0;
-    double total = 0;
-    for (std::size_t step = top_; step > 0; step /= 2) {
-      const std::size_t next = position + step;
-      if (next < count_.size() && static_cast<std::size_t>(count_[next]) <= k) {
-        position = next;
-        k -= static_cast<std::size_t>(count_[next]);
-        total += sum_[next];
-      }
-    }
-    return total;
-  }
-
- private:
-  void Update(std::size_t hour, int sign) {
-    const double value = sign * values_[hour];
-    for (std::size_t i = rank_[hour]; i < count_.size(); i += i & (~i + 1)) {
-      count_[i] += sign;
-      sum_[i] += value;
-    }
-  }
-
-  const std::vector<double>& values_;
-  std::vector<std::size_t> rank_;  // hour → 1-based rank
-  std::vector<int> count_;         // Fenwick tree of counts by rank
-  std::vector<double> sum_;        // Fenwick tree of values by rank
-  std::size_t top_ = 1;            // the highest power of two ≤ n
-};
 
 }  // namespace
 

@@ -14,6 +14,7 @@ namespace {
 // Σ over arrivals of each job's mean, per zone, for one (length, slack, interruptible) cell.
 struct ZoneSums {
   double now = 0;
+  double carbonroute = 0;
   double oracle = 0;
   std::size_t arrivals = 0;
 };
@@ -60,9 +61,15 @@ absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
   std::atomic<bool> failed{false};
   auto work = [&] {
     std::vector<double> hourly(trace.hours());
+    std::vector<double> forecast;
     for (std::size_t unit = next++; unit < zones * lengths && !failed; unit = next++) {
       const std::size_t zone = unit / lengths, l = unit % lengths;
       for (std::size_t h = 0; h < hourly.size(); ++h) hourly[h] = trace.Value(zone, h).value_or(0);
+      if (options.carbonroute) {
+        TemporalForecast zone_forecast = options.forecast;
+        zone_forecast.seed += zone;  // each zone its own errors, the same every run
+        forecast = ForecastSeries(hourly, zone_forecast);
+      }
       const int length = options.job_lengths_hours[l];
       const absl::StatusOr<std::vector<double>> now = RunNowMeans(hourly, {length, 0, false});
       if (!now.ok()) {
@@ -73,10 +80,14 @@ absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
       for (const double mean : *now) now_sum += mean;
       for (std::size_t s = 0; s < slacks; ++s) {
         for (std::size_t m = 0; m < modes; ++m) {
-          const absl::StatusOr<std::vector<double>> oracle = OracleMeans(
-              hourly,
-              {length, options.slacks_hours[s], static_cast<bool>(options.interruptible[m])});
-          if (!oracle.ok()) {
+          const TemporalJob job{length, options.slacks_hours[s],
+                                static_cast<bool>(options.interruptible[m])};
+          const absl::StatusOr<std::vector<double>> oracle = OracleMeans(hourly, job);
+          absl::StatusOr<std::vector<double>> carbonroute = std::vector<double>();
+          if (options.carbonroute) {
+            carbonroute = CarbonrouteMeans(hourly, forecast, job, options.forecast_horizon_hours);
+          }
+          if (!oracle.ok() || !carbonroute.ok()) {
             failed = true;
             return;
           }
@@ -84,7 +95,12 @@ absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
           cell.now = now_sum;
           cell.arrivals = now->size();
           for (std::size_t t = 0; t < oracle->size(); ++t) {
-            if ((*oracle)[t] > (*now)[t] * (1 + 1e-9) + 1e-9) failed = true;  // checked below
+            const double bound = (*oracle)[t] - 1e-9 * (1 + (*oracle)[t]);
+            if ((*now)[t] < bound) failed = true;  // the oracle is a lower bound: a bug
+            if (options.carbonroute) {
+              if ((*carbonroute)[t] < bound) failed = true;
+              cell.carbonroute += (*carbonroute)[t];
+            }
             cell.oracle += (*oracle)[t];
           }
         }
@@ -99,7 +115,8 @@ absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
   work();
   for (std::thread& thread : pool) thread.join();
   if (failed) {
-    return absl::InternalError("the temporal oracle exceeded running at once for some job (a bug)");
+    return absl::InternalError(
+        "the temporal oracle exceeded another policy for some job, or a policy failed (a bug)");
   }
 
   std::vector<TemporalRow> rows;
@@ -114,24 +131,31 @@ absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
     for (std::size_t l = 0; l < lengths; ++l) {
       for (std::size_t s = 0; s < slacks; ++s) {
         for (std::size_t m = 0; m < modes; ++m) {
-          double now = 0, oracle = 0, jobs = 0;
+          double now = 0, carbonroute = 0, oracle = 0, jobs = 0;
           for (const std::size_t z : members) {
             const ZoneSums& cell = sums[(((z * lengths + l) * slacks) + s) * modes + m];
             now += cell.now;
+            carbonroute += cell.carbonroute;
             oracle += cell.oracle;
             jobs += static_cast<double>(cell.arrivals);
           }
           now /= jobs;
+          carbonroute /= jobs;
           oracle /= jobs;
           const double oracle_reduction = now - oracle;
-          for (const TemporalPolicy policy : {TemporalPolicy::kNow, TemporalPolicy::kOracle}) {
+          std::vector<TemporalPolicy> policies = {TemporalPolicy::kNow};
+          if (options.carbonroute) policies.push_back(TemporalPolicy::kCarbonroute);
+          policies.push_back(TemporalPolicy::kOracle);
+          for (const TemporalPolicy policy : policies) {
             TemporalRow& row = rows.emplace_back();
             row.policy = policy;
             row.group = group;
             row.job_length_hours = options.job_lengths_hours[l];
             row.slack_hours = options.slacks_hours[s];
             row.interruptible = options.interruptible[m];
-            row.mean_grams_per_kwh = policy == TemporalPolicy::kNow ? now : oracle;
+            row.mean_grams_per_kwh = policy == TemporalPolicy::kNow           ? now
+                                     : policy == TemporalPolicy::kCarbonroute ? carbonroute
+                                                                              : oracle;
             row.reduction_grams_per_kwh = now - row.mean_grams_per_kwh;
             if (oracle_reduction > 0) {
               row.oracle_saving_share = row.reduction_grams_per_kwh / oracle_reduction;

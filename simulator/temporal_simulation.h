@@ -9,14 +9,16 @@
 //   reduction_grams_per_kwh  = now's mean − the policy's
 //   oracle_saving_share      = reduction ÷ oracle's reduction (absent when the
 //                              oracle saves nothing)
-// Policies here: now and oracle. Groups: "Global" (every zone) and the
+// Policies: now, carbonroute (simulator/temporal_policy.h; with `forecast`
+// and `forecast_horizon_hours`, the noisy forecast seeded per zone) and
+// oracle. Groups: "Global" (every zone) and the
 // continents of data/zones.csv (simulator/zone_groups.h); a group with no
 // zone in the trace has no rows.
 //
 // Work is spread over `threads` threads by (zone, job length); the output
 // does not depend on their number.
 // Errors: kInvalidArgument for an empty or invalid list (naming the value)
-// or an unknown group; kInternal if the oracle exceeds `now` for some job (a bug).
+// or an unknown group; kInternal if the oracle exceeds another policy for some job (a bug).
 // Thread safety: may be called concurrently.
 #ifndef CARBONROUTE_SIMULATOR_TEMPORAL_SIMULATION_H_
 #define CARBONROUTE_SIMULATOR_TEMPORAL_SIMULATION_H_
@@ -29,10 +31,11 @@
 
 #include "absl/status/statusor.h"
 #include "contract/intensity_trace.h"
+#include "simulator/temporal_policy.h"
 
 namespace carbonroute::simulator {
 
-enum class TemporalPolicy { kNow, kOracle };
+enum class TemporalPolicy { kNow, kCarbonroute, kOracle };
 
 struct TemporalOptions {
   // The study's grid: 1 h … 1 week jobs; slack 24 h, 7 d, 20 d, 30 d and a year.
@@ -40,6 +43,9 @@ struct TemporalOptions {
   std::vector<int> slacks_hours = {24, 168, 480, 720, 8760};
   std::vector<bool> interruptible = {false, true};
   std::vector<std::string> groups = {"Global", "Americas", "Europe", "Asia", "Oceania"};
+  bool carbonroute = true;  // also run the carbonroute policy (the slowest of the three)
+  TemporalForecast forecast;
+  int forecast_horizon_hours = 24;
   int threads = 0;  // 0: std::thread::hardware_concurrency()
 };
 
@@ -55,7 +61,7 @@ struct TemporalRow {
 };
 
 // Rows ordered by group (as given), job length, slack, interruptibility (as
-// given), then policy (now, oracle). `zone_groups`: ParseZoneGroups' result.
+// given), then policy (now, carbonroute, oracle). `zone_groups`: ParseZoneGroups' result.
 absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
     const IntensityTrace& trace, const std::map<std::string, std::set<std::string>>& zone_groups,
     const TemporalOptions& options);

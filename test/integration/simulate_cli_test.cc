@@ -125,7 +125,7 @@ TEST(SimulateCli, TimeShiftCsvHasTheContractHeaderAndHandComputedMeans) {
   const testing::ShellRun run = testing::Shell(absl::StrCat(
       "cd ", dir.path(), " && ", kSchedulerLite,
       " simulate --shift time --trace trace.csv --zone-groups groups.csv --job-length 2h"
-      " --slack 1h,1d --group Europe,Global --format csv 2>&1"));
+      " --slack 1h,1d --group Europe,Global --policies now,oracle --format csv 2>&1"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   // A, 2-hour jobs at hours 0–2: now 2.5, 2, 2.5 (mean 7/3). Slack 1 h, not
   // interruptible: the better of two blocks, 2, 2, 2.5 (mean 13/6); interruptible:
@@ -150,6 +150,34 @@ TEST(SimulateCli, TimeShiftCsvHasTheContractHeaderAndHandComputedMeans) {
   EXPECT_THAT(json.output, Not(HasSubstr("\"policy\": \"now\"")));
 }
 
+TEST(SimulateCli, TimeShiftCarbonrouteSeesOnlyItsForecastHorizon) {
+  testing::ScopedTempDir dir;
+  // One zone, flat 5 but for one clean hour at 190; every 1-hour job may wait 45 h.
+  std::ofstream trace(dir.File("trace.csv"));
+  trace << "datetime,A\n";
+  for (int h = 0; h < 200; ++h) {
+    trace << "2022-01-" << (1 + h / 24 < 10 ? "0" : "") << 1 + h / 24 << "T"
+          << (h % 24 < 10 ? "0" : "") << h % 24 << ":00:00Z," << (h == 190 ? 0 : 5) << "\n";
+  }
+  trace.close();
+  std::ofstream(dir.File("groups.csv")) << "zone_code,Americas,Europe,Asia,Oceania\n";
+  auto mean = [&](const std::string& horizon) {
+    const testing::ShellRun run = testing::Shell(absl::StrCat(
+        "cd ", dir.path(), " && ", kSchedulerLite,
+        " simulate --shift time --trace trace.csv --zone-groups groups.csv --job-length 1h"
+        " --slack 45h --interruptible no --group Global --policies carbonroute --format csv"
+        " --forecast-horizon ",
+        horizon, " | tail -1"));
+    return run.output;
+  };
+  // The jobs arriving 145–190 can reach hour 190: with 48 h of forecast more of them see it.
+  const std::string day = mean("24h"), two_days = mean("48h");
+  EXPECT_THAT(day, StartsWith("carbonroute,Global,1,45,no,"));
+  EXPECT_NE(day, two_days);
+  EXPECT_LT(std::stod(two_days.substr(two_days.find(",no,") + 4)),
+            std::stod(day.substr(day.find(",no,") + 4)));
+}
+
 TEST(SimulateCli, TimeShiftPlotAndTheShippedYear) {
   testing::ScopedTempDir dir;
   const testing::ShellRun run =
@@ -157,7 +185,8 @@ TEST(SimulateCli, TimeShiftPlotAndTheShippedYear) {
                "--shift time --job-length 1h,24h --slack 1d,7d --group Global,Europe"
                " --plot waiting.svg");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_THAT(run.output, HasSubstr("oracle   Global"));
+  EXPECT_THAT(run.output, HasSubstr("carbonroute  Global"));
+  EXPECT_THAT(run.output, HasSubstr("oracle       Global"));
   EXPECT_THAT(testing::ReadFile(dir.File("waiting.svg")), HasSubstr("24 h job"));
 }
 
@@ -172,6 +201,10 @@ TEST(SimulateCli, TimeShiftMistakesExit2NamingTheValue) {
       {"--shift time --interruptible maybe", "maybe"},
       {"--shift time --group Europa", "unknown group \"Europa\""},
       {"--shift time --policies now,static", "unknown policy \"static\" with --shift time"},
+      {"--shift time --forecast noisy:x", "noisy:x"},
+      {"--shift time --forecast-horizon 0h", "got \"0h\""},
+      {"--forecast noisy:10", "expected perfect or persistence with --shift space"},
+      {"--forecast-horizon 48h", "--forecast-horizon: applies to --shift time"},
       {"--shift time --max-rtt-ms 50", "--max-rtt-ms: applies to --shift space"},
       {"--slack 24h", "--slack: applies to --shift time"},
       {"--shift time --zone-groups missing.csv", "missing.csv"},
