@@ -37,6 +37,13 @@ std::vector<bool> GoodHours(const std::vector<double>& hourly, std::size_t last,
   return good;
 }
 
+// The mean of the readings of the week before hour t (the reading at t itself for t = 0).
+double WeekMean(const std::vector<double>& prefix, const std::vector<double>& hourly,
+                std::size_t t) {
+  const std::size_t from = t >= kWeek ? t - kWeek : 0;
+  return t > from ? (prefix[t] - prefix[from]) / static_cast<double>(t - from) : hourly[t];
+}
+
 }  // namespace
 
 std::string TemporalForecast::ToString() const {
@@ -117,11 +124,14 @@ absl::StatusOr<std::vector<double>> CarbonrouteMeans(const std::vector<double>& 
   if (!job.interruptible) {
     const std::size_t last_start = hours - length;
     // The mean of block s's hours visible at τ (the current one at its reading).
+    // The estimated mean of block s seen at τ: the current hour at its reading,
+    // the forecast's hours at their forecast, hours beyond it at the past week's mean.
     auto visible = [&](std::size_t tau, std::size_t s) {
       const std::size_t end = std::min({s + length, tau + horizon, hours});
       double sum = pf[end] - pf[s];
       if (s == tau) sum += hourly[tau] - forecast[tau];
-      return sum / static_cast<double>(end - s);
+      sum += static_cast<double>(s + length - end) * WeekMean(px, hourly, tau);
+      return sum / static_cast<double>(length);
     };
     // The best start in [τ, last] as seen at τ (the earliest of equals).
     auto best = [&](std::size_t tau, std::size_t last) {
@@ -189,10 +199,7 @@ absl::StatusOr<std::vector<double>> CarbonrouteMeans(const std::vector<double>& 
       // The plan at `from`: the current hour at its reading, the forecast's hours
       // at their forecast; hours beyond the forecast are unknown, valued at the
       // past week's mean, and taken earliest first.
-      const std::size_t week_from = from >= kWeek ? from - kWeek : 0;
-      const double week_mean =
-          from > week_from ? (px[from] - px[week_from]) / static_cast<double>(from - week_from)
-                           : hourly[from];
+      const double week_mean = WeekMean(px, hourly, from);
       const std::size_t view_end = std::min(from + horizon, end);
       in_view.clear();
       for (std::size_t u = from; u < view_end; ++u) {

@@ -17,7 +17,9 @@
 // reading; for a block, the mean of its visible hours) is below all but a
 // share q of the past week's readings, q = min(1/2, (J + 24) / (S + J)) for
 // a job of J hours with S hours of slack (the fewer of the window's hours the
-// job needs, the pickier it is). Not interruptible: it starts at the first
+// job needs, the pickier it is). A block's value is its estimated mean: the
+// current hour at its reading, the forecast's hours at their forecast, hours
+// beyond the forecast at the past week's mean. Not interruptible: it starts at the first
 // hour that is good and also the best start within the forecast. Interruptible:
 // it runs in good hours. Once the deadline is within the forecast, it plans
 // the rest on the forecast — the best start up to the last one, or the
