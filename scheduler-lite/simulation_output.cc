@@ -38,24 +38,25 @@ std::string SharePercent(const SimulationRow& row) {
 }  // namespace
 
 void WriteSimulationTable(const SimulationResult& result, std::ostream& out) {
-  out << absl::StrFormat("%-12s %9s %7s %14s %9s %14s\n", "POLICY", "MAX RTT", "IDLE",
-                         "MEAN gCO2/kWh", "SAVING", "OF ORACLE'S");
+  out << absl::StrFormat("%-12s %9s %7s %14s %9s %14s %12s\n", "POLICY", "MAX RTT", "IDLE",
+                         "MEAN gCO2/kWh", "SAVING", "OF ORACLE'S", "MEAN RTT");
   int idle = -1;
   for (const SimulationRow& row : result.rows) {
     if (row.idle_percent != idle && idle != -1) out << "\n";
     idle = row.idle_percent;
-    out << absl::StrFormat("%-12s %6g ms %6d%% %14.1f %8.1f%% %14s\n", PolicyName(row.policy),
-                           row.max_rtt_ms, row.idle_percent, row.mean_grams_per_kwh,
-                           row.saving_percent, SharePercent(row));
+    out << absl::StrFormat("%-12s %6g ms %6d%% %14.1f %8.1f%% %14s %9.1f ms\n",
+                           PolicyName(row.policy), row.max_rtt_ms, row.idle_percent,
+                           row.mean_grams_per_kwh, row.saving_percent, SharePercent(row),
+                           row.mean_rtt_ms);
   }
 }
 
 void WriteSimulationCsv(const SimulationResult& result, std::ostream& out) {
   out << kSimulationCsvHeader << "\n";
   for (const SimulationRow& row : result.rows) {
-    out << absl::StrFormat("%s,%g,%d,%.3f,%.3f,%s\n", PolicyName(row.policy), row.max_rtt_ms,
+    out << absl::StrFormat("%s,%g,%d,%.3f,%.3f,%s,%.3f\n", PolicyName(row.policy), row.max_rtt_ms,
                            row.idle_percent, row.mean_grams_per_kwh, row.saving_percent,
-                           ShareRatio(row));
+                           ShareRatio(row), row.mean_rtt_ms);
   }
 }
 
@@ -79,6 +80,7 @@ void WriteSimulationJson(const SiteTopology& topology, const SimulationOptions& 
     r["saving_percent"] = row.saving_percent;
     r["oracle_saving_share"] =
         row.oracle_saving_share ? nlohmann::ordered_json(*row.oracle_saving_share) : nullptr;
+    r["mean_rtt_ms"] = row.mean_rtt_ms;
     json["rows"].push_back(std::move(r));
   }
   out << json.dump(2) << "\n";

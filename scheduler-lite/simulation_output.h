@@ -4,10 +4,11 @@
 // for programs, and a plot drawn by gnuplot (http://gnuplot.info/docs/).
 //
 // CSV: the header is exactly
-//   policy,max_rtt_ms,idle_capacity_percent,mean_grams_per_kwh,saving_percent,oracle_saving_share
+//   policy,max_rtt_ms,idle_capacity_percent,mean_grams_per_kwh,saving_percent,oracle_saving_share,mean_rtt_ms
 // one row per SimulationRow, in its order; mean with 3 decimals, saving
 // (percent) with 3, the share with 4, and an empty share when the oracle saves
-// nothing (0 % idle capacity, a limit that allows no move).
+// nothing (0 % idle capacity, a limit that allows no move); mean_rtt_ms, the
+// work-weighted RTT from origin to the site that ran the work, with 3.
 // JSON: {"runtime_hours", "forecast", "periods", "sites": [zone...],
 //        "skipped_sites": [zone...], "rows": [{the CSV columns; share null when absent}]}.
 //
@@ -28,7 +29,7 @@ namespace carbonroute::scheduler_lite {
 
 inline constexpr char kSimulationCsvHeader[] =
     "policy,max_rtt_ms,idle_capacity_percent,mean_grams_per_kwh,saving_percent,"
-    "oracle_saving_share";
+    "oracle_saving_share,mean_rtt_ms";
 
 void WriteSimulationTable(const simulator::SimulationResult& result, std::ostream& out);
 void WriteSimulationCsv(const simulator::SimulationResult& result, std::ostream& out);

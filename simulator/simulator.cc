@@ -79,6 +79,7 @@ bool Wants(const SimulationOptions& options, SimulatedPolicy policy) {
 struct ConfigResult {
   absl::Status status;
   double hour_cost[kPolicies] = {};  // Σ periods: hours × OriginsCost
+  double hour_rtt[kPolicies] = {};   // Σ periods: hours × OriginsRttMs
   double origin_units = 0;
   std::size_t placements_checked = 0;
   double worst_oracle_excess = -1;
@@ -117,8 +118,11 @@ ConfigResult RunConfig(const SiteTopology& topology, const IntensityTrace& trace
     const auto hours = static_cast<double>(end - begin);
     for (std::size_t s = 0; s < n; ++s) truth[s] = means.Mean(s, begin, end);
     double cost[kPolicies];
+    double rtt[kPolicies] = {};
     cost[static_cast<int>(SimulatedPolicy::kLocal)] = OriginsCost(limits, local, truth);
     cost[static_cast<int>(SimulatedPolicy::kStatic)] = OriginsCost(limits, fixed, truth);
+    rtt[static_cast<int>(SimulatedPolicy::kLocal)] = OriginsRttMs(limits, local);
+    rtt[static_cast<int>(SimulatedPolicy::kStatic)] = OriginsRttMs(limits, fixed);
     absl::StatusOr<Placement> best = oracle.Place(truth);
     if (!best.ok()) {
       result.status = best.status();
@@ -126,12 +130,14 @@ ConfigResult RunConfig(const SiteTopology& topology, const IntensityTrace& trace
     }
     std::vector<const Placement*> checked = {&*best};
     cost[static_cast<int>(SimulatedPolicy::kOracle)] = OriginsCost(limits, *best, truth);
+    rtt[static_cast<int>(SimulatedPolicy::kOracle)] = OriginsRttMs(limits, *best);
     Placement chosen;
     if (carbonroute) {
       FillSignals(means, begin, options.forecast, signals);
       chosen = placer->Place(signals, start + absl::Hours(static_cast<int64_t>(begin)));
       checked.push_back(&chosen);
       cost[static_cast<int>(SimulatedPolicy::kCarbonroute)] = OriginsCost(limits, chosen, truth);
+      rtt[static_cast<int>(SimulatedPolicy::kCarbonroute)] = OriginsRttMs(limits, chosen);
     } else {
       cost[static_cast<int>(SimulatedPolicy::kCarbonroute)] = 0;
     }
@@ -155,7 +161,10 @@ ConfigResult RunConfig(const SiteTopology& topology, const IntensityTrace& trace
             std::max(result.worst_oracle_excess, (oracle_cost - other) / other);
       }
     }
-    for (std::size_t p = 0; p < kPolicies; ++p) result.hour_cost[p] += hours * cost[p];
+    for (std::size_t p = 0; p < kPolicies; ++p) {
+      result.hour_cost[p] += hours * cost[p];
+      result.hour_rtt[p] += hours * rtt[p];
+    }
     if (options.progress != nullptr) options.progress->fetch_add(1, std::memory_order_relaxed);
   }
   return result;
@@ -275,6 +284,7 @@ absl::StatusOr<SimulationResult> Simulate(const SiteTopology& topology, const In
       row.max_rtt_ms = configs[i].max_rtt_ms;
       row.idle_percent = configs[i].idle_percent;
       row.mean_grams_per_kwh = mean(policy);
+      row.mean_rtt_ms = r.hour_rtt[static_cast<int>(policy)] / (total_hours * r.origin_units);
       row.saving_percent = 100.0 * (local - row.mean_grams_per_kwh) / local;
       if (oracle_saving > 1e-9 * local) {
         row.oracle_saving_share = (local - row.mean_grams_per_kwh) / oracle_saving;

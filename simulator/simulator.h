@@ -76,6 +76,9 @@ struct SimulationRow {
   double mean_grams_per_kwh = 0;
   double saving_percent = 0;
   std::optional<double> oracle_saving_share;
+  // The price of the choice: the work-weighted RTT from each unit's origin to
+  // the site that ran it, ms (local: the sites' self RTT, 5 ms).
+  double mean_rtt_ms = 0;
 };
 
 struct SimulationResult {

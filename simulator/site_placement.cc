@@ -75,6 +75,19 @@ double OriginsCost(const PlacementLimits& limits, const Placement& placement,
   return cost;
 }
 
+double OriginsRttMs(const PlacementLimits& limits, const Placement& placement) {
+  double total = 0;
+  for (std::size_t from = 0; from < placement.sites; ++from) {
+    if (!limits.origin[from]) continue;
+    for (std::size_t to = 0; to < placement.sites; ++to) {
+      if (const int units = placement.at(from, to); units != 0) {
+        total += units * limits.topology->RttMs(from, to);
+      }
+    }
+  }
+  return total;
+}
+
 absl::Status CheckPlacement(const PlacementLimits& limits, const Placement& placement) {
   const std::size_t n = limits.size();
   const std::vector<SimulationSite>& sites = limits.topology->sites;

@@ -72,6 +72,10 @@ Placement StaticPlacement(const PlacementLimits& limits, const std::vector<doubl
 // (unit-gCO2eq/kWh; divide by the origins' units for the mean).
 double OriginsCost(const PlacementLimits& limits, const Placement& placement,
                    const std::vector<double>& intensity);
+// Σ over the origins' units of the RTT from their origin to the site that runs
+// them, ms (a site to itself: the topology's self RTT): the latency the
+// placement pays, to divide by the origins' units for the mean.
+double OriginsRttMs(const PlacementLimits& limits, const Placement& placement);
 
 // Checks a placement against the model: every site's work is all placed, a
 // non-origin's at home, only at allowed sites, and no site over capacity.

@@ -36,8 +36,9 @@ TEST(SimulateCli, CsvHasTheContractHeaderAndOneRowPerPolicyLimitAndIdleLevel) {
                    " --max-rtt-ms 50,100 --idle-capacity 50 --runtime 24h"
                    " --origins europe-west1,DE --format csv 2>/dev/null"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_THAT(run.output, StartsWith("policy,max_rtt_ms,idle_capacity_percent,mean_grams_per_kwh,"
-                                     "saving_percent,oracle_saving_share\nlocal,50,50,"));
+  EXPECT_THAT(run.output,
+              StartsWith("policy,max_rtt_ms,idle_capacity_percent,mean_grams_per_kwh,"
+                         "saving_percent,oracle_saving_share,mean_rtt_ms\nlocal,50,50,"));
   EXPECT_EQ(std::count(run.output.begin(), run.output.end(), '\n'), 1 + 4 * 2);
   EXPECT_THAT(run.output, HasSubstr("\noracle,100,50,"));
 }
@@ -75,8 +76,10 @@ TEST(SimulateCli, ATraceWithoutSomeZonesSkipsTheirSites) {
   EXPECT_THAT(run.output, HasSubstr("US-MIDA-PJM (us-east4, us-east5): not in the trace"));
   // europe-west4 (NL) → europe-west1 (BE) is 7 ms in the matrix: all of NL's
   // work moves to BE's free half; everything runs at BE's mean, 110.
-  EXPECT_THAT(run.output, HasSubstr("\nlocal,10,50,200.000,0.000,0.0000\n"));
-  EXPECT_THAT(run.output, HasSubstr("\noracle,10,50,110.000,45.000,1.0000\n"));
+  // The price: local runs everything at home (5 ms); the oracle moved NL's 50
+  // units 7 ms away, BE's 50 stay: (50 × 5 + 50 × 7) / 100 = 6 ms.
+  EXPECT_THAT(run.output, HasSubstr("\nlocal,10,50,200.000,0.000,0.0000,5.000\n"));
+  EXPECT_THAT(run.output, HasSubstr("\noracle,10,50,110.000,45.000,1.0000,6.000\n"));
 }
 
 TEST(SimulateCli, MistakesExit2NamingTheValue) {
