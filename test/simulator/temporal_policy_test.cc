@@ -14,7 +14,6 @@ namespace {
 
 using ::testing::DoubleNear;
 using ::testing::HasSubstr;
-using testing::IsOk;
 using testing::StatusIs;
 
 TEST(TemporalPolicy, ForecastsAreTheTruthYesterdayOrTheTruthWithTheStatedError) {
