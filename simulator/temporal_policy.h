@@ -32,6 +32,7 @@
 #ifndef CARBONROUTE_SIMULATOR_TEMPORAL_POLICY_H_
 #define CARBONROUTE_SIMULATOR_TEMPORAL_POLICY_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,7 +57,55 @@ absl::StatusOr<TemporalForecast> ParseTemporalForecast(absl::string_view text);
 std::vector<double> ForecastSeries(const std::vector<double>& hourly,
                                    const TemporalForecast& forecast);
 
-// Each arrival's mean gCO2eq/kWh under the rule above (`forecast`: ForecastSeries').
+// The rule above for one series and one job length. What does not depend on
+// the slack — each hour's estimate, its place in its past week, whether it is
+// the best start the forecast shows — is worked out once in Create, so every
+// slack and both modes reuse it (O(H · horizon) once, then about O(H) per slack).
+// Ownership: borrows `hourly` and `forecast`, which must outlive it.
+class CarbonrouteWaiting {
+ public:
+  // `forecast`: ForecastSeries' for `hourly`. kInvalidArgument for a length
+  // that does not fit (temporal_shift.h), a horizon below 1 hour, or a
+  // forecast of another length.
+  static absl::StatusOr<CarbonrouteWaiting> Create(const std::vector<double>& hourly,
+                                                   const std::vector<double>& forecast,
+                                                   int length_hours, int horizon_hours);
+
+  // Each arrival's mean gCO2eq/kWh; kInvalidArgument for a negative slack.
+  absl::StatusOr<std::vector<double>> Means(int slack_hours, bool interruptible) const;
+
+ private:
+  CarbonrouteWaiting(const std::vector<double>& hourly, const std::vector<double>& forecast,
+                     std::size_t length, std::size_t horizon);
+  // The estimated mean of the block starting at s, as seen at τ (see above).
+  double BlockEstimate(std::size_t tau, std::size_t s) const;
+  // The best start in [τ, last] as seen at τ (the earliest of equals).
+  std::size_t BestStart(std::size_t tau, std::size_t last) const;
+  // Whether an hour whose past week has `below` of `size` readings under its value is good.
+  static bool Good(std::size_t below, std::size_t size, double q) {
+    return size == 0 || static_cast<double>(below) <= q * static_cast<double>(size);
+  }
+  std::vector<double> NotInterruptible(std::size_t slack, double q) const;
+  std::vector<double> Interruptible(std::size_t slack, double q) const;
+
+  const std::vector<double>& hourly_;
+  const std::vector<double>& forecast_;
+  const std::size_t hours_, length_, horizon_;
+  std::vector<double> prefix_hourly_, prefix_forecast_;
+  std::vector<double> week_mean_;       // per hour: the mean of the week before it
+  std::vector<std::size_t> week_size_;  // per hour: readings in the week before it
+  // Per start (not interruptible): past-week readings below its block estimate,
+  // and whether it is the best start within the forecast.
+  std::vector<std::size_t> block_below_;
+  std::vector<bool> best_in_view_;
+  // Per hour (interruptible): past-week readings below its reading, and whether
+  // it is among the job length's cheapest of the forecast.
+  std::vector<std::size_t> hour_below_;
+  std::vector<bool> cheap_in_view_;
+};
+
+// CarbonrouteWaiting::Create(hourly, forecast, job.length_hours, horizon_hours)
+// then Means(job.slack_hours, job.interruptible): for one job.
 absl::StatusOr<std::vector<double>> CarbonrouteMeans(const std::vector<double>& hourly,
                                                      const std::vector<double>& forecast,
                                                      const TemporalJob& job, int horizon_hours);

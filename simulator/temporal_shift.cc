@@ -9,9 +9,7 @@
 #include "simulator/ranked_window.h"
 
 namespace carbonroute::simulator {
-namespace {
-
-absl::Status CheckJob(const std::vector<double>& hourly, const TemporalJob& job) {
+absl::Status CheckTemporalJob(std::size_t hours, const TemporalJob& job) {
   if (job.length_hours < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("job length must be at least 1 hour, got ", job.length_hours));
@@ -20,19 +18,16 @@ absl::Status CheckJob(const std::vector<double>& hourly, const TemporalJob& job)
     return absl::InvalidArgumentError(
         absl::StrCat("slack must not be negative, got ", job.slack_hours, " hours"));
   }
-  if (hourly.size() < static_cast<std::size_t>(job.length_hours)) {
-    return absl::InvalidArgumentError(absl::StrCat("a job of ", job.length_hours,
-                                                   " hours does not fit in a series of ",
-                                                   hourly.size(), " hours"));
+  if (hours < static_cast<std::size_t>(job.length_hours)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a job of ", job.length_hours, " hours does not fit in a series of ", hours, " hours"));
   }
   return absl::OkStatus();
 }
 
-}  // namespace
-
 absl::StatusOr<std::vector<double>> RunNowMeans(const std::vector<double>& hourly,
                                                 const TemporalJob& job) {
-  if (absl::Status status = CheckJob(hourly, job); !status.ok()) return status;
+  if (absl::Status status = CheckTemporalJob(hourly.size(), job); !status.ok()) return status;
   const std::size_t length = static_cast<std::size_t>(job.length_hours);
   const std::size_t arrivals = hourly.size() - length + 1;
   std::vector<double> prefix(hourly.size() + 1, 0);
@@ -46,7 +41,7 @@ absl::StatusOr<std::vector<double>> RunNowMeans(const std::vector<double>& hourl
 
 absl::StatusOr<std::vector<double>> OracleMeans(const std::vector<double>& hourly,
                                                 const TemporalJob& job) {
-  if (absl::Status status = CheckJob(hourly, job); !status.ok()) return status;
+  if (absl::Status status = CheckTemporalJob(hourly.size(), job); !status.ok()) return status;
   const std::size_t hours = hourly.size();
   const std::size_t length = static_cast<std::size_t>(job.length_hours);
   const std::size_t slack = static_cast<std::size_t>(job.slack_hours);

@@ -31,8 +31,10 @@
 #ifndef CARBONROUTE_SIMULATOR_TEMPORAL_SHIFT_H_
 #define CARBONROUTE_SIMULATOR_TEMPORAL_SHIFT_H_
 
+#include <cstddef>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace carbonroute::simulator {
@@ -42,6 +44,9 @@ struct TemporalJob {
   int slack_hours = 0;
   bool interruptible = false;
 };
+
+// OK, or the kInvalidArgument above for `job` in a series of `hours` hours.
+absl::Status CheckTemporalJob(std::size_t hours, const TemporalJob& job);
 
 // Each arrival's mean gCO2eq/kWh when the job runs at once.
 absl::StatusOr<std::vector<double>> RunNowMeans(const std::vector<double>& hourly,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -78,15 +79,23 @@ absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
       }
       double now_sum = 0;
       for (const double mean : *now) now_sum += mean;
+      std::optional<CarbonrouteWaiting> waiting;  // one per zone and length, every slack
+      if (options.carbonroute) {
+        absl::StatusOr<CarbonrouteWaiting> made =
+            CarbonrouteWaiting::Create(hourly, forecast, length, options.forecast_horizon_hours);
+        if (!made.ok()) {
+          failed = true;
+          return;
+        }
+        waiting.emplace(*std::move(made));
+      }
       for (std::size_t s = 0; s < slacks; ++s) {
         for (std::size_t m = 0; m < modes; ++m) {
           const TemporalJob job{length, options.slacks_hours[s],
                                 static_cast<bool>(options.interruptible[m])};
           const absl::StatusOr<std::vector<double>> oracle = OracleMeans(hourly, job);
           absl::StatusOr<std::vector<double>> carbonroute = std::vector<double>();
-          if (options.carbonroute) {
-            carbonroute = CarbonrouteMeans(hourly, forecast, job, options.forecast_horizon_hours);
-          }
+          if (waiting) carbonroute = waiting->Means(job.slack_hours, job.interruptible);
           if (!oracle.ok() || !carbonroute.ok()) {
             failed = true;
             return;
