@@ -392,9 +392,15 @@ class SimulateSubcommand final : public Subcommand {
   CLI::App* command_ = nullptr;
 };
 
-}  // namespace
-
-namespace {
+// 0 after saying where the plot went; 1 after saying why it could not be drawn.
+int PlotOutcome(const absl::Status& plotted, const std::string& path, std::ostream& err) {
+  if (!plotted.ok()) {
+    err << kPrefix << plotted.message() << "\n";
+    return 1;
+  }
+  err << kPrefix << "plot written to " << path << "\n";
+  return 0;
+}
 
 int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace, std::ostream& out,
                  std::ostream& err) {
@@ -427,14 +433,8 @@ int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace, st
   } else {
     WriteTemporalTable(*rows, out);
   }
-  if (!request.plot.empty()) {
-    if (absl::Status plotted = PlotTemporal(*rows, request.plot); !plotted.ok()) {
-      err << kPrefix << plotted.message() << "\n";
-      return 1;
-    }
-    err << kPrefix << "plot written to " << request.plot << "\n";
-  }
-  return 0;
+  if (request.plot.empty()) return 0;
+  return PlotOutcome(PlotTemporal(*rows, request.plot), request.plot, err);
 }
 
 }  // namespace
@@ -485,14 +485,8 @@ int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostr
   } else {
     WriteSimulationTable(*result, out);
   }
-  if (!request.plot.empty()) {
-    if (absl::Status plotted = PlotSimulation(*result, request.plot); !plotted.ok()) {
-      err << kPrefix << plotted.message() << "\n";
-      return 1;
-    }
-    err << kPrefix << "plot written to " << request.plot << "\n";
-  }
-  return 0;
+  if (request.plot.empty()) return 0;
+  return PlotOutcome(PlotSimulation(*result, request.plot), request.plot, err);
 }
 
 std::unique_ptr<Subcommand> NewSimulateSubcommand() {
