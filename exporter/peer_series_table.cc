@@ -78,8 +78,10 @@ class PeerSeriesTable::TableSnapshot : public ExpositionSnapshot {
   std::vector<std::array<uint64_t, kBuckets>> buckets;  // with histograms, one per row
 
   bool WriteSome(std::string& out, std::size_t target_bytes) override {
+    const std::size_t before = out.size();
     while (out.size() < target_bytes) {
-      if (family_ == Family::kEnd) return false;
+      // The end: false only from a call that appended nothing, as the contract says.
+      if (family_ == Family::kEnd) return out.size() != before;
       if (!header_written_) {
         StartFamily(out);
         header_written_ = true;

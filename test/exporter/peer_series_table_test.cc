@@ -123,6 +123,18 @@ TEST(PeerSeriesTable, ASnapshotKeepsItsInstantAndIsWrittenInWholeLines) {
   EXPECT_NE(Text(table), before);
 }
 
+TEST(PeerSeriesTable, ASnapshotThatEndsWithinACallStillHandsOverItsLastLines) {
+  PeerSeriesTable table(/*histogram_max_peers=*/0);
+  table.RecordProbe(table.Add("a", "b"), absl::Milliseconds(1), absl::Milliseconds(1), 0);
+  const std::string whole = Text(table);
+  std::unique_ptr<ExpositionSnapshot> snapshot = table.Snapshot();
+  std::string piece;
+  ASSERT_TRUE(snapshot->WriteSome(piece, 1 << 20));  // the whole page, then the end
+  EXPECT_EQ(piece, whole);
+  EXPECT_FALSE(snapshot->WriteSome(piece, 1 << 20));  // nothing left, nothing appended
+  EXPECT_EQ(piece, whole);
+}
+
 TEST(PeerSeriesTable, EverySnapshotIsConsistentWhileProbesAreRecorded) {
   PeerSeriesTable table;
   std::vector<PeerSeriesTable::Peer*> peers;
