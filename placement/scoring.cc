@@ -151,7 +151,9 @@ struct Evaluation {
   Resolved candidate;
   uint32_t place = kNoId, location_id = kNoId, region_id = kNoId;  // PlacementModel ids
   double latency_ms = 0;  // the largest RTT over the origins
+  double effective = 0;   // carbon value + capacity price, gCO2eq/kWh (when it has carbon)
   double score = 0;
+  bool in_band = false;  // within the carbon tolerance of the cleanest
   const CarbonValue* carbon = nullptr;
   Failure failure = Failure::kFeasible;  // the first failing origin's
 };
@@ -336,26 +338,53 @@ void Evaluate(const PlacementModel& model, const std::vector<Candidate>& candida
     }
     e.carbon = CarbonFor(model, window, options, memo, e);
   }
-  double c_min = INFINITY, c_max = -INFINITY, l_min = INFINITY, l_max = -INFINITY;
-  for (const Evaluation& e : out.evaluations) {
+  // The effective carbon value: the carbon value plus the location's capacity
+  // price (ScoringOptions::capacity_price).
+  const std::vector<double>* price = options.capacity_price;
+  double c_min = INFINITY, c_max = -INFINITY;
+  for (Evaluation& e : out.evaluations) {
+    if (e.failure != Failure::kFeasible || !e.carbon->has_carbon) continue;
+    e.effective = e.carbon->grams;
+    if (price != nullptr && e.location_id < price->size()) e.effective += (*price)[e.location_id];
+    c_min = std::min(c_min, e.effective);
+    c_max = std::max(c_max, e.effective);
+  }
+  // The band: the candidates within the carbon tolerance of the cleanest
+  // (all of them when carbon weighs 0; never one without a carbon value).
+  const bool carbon_decides = options.carbon_weight > 0;
+  const double band_top = c_min + std::max(options.carbon_tolerance, 0.0);
+  double l_min = INFINITY, l_max = -INFINITY;
+  for (Evaluation& e : out.evaluations) {
     if (e.failure != Failure::kFeasible) continue;
-    if (e.carbon->has_carbon) {
-      c_min = std::min(c_min, e.carbon->grams);
-      c_max = std::max(c_max, e.carbon->grams);
-    }
+    e.in_band = !carbon_decides || (e.carbon->has_carbon && e.effective <= band_top);
+    if (!e.in_band) continue;
     l_min = std::min(l_min, e.latency_ms);
     l_max = std::max(l_max, e.latency_ms);
   }
-  // The latency term counts only when the workload has latency limits.
+  // λ: the share of the scale latency orders inside the band; it counts only
+  // when the workload has latency limits.
   const double latency_weight = workload.max_rtt_ms.empty() ? 0.0 : options.latency_weight;
   const double weights = options.carbon_weight + latency_weight;
+  const double lambda = weights > 0 ? latency_weight / weights : 0.0;
   for (Evaluation& e : out.evaluations) {
     if (e.failure != Failure::kFeasible) continue;
-    const double c_hat = e.carbon->has_carbon ? Normalised(e.carbon->grams, c_min, c_max) : 1.0;
-    const double l_hat = Normalised(e.latency_ms, l_min, l_max);
-    e.score = weights > 0 ? 1.0 - (options.carbon_weight * c_hat + latency_weight * l_hat) / weights
-                          : 1.0;
+    if (e.in_band) {
+      e.score = 1.0 - lambda * Normalised(e.latency_ms, l_min, l_max);
+    } else {
+      const double c_hat =
+          e.carbon->has_carbon ? Normalised(e.effective, band_top, std::max(c_max, band_top)) : 1.0;
+      e.score = (1.0 - lambda) * (1.0 - c_hat);
+    }
   }
+}
+
+// Whether evaluation `a` ranks before `b` (both feasible): the order of
+// rule 4 in scoring.h.
+bool RanksBefore(const Evaluation& a, const Evaluation& b) {
+  if (a.score != b.score) return a.score > b.score;
+  if (a.carbon->has_carbon != b.carbon->has_carbon) return a.carbon->has_carbon;
+  if (a.latency_ms != b.latency_ms) return a.latency_ms < b.latency_ms;
+  return a.candidate.name < b.candidate.name;
 }
 
 // Every reason candidate `i` was excluded, or what was assumed about it,
@@ -452,12 +481,7 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
     const ScoredCandidate& a = scored[x];
     const ScoredCandidate& b = scored[y];
     if (a.feasible != b.feasible) return a.feasible;
-    if (a.feasible && a.score != b.score) return a.score > b.score;
-    // Among equal scores, one with a carbon value before one scored as the
-    // dirtiest for want of data.
-    if (a.grams_per_kwh.has_value() != b.grams_per_kwh.has_value()) {
-      return a.grams_per_kwh.has_value();
-    }
+    if (a.feasible) return RanksBefore(evaluations[x], evaluations[y]);
     return a.name < b.name;
   });
   std::vector<ScoredCandidate> sorted;
@@ -485,8 +509,7 @@ CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candid
       continue;
     }
     out.extender_scores[i] = static_cast<uint8_t>(std::llround(e.score * 10));
-    if (best == nullptr || e.score > best->score ||
-        (e.score == best->score && e.candidate.name < best->candidate.name)) {
+    if (best == nullptr || RanksBefore(e, *best)) {
       out.best = i;
       best = &e;
     }

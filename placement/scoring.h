@@ -29,18 +29,36 @@
 //    no carbon value: the candidate stays feasible, is scored as the dirtiest
 //    (normalised carbon 1), and the reason says so — never 0 gCO2.
 //    Latency value l: the largest RTT over the workload's origins (0 without origins).
-// 3. Normalisation across the survivors (min–max; all-equal → 0, no division
-//    by zero):
-//       ĉ = (c − c_min) / (c_max − c_min)      l̂ = (l − l_min) / (l_max − l_min)
-//       score = 1 − (w_c·ĉ + w_l·l̂) / (w_c + w_l)           ∈ [0, 1]
-//    Weights default to w_c = 1, w_l = 0.2 (carbon first, latency a
-//    tie-breaker within the limits); w_l counts only when the workload has
-//    latency limits (else w_l = 0, so the cleanest scores 1 and the dirtiest 0). Min–max
-//    normalisation is GreenCourier's (thandayuthapani/GreenCourier, carbon.go), with its max == min
-//    division by zero removed.
+// 3. Scores. Inside the user's hard limits latency decides only between
+//    candidates whose carbon is close:
+//    - the effective carbon value e = c + p, p the location's capacity price
+//      (ScoringOptions::capacity_price, gCO2eq/kWh; 0 when not given: `serve`
+//      and `rank` never give one, the simulator gives the dual prices of its
+//      forecast's min-cost flow, simulator/capacity_prices.h);
+//    - the band: the candidates with e ≤ e_min + τ, τ = carbon_tolerance
+//      (gCO2eq/kWh, default 0: only equally clean candidates); never one
+//      without a carbon value; with w_c = 0 (carbon ignored), all of them;
+//    - λ = w_l / (w_c + w_l), the share of the scale latency orders inside the
+//      band (w_l counts only when the workload has latency limits, else λ = 0);
+//    - in the band: score = 1 − λ·l̂, l̂ = (l − l_min) / (l_max − l_min) over
+//      the band (the nearest scores 1, the farthest 1 − λ);
+//    - outside it: score = (1 − λ)·(1 − ĉ), ĉ = (e − e_min − τ) / (e_max − e_min − τ)
+//      (min–max over what lies beyond the band, GreenCourier's normalisation:
+//      thandayuthapani/GreenCourier, carbon.go, with its max == min division
+//      by zero removed; all-equal → 0); no carbon value → ĉ = 1, score 0.
+//    So every candidate of the band ranks before every one outside it, carbon
+//    alone orders those outside, and latency orders the band. Weights default
+//    to w_c = 1, w_l = 0.2 (λ = 1/6: the extender's 0–10 scale gives the band
+//    10 down to 8, the rest 8 down to 0). The default τ = 0 leaves no carbon on
+//    the table: on the shipped year the simulator's carbonroute policy reaches
+//    the oracle's saving where capacity is plentiful (README "How much would
+//    it save?"); a user who prefers nearer sites sets τ, for example 20: a
+//    site up to 20 gCO2eq/kWh dirtier than the cleanest wins when it is nearer.
 // 4. Order: score descending, then candidates with a carbon value before those
-//    without (scored as the dirtiest), then name ascending (deterministic ties).
-//    Ranges: ExtenderScore() 0–10 (MaxExtenderPriority), FrameworkScore() 0–100.
+//    without (scored as the dirtiest), then the lower latency, then name
+//    ascending (deterministic ties). So with w_l = 0 the nearest of the band
+//    still ranks first. Ranges: ExtenderScore() 0–10 (MaxExtenderPriority),
+//    FrameworkScore() 0–100.
 //
 // Thread safety: pure functions.
 #ifndef CARBONROUTE_PLACEMENT_SCORING_H_
@@ -75,10 +93,16 @@ struct Workload {
 // takes weights (serve, rank, simulate) defaults to these.
 inline constexpr double kDefaultCarbonWeight = 1.0;
 inline constexpr double kDefaultLatencyWeight = 0.2;
+// The default carbon tolerance τ, gCO2eq/kWh (rule 3).
+inline constexpr double kDefaultCarbonTolerance = 0.0;
 
 struct ScoringOptions {
   double carbon_weight = kDefaultCarbonWeight;
   double latency_weight = kDefaultLatencyWeight;
+  double carbon_tolerance = kDefaultCarbonTolerance;  // τ, gCO2eq/kWh, ≥ 0
+  // Per PlacementModel::LocationId, gCO2eq/kWh added to the location's carbon
+  // value (rule 3); borrowed, may be null; ids past its end have price 0.
+  const std::vector<double>* capacity_price = nullptr;
   absl::Duration stale_after = absl::Minutes(30);  // beyond valid_to
   absl::Time now;
 };

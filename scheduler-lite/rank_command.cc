@@ -70,6 +70,7 @@ std::vector<ScoredCandidate> Score(const PlacementModel& model, const RankReques
   ScoringOptions options;
   options.carbon_weight = request.carbon_weight;
   options.latency_weight = request.latency_weight;
+  options.carbon_tolerance = request.carbon_tolerance;
   options.now = now;
   return ScoreCandidates(model, CandidatesOf(model, request), workload, options);
 }
@@ -97,6 +98,10 @@ class RankSubcommand final : public Subcommand {
                    "expected runtime (e.g. 2h): score on the forecast mean over it");
     cmd.add_option("--carbon-weight", request_.carbon_weight, "w_c")->capture_default_str();
     cmd.add_option("--latency-weight", request_.latency_weight, "w_l")->capture_default_str();
+    cmd.add_option("--carbon-tolerance", request_.carbon_tolerance,
+                   "gCO2eq/kWh: within this of the cleanest, the nearer candidate wins")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     if (!explain_) {
       cmd.add_option("--format", request_.format, "table or json")
           ->check(CLI::IsMember({"table", "json"}))

@@ -36,7 +36,8 @@ struct RankRequest {
   std::optional<absl::Duration> runtime;
   double carbon_weight = placement::kDefaultCarbonWeight;
   double latency_weight = placement::kDefaultLatencyWeight;
-  std::string format = "table";  // table|json
+  double carbon_tolerance = placement::kDefaultCarbonTolerance;  // gCO2eq/kWh
+  std::string format = "table";                                  // table|json
 };
 
 int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock, std::ostream& out,

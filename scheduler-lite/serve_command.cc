@@ -39,6 +39,10 @@ class ServeSubcommand final : public Subcommand {
         ->capture_default_str();
     cmd.add_option("--carbon-weight", request_.carbon_weight, "w_c")->capture_default_str();
     cmd.add_option("--latency-weight", request_.latency_weight, "w_l")->capture_default_str();
+    cmd.add_option("--carbon-tolerance", request_.carbon_tolerance,
+                   "gCO2eq/kWh: within this of the cleanest, the nearer candidate wins")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     cmd.add_option("--max-body-bytes", request_.max_body_bytes, "largest request body")
         ->capture_default_str();
     cmd.add_option("--threads", request_.threads,
@@ -114,6 +118,7 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   ScoringOptions options;
   options.carbon_weight = request.carbon_weight;
   options.latency_weight = request.latency_weight;
+  options.carbon_tolerance = request.carbon_tolerance;
   ExtenderService service(models, options, clock, *registry, request.max_model_age);
   net::HttpServerOptions server_options;
   server_options.listen_address = request.listen;

@@ -32,6 +32,7 @@ struct ServeRequest {
   absl::Duration max_model_age = absl::Minutes(10);
   double carbon_weight = placement::kDefaultCarbonWeight;
   double latency_weight = placement::kDefaultLatencyWeight;
+  double carbon_tolerance = placement::kDefaultCarbonTolerance;  // gCO2eq/kWh
   std::size_t max_body_bytes = 64 << 20;  // full NodeLists of thousands of nodes
   int threads = 4;                        // epoll threads, each serving many connections
   std::string web_config_file;            // net/web_config.h; "" = plain HTTP, no auth

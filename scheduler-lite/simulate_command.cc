@@ -30,7 +30,6 @@
 namespace carbonroute::scheduler_lite {
 
 using simulator::BuildSiteTopology;
-using simulator::ForecastMode;
 using simulator::ParsePolicy;
 using simulator::Simulate;
 using simulator::SimulatedPolicy;
@@ -115,10 +114,18 @@ std::vector<int> HoursListFlag(const std::string& text, const char* flag, int mi
   return hours;
 }
 
+simulator::SimulatedForecast ForecastFlag(const std::string& text) {
+  absl::StatusOr<simulator::SimulatedForecast> forecast = simulator::ParseSimulatedForecast(text);
+  if (!forecast.ok())
+    throw CLI::ValidationError("--forecast", std::string(forecast.status().message()));
+  return *forecast;
+}
+
 // The flags of one --shift only.
-const std::vector<const char*> kSpaceOnlyFlags = {"--region-zones",  "--rtt-matrix",    "--origins",
-                                                  "--max-rtt-ms",    "--idle-capacity", "--runtime",
-                                                  "--carbon-weight", "--latency-weight"};
+const std::vector<const char*> kSpaceOnlyFlags = {
+    "--region-zones",     "--rtt-matrix",     "--origins",       "--max-rtt-ms",
+    "--idle-capacity",    "--runtime",        "--carbon-weight", "--latency-weight",
+    "--carbon-tolerance", "--capacity-prices"};
 const std::vector<const char*> kTimeOnlyFlags = {
     "--zone-groups", "--job-length", "--slack", "--interruptible", "--group", "--forecast-horizon"};
 
@@ -139,8 +146,12 @@ Policies:
   carbonroute  each period, each origin (dirtiest first) is placed by the extender's
                own scoring with the limit as a hard filter, seeing the current
                reading and the forecast mean (--forecast perfect: the trace itself;
-               persistence: the same hours of the previous day) and weighing carbon
-               against latency by --carbon-weight/--latency-weight; full sites are
+               persistence: the same hours of the previous day; noisy:P: the trace
+               with P % mean absolute error). Inside the limit latency decides only
+               within --carbon-tolerance gCO2eq/kWh of the cleanest (serve's rule);
+               sites the forecast says will fill carry the price of their capacity
+               (--capacity-prices, the duals of the forecast's min-cost flow), and
+               the origins with the fewest best sites choose first; full sites are
                not candidates.
   oracle       each period, the minimum-carbon assignment for the true means
                (min-cost flow, LEMON NetworkSimplex): the lower bound.
@@ -220,8 +231,8 @@ class SimulateSubcommand final : public Subcommand {
                    "work is re-placed every runtime (whole hours, e.g. 1h, 4h)")
         ->capture_default_str();
     cmd.add_option("--forecast", forecast_,
-                   "what carbonroute knows of what comes: perfect|persistence; with --shift "
-                   "time also noisy:P (P % mean absolute error)")
+                   "what carbonroute knows of what comes: perfect, persistence or noisy:P "
+                   "(P % mean absolute error)")
         ->capture_default_str();
     cmd.add_option("--forecast-horizon", forecast_horizon_,
                    "--shift time: how far ahead carbonroute's forecast reaches (whole hours)")
@@ -239,6 +250,15 @@ class SimulateSubcommand final : public Subcommand {
     cmd.add_option("--latency-weight", request_.options.latency_weight,
                    "the carbonroute policy's w_l (as serve's)")
         ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd.add_option("--carbon-tolerance", request_.options.carbon_tolerance,
+                   "the carbonroute policy's carbon tolerance, gCO2eq/kWh (as serve's)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd.add_option("--capacity-prices", capacity_prices_,
+                   "whether the carbonroute policy prices the capacity its forecast says "
+                   "will run out: yes or no")
+        ->check(CLI::IsMember({"yes", "no"}))
         ->capture_default_str();
     cmd.add_option("--threads", request_.options.threads, "worker threads (0: one per core)")
         ->check(CLI::NonNegativeNumber)
@@ -293,13 +313,8 @@ class SimulateSubcommand final : public Subcommand {
                                      runtime_ + "\"");
     }
     o.runtime_hours = static_cast<int>(absl::ToInt64Hours(runtime));
-    if (forecast_ != "perfect" && forecast_ != "persistence") {
-      throw CLI::ValidationError("--forecast",
-                                 "expected perfect or persistence with --shift space, "
-                                 "got \"" +
-                                     forecast_ + "\"");
-    }
-    o.forecast = forecast_ == "perfect" ? ForecastMode::kPerfect : ForecastMode::kPersistence;
+    o.forecast = ForecastFlag(forecast_);
+    o.capacity_prices = capacity_prices_ == "yes";
     request_.origins = absl::StrSplit(origins_, ',', absl::SkipEmpty());
   }
   void ValidateTime() {
@@ -310,11 +325,7 @@ class SimulateSubcommand final : public Subcommand {
     t.interruptible.clear();
     if (interruptible_ != "yes") t.interruptible.push_back(false);
     if (interruptible_ != "no") t.interruptible.push_back(true);
-    absl::StatusOr<simulator::TemporalForecast> forecast =
-        simulator::ParseTemporalForecast(forecast_);
-    if (!forecast.ok())
-      throw CLI::ValidationError("--forecast", std::string(forecast.status().message()));
-    t.forecast = *forecast;
+    t.forecast = ForecastFlag(forecast_);
     const std::vector<int> horizon = HoursListFlag(forecast_horizon_, "--forecast-horizon", 1);
     if (horizon.size() != 1) {
       throw CLI::ValidationError("--forecast-horizon",
@@ -385,6 +396,7 @@ class SimulateSubcommand final : public Subcommand {
   std::string runtime_ = "1h";
   std::string forecast_ = "perfect";
   std::string forecast_horizon_ = "24h";
+  std::string capacity_prices_ = "yes";
   std::string job_lengths_ = "1h,6h,12h,24h,48h,96h,168h";
   std::string slacks_ = "24h,168h,480h,720h,8760h";
   std::string interruptible_ = "both";

@@ -17,7 +17,6 @@
 
 namespace carbonroute::scheduler_lite {
 
-using simulator::ForecastMode;
 using simulator::PolicyName;
 using simulator::SimulationOptions;
 using simulator::SimulationResult;
@@ -64,7 +63,7 @@ void WriteSimulationJson(const SiteTopology& topology, const SimulationOptions& 
                          const SimulationResult& result, std::ostream& out) {
   nlohmann::ordered_json json;
   json["runtime_hours"] = options.runtime_hours;
-  json["forecast"] = options.forecast == ForecastMode::kPerfect ? "perfect" : "persistence";
+  json["forecast"] = options.forecast.ToString();
   json["periods"] = result.periods;
   json["sites"] = nlohmann::json::array();
   for (const SimulationSite& site : topology.sites) json["sites"].push_back(site.zone);

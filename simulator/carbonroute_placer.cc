@@ -16,12 +16,21 @@ using placement::ScoreCompact;
 using placement::ScoringOptions;
 using placement::Workload;
 
+namespace {
+
+// The share of its dual price a site's score is given: a thousandth below, so
+// that an origin indifferent between a priced (cleaner) site and another takes
+// the priced one, which the optimum fills.
+constexpr double kPriceShare = 0.999;
+// Intensity + price within this of an origin's least counts as one of its best
+// sites, gCO2eq/kWh: ten times the pricing flow's cost resolution (1/10,000).
+constexpr double kPriceTie = 1e-3;
+
+}  // namespace
+
 CarbonroutePlacer::CarbonroutePlacer(const PlacementLimits& limits, absl::Duration runtime,
-                                     double carbon_weight, double latency_weight)
-    : limits_(limits),
-      window_(ForecastWindowFor(runtime)),
-      carbon_weight_(carbon_weight),
-      latency_weight_(latency_weight) {
+                                     const CarbonrouteScoring& scoring)
+    : limits_(limits), window_(ForecastWindowFor(runtime)), scoring_(scoring), pricer_(limits) {
   const SiteTopology& topology = *limits.topology;
   const std::size_t n = topology.size();
   PlacementFacts facts;
@@ -46,9 +55,11 @@ CarbonroutePlacer::CarbonroutePlacer(const PlacementLimits& limits, absl::Durati
   for (std::size_t s = 0; s < n; ++s) {
     carbon_.push_back(model_->MutableCarbon(model_->LocationId(topology.sites[s].zone)));
   }
+  location_price_.assign(model_->location_count(), 0.0);
 }
 
-Placement CarbonroutePlacer::Place(const std::vector<SiteSignal>& signals, absl::Time now) {
+absl::StatusOr<Placement> CarbonroutePlacer::Place(const std::vector<SiteSignal>& signals,
+                                                   absl::Time now) {
   const std::size_t n = limits_.size();
   std::vector<double> seen(n);  // the carbon value scoring uses, for the origins' order
   for (std::size_t s = 0; s < n; ++s) {
@@ -66,17 +77,39 @@ Placement CarbonroutePlacer::Place(const std::vector<SiteSignal>& signals, absl:
       }
     }
   }
+  const std::vector<SimulationSite>& sites = limits_.topology->sites;
+  ScoringOptions options;
+  options.now = now;
+  options.carbon_weight = scoring_.carbon_weight;
+  options.latency_weight = scoring_.latency_weight;
+  options.carbon_tolerance = scoring_.carbon_tolerance;
+  // The origins' order: the fewest best sites first, then the dirtiest.
+  std::vector<int> best_sites(n, 0);
+  if (scoring_.capacity_prices) {
+    absl::StatusOr<std::vector<double>> prices = pricer_.CapacityPrices(seen);
+    if (!prices.ok()) return prices.status();
+    for (std::size_t s = 0; s < n; ++s) {
+      location_price_[model_->LocationId(sites[s].zone)] = (*prices)[s] * kPriceShare;
+    }
+    options.capacity_price = &location_price_;
+    for (std::size_t o = 0; o < n; ++o) {
+      if (!limits_.origin[o]) continue;
+      double best = INFINITY;
+      for (std::size_t s = 0; s < n; ++s) {
+        if (limits_.Allowed(o, s)) best = std::min(best, seen[s] + (*prices)[s]);
+      }
+      for (std::size_t s = 0; s < n; ++s) {
+        if (limits_.Allowed(o, s) && seen[s] + (*prices)[s] <= best + kPriceTie) ++best_sites[o];
+      }
+    }
+  }
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  const std::vector<SimulationSite>& sites = limits_.topology->sites;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (best_sites[a] != best_sites[b]) return best_sites[a] < best_sites[b];
     return seen[a] != seen[b] ? seen[a] > seen[b] : sites[a].zone < sites[b].zone;
   });
 
-  ScoringOptions options;
-  options.now = now;
-  options.carbon_weight = carbon_weight_;
-  options.latency_weight = latency_weight_;
   Placement placement = LocalPlacement(limits_);
   std::vector<int> free = FreeCapacityAtHome(limits_);
   for (std::size_t from : order) {

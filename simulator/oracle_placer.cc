@@ -3,9 +3,12 @@
 #include <lemon/network_simplex.h>
 #include <lemon/smart_graph.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <utility>
+
+#include "base/status_macros.h"
 
 namespace carbonroute::simulator {
 namespace {
@@ -26,6 +29,8 @@ struct OraclePlacer::Network {
   Graph::NodeMap<int> supply{graph};
   // The origin → site arcs, with their (origin, site).
   std::vector<std::pair<Graph::Arc, std::pair<std::size_t, std::size_t>>> moves;
+  std::vector<Graph::Node> sites;  // per site
+  Graph::Node sink;
   std::unique_ptr<Solver> solver;
 };
 
@@ -33,8 +38,10 @@ OraclePlacer::OraclePlacer(const PlacementLimits& limits)
     : limits_(limits), network_(std::make_unique<Network>()) {
   Network& net = *network_;
   const std::size_t n = limits.size();
-  std::vector<Network::Graph::Node> origins(n), sites(n);
-  const Network::Graph::Node sink = net.graph.addNode();
+  std::vector<Network::Graph::Node> origins(n);
+  std::vector<Network::Graph::Node>& sites = net.sites;
+  sites.resize(n);
+  const Network::Graph::Node sink = net.sink = net.graph.addNode();
   int demand = 0;
   for (std::size_t s = 0; s < n; ++s) {
     sites[s] = net.graph.addNode();
@@ -64,7 +71,7 @@ OraclePlacer::OraclePlacer(const PlacementLimits& limits)
 
 OraclePlacer::~OraclePlacer() = default;
 
-absl::StatusOr<Placement> OraclePlacer::Place(const std::vector<double>& intensity) {
+absl::Status OraclePlacer::Solve(const std::vector<double>& intensity) {
   Network& net = *network_;
   for (const auto& [arc, pair] : net.moves) {
     net.cost[arc] = std::llround(intensity[pair.second] * kCostScale);
@@ -75,6 +82,30 @@ absl::StatusOr<Placement> OraclePlacer::Place(const std::vector<double>& intensi
                                    ? "the oracle's flow problem is infeasible"
                                    : "the oracle's flow problem is unbounded");
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<double>> OraclePlacer::CapacityPrices(
+    const std::vector<double>& intensity) {
+  CARBONROUTE_RETURN_IF_ERROR(Solve(intensity));
+  const Network& net = *network_;
+  // LEMON's optimality conditions: the reduced cost c(uv) + π(u) − π(v) of an
+  // arc is ≤ 0 when it carries flow at its upper bound. The site → sink arc
+  // costs 0, so a full site has π(site) − π(sink) ≤ 0: its price is
+  // π(sink) − π(site), the cost a unit more of its capacity would save.
+  std::vector<double> prices(limits_.size());
+  const int64_t sink = net.solver->potential(net.sink);
+  for (std::size_t s = 0; s < prices.size(); ++s) {
+    prices[s] =
+        static_cast<double>(std::max<int64_t>(0, sink - net.solver->potential(net.sites[s]))) /
+        kCostScale;
+  }
+  return prices;
+}
+
+absl::StatusOr<Placement> OraclePlacer::Place(const std::vector<double>& intensity) {
+  CARBONROUTE_RETURN_IF_ERROR(Solve(intensity));
+  const Network& net = *network_;
   Placement placement = LocalPlacement(limits_);
   for (std::size_t o = 0; o < limits_.size(); ++o) {
     if (limits_.origin[o]) placement.at(o, o) = 0;

@@ -40,7 +40,19 @@ class OraclePlacer {
   // problem infeasible or unbounded (it cannot be: a bug).
   absl::StatusOr<Placement> Place(const std::vector<double>& intensity);
 
+  // The capacity prices of the same problem, per site, gCO2eq/kWh ≥ 0: the
+  // dual values of the sites' capacities (the amount by which one more unit of
+  // a site's capacity would lower the total, to 1/10,000 gCO2eq/kWh); 0 for a
+  // site with room to spare. Every unit of an optimal placement runs at a site
+  // of least intensity + price among those its limit allows (complementary
+  // slackness; Ahuja, Magnanti and Orlin, "Network Flows", 1993, §9.4). The
+  // carbonroute policy's capacity prices (carbonroute_placer.h), on its
+  // forecast. Errors as Place().
+  absl::StatusOr<std::vector<double>> CapacityPrices(const std::vector<double>& intensity);
+
  private:
+  absl::Status Solve(const std::vector<double>& intensity);
+
   struct Network;  // the LEMON graph and solver, kept out of this header
   const PlacementLimits& limits_;
   std::unique_ptr<Network> network_;

@@ -20,15 +20,23 @@ constexpr std::size_t kHoursPerDay = 24;
 // Each site's trace column as prefix sums, for O(1) means over any hours.
 class TraceMeans {
  public:
-  TraceMeans(const SiteTopology& topology, const IntensityTrace& trace)
+  // `forecast`: with noisy:P, each site's ForecastSeries is kept too.
+  TraceMeans(const SiteTopology& topology, const IntensityTrace& trace,
+             const SimulatedForecast& forecast)
       : hours_(trace.hours()), prefix_(topology.size()) {
+    const bool noisy = forecast.kind == SimulatedForecast::Kind::kNoisy;
+    if (noisy) noisy_prefix_.resize(topology.size());
+    std::vector<double> hourly(hours_);
     for (std::size_t s = 0; s < topology.size(); ++s) {
-      std::vector<double>& sums = prefix_[s];
-      sums.assign(hours_ + 1, 0.0);
-      for (std::size_t h = 0; h < hours_; ++h) {
-        sums[h + 1] = sums[h] + *trace.Value(topology.sites[s].trace_column, h);
+      const std::size_t column = topology.sites[s].trace_column;
+      for (std::size_t h = 0; h < hours_; ++h) hourly[h] = *trace.Value(column, h);
+      prefix_[s] = PrefixSums(hourly);
+      whole_trace_.push_back(prefix_[s][hours_] / static_cast<double>(hours_));
+      if (noisy) {
+        SimulatedForecast zone_forecast = forecast;
+        zone_forecast.seed += column;  // as --shift time: each zone its own errors
+        noisy_prefix_[s] = PrefixSums(ForecastSeries(hourly, zone_forecast));
       }
-      whole_trace_.push_back(sums[hours_] / static_cast<double>(hours_));
     }
   }
   std::size_t hours() const { return hours_; }
@@ -36,26 +44,41 @@ class TraceMeans {
   const std::vector<double>& whole_trace() const { return whole_trace_; }
   // Mean over hours [begin, end), end clipped to the trace. REQUIRES: begin < hours().
   double Mean(std::size_t site, std::size_t begin, std::size_t end) const {
-    end = std::min(end, hours_);
-    return (prefix_[site][end] - prefix_[site][begin]) / static_cast<double>(end - begin);
+    return MeanOf(prefix_[site], begin, end);
+  }
+  // The same over the noisy forecast. REQUIRES: constructed with noisy:P.
+  double NoisyMean(std::size_t site, std::size_t begin, std::size_t end) const {
+    return MeanOf(noisy_prefix_[site], begin, end);
   }
 
  private:
+  static std::vector<double> PrefixSums(const std::vector<double>& values) {
+    std::vector<double> sums(values.size() + 1, 0.0);
+    for (std::size_t h = 0; h < values.size(); ++h) sums[h + 1] = sums[h] + values[h];
+    return sums;
+  }
+  double MeanOf(const std::vector<double>& sums, std::size_t begin, std::size_t end) const {
+    end = std::min(end, hours_);
+    return (sums[end] - sums[begin]) / static_cast<double>(end - begin);
+  }
+
   std::size_t hours_;
-  std::vector<std::vector<double>> prefix_;
+  std::vector<std::vector<double>> prefix_, noisy_prefix_;
   std::vector<double> whole_trace_;
 };
 
 // What the collectors would export at hour `begin` (carbonroute_placer.h).
-void FillSignals(const TraceMeans& means, std::size_t begin, ForecastMode forecast,
+void FillSignals(const TraceMeans& means, std::size_t begin, const SimulatedForecast& forecast,
                  std::vector<SiteSignal>& signals) {
   for (std::size_t s = 0; s < signals.size(); ++s) {
     SiteSignal& signal = signals[s];
     signal.current = means.Mean(s, begin, begin + 1);
     for (std::size_t w = 0; w < std::size(kForecastWindows); ++w) {
       const auto hours = static_cast<std::size_t>(absl::ToInt64Hours(kForecastWindows[w].length));
-      if (forecast == ForecastMode::kPerfect) {
+      if (forecast.kind == SimulatedForecast::Kind::kPerfect) {
         signal.forecast_mean[w] = means.Mean(s, begin, begin + hours);
+      } else if (forecast.kind == SimulatedForecast::Kind::kNoisy) {
+        signal.forecast_mean[w] = means.NoisyMean(s, begin, begin + hours);
       } else if (begin >= kHoursPerDay) {
         signal.forecast_mean[w] = means.Mean(s, begin - kHoursPerDay, begin - kHoursPerDay + hours);
       } else {
@@ -104,8 +127,9 @@ ConfigResult RunConfig(const SiteTopology& topology, const IntensityTrace& trace
   OraclePlacer oracle(limits);
   std::optional<CarbonroutePlacer> placer;
   if (carbonroute) {
-    placer.emplace(limits, absl::Hours(options.runtime_hours), options.carbon_weight,
-                   options.latency_weight);
+    placer.emplace(limits, absl::Hours(options.runtime_hours),
+                   CarbonrouteScoring{options.carbon_weight, options.latency_weight,
+                                      options.carbon_tolerance, options.capacity_prices});
   }
 
   const auto runtime = static_cast<std::size_t>(options.runtime_hours);
@@ -134,7 +158,13 @@ ConfigResult RunConfig(const SiteTopology& topology, const IntensityTrace& trace
     Placement chosen;
     if (carbonroute) {
       FillSignals(means, begin, options.forecast, signals);
-      chosen = placer->Place(signals, start + absl::Hours(static_cast<int64_t>(begin)));
+      absl::StatusOr<Placement> placed =
+          placer->Place(signals, start + absl::Hours(static_cast<int64_t>(begin)));
+      if (!placed.ok()) {
+        result.status = placed.status();
+        return result;
+      }
+      chosen = *std::move(placed);
       checked.push_back(&chosen);
       cost[static_cast<int>(SimulatedPolicy::kCarbonroute)] = OriginsCost(limits, chosen, truth);
       rtt[static_cast<int>(SimulatedPolicy::kCarbonroute)] = OriginsRttMs(limits, chosen);
@@ -199,6 +229,10 @@ absl::Status Validate(const SiteTopology& topology, const SimulationOptions& opt
                                                    ", latency_weight ", options.latency_weight,
                                                    ": both ≥ 0, not both 0"));
   }
+  if (!(options.carbon_tolerance >= 0) || !std::isfinite(options.carbon_tolerance)) {
+    return absl::InvalidArgumentError(absl::StrCat("carbon_tolerance: ", options.carbon_tolerance,
+                                                   " is not a finite number ≥ 0"));
+  }
   if (options.max_rtt_ms.empty() || options.idle_percent.empty() || options.policies.empty()) {
     return absl::InvalidArgumentError("max_rtt_ms, idle_percent and policies must not be empty");
   }
@@ -236,7 +270,7 @@ std::size_t SimulationSteps(const IntensityTrace& trace, const SimulationOptions
 absl::StatusOr<SimulationResult> Simulate(const SiteTopology& topology, const IntensityTrace& trace,
                                           const SimulationOptions& options) {
   CARBONROUTE_RETURN_IF_ERROR(Validate(topology, options, trace.hours()));
-  const TraceMeans means(topology, trace);
+  const TraceMeans means(topology, trace, options.forecast);
   std::vector<bool> origin(topology.size(), options.origins.empty());
   for (std::size_t site : options.origins) origin[site] = true;
 

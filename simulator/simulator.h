@@ -16,8 +16,10 @@
 //
 // Policies: local, static (site_placement.h), carbonroute
 // (carbonroute_placer.h; `forecast` says what it may know of the coming
-// period: kPerfect, the trace itself; kPersistence, the same hours of the
-// previous day, nothing in the first day), oracle (oracle_placer.h).
+// period: perfect, the trace itself; persistence, the same hours of the
+// previous day, nothing in the first day; noisy:P, the means of each site's
+// ForecastSeries over the coming hours; simulated_forecast.h), oracle
+// (oracle_placer.h).
 //
 // Every placement of every policy in every period is checked
 // (CheckPlacement); the oracle's cost is compared with every other policy's
@@ -41,6 +43,7 @@
 #include "absl/strings/string_view.h"
 #include "contract/intensity_trace.h"
 #include "placement/scoring.h"
+#include "simulator/simulated_forecast.h"
 #include "simulator/simulation_sites.h"
 
 namespace carbonroute::simulator {
@@ -52,19 +55,19 @@ inline constexpr SimulatedPolicy kSimulatedPolicies[] = {
 absl::string_view PolicyName(SimulatedPolicy policy);  // "local", "static", ...
 std::optional<SimulatedPolicy> ParsePolicy(absl::string_view name);
 
-enum class ForecastMode { kPerfect, kPersistence };
-
 struct SimulationOptions {
   std::vector<double> max_rtt_ms = {5, 50, 100, 150, 200, 250, 300};
   std::vector<int> idle_percent = {0, 50, 99};  // each in [0, 100)
   std::vector<SimulatedPolicy> policies = {std::begin(kSimulatedPolicies),
                                            std::end(kSimulatedPolicies)};  // rows reported
   int runtime_hours = 1;
-  ForecastMode forecast = ForecastMode::kPerfect;
+  SimulatedForecast forecast;        // simulated_forecast.h
   std::vector<std::size_t> origins;  // site ids; empty: every site
   // the carbonroute policy's ScoringOptions (scoring.h)
   double carbon_weight = placement::kDefaultCarbonWeight;
   double latency_weight = placement::kDefaultLatencyWeight;
+  double carbon_tolerance = placement::kDefaultCarbonTolerance;  // gCO2eq/kWh
+  bool capacity_prices = true;                                   // carbonroute_placer.h
   int threads = 0;  // 0: std::thread::hardware_concurrency()
   std::atomic<std::size_t>* progress = nullptr;
 };

@@ -6,11 +6,7 @@
 // 72 h) and the readings of the past week — never the future beyond the
 // forecast. The job model is simulator/temporal_shift.h's.
 //
-// Forecasts (TemporalForecast): `perfect` the truth; `persistence` the same
-// hour of the day before (the first day: the first reading); `noisy:P` the
-// truth × (1 + ε), ε drawn once per hour from Normal(0, σ) with
-// σ = P/100 · √(π/2), so that the mean absolute percentage error is P %,
-// clipped at −95 % (seeded: the same run gives the same numbers).
+// Forecasts: simulator/simulated_forecast.h (ForecastSeries).
 //
 // The rule. Far from the deadline (the last start, or the last hour, beyond
 // the forecast) a job waits for a good hour: one whose value (the current
@@ -39,23 +35,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "simulator/simulated_forecast.h"
 #include "simulator/temporal_shift.h"
 
 namespace carbonroute::simulator {
-
-struct TemporalForecast {
-  enum class Kind { kPerfect, kPersistence, kNoisy };
-  Kind kind = Kind::kPerfect;
-  double mape_percent = 0;  // kNoisy
-  uint64_t seed = 1;        // kNoisy
-
-  std::string ToString() const;  // "perfect", "persistence", "noisy:10"
-};
-absl::StatusOr<TemporalForecast> ParseTemporalForecast(absl::string_view text);
-
-// The forecast of every hour of `hourly`, as the policy sees it.
-std::vector<double> ForecastSeries(const std::vector<double>& hourly,
-                                   const TemporalForecast& forecast);
 
 // The rule above for one series and one job length. What does not depend on
 // the slack — each hour's estimate, its place in its past week, whether it is

@@ -67,7 +67,7 @@ absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
       const std::size_t zone = unit / lengths, l = unit % lengths;
       for (std::size_t h = 0; h < hourly.size(); ++h) hourly[h] = trace.Value(zone, h).value_or(0);
       if (options.carbonroute) {
-        TemporalForecast zone_forecast = options.forecast;
+        SimulatedForecast zone_forecast = options.forecast;
         zone_forecast.seed += zone;  // each zone its own errors, the same every run
         forecast = ForecastSeries(hourly, zone_forecast);
       }

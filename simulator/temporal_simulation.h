@@ -44,7 +44,7 @@ struct TemporalOptions {
   std::vector<bool> interruptible = {false, true};
   std::vector<std::string> groups = {"Global", "Americas", "Europe", "Asia", "Oceania"};
   bool carbonroute = true;  // also run the carbonroute policy (the slowest of the three)
-  TemporalForecast forecast;
+  SimulatedForecast forecast;
   int forecast_horizon_hours = 24;
   int threads = 0;  // 0: std::thread::hardware_concurrency()
 };

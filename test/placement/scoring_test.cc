@@ -71,10 +71,12 @@ TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
   Workload inside{{{"edge", 30}}, std::nullopt};
   auto scored = ScoreCandidates(PlacementModel(Model()), Nodes(), inside, {.now = kNow});
   // n-se 25 ms (inside), n-pl 30 ms (on the limit: allowed), n-fr in edge's region: 5 ms
-  // convention. ĉ: se 0, fr (60−30)/670 = 0.045, pl 1;  l̂: se (25−5)/25 = 0.8, fr 0, pl 1. score =
-  // 1 − (ĉ + 0.2·l̂)/1.2: fr 0.963 > se 0.867 > pl 0 — among the two clean ones, latency decides.
-  EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
-  EXPECT_NEAR(Find(scored, "n-se").score, 1 - 0.16 / 1.2, 1e-9);
+  // convention. τ = 0: the band is SE (30 g) alone, score 1; outside it carbon alone
+  // orders: FR ĉ = (60 − 30) / (700 − 30) = 0.0448, score (1 − 1/6)·(1 − 0.0448) = 0.796;
+  // PL ĉ = 1, score 0. The 20 ms SE costs more than FR's does not matter: FR is dirtier.
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-fr", "n-pl"));
+  EXPECT_NEAR(Find(scored, "n-se").score, 1, 1e-9);
+  EXPECT_NEAR(Find(scored, "n-fr").score, (5.0 / 6) * (1 - 30.0 / 670), 1e-9);
   EXPECT_EQ(Find(scored, "n-fr").latency, absl::Milliseconds(5));
 
   Workload tight{{{"edge", 29.9}}, std::nullopt};
@@ -84,6 +86,45 @@ TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
   EXPECT_FALSE(Find(scored, "n-pl").feasible);
   EXPECT_THAT(Find(scored, "n-pl").reasons,
               ElementsAre("RTT from edge is 30.00 ms (measured), over the 29.9 ms limit"));
+}
+
+// A carbon tolerance τ: inside τ of the cleanest, the nearer wins.
+TEST(ScoreCandidates, WithinTheCarbonToleranceTheNearerWins) {
+  const Workload inside{{{"edge", 30}}, std::nullopt};
+  // τ = 30: the band is SE (30 g, 25 ms) and FR (60 g, 5 ms); l̂ over the band:
+  // FR 0 → 1, SE 1 → 1 − 1/6. PL (700 g): ĉ = (700 − 60) / (700 − 60) = 1 → 0.
+  ScoringOptions tolerant{.carbon_tolerance = 30, .now = kNow};
+  auto scored = ScoreCandidates(PlacementModel(Model()), Nodes(), inside, tolerant);
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
+  EXPECT_NEAR(Find(scored, "n-fr").score, 1, 1e-9);
+  EXPECT_NEAR(Find(scored, "n-se").score, 1 - 1.0 / 6, 1e-9);
+  EXPECT_NEAR(Find(scored, "n-pl").score, 0, 1e-9);
+  EXPECT_EQ(ExtenderScore(Find(scored, "n-se")), 8);
+
+  // Just under the gap: FR is outside the band again, SE alone in it.
+  tolerant.carbon_tolerance = 29.9;
+  scored = ScoreCandidates(PlacementModel(Model()), Nodes(), inside, tolerant);
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-fr", "n-pl"));
+
+  // w_l = 0: the band ties at 1, and the order still puts the nearer first.
+  ScoringOptions no_latency{.latency_weight = 0, .carbon_tolerance = 30, .now = kNow};
+  scored = ScoreCandidates(PlacementModel(Model()), Nodes(), inside, no_latency);
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
+  EXPECT_EQ(Find(scored, "n-se").score, 1);
+  const CompactScores compact = ScoreCompact(PlacementModel(Model()), Nodes(), inside, no_latency);
+  ASSERT_TRUE(compact.best.has_value());
+  EXPECT_EQ(Nodes()[*compact.best].name, "n-fr");
+}
+
+// A capacity price is added to the location's carbon value before anything else.
+TEST(ScoreCandidates, ACapacityPriceMakesALocationDirtier) {
+  const PlacementModel model(Model());
+  std::vector<double> price(model.location_count(), 0.0);
+  price[model.LocationId("SE")] = 45;  // SE: 30 + 45 = 75 > FR's 60
+  const ScoringOptions priced{.capacity_price = &price, .now = kNow};
+  const auto scored = ScoreCandidates(model, Nodes(), {}, priced);
+  EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
+  EXPECT_EQ(Find(scored, "n-se").grams_per_kwh, 30);  // the reading itself is reported
 }
 
 TEST(ScoreCandidates, MissingRttAndUnknownOriginFailClosed) {

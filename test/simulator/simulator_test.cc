@@ -126,27 +126,31 @@ TEST(Simulate, HandComputedThreeSitesFourHours) {
 // At 99 % idle each site runs 1 unit and capacity never binds; with a 40 ms
 // limit A reaches C too. Oracle: hours 0–1 all 3 units at B (10): 30 an hour;
 // hours 2–3 all at C (50): 150 an hour → 360 / 12 = 30.
-// carbonroute: the same, except that in hours 2–3 A weighs C (50 g, 40 ms)
-// against itself (100 g, 5 ms): normalised carbon 0 vs 0.2, latency 1 vs 0,
-// so both score 1 − 0.2/1.2 — a tie, which goes to the name, A: A's unit
-// stays (100 instead of 50) → (30 + 30 + 200 + 200) / 12.
+// carbonroute (τ = 0): the same: in hours 2–3 C (50 g, 40 ms) is the band
+// alone, A (100 g, 5 ms) is outside it whatever its latency.
+// With a carbon tolerance of 40, C (50 g, itself) is within 40 of B (10 g,
+// 30 ms away) in hours 0–1, and the nearer: C's unit stays (50 instead of 10),
+// 70 an hour; hours 2–3 as before (A's band ≤ 90 is C alone): 150 an hour →
+// (70 + 70 + 150 + 150) / 12. At 39.9 B is the band alone again: 30.
 TEST(Simulate, ALimitThatAdmitsEveryoneAndCapacityThatNeverBinds) {
   const Tiny tiny = MakeTiny();
   const absl::StatusOr<SimulationResult> result =
       Simulate(tiny.topology, tiny.trace, TinyOptions({40}, {99}));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(MeanOf(*result, SimulatedPolicy::kOracle, 40, 99), DoubleNear(30, 1e-9));
-  EXPECT_THAT(MeanOf(*result, SimulatedPolicy::kCarbonroute, 40, 99), DoubleNear(460.0 / 12, 1e-9));
+  EXPECT_THAT(MeanOf(*result, SimulatedPolicy::kCarbonroute, 40, 99), DoubleNear(30, 1e-9));
   // static: every unit at C (the lowest mean) all year: 50.
   EXPECT_THAT(MeanOf(*result, SimulatedPolicy::kStatic, 40, 99), DoubleNear(50, 1e-9));
 
-  // Without the latency term, carbon alone decides: C beats A, and with
-  // capacity that never binds carbonroute is the oracle.
-  SimulationOptions carbon_only = TinyOptions({40}, {99});
-  carbon_only.latency_weight = 0;
-  const absl::StatusOr<SimulationResult> greedy = Simulate(tiny.topology, tiny.trace, carbon_only);
-  ASSERT_TRUE(greedy.ok()) << greedy.status();
-  EXPECT_THAT(MeanOf(*greedy, SimulatedPolicy::kCarbonroute, 40, 99), DoubleNear(30, 1e-9));
+  SimulationOptions tolerant = TinyOptions({40}, {99});
+  tolerant.carbon_tolerance = 40;
+  const absl::StatusOr<SimulationResult> nearer = Simulate(tiny.topology, tiny.trace, tolerant);
+  ASSERT_TRUE(nearer.ok()) << nearer.status();
+  EXPECT_THAT(MeanOf(*nearer, SimulatedPolicy::kCarbonroute, 40, 99), DoubleNear(440.0 / 12, 1e-9));
+  tolerant.carbon_tolerance = 39.9;
+  const absl::StatusOr<SimulationResult> cleaner = Simulate(tiny.topology, tiny.trace, tolerant);
+  ASSERT_TRUE(cleaner.ok()) << cleaner.status();
+  EXPECT_THAT(MeanOf(*cleaner, SimulatedPolicy::kCarbonroute, 40, 99), DoubleNear(30, 1e-9));
 }
 
 // A limit below every RTT (and below a site's own 5 ms) or no idle capacity:
@@ -190,7 +194,7 @@ TEST(Simulate, PersistenceSeesTheSameHoursOfThePreviousDay) {
   SimulationOptions options = TinyOptions({50}, {50});
   options.policies = {SimulatedPolicy::kCarbonroute, SimulatedPolicy::kOracle};
   const absl::StatusOr<SimulationResult> perfect = Simulate(topology, trace, options);
-  options.forecast = ForecastMode::kPersistence;
+  options.forecast.kind = SimulatedForecast::Kind::kPersistence;
   const absl::StatusOr<SimulationResult> persistence = Simulate(topology, trace, options);
   ASSERT_TRUE(perfect.ok() && persistence.ok());
   const double oracle = MeanOf(*perfect, SimulatedPolicy::kOracle, 50, 50);
@@ -198,6 +202,72 @@ TEST(Simulate, PersistenceSeesTheSameHoursOfThePreviousDay) {
   EXPECT_THAT(oracle, DoubleNear(55, 1e-9));
   EXPECT_THAT(MeanOf(*persistence, SimulatedPolicy::kCarbonroute, 50, 50),
               DoubleNear(481000.0 / 4800, 1e-9));
+}
+
+// Capacity binds: one clean site P (10) with room for 50 units, wanted by X
+// (300, which can reach only P) and Y (400, which can also reach Q at 200,
+// with room for 50). RTTs X–P, Y–P, Y–Q 20 ms; every other pair 100 ms; limit
+// 50 ms; 50 % idle: 50 units each, 200 in all. Costs:
+//   local:  50 × (300 + 400 + 10 + 200) = 45,500             → 227.5
+//   oracle: X → P, Y → Q: 50 × (10 + 200 + 10 + 200) = 21,000 → 105
+//   carbonroute without prices: Y, the dirtiest, takes P first and X has
+//           nowhere to go: 50 × (10 + 300 + 10 + 200) = 26,000 → 130
+//   with prices: P's price makes it no better than Q for Y; X has one best
+//           site and chooses first: the oracle's 105.
+TEST(Simulate, CapacityPricesGiveTheCleanSiteToTheOriginWithNoOtherChoice) {
+  const IntensityTrace trace = *IntensityTrace::Parse(
+      "datetime,P,Q,X,Y\n2022-01-01T00:00:00Z,10,200,300,400\n", "one-hour.csv");
+  std::string matrix = "sending_region,receiving_region,milliseconds\n";
+  const std::vector<std::string> regions = {"p1", "q1", "x1", "y1"};
+  for (const std::string& from : regions) {
+    for (const std::string& to : regions) {
+      if (from == to) continue;
+      const std::string pair = from < to ? from + to : to + from;
+      const bool near = pair == "p1x1" || pair == "p1y1" || pair == "q1y1";
+      matrix += absl::StrFormat("%s,%s,%d\n", from, to, near ? 20 : 100);
+    }
+  }
+  const SiteTopology topology = *BuildSiteTopology(
+      *ParseRegionLocationsCsv("gcp_region,zone\np1,P\nq1,Q\nx1,X\ny1,Y\n", "zones.csv"),
+      *ParseRttMatrixCsv(matrix, "matrix.csv"), trace);
+  SimulationOptions options = TinyOptions({50}, {50});
+  const absl::StatusOr<SimulationResult> priced = Simulate(topology, trace, options);
+  options.capacity_prices = false;
+  const absl::StatusOr<SimulationResult> unpriced = Simulate(topology, trace, options);
+  ASSERT_TRUE(priced.ok() && unpriced.ok());
+  EXPECT_THAT(MeanOf(*priced, SimulatedPolicy::kLocal, 50, 50), DoubleNear(227.5, 1e-9));
+  EXPECT_THAT(MeanOf(*priced, SimulatedPolicy::kOracle, 50, 50), DoubleNear(105, 1e-9));
+  EXPECT_THAT(MeanOf(*priced, SimulatedPolicy::kCarbonroute, 50, 50), DoubleNear(105, 1e-9));
+  EXPECT_THAT(MeanOf(*unpriced, SimulatedPolicy::kCarbonroute, 50, 50), DoubleNear(130, 1e-9));
+
+  // The prices themselves: P full and contested (its price is between Y's
+  // gain over Q, 190, and X's over home, 290); nobody else's room is wanted
+  // by more than it holds... except Q's, which only Y can reach and fills.
+  const PlacementLimits limits = MakePlacementLimits(topology, 50, 50, {true, true, true, true});
+  OraclePlacer pricer(limits);
+  const absl::StatusOr<std::vector<double>> prices = pricer.CapacityPrices({10, 200, 300, 400});
+  ASSERT_TRUE(prices.ok());
+  EXPECT_GE((*prices)[0], 190);
+  EXPECT_LE((*prices)[0], 290);
+  EXPECT_EQ((*prices)[2], 0);  // X: its own room is wanted by nobody
+}
+
+TEST(Simulate, ANoisyForecastIsSeededAndCostsSomething) {
+  const Tiny tiny = MakeTiny();
+  SimulationOptions options = TinyOptions({30}, {50});
+  options.policies = {SimulatedPolicy::kCarbonroute};
+  options.forecast = *ParseSimulatedForecast("noisy:0");
+  const absl::StatusOr<SimulationResult> exact = Simulate(tiny.topology, tiny.trace, options);
+  ASSERT_TRUE(exact.ok());
+  EXPECT_THAT(MeanOf(*exact, SimulatedPolicy::kCarbonroute, 30, 50), DoubleNear(45, 1e-9));
+  // With errors of 100 % on average some hour is misjudged; two runs agree.
+  options.forecast = *ParseSimulatedForecast("noisy:100");
+  const absl::StatusOr<SimulationResult> first = Simulate(tiny.topology, tiny.trace, options);
+  const absl::StatusOr<SimulationResult> second = Simulate(tiny.topology, tiny.trace, options);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(MeanOf(*first, SimulatedPolicy::kCarbonroute, 30, 50),
+            MeanOf(*second, SimulatedPolicy::kCarbonroute, 30, 50));
+  EXPECT_GT(MeanOf(*first, SimulatedPolicy::kCarbonroute, 30, 50), 45);
 }
 
 TEST(OraclePlacer, NeverExceedsCapacityAndKeepsNonOriginsHome) {
@@ -289,7 +359,7 @@ TEST_F(ShippedData, TwoRunsGiveIdenticalOutputWhateverTheThreads) {
   options.max_rtt_ms = {50, 150};
   options.idle_percent = {50};
   options.runtime_hours = 4;
-  options.forecast = ForecastMode::kPersistence;
+  options.forecast.kind = SimulatedForecast::Kind::kPersistence;
   std::string exact[2];
   for (int run = 0; run < 2; ++run) {
     options.threads = run + 1;
@@ -313,6 +383,10 @@ TEST(Simulate, BadOptionsNameTheFieldAndValue) {
   options.runtime_hours = 5;  // the trace has 4 hours
   EXPECT_THAT(Simulate(tiny.topology, tiny.trace, options).status().message(),
               HasSubstr("runtime_hours: 5"));
+  options = TinyOptions({50}, {50});
+  options.carbon_tolerance = -1;
+  EXPECT_THAT(Simulate(tiny.topology, tiny.trace, options).status().message(),
+              HasSubstr("carbon_tolerance: -1"));
 }
 
 }  // namespace

@@ -19,18 +19,18 @@ using testing::StatusIs;
 TEST(TemporalPolicy, ForecastsAreTheTruthYesterdayOrTheTruthWithTheStatedError) {
   std::vector<double> x(50000);
   for (std::size_t h = 0; h < x.size(); ++h) x[h] = 100 + static_cast<double>(h % 97);
-  EXPECT_EQ(ForecastSeries(x, *ParseTemporalForecast("perfect")), x);
-  const std::vector<double> yesterday = ForecastSeries(x, *ParseTemporalForecast("persistence"));
+  EXPECT_EQ(ForecastSeries(x, *ParseSimulatedForecast("perfect")), x);
+  const std::vector<double> yesterday = ForecastSeries(x, *ParseSimulatedForecast("persistence"));
   EXPECT_EQ(yesterday[30], x[6]);
   EXPECT_EQ(yesterday[5], x[0]);  // the first day: the first reading
-  const std::vector<double> noisy = ForecastSeries(x, *ParseTemporalForecast("noisy:10"));
+  const std::vector<double> noisy = ForecastSeries(x, *ParseSimulatedForecast("noisy:10"));
   double error = 0;
   for (std::size_t h = 0; h < x.size(); ++h) error += std::abs(noisy[h] / x[h] - 1);
   EXPECT_THAT(100 * error / static_cast<double>(x.size()), DoubleNear(10, 0.2));  // the MAPE
-  EXPECT_EQ(noisy, ForecastSeries(x, *ParseTemporalForecast("noisy:10")));        // seeded
-  EXPECT_EQ(ParseTemporalForecast("noisy:5")->ToString(), "noisy:5");
+  EXPECT_EQ(noisy, ForecastSeries(x, *ParseSimulatedForecast("noisy:10")));       // seeded
+  EXPECT_EQ(ParseSimulatedForecast("noisy:5")->ToString(), "noisy:5");
   for (const char* bad : {"psychic", "noisy:", "noisy:-1", "noisy:101", "noisy:ten"}) {
-    EXPECT_THAT(ParseTemporalForecast(bad),
+    EXPECT_THAT(ParseSimulatedForecast(bad),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(bad)));
   }
 }
