@@ -24,6 +24,30 @@ absl::StatusOr<IntensityTrace> IntensityTrace::Load(const std::string& path) {
   return Parse(*text, path);
 }
 
+absl::StatusOr<IntensityTrace> IntensityTrace::FromColumns(
+    int year, std::vector<std::string> zones, const std::vector<std::vector<double>>& columns) {
+  if (zones.empty() || zones.size() != columns.size() || columns[0].empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("a trace needs a column for each of its ",
+                                                   zones.size(), " zones, got ", columns.size(),
+                                                   ", and at least one hour"));
+  }
+  IntensityTrace trace;
+  trace.year_ = year;
+  trace.hours_ = columns[0].size();
+  trace.zones_ = std::move(zones);
+  trace.values_.resize(trace.hours_ * trace.zones_.size());
+  for (std::size_t z = 0; z < columns.size(); ++z) {
+    if (columns[z].size() != trace.hours_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "column ", trace.zones_[z], " has ", columns[z].size(), " hours, not ", trace.hours_));
+    }
+    for (std::size_t h = 0; h < trace.hours_; ++h) {
+      trace.values_[h * trace.zones_.size() + z] = columns[z][h];
+    }
+  }
+  return trace;
+}
+
 absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv,
                                                      absl::string_view origin) {
   IntensityTrace trace;

@@ -42,6 +42,12 @@ class IntensityTrace {
   static absl::StatusOr<IntensityTrace> Load(const std::string& path);
   // Same, from text; `origin` prefixes error messages.
   static absl::StatusOr<IntensityTrace> Parse(absl::string_view csv, absl::string_view origin);
+  // A trace derived by a program (the simulator's), from `columns` (one per
+  // zone, each of the same number of hours; NaN = no data) starting at
+  // January 1 of `year`. kInvalidArgument if the sizes differ or there are
+  // no zones or no hours.
+  static absl::StatusOr<IntensityTrace> FromColumns(
+      int year, std::vector<std::string> zones, const std::vector<std::vector<double>>& columns);
 
   const std::vector<std::string>& zones() const { return zones_; }
   // Index of `zone` in zones(), or nullopt.

@@ -23,6 +23,7 @@
 #include "scheduler-lite/progress_bar.h"
 #include "scheduler-lite/simulation_output.h"
 #include "scheduler-lite/temporal_output.h"
+#include "simulator/both_shift.h"
 #include "simulator/simulation_sites.h"
 #include "simulator/temporal_simulation.h"
 #include "simulator/zone_groups.h"
@@ -121,13 +122,16 @@ simulator::SimulatedForecast ForecastFlag(const std::string& text) {
   return *forecast;
 }
 
-// The flags of one --shift only.
-const std::vector<const char*> kSpaceOnlyFlags = {
-    "--region-zones",     "--rtt-matrix",     "--origins",       "--max-rtt-ms",
-    "--idle-capacity",    "--runtime",        "--carbon-weight", "--latency-weight",
-    "--carbon-tolerance", "--capacity-prices"};
-const std::vector<const char*> kTimeOnlyFlags = {
-    "--zone-groups", "--job-length", "--slack", "--interruptible", "--group", "--forecast-horizon"};
+// The flags that apply to some shifts only, and the shifts they apply to.
+const std::vector<std::pair<const char*, std::vector<std::string>>> kShiftFlags = {
+    {"--region-zones", {"space", "both"}}, {"--rtt-matrix", {"space", "both"}},
+    {"--max-rtt-ms", {"space", "both"}},   {"--origins", {"space"}},
+    {"--idle-capacity", {"space"}},        {"--runtime", {"space"}},
+    {"--carbon-weight", {"space"}},        {"--latency-weight", {"space"}},
+    {"--carbon-tolerance", {"space"}},     {"--capacity-prices", {"space"}},
+    {"--zone-groups", {"time", "both"}},   {"--job-length", {"time", "both"}},
+    {"--slack", {"time", "both"}},         {"--interruptible", {"time", "both"}},
+    {"--group", {"time", "both"}},         {"--forecast-horizon", {"time", "both"}}};
 
 constexpr char kSimulateModel[] = R"(Model:
   A site is a grid zone that hosts at least one region of --region-zones; regions
@@ -171,7 +175,13 @@ Sites whose zone has no column in --trace are skipped with a warning.
                a share min(1/2, (length + 24) / (slack + length)) of the past week's
                readings (and, in one block, the best start within the forecast); once
                the deadline is within the forecast it plans the rest on the forecast.
-  oracle       the cleanest hours of the window in hindsight: the lower bound.)";
+  oracle       the cleanest hours of the window in hindsight: the lower bound.
+--shift both (waiting and moving): the jobs of --shift time, at every site of
+  --region-zones, may also run in each of their hours at any site within
+  --max-rtt-ms (default 100) of their origin. Jobs are marginal (each fits in a
+  site's idle room and changes no intensity), so an hour a job runs costs the
+  cleanest reachable site's reading: now runs at arrival at home; carbonroute and
+  oracle wait on that reachable series (carbonroute with the forecast of it).)";
 
 class SimulateSubcommand final : public Subcommand {
  public:
@@ -181,8 +191,9 @@ class SimulateSubcommand final : public Subcommand {
   }
   void AddFlags(CLI::App& cmd) override {
     cmd.add_option("--shift", request_.shift,
-                   "space: move work between sites; time: wait for cleaner hours")
-        ->check(CLI::IsMember({"space", "time"}))
+                   "space: move work between sites; time: wait for cleaner hours; both: wait "
+                   "and move")
+        ->check(CLI::IsMember({"space", "time", "both"}))
         ->capture_default_str();
     cmd.add_option("--trace", request_.trace_csv,
                    "hourly carbon-intensity CSV datetime,<zone>... (default: "
@@ -218,7 +229,8 @@ class SimulateSubcommand final : public Subcommand {
     cmd.add_option("--origins", origins_,
                    "where work originates: regions or zones, comma-separated (default: "
                    "every site)");
-    cmd.add_option("--max-rtt-ms", limits_, "latency limits, ms, comma-separated")
+    cmd.add_option("--max-rtt-ms", limits_,
+                   "latency limits, ms, comma-separated (--shift both: default 100)")
         ->capture_default_str();
     cmd.add_option("--idle-capacity", idle_,
                    "idle capacity levels, percent in [0, 100), comma-separated")
@@ -268,12 +280,12 @@ class SimulateSubcommand final : public Subcommand {
   }
   void Validate() override {
     request_.progress_bar = isatty(STDERR_FILENO) == 1;
-    const bool time = request_.shift == "time";
-    for (const char* flag : time ? kSpaceOnlyFlags : kTimeOnlyFlags) {
-      if (command_->get_option(flag)->count() > 0) {
-        throw CLI::ValidationError(flag, std::string("applies to --shift ") +
-                                             (time ? "space" : "time") + ", not --shift " +
-                                             request_.shift);
+    const bool time = request_.shift != "space";
+    for (const auto& [flag, shifts] : kShiftFlags) {
+      if (command_->get_option(flag)->count() > 0 &&
+          std::find(shifts.begin(), shifts.end(), request_.shift) == shifts.end()) {
+        throw CLI::ValidationError(flag, "applies to --shift " + absl::StrJoin(shifts, " or ") +
+                                             ", not --shift " + request_.shift);
       }
     }
     if (!request_.plot.empty() && !IsPlotPath(request_.plot)) {
@@ -281,6 +293,10 @@ class SimulateSubcommand final : public Subcommand {
     }
     if (time) {
       ValidateTime();
+      if (request_.shift == "both") {
+        request_.both_max_rtt_ms = LatencyLimitsFlag(
+            command_->get_option("--max-rtt-ms")->count() > 0 ? limits_ : "100", "--max-rtt-ms");
+      }
       return;
     }
     SimulationOptions& o = request_.options;
@@ -374,6 +390,19 @@ class SimulateSubcommand final : public Subcommand {
       }
       return SimulateCommand(request_, c.out, c.err);
     }
+    if (request_.shift == "both") {
+      const absl::Status found =
+          FillDefaultDataFiles(data_dirs_, {{&request_.trace_csv, kIntensityTraceFile},
+                                            {&request_.zone_groups_csv, kZoneGroupsFile},
+                                            {&request_.region_zones_csv, kRegionZonesFile},
+                                            {&request_.rtt_matrix_csv, kInterRegionRttFile}});
+      if (!found.ok()) {
+        c.err << "scheduler-lite: " << found.message()
+              << " (give --trace/--zone-groups/--region-zones/--rtt-matrix or --data-dir)\n";
+        return kUsageExitCode;
+      }
+      return SimulateCommand(request_, c.out, c.err);
+    }
     const absl::Status found =
         FillDefaultDataFiles(data_dirs_, {{&request_.trace_csv, kIntensityTraceFile},
                                           {&request_.region_zones_csv, kRegionZonesFile},
@@ -414,8 +443,9 @@ int PlotOutcome(const absl::Status& plotted, const std::string& path, std::ostre
   return 0;
 }
 
-int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace, std::ostream& out,
-                 std::ostream& err) {
+// --shift time, or --shift both over `topology`'s sites.
+int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace,
+                 const SiteTopology* topology, std::ostream& out, std::ostream& err) {
   absl::StatusOr<std::string> text = ReadFileToString(request.zone_groups_csv, "zone groups file");
   if (!text.ok()) {
     err << kPrefix << text.status().message() << "\n";
@@ -428,7 +458,9 @@ int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace, st
     return kUsageExitCode;
   }
   absl::StatusOr<std::vector<simulator::TemporalRow>> rows =
-      simulator::SimulateTemporal(trace, *groups, request.temporal);
+      topology == nullptr ? simulator::SimulateTemporal(trace, *groups, request.temporal)
+                          : simulator::SimulateBoth(*topology, trace, *groups, request.temporal,
+                                                    request.both_max_rtt_ms);
   if (!rows.ok()) {
     err << kPrefix << rows.status().message() << "\n";
     return absl::IsInvalidArgument(rows.status()) ? kUsageExitCode : 1;
@@ -441,7 +473,8 @@ int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace, st
   if (request.format == "csv") {
     WriteTemporalCsv(*rows, out);
   } else if (request.format == "json") {
-    WriteTemporalJson(*rows, trace.zones().size(), request.temporal, out);
+    WriteTemporalJson(*rows, topology == nullptr ? trace.zones().size() : topology->size(),
+                      request.temporal, out);
   } else {
     WriteTemporalTable(*rows, out);
   }
@@ -457,7 +490,7 @@ int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostr
     err << kPrefix << trace.status().message() << "\n";
     return kUsageExitCode;
   }
-  if (request.shift == "time") return SimulateTime(request, *trace, out, err);
+  if (request.shift == "time") return SimulateTime(request, *trace, nullptr, out, err);
   absl::StatusOr<SiteTopology> topology = LoadTopology(request, *trace);
   if (!topology.ok()) {
     err << kPrefix << topology.status().message() << "\n";
@@ -473,6 +506,7 @@ int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostr
         << (topology->skipped.size() == 1 ? " site" : " sites") << " without carbon data in "
         << request.trace_csv << ": " << absl::StrJoin(named, "; ") << "\n";
   }
+  if (request.shift == "both") return SimulateTime(request, *trace, &*topology, out, err);
   absl::StatusOr<std::vector<std::size_t>> origins = ResolveOrigins(request, *topology);
   if (!origins.ok()) {
     err << kPrefix << origins.status().message() << "\n";

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -24,31 +25,45 @@ absl::string_view TemporalPolicyName(TemporalPolicy policy) {
   return "?";
 }
 
+namespace {
+
+bool WithLimits(const std::vector<TemporalRow>& rows) {
+  return !rows.empty() && rows.front().max_rtt_ms.has_value();
+}
+
+}  // namespace
+
 void WriteTemporalTable(const std::vector<TemporalRow>& rows, std::ostream& out) {
-  out << absl::StrFormat("%-12s %-9s %8s %9s %6s %14s %10s %12s\n", "POLICY", "GROUP", "JOB",
-                         "SLACK", "SPLIT", "MEAN gCO2/kWh", "REDUCTION", "OF ORACLE'S");
+  const bool limits = WithLimits(rows);
+  out << absl::StrFormat("%-12s %-9s %s%8s %9s %6s %14s %10s %12s\n", "POLICY", "GROUP",
+                         limits ? "  MAX RTT " : "", "JOB", "SLACK", "SPLIT", "MEAN gCO2/kWh",
+                         "REDUCTION", "OF ORACLE'S");
   const TemporalRow* previous = nullptr;
   for (const TemporalRow& row : rows) {
     if (previous != nullptr &&
-        (previous->group != row.group || previous->job_length_hours != row.job_length_hours)) {
+        (previous->group != row.group || previous->job_length_hours != row.job_length_hours ||
+         previous->max_rtt_ms != row.max_rtt_ms)) {
       out << "\n";
     }
     previous = &row;
     out << absl::StrFormat(
-        "%-12s %-9s %6d h %7d h %6s %14.1f %10.1f %12s\n", TemporalPolicyName(row.policy),
-        row.group, row.job_length_hours, row.slack_hours, row.interruptible ? "yes" : "no",
+        "%-12s %-9s %s%6d h %7d h %6s %14.1f %10.1f %12s\n", TemporalPolicyName(row.policy),
+        row.group, limits ? absl::StrFormat("%6g ms ", row.max_rtt_ms.value_or(0)) : "",
+        row.job_length_hours, row.slack_hours, row.interruptible ? "yes" : "no",
         row.mean_grams_per_kwh, row.reduction_grams_per_kwh,
         row.oracle_saving_share ? absl::StrFormat("%.1f%%", 100 * *row.oracle_saving_share) : "-");
   }
 }
 
 void WriteTemporalCsv(const std::vector<TemporalRow>& rows, std::ostream& out) {
-  out << kTemporalCsvHeader << "\n";
+  const bool limits = WithLimits(rows);
+  out << (limits ? kBothCsvHeader : kTemporalCsvHeader) << "\n";
   for (const TemporalRow& row : rows) {
     out << absl::StrFormat(
-        "%s,%s,%d,%d,%s,%.3f,%.3f,%s\n", TemporalPolicyName(row.policy), row.group,
-        row.job_length_hours, row.slack_hours, row.interruptible ? "yes" : "no",
-        row.mean_grams_per_kwh, row.reduction_grams_per_kwh,
+        "%s,%s,%s%d,%d,%s,%.3f,%.3f,%s\n", TemporalPolicyName(row.policy), row.group,
+        limits ? absl::StrCat(row.max_rtt_ms.value_or(0), ",") : "", row.job_length_hours,
+        row.slack_hours, row.interruptible ? "yes" : "no", row.mean_grams_per_kwh,
+        row.reduction_grams_per_kwh,
         row.oracle_saving_share ? absl::StrFormat("%.4f", *row.oracle_saving_share) : "");
   }
 }
@@ -56,7 +71,7 @@ void WriteTemporalCsv(const std::vector<TemporalRow>& rows, std::ostream& out) {
 void WriteTemporalJson(const std::vector<TemporalRow>& rows, std::size_t zones,
                        const simulator::TemporalOptions& options, std::ostream& out) {
   nlohmann::ordered_json json;
-  json["shift"] = "time";
+  json["shift"] = WithLimits(rows) ? "both" : "time";
   json["zones"] = zones;
   json["forecast"] = options.forecast.ToString();
   json["forecast_horizon_hours"] = options.forecast_horizon_hours;
@@ -65,6 +80,7 @@ void WriteTemporalJson(const std::vector<TemporalRow>& rows, std::size_t zones,
     nlohmann::ordered_json r;
     r["policy"] = TemporalPolicyName(row.policy);
     r["group"] = row.group;
+    if (row.max_rtt_ms) r["max_rtt_ms"] = *row.max_rtt_ms;
     r["job_length_hours"] = row.job_length_hours;
     r["slack_hours"] = row.slack_hours;
     r["interruptible"] = row.interruptible;
@@ -80,20 +96,25 @@ void WriteTemporalJson(const std::vector<TemporalRow>& rows, std::size_t zones,
 absl::Status PlotTemporal(const std::vector<TemporalRow>& rows, const std::string& path) {
   if (rows.empty()) return absl::InvalidArgumentError("--plot: no rows to plot");
   const std::string& group = rows.front().group;
+  const std::optional<double> limit = rows.front().max_rtt_ms;
   // interruptible → job length → slack → the oracle's reduction.
   std::map<bool, std::map<int, std::map<int, double>>> reductions;
   for (const TemporalRow& row : rows) {
-    if (row.group != group || row.policy != TemporalPolicy::kOracle) continue;
+    if (row.group != group || row.max_rtt_ms != limit || row.policy != TemporalPolicy::kOracle) {
+      continue;
+    }
     reductions[row.interruptible][row.job_length_hours][row.slack_hours] =
         row.reduction_grams_per_kwh;
   }
   std::map<std::string, std::string> data;
-  std::string script =
-      absl::StrCat("set multiplot layout 1,", reductions.size(), " title ",
-                   GnuplotQuoted(absl::StrCat("What waiting saves at best (", group,
-                                              "): the oracle's reduction against the slack")),
-                   "\nset xlabel 'slack (hours)'\nset ylabel 'gCO2eq/kWh below running at once'\n",
-                   "set logscale x\nset grid\nset key top left\nset yrange [0:*]\n");
+  std::string script = absl::StrCat(
+      "set multiplot layout 1,", reductions.size(), " title ",
+      GnuplotQuoted(absl::StrCat(
+          limit ? "What waiting and moving save at best (" : "What waiting saves at best (", group,
+          limit ? absl::StrCat(", within ", *limit, " ms") : "",
+          "): the oracle's reduction against the slack")),
+      "\nset xlabel 'slack (hours)'\nset ylabel 'gCO2eq/kWh below running at once'\n",
+      "set logscale x\nset grid\nset key top left\nset yrange [0:*]\n");
   for (const auto& [interruptible, by_length] : reductions) {
     absl::StrAppend(&script, "set title ",
                     GnuplotQuoted(interruptible ? "interruptible" : "not interruptible"),

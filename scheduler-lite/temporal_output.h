@@ -1,18 +1,19 @@
 // File: scheduler-lite/temporal_output.h
 //
-// The answers of `scheduler-lite simulate --shift time`
-// (simulator/temporal_simulation.h): a table for people, CSV and JSON for
+// The answers of `scheduler-lite simulate --shift time` and `--shift both`
+// (simulator/temporal_simulation.h, simulator/both_shift.h): a table for people, CSV and JSON for
 // programs, and a gnuplot plot (scheduler-lite/gnuplot_plot.h).
 //
 // CSV: the header is exactly
 //   policy,group,job_length_hours,slack_hours,interruptible,mean_grams_per_kwh,reduction_grams_per_kwh,oracle_saving_share
 // one row per TemporalRow, in its order; interruptible is yes or no; the mean
 // and reduction with 3 decimals, the share with 4, empty when the oracle
-// saves nothing.
-// JSON: {"shift": "time", "zones": N, "forecast", "forecast_horizon_hours", "rows": [{the CSV
-// columns; interruptible true/false; share null when absent}]}. Plot: the oracle's reduction
+// saves nothing. --shift both: the same with max_rtt_ms after group
+// (kBothCsvHeader), and a MAX RTT column in the table.
+// JSON: {"shift": "time" or "both", "zones": N, "forecast", "forecast_horizon_hours", "rows": [{the
+// CSV columns; interruptible true/false; share null when absent}]}. Plot: the oracle's reduction
 // (gCO2eq/kWh) against the slack, one line per job length, one panel per interruptibility, for the
-// first group.
+// first group (and the first limit).
 //
 // Thread safety: pure functions, except PlotTemporal (runs gnuplot).
 #ifndef CARBONROUTE_SCHEDULER_LITE_TEMPORAL_OUTPUT_H_
@@ -30,6 +31,10 @@ namespace carbonroute::scheduler_lite {
 
 inline constexpr char kTemporalCsvHeader[] =
     "policy,group,job_length_hours,slack_hours,interruptible,mean_grams_per_kwh,"
+    "reduction_grams_per_kwh,oracle_saving_share";
+
+inline constexpr char kBothCsvHeader[] =
+    "policy,group,max_rtt_ms,job_length_hours,slack_hours,interruptible,mean_grams_per_kwh,"
     "reduction_grams_per_kwh,oracle_saving_share";
 
 // "now", "carbonroute", "oracle".

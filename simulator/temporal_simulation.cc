@@ -50,8 +50,13 @@ absl::Status CheckOptions(const IntensityTrace& trace,
 
 absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
     const IntensityTrace& trace, const std::map<std::string, std::set<std::string>>& zone_groups,
-    const TemporalOptions& options) {
+    const TemporalOptions& options, const IntensityTrace* reachable) {
   if (absl::Status status = CheckOptions(trace, zone_groups, options); !status.ok()) return status;
+  if (reachable != nullptr &&
+      (reachable->zones() != trace.zones() || reachable->hours() != trace.hours())) {
+    return absl::InvalidArgumentError("the reachable trace must have the trace's zones and hours");
+  }
+  const IntensityTrace& waits_on = reachable != nullptr ? *reachable : trace;
   const std::size_t zones = trace.zones().size();
   const std::size_t lengths = options.job_lengths_hours.size();
   const std::size_t slacks = options.slacks_hours.size();
@@ -61,18 +66,21 @@ absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   auto work = [&] {
-    std::vector<double> hourly(trace.hours());
+    std::vector<double> home(trace.hours()), hourly(trace.hours());
     std::vector<double> forecast;
     for (std::size_t unit = next++; unit < zones * lengths && !failed; unit = next++) {
       const std::size_t zone = unit / lengths, l = unit % lengths;
-      for (std::size_t h = 0; h < hourly.size(); ++h) hourly[h] = trace.Value(zone, h).value_or(0);
+      for (std::size_t h = 0; h < hourly.size(); ++h) {
+        home[h] = trace.Value(zone, h).value_or(0);
+        hourly[h] = waits_on.Value(zone, h).value_or(0);
+      }
       if (options.carbonroute) {
         SimulatedForecast zone_forecast = options.forecast;
         zone_forecast.seed += zone;  // each zone its own errors, the same every run
         forecast = ForecastSeries(hourly, zone_forecast);
       }
       const int length = options.job_lengths_hours[l];
-      const absl::StatusOr<std::vector<double>> now = RunNowMeans(hourly, {length, 0, false});
+      const absl::StatusOr<std::vector<double>> now = RunNowMeans(home, {length, 0, false});
       if (!now.ok()) {
         failed = true;
         return;

@@ -15,6 +15,10 @@
 // continents of data/zones.csv (simulator/zone_groups.h); a group with no
 // zone in the trace has no rows.
 //
+// With `reachable` (--shift both, simulator/both_shift.h): `now` runs on
+// `trace` (at home, at once) and carbonroute and the oracle wait on
+// `reachable`, a trace of the same zones and hours.
+//
 // Work is spread over `threads` threads by (zone, job length); the output
 // does not depend on their number.
 // Errors: kInvalidArgument for an empty or invalid list (naming the value)
@@ -55,6 +59,7 @@ struct TemporalRow {
   int job_length_hours = 0;
   int slack_hours = 0;
   bool interruptible = false;
+  std::optional<double> max_rtt_ms;  // --shift both: the latency limit of the row
   double mean_grams_per_kwh = 0;
   double reduction_grams_per_kwh = 0;
   std::optional<double> oracle_saving_share;
@@ -64,7 +69,7 @@ struct TemporalRow {
 // given), then policy (now, carbonroute, oracle). `zone_groups`: ParseZoneGroups' result.
 absl::StatusOr<std::vector<TemporalRow>> SimulateTemporal(
     const IntensityTrace& trace, const std::map<std::string, std::set<std::string>>& zone_groups,
-    const TemporalOptions& options);
+    const TemporalOptions& options, const IntensityTrace* reachable = nullptr);
 
 }  // namespace carbonroute::simulator
 

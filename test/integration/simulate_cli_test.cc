@@ -153,6 +153,36 @@ TEST(SimulateCli, TimeShiftCsvHasTheContractHeaderAndHandComputedMeans) {
   EXPECT_THAT(json.output, Not(HasSubstr("\"policy\": \"now\"")));
 }
 
+// --shift both over two sites 20 ms apart: A 4, 1, 3, 2; B 5, 5, 0, 5. Within
+// 20 ms each reaches the other: reachable A = B = 4, 1, 0, 2. One-hour jobs, no
+// slack: now runs at home (A 2.5, B 3.75); the oracle, not waiting, takes the
+// reachable hour: 7/4 each. Within 10 ms each is alone: the oracle is now.
+TEST(SimulateCli, BothShiftsCsvHasTheLimitColumnAndHandComputedMeans) {
+  testing::ScopedTempDir dir;
+  std::ofstream(dir.File("trace.csv")) << "datetime,A,B\n"
+                                       << "2022-01-01T00:00:00Z,4,5\n"
+                                       << "2022-01-01T01:00:00Z,1,5\n"
+                                       << "2022-01-01T02:00:00Z,3,0\n"
+                                       << "2022-01-01T03:00:00Z,2,5\n";
+  std::ofstream(dir.File("groups.csv")) << "zone_code,Americas,Europe,Asia,Oceania\nA,,1,,\n";
+  std::ofstream(dir.File("zones.csv")) << "gcp_region,zone\na1,A\nb1,B\n";
+  std::ofstream(dir.File("rtt.csv")) << "sending_region,receiving_region,milliseconds\n"
+                                     << "a1,b1,20\nb1,a1,20\n";
+  const testing::ShellRun run = testing::Shell(absl::StrCat(
+      "cd ", dir.path(), " && ", kSchedulerLite,
+      " simulate --shift both --trace trace.csv --zone-groups groups.csv --region-zones "
+      "zones.csv --rtt-matrix rtt.csv --max-rtt-ms 20,10 --job-length 1h --slack 0h"
+      " --interruptible no --group Global --policies now,oracle --format csv 2>&1"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output,
+            "policy,group,max_rtt_ms,job_length_hours,slack_hours,interruptible,"
+            "mean_grams_per_kwh,reduction_grams_per_kwh,oracle_saving_share\n"
+            "now,Global,20,1,0,no,3.125,0.000,0.0000\n"
+            "oracle,Global,20,1,0,no,1.750,1.375,1.0000\n"
+            "now,Global,10,1,0,no,3.125,0.000,\n"
+            "oracle,Global,10,1,0,no,3.125,0.000,\n");
+}
+
 TEST(SimulateCli, TimeShiftCarbonrouteSeesOnlyItsForecastHorizon) {
   testing::ScopedTempDir dir;
   // One zone, flat 5 but for one clean hour at 190; every 1-hour job may wait 45 h.
@@ -215,6 +245,12 @@ TEST(SimulateCli, TimeShiftMistakesExit2NamingTheValue) {
       {"--slack 24h", "--slack: applies to --shift time"},
       {"--shift time --zone-groups missing.csv", "missing.csv"},
       {"--shift time --job-length 9000h", "job length 9000 h is outside"},
+      {"--shift both --idle-capacity 50",
+       "--idle-capacity: applies to --shift space, not "
+       "--shift both"},
+      {"--shift both --max-rtt-ms fast", "fast"},
+      {"--shift both --carbon-tolerance 5", "--carbon-tolerance: applies to --shift space"},
+      {"--shift sideways", "sideways"},
   };
   for (const auto& [args, message] : cases) {
     const testing::ShellRun run = Simulate(dir.path(), args);
