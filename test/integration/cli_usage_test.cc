@@ -147,6 +147,15 @@ TEST(CliUsage, CarbonRoleMistakesAreNamedByCheckConfig) {
   EXPECT_EQ(run.exit_code, 0) << run.output;
 }
 
+TEST(CliUsage, ACarbonToleranceMustBeANumberAtLeastZero) {
+  for (const char* command : {"rank --carbon-tolerance -1", "explain FR --carbon-tolerance lots",
+                              "serve --carbon-tolerance -0.5", "simulate --carbon-tolerance x"}) {
+    ShellRun run = Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " ", command, " 2>&1"));
+    EXPECT_EQ(run.exit_code, 2) << command << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr("--carbon-tolerance")) << command;
+  }
+}
+
 TEST(CliUsage, EveryLatencyLimitFlagIsCheckedAlike) {
   const std::string expected =
       "--max-rtt-ms: expected latency limits in ms ≥ 0 such as 50,100,150, got \"-5\" in \"-5\"";
