@@ -88,6 +88,25 @@ inline constexpr char kSchedulerModelAge[] = "carbonroute_scheduler_model_age_se
 inline constexpr char kSchedulerModelCarbonLocations[] =
     "carbonroute_scheduler_model_carbon_locations";
 
+// scheduler-lite's hold controller (`scheduler-lite hold`, hold/hold_controller.h):
+// gauge{kind}: Jobs and Pods held now (opted in, suspended or gated, not yet released).
+inline constexpr char kHoldObjects[] = "carbonroute_hold_objects";
+// gauge{kind}: held objects whose latest start (deadline − expected runtime) has
+// passed: should be 0 (they are released at once); the CarbonrouteHoldPastDeadline alert.
+inline constexpr char kHoldPastDeadline[] = "carbonroute_hold_past_deadline_objects";
+// counter{kind, reason}: releases by reason (window, deadline, no_forecast, invalid).
+inline constexpr char kHoldReleases[] = "carbonroute_hold_releases_total";
+// histogram{kind}: seconds from creation to release.
+inline constexpr char kHoldDelay[] = "carbonroute_hold_delay_seconds";
+// summary{kind} (no quantiles: _sum and _count): per release, the forecast intensity
+// of a run started at creation minus that at release, gCO2eq/kWh (may be negative
+// when the deadline forces a dirtier hour); _sum ÷ _count is the mean avoided.
+inline constexpr char kHoldIntensityAvoided[] = "carbonroute_hold_intensity_avoided_grams_per_kwh";
+// gauge: 1 while this replica holds the Lease (or runs alone), else 0.
+inline constexpr char kHoldLeader[] = "carbonroute_hold_leader";
+// counter{operation}: failed API calls (list, patch, lease) and forecast reads (forecast).
+inline constexpr char kHoldErrors[] = "carbonroute_hold_errors_total";
+
 }  // namespace carbonroute::metric_names
 
 #endif  // CARBONROUTE_CONTRACT_METRIC_NAMES_H_

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
-#include "scheduler-lite/run_program.h"
+#include "base/run_program.h"
 
 namespace carbonroute::scheduler_lite {
 

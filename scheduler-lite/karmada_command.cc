@@ -3,7 +3,7 @@
 #include "base/data_files.h"
 #include "scheduler-lite/command_flags.h"
 #include "scheduler-lite/karmada_patch.h"
-#include "scheduler-lite/run_program.h"
+#include "base/run_program.h"
 
 namespace carbonroute::scheduler_lite {
 

@@ -1,4 +1,4 @@
-#include "scheduler-lite/run_program.h"
+#include "base/run_program.h"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -9,7 +9,7 @@
 
 extern char** environ;
 
-namespace carbonroute::scheduler_lite {
+namespace carbonroute {
 
 absl::Status RunProgram(const std::string& program, const std::vector<std::string>& arguments) {
   std::vector<std::string> argv = {program};
@@ -37,4 +37,4 @@ absl::Status RunProgram(const std::string& program, const std::vector<std::strin
   return absl::OkStatus();
 }
 
-}  // namespace carbonroute::scheduler_lite
+}  // namespace carbonroute

@@ -1,4 +1,4 @@
-// File: scheduler-lite/run_program.h
+// File: base/run_program.h
 //
 // Runs a program found on PATH with the given arguments and waits for it:
 // kubectl for `karmada --apply`, gnuplot for `simulate --plot`. Its output
@@ -7,19 +7,19 @@
 // Errors: kNotFound when the program cannot be started (not on PATH);
 // kUnknown "<program> <first argument> exited with N" (or "was killed by signal N").
 // Thread safety: safe to call concurrently.
-#ifndef CARBONROUTE_SCHEDULER_LITE_RUN_PROGRAM_H_
-#define CARBONROUTE_SCHEDULER_LITE_RUN_PROGRAM_H_
+#ifndef CARBONROUTE_BASE_RUN_PROGRAM_H_
+#define CARBONROUTE_BASE_RUN_PROGRAM_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 
-namespace carbonroute::scheduler_lite {
+namespace carbonroute {
 
 // `arguments` excludes the program itself.
 absl::Status RunProgram(const std::string& program, const std::vector<std::string>& arguments);
 
-}  // namespace carbonroute::scheduler_lite
+}  // namespace carbonroute
 
-#endif  // CARBONROUTE_SCHEDULER_LITE_RUN_PROGRAM_H_
+#endif  // CARBONROUTE_BASE_RUN_PROGRAM_H_

@@ -1,0 +1,112 @@
+// File: hold/hold_controller.h
+//
+// `scheduler-lite hold`: holds opted-in Jobs and Pods until the cleanest
+// window before their deadline, then releases them (README "Waiting in the
+// cluster"; the decision in hold_plan.h, the writes in hold_patches.h).
+//
+// One pass (RunOnce), at the clock's now:
+//   1. every `resync`, lists the Jobs and Pods the label selector admits
+//      (paginated, kube_api.h); a failed list keeps the objects known;
+//   2. fetches the forecast of every location a held object may run in
+//      that was not fetched within `forecast_refresh` (a failed fetch keeps
+//      the last forecast: it still covers most of its horizon);
+//   3. with a Lease (lease_election.h), acts only while leading;
+//   4. for each object: one that opted in but is not held (a Job not
+//      suspended, a Pod without the gate) is reported once (a log line naming
+//      it) and left alone; one already released (carbonroute.io/released-at)
+//      is skipped; the others are planned (PlanRelease) and, when the plan's
+//      time has come, released (a PATCH); else their annotations say the
+//      plan (written again only when it moves). A PATCH answered 404 means
+//      the object was deleted: it is forgotten, no error.
+// Run() repeats passes, waking at the earliest of the next list, the next
+// Lease renewal and the earliest planned release,
+// so a release happens when planned (not at the next resync).
+//
+// The controller holds no state of its own beyond what the API objects and
+// the forecasts say: a restart lists everything again, reads each object's
+// plan from its annotations, and releases at once any object already past
+// its latest start.
+//
+// Ownership: borrows every argument. Thread safety: RunOnce/Run on one
+// thread; healthy() from any.
+#ifndef CARBONROUTE_HOLD_HOLD_CONTROLLER_H_
+#define CARBONROUTE_HOLD_HOLD_CONTROLLER_H_
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "base/clock.h"
+#include "hold/forecast_source.h"
+#include "hold/held_object.h"
+#include "hold/hold_metrics.h"
+#include "hold/hold_plan.h"
+#include "hold/kube_api.h"
+#include "hold/lease_election.h"
+
+namespace carbonroute::hold {
+
+struct HoldControllerOptions {
+  std::string selector = "carbonroute.io/defer=true";
+  absl::Duration resync = absl::Seconds(30);
+  absl::Duration forecast_refresh = absl::Minutes(5);
+  std::map<std::string, std::string> region_locations;  // region → grid location
+};
+
+// One release, as the controller did it (for tests and the log).
+struct Release {
+  std::string object;  // HeldObject::Describe()
+  absl::Time at;
+  HoldPlan plan;
+  std::optional<double> intensity_at_creation;
+};
+
+class HoldController {
+ public:
+  // `lease`: null to act alone.
+  HoldController(HoldControllerOptions options, KubeApi& api, ForecastSource& forecasts,
+                 Clock& clock, HoldMetrics& metrics, LeaseElection* lease = nullptr);
+
+  void RunOnce();
+  absl::Time NextWake() const;
+  // Passes until `stop` is notified.
+  void Run(absl::Notification& stop);
+
+  // The last list succeeded within three resyncs.
+  bool healthy() const;
+  const std::vector<Release>& releases() const { return releases_; }
+
+ private:
+  void List(absl::Time now);
+  void RefreshForecasts(const std::set<std::string>& needed, absl::Time now);
+  // Plans `object`; releases it when due. Returns false when it left the held set.
+  bool Handle(HeldObject& object, absl::Time now, bool leading);
+  bool Patch(HeldObject& object, const struct Patch& patch, absl::Time now);
+
+  const HoldControllerOptions options_;
+  KubeApi& api_;
+  ForecastSource& source_;
+  Clock& clock_;
+  HoldMetrics& metrics_;
+  LeaseElection* const lease_;
+
+  std::vector<HeldObject> objects_;
+  std::set<std::string> reported_;  // uids reported as opted in but not held
+  Forecasts forecasts_;
+  std::map<std::string, absl::Time> fetched_;  // location → last attempt
+  std::vector<std::string> cluster_;
+  absl::Time cluster_fetched_ = absl::InfinitePast();
+  absl::Time next_list_ = absl::InfinitePast();
+  absl::Time next_release_ = absl::InfiniteFuture();
+  std::atomic<int64_t> last_list_ok_unix_{0};
+  std::atomic<int64_t> resync_seconds_{30};
+  std::vector<Release> releases_;
+};
+
+}  // namespace carbonroute::hold
+
+#endif  // CARBONROUTE_HOLD_HOLD_CONTROLLER_H_

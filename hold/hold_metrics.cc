@@ -1,0 +1,82 @@
+#include "hold/hold_metrics.h"
+
+#include "contract/metric_names.h"
+
+namespace carbonroute::hold {
+namespace {
+
+std::string Kind(HeldKind kind) { return std::string(KindName(kind)); }
+
+// 1 min to 1 week: a hold lasts from nothing to the slack of the longest deadline.
+prometheus::Histogram::BucketBoundaries DelayBuckets() {
+  return {60, 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400, 172800, 604800};
+}
+
+}  // namespace
+
+HoldMetrics::HoldMetrics(prometheus::Registry& registry)
+    : held_(prometheus::BuildGauge()
+                .Name(metric_names::kHoldObjects)
+                .Help("Jobs and Pods held now, waiting for a clean window")
+                .Register(registry)),
+      past_deadline_(prometheus::BuildGauge()
+                         .Name(metric_names::kHoldPastDeadline)
+                         .Help("held objects whose latest start has passed (should be 0)")
+                         .Register(registry)),
+      releases_(prometheus::BuildCounter()
+                    .Name(metric_names::kHoldReleases)
+                    .Help("releases by reason: window, deadline, no_forecast, invalid")
+                    .Register(registry)),
+      delay_(prometheus::BuildHistogram()
+                 .Name(metric_names::kHoldDelay)
+                 .Help("seconds from creation to release")
+                 .Register(registry)),
+      avoided_(prometheus::BuildSummary()
+                   .Name(metric_names::kHoldIntensityAvoided)
+                   .Help("per release, the forecast intensity of a run started at creation minus "
+                         "that at release, gCO2eq/kWh")
+                   .Register(registry)),
+      leader_(prometheus::BuildGauge()
+                  .Name(metric_names::kHoldLeader)
+                  .Help("1 while this replica holds the Lease (or runs alone)")
+                  .Register(registry)
+                  .Add({})),
+      errors_(prometheus::BuildCounter()
+                  .Name(metric_names::kHoldErrors)
+                  .Help("failed API calls and forecast reads, by operation")
+                  .Register(registry)) {
+  for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
+    held_.Add({{"kind", Kind(kind)}});
+    past_deadline_.Add({{"kind", Kind(kind)}});
+    delay_.Add({{"kind", Kind(kind)}}, DelayBuckets());
+    avoided_.Add({{"kind", Kind(kind)}}, prometheus::Summary::Quantiles{});
+    for (ReleaseReason reason : kReleaseReasons) {
+      releases_.Add({{"kind", Kind(kind)}, {"reason", std::string(ReasonName(reason))}});
+    }
+  }
+  for (const char* operation : {"list", "patch", "lease", "forecast"}) {
+    errors_.Add({{"operation", operation}});
+  }
+}
+
+void HoldMetrics::SetHeld(HeldKind kind, int held, int past_deadline) {
+  held_.Add({{"kind", Kind(kind)}}).Set(held);
+  past_deadline_.Add({{"kind", Kind(kind)}}).Set(past_deadline);
+}
+
+void HoldMetrics::Released(HeldKind kind, ReleaseReason reason, absl::Duration delay,
+                           std::optional<double> avoided_grams_per_kwh) {
+  releases_.Add({{"kind", Kind(kind)}, {"reason", std::string(ReasonName(reason))}}).Increment();
+  delay_.Add({{"kind", Kind(kind)}}, DelayBuckets())
+      .Observe(std::max(0.0, absl::ToDoubleSeconds(delay)));
+  if (avoided_grams_per_kwh) {
+    avoided_.Add({{"kind", Kind(kind)}}, prometheus::Summary::Quantiles{})
+        .Observe(*avoided_grams_per_kwh);
+  }
+}
+
+void HoldMetrics::Error(const std::string& operation) {
+  errors_.Add({{"operation", operation}}).Increment();
+}
+
+}  // namespace carbonroute::hold

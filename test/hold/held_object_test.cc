@@ -1,0 +1,94 @@
+#include "hold/held_object.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hold/hold_patches.h"
+#include "hold/kube_api.h"
+
+namespace carbonroute::hold {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ParseObjectList, JobsAndPodsAsTheApiReturnsThem) {
+  absl::StatusOr<ObjectList> jobs = ParseObjectList(R"({"kind":"JobList","metadata":{
+      "resourceVersion":"42","continue":"abc"},"items":[{"metadata":{"name":"nightly",
+      "namespace":"batch","uid":"u1","resourceVersion":"7","creationTimestamp":"2026-11-25T10:00:00Z",
+      "annotations":{"carbonroute.io/deadline":"12h"}},"spec":{"suspend":true,"template":{"spec":{
+      "nodeSelector":{"topology.kubernetes.io/region":"europe-west3"}}}}}]})",
+                                                    HeldKind::kJob);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_EQ(jobs->continue_token, "abc");
+  ASSERT_EQ(jobs->items.size(), 1u);
+  const HeldObject& job = jobs->items[0];
+  EXPECT_TRUE(job.held());
+  EXPECT_EQ(job.Describe(), "Job batch/nightly");
+  EXPECT_EQ(job.Path(), "/apis/batch/v1/namespaces/batch/jobs/nightly");
+  EXPECT_EQ(job.node_selector.at("topology.kubernetes.io/region"), "europe-west3");
+  EXPECT_EQ(job.created, absl::FromUnixSeconds(1795600800));
+
+  absl::StatusOr<HeldObject> pod = ParseHeldObject(R"({"metadata":{"name":"p",
+      "creationTimestamp":"2026-11-25T10:00:00Z"},"spec":{"schedulingGates":[{"name":"other"},
+      {"name":"carbonroute.io/clean-window"}]}})",
+                                                   HeldKind::kPod);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->namespace_name, "default");
+  EXPECT_EQ(pod->gate, 1u);
+  EXPECT_FALSE(pod->has_annotations);
+  EXPECT_EQ(pod->Path(), "/api/v1/namespaces/default/pods/p");
+}
+
+TEST(ParseObjectList, MistakesNameTheField) {
+  EXPECT_THAT(ParseObjectList("nope", HeldKind::kJob).status().message(), HasSubstr("JobList"));
+  EXPECT_THAT(ParseObjectList(R"({"items":[{"metadata":{"name":3},"spec":{}}]})", HeldKind::kPod)
+                  .status()
+                  .message(),
+              HasSubstr("PodList: items[0]: metadata.name: expected a string"));
+  EXPECT_THAT(ParseHeldObject(R"({"metadata":{"name":"j","creationTimestamp":"x"},"spec":{}})",
+                              HeldKind::kJob)
+                  .status()
+                  .message(),
+              HasSubstr("metadata.creationTimestamp"));
+  EXPECT_THAT(
+      ParseHeldObject(R"({"metadata":{"name":"j","creationTimestamp":"2026-11-25T10:00:00Z"},
+      "spec":{"suspend":"yes"}})",
+                      HeldKind::kJob)
+          .status()
+          .message(),
+      HasSubstr("spec.suspend: expected a boolean"));
+}
+
+TEST(ReleasePatch, AJobIsUnsuspendedAPodLosesOnlyTheGate) {
+  HeldObject job;
+  job.kind = HeldKind::kJob;
+  HoldPlan plan;
+  plan.reason = ReleaseReason::kWindow;
+  const absl::Time now = absl::FromUnixSeconds(1795600800);
+  Patch patch = ReleasePatch(job, plan, now, 123.45);
+  EXPECT_EQ(patch.content_type, kMergePatch);
+  nlohmann::json body = nlohmann::json::parse(patch.body);
+  EXPECT_EQ(body["spec"]["suspend"], false);
+  EXPECT_EQ(body["metadata"]["annotations"][kReleasedAtAnnotation], "2026-11-25T10:00:00Z");
+  EXPECT_EQ(body["metadata"]["annotations"][kReleaseReasonAnnotation], "window");
+  EXPECT_EQ(body["metadata"]["annotations"][kReleaseIntensityAnnotation], "123.5");
+
+  HeldObject pod;
+  pod.kind = HeldKind::kPod;
+  pod.gate = 2;
+  pod.has_annotations = true;
+  patch = ReleasePatch(pod, plan, now, std::nullopt);
+  EXPECT_EQ(patch.content_type, kJsonPatch);
+  body = nlohmann::json::parse(patch.body);
+  EXPECT_EQ(body[0]["op"], "test");
+  EXPECT_EQ(body[0]["path"], "/spec/schedulingGates/2/name");
+  EXPECT_EQ(body[1]["op"], "remove");
+  EXPECT_EQ(body[1]["path"], "/spec/schedulingGates/2");
+  EXPECT_EQ(body[2]["path"], "/metadata/annotations/carbonroute.io~1released-at");
+  EXPECT_EQ(body.size(), 4u);  // no intensity: not written
+}
+
+}  // namespace
+}  // namespace carbonroute::hold

@@ -1,0 +1,250 @@
+#include "hold/hold_controller.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <prometheus/registry.h>
+
+#include <cmath>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "exporter/metrics_page.h"
+#include "hold/hold_patches.h"
+#include "test/testing/fake_batch_api.h"
+#include "test/testing/fake_clock.h"
+
+namespace carbonroute::hold {
+namespace {
+
+using testing::FakeBatchApi;
+using testing::FakeClock;
+using ::testing::HasSubstr;
+
+const absl::Time kT0 = absl::FromUnixSeconds(1795600800);  // 2026-11-25T10:00:00Z
+
+// Hourly intensity from T0 for two days, different in each location.
+double Intensity(const std::string& location, int hour) {
+  const int salt = location == "DE" ? 37 : 53;
+  return 150 + ((hour * salt + 5) % 17) * 15;
+}
+
+class FixedForecasts final : public ForecastSource {
+ public:
+  absl::StatusOr<std::vector<std::string>> Locations() override {
+    return std::vector<std::string>{"DE", "FR"};
+  }
+  absl::StatusOr<std::vector<ForecastPoint>> Forecast(const std::string& location) override {
+    ++fetches;
+    if (location != "DE" && location != "FR") return absl::NotFoundError("no " + location);
+    std::vector<ForecastPoint> points;
+    for (int h = 0; h < 48; ++h) {
+      const absl::Time start = kT0 + absl::Hours(h);
+      points.push_back({start, start + absl::Hours(1), Intensity(location, h)});
+    }
+    return points;
+  }
+  int fetches = 0;
+};
+
+// The best start computed here, independently: every whole hour from `from`
+// whose run ends by the deadline, the lowest mean, the earliest on ties.
+std::pair<absl::Time, double> BestStart(const std::vector<std::string>& locations, absl::Time from,
+                                        int runtime_hours, absl::Time deadline) {
+  absl::Time best_start = absl::InfiniteFuture();
+  double best = INFINITY;
+  for (const std::string& location : locations) {
+    for (int h = static_cast<int>((from - kT0) / absl::Hours(1));
+         kT0 + absl::Hours(h + runtime_hours) <= deadline; ++h) {
+      double sum = 0;
+      for (int i = 0; i < runtime_hours; ++i) sum += Intensity(location, h + i);
+      const double mean = sum / runtime_hours;
+      const absl::Time start = kT0 + absl::Hours(h);
+      if (mean < best || (mean == best && start < best_start)) {
+        best = mean;
+        best_start = start;
+      }
+    }
+  }
+  return {best_start, best};
+}
+
+struct Harness {
+  FakeClock clock{kT0};
+  FakeBatchApi api{[this] { return clock.Now(); }};
+  KubeApi kube{KubeApiTarget{"http://fake", "", "", absl::Seconds(5)}, api};
+  FixedForecasts forecasts;
+  prometheus::Registry registry;
+  HoldMetrics metrics{registry};
+
+  std::unique_ptr<HoldController> Controller(LeaseElection* lease = nullptr) {
+    return std::make_unique<HoldController>(HoldControllerOptions{}, kube, forecasts, clock,
+                                            metrics, lease);
+  }
+  // Runs passes until `until` (the fake clock jumps from wake to wake).
+  void RunUntil(HoldController& controller, absl::Time until) {
+    absl::Notification stop;
+    clock.StopAt(until);
+    controller.Run(stop);
+  }
+  std::string Metrics() { return exporter::RenderMetricsPage(registry, {}); }
+  std::string Annotation(const std::string& resource, const std::string& name, const char* key) {
+    const nlohmann::json object = api.Get(resource, "batch", name);
+    return object["metadata"]["annotations"].value(key, "");
+  }
+  int Patches(const std::string& path) {
+    int count = 0;
+    for (const testing::FakeApiCall& call : api.calls())
+      count += call.method == "PATCH" && call.target == path;
+    return count;
+  }
+};
+
+TEST(HoldController, AJobIsReleasedAtTheBestWindowAndSaysItsPlanMeanwhile) {
+  Harness h;
+  h.api.AddJob("batch", "nightly", kT0, {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
+  auto controller = h.Controller();
+  controller->RunOnce();
+  const auto [start, mean] = BestStart({"DE", "FR"}, kT0, 3, kT0 + absl::Hours(20));
+  ASSERT_GT(start, kT0);
+  EXPECT_EQ(h.Annotation("jobs", "nightly", kReleaseAtAnnotation), AnnotationTime(start));
+  EXPECT_EQ(h.Annotation("jobs", "nightly", kExpectedIntensityAnnotation),
+            AnnotationIntensity(mean));
+  EXPECT_EQ(h.api.Get("jobs", "batch", "nightly")["spec"]["suspend"], true);
+
+  h.RunUntil(*controller, kT0 + absl::Hours(30));
+  const nlohmann::json job = h.api.Get("jobs", "batch", "nightly");
+  EXPECT_EQ(job["spec"]["suspend"], false);
+  EXPECT_EQ(h.Annotation("jobs", "nightly", kReleasedAtAnnotation), AnnotationTime(start));
+  EXPECT_EQ(h.Annotation("jobs", "nightly", kReleaseReasonAnnotation), "window");
+  EXPECT_EQ(h.Annotation("jobs", "nightly", kReleaseIntensityAnnotation),
+            AnnotationIntensity(mean));
+  ASSERT_EQ(controller->releases().size(), 1u);
+  EXPECT_EQ(controller->releases()[0].at, start);
+  // The release PATCH arrived exactly at the planned start (the loop woke for it).
+  for (const testing::FakeApiCall& call : h.api.calls()) {
+    if (call.method == "PATCH" && absl::StrContains(call.body, "\"suspend\":false")) {
+      EXPECT_EQ(call.at, start);
+    }
+  }
+  EXPECT_THAT(h.Metrics(),
+              HasSubstr("carbonroute_hold_releases_total{kind=\"Job\",reason=\"window\"} 1"));
+  EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_hold_objects{kind=\"Job\"} 0"));
+}
+
+TEST(HoldController, APodLosesOnlyItsGate) {
+  Harness h;
+  h.api.AddPod(
+      "batch", "render", kT0,
+      {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "6h"}, {kLocationsAnnotation, "FR"}},
+      {"example.com/quota", "carbonroute.io/clean-window"});
+  auto controller = h.Controller();
+  h.RunUntil(*controller, kT0 + absl::Hours(8));
+  const nlohmann::json pod = h.api.Get("pods", "batch", "render");
+  ASSERT_EQ(pod["spec"]["schedulingGates"].size(), 1u);
+  EXPECT_EQ(pod["spec"]["schedulingGates"][0]["name"], "example.com/quota");
+  const auto [start, mean] = BestStart({"FR"}, kT0, 1, kT0 + absl::Hours(6));
+  EXPECT_EQ(h.Annotation("pods", "render", kReleasedAtAnnotation), AnnotationTime(start));
+}
+
+TEST(HoldController, FailsOpenAtOnce) {
+  Harness h;
+  // Past its latest start when the controller starts (a restart after a long outage).
+  h.api.AddJob("batch", "late", kT0 - absl::Hours(10),
+               {{kRuntimeAnnotation, "2h"}, {kDeadlineAnnotation, "11h"}});
+  // No forecast covers its locations.
+  h.api.AddJob(
+      "batch", "nowhere", kT0,
+      {{kRuntimeAnnotation, "2h"}, {kDeadlineAnnotation, "11h"}, {kLocationsAnnotation, "XX"}});
+  // Malformed annotations.
+  h.api.AddJob("batch", "typo", kT0,
+               {{kRuntimeAnnotation, "two hours"}, {kDeadlineAnnotation, "11h"}});
+  // Opted in, but not suspended: left alone.
+  h.api.AddJob("batch", "running", kT0, {{kRuntimeAnnotation, "2h"}, {kDeadlineAnnotation, "11h"}},
+               /*suspend=*/false);
+  auto controller = h.Controller();
+  controller->RunOnce();
+  EXPECT_EQ(h.Annotation("jobs", "late", kReleaseReasonAnnotation), "deadline");
+  EXPECT_EQ(h.Annotation("jobs", "nowhere", kReleaseReasonAnnotation), "no_forecast");
+  EXPECT_EQ(h.Annotation("jobs", "typo", kReleaseReasonAnnotation), "invalid");
+  for (const char* name : {"late", "nowhere", "typo"}) {
+    EXPECT_EQ(h.api.Get("jobs", "batch", name)["spec"]["suspend"], false) << name;
+    EXPECT_EQ(h.Annotation("jobs", name, kReleasedAtAnnotation), AnnotationTime(kT0)) << name;
+  }
+  EXPECT_EQ(h.Patches("/apis/batch/v1/namespaces/batch/jobs/running"), 0);
+  EXPECT_THAT(h.Metrics(),
+              HasSubstr("carbonroute_hold_releases_total{kind=\"Job\",reason=\"invalid\"} 1"));
+}
+
+TEST(HoldController, AJobDeletedWhileHeldIsForgotten) {
+  Harness h;
+  h.api.AddJob("batch", "gone", kT0, {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
+  auto controller = h.Controller();
+  controller->RunOnce();
+  h.api.Delete("jobs", "batch", "gone");
+  h.RunUntil(*controller, kT0 + absl::Hours(20));
+  EXPECT_TRUE(controller->releases().empty());
+  EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_hold_errors_total{operation=\"patch\"} 0"));
+}
+
+TEST(HoldController, ARestartKeepsThePlanAndTheIntensityAtCreation) {
+  Harness h;
+  h.api.AddJob("batch", "nightly", kT0, {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
+  auto first = h.Controller();
+  first->RunOnce();
+  const std::string at_creation = h.Annotation("jobs", "nightly", kCreationIntensityAnnotation);
+  ASSERT_FALSE(at_creation.empty());
+  first.reset();  // the controller restarts an hour later
+  h.clock.Advance(absl::Hours(1));
+  auto second = h.Controller();
+  h.RunUntil(*second, kT0 + absl::Hours(30));
+  ASSERT_EQ(second->releases().size(), 1u);
+  EXPECT_EQ(AnnotationIntensity(*second->releases()[0].intensity_at_creation), at_creation);
+  EXPECT_EQ(h.Annotation("jobs", "nightly", kCreationIntensityAnnotation), at_creation);
+}
+
+TEST(HoldController, TwoReplicasWithALeaseExactlyOneActs) {
+  Harness h;
+  for (int i = 0; i < 5; ++i) {
+    h.api.AddJob("batch", absl::StrCat("job-", i), kT0,
+                 {{kRuntimeAnnotation, absl::StrCat(i + 1, "h")}, {kDeadlineAnnotation, "18h"}});
+  }
+  LeaseElection a({"carbonroute", "carbonroute-hold", "replica-a", absl::Seconds(15)}, h.kube);
+  LeaseElection b({"carbonroute", "carbonroute-hold", "replica-b", absl::Seconds(15)}, h.kube);
+  auto first = h.Controller(&a);
+  auto second = h.Controller(&b);
+  // Both run, interleaved, pass by pass, as two Pods would.
+  for (absl::Time t = kT0; t < kT0 + absl::Hours(20); t += absl::Minutes(5)) {
+    h.clock.Advance(t - h.clock.Now());
+    first->RunOnce();
+    second->RunOnce();
+  }
+  EXPECT_EQ(first->releases().size() + second->releases().size(), 5u);
+  EXPECT_TRUE(first->releases().empty() || second->releases().empty());
+  for (int i = 0; i < 5; ++i) {
+    const std::string path = absl::StrCat("/apis/batch/v1/namespaces/batch/jobs/job-", i);
+    int releases = 0;
+    for (const testing::FakeApiCall& call : h.api.calls()) {
+      releases += call.target == path && absl::StrContains(call.body, "released-at");
+    }
+    EXPECT_EQ(releases, 1) << path;
+  }
+  EXPECT_EQ(h.api.Get("leases", "carbonroute", "carbonroute-hold")["spec"]["holderIdentity"],
+            "replica-a");
+}
+
+TEST(HoldController, ListsPageByPageAndStartsAgainOnAnExpiredToken) {
+  Harness h;
+  for (int i = 0; i < 7; ++i) {
+    h.api.AddJob("batch", absl::StrCat("job-", i), kT0,
+                 {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "3h"}});
+  }
+  h.api.AddJob("batch", "other", kT0, {}, true, {{"team", "x"}});  // not selected
+  h.api.ExpireContinueTokens(1);
+  absl::StatusOr<std::vector<HeldObject>> jobs =
+      ListHeld(h.kube, HeldKind::kJob, "carbonroute.io/defer=true", 3);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_EQ(jobs->size(), 7u);
+}
+
+}  // namespace
+}  // namespace carbonroute::hold

@@ -1,0 +1,271 @@
+#include "test/testing/fake_batch_api.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "net/url.h"
+
+namespace carbonroute::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string Rfc3339(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+}
+
+std::pair<int, std::string> StatusBody(int code, const std::string& reason,
+                                       const std::string& message) {
+  return {code, Json{{"kind", "Status"},
+                     {"apiVersion", "v1"},
+                     {"status", "Failure"},
+                     {"reason", reason},
+                     {"message", message},
+                     {"code", code}}
+                    .dump()};
+}
+
+Json StringMap(const std::map<std::string, std::string>& map) {
+  Json out = Json::object();
+  for (const auto& [k, v] : map) out[k] = v;
+  return out;
+}
+
+// Equality-based selectors
+// (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/).
+bool Selects(const std::string& selector, const Json& labels) {
+  for (absl::string_view term : absl::StrSplit(selector, ',', absl::SkipEmpty())) {
+    term = absl::StripAsciiWhitespace(term);
+    auto value_of = [&](absl::string_view key) -> std::optional<std::string> {
+      if (!labels.is_object() || !labels.contains(std::string(key))) return std::nullopt;
+      return labels[std::string(key)].get<std::string>();
+    };
+    if (const std::size_t ne = term.find("!="); ne != absl::string_view::npos) {
+      if (value_of(term.substr(0, ne)) == std::string(term.substr(ne + 2))) return false;
+    } else if (const std::size_t eq = term.find('='); eq != absl::string_view::npos) {
+      absl::string_view value = term.substr(eq + 1);
+      absl::ConsumePrefix(&value, "=");
+      if (value_of(term.substr(0, eq)) != std::string(value)) return false;
+    } else if (absl::ConsumePrefix(&term, "!")) {
+      if (value_of(term)) return false;
+    } else if (!value_of(term)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string FakeBatchApi::NextVersion() { return absl::StrCat(++version_); }
+
+void FakeBatchApi::AddJob(const std::string& ns, const std::string& name, absl::Time created,
+                          std::map<std::string, std::string> annotations, bool suspend,
+                          std::map<std::string, std::string> labels,
+                          std::map<std::string, std::string> node_selector) {
+  absl::MutexLock lock(&mutex_);
+  Json job = {{"apiVersion", "batch/v1"}, {"kind", "Job"}};
+  job["metadata"] = {{"name", name},
+                     {"namespace", ns},
+                     {"uid", absl::StrCat("uid-job-", ns, "-", name)},
+                     {"resourceVersion", NextVersion()},
+                     {"creationTimestamp", Rfc3339(created)},
+                     {"labels", StringMap(labels)}};
+  job["spec"]["suspend"] = suspend;
+  job["spec"]["template"]["spec"]["restartPolicy"] = "Never";
+  job["spec"]["template"]["spec"]["containers"] =
+      Json::array({Json{{"name", "work"}, {"image", "busybox"}}});
+  if (!annotations.empty()) job["metadata"]["annotations"] = StringMap(annotations);
+  if (!node_selector.empty()) {
+    job["spec"]["template"]["spec"]["nodeSelector"] = StringMap(node_selector);
+  }
+  objects_[absl::StrCat("jobs/", ns, "/", name)] = std::move(job);
+}
+
+void FakeBatchApi::AddPod(const std::string& ns, const std::string& name, absl::Time created,
+                          std::map<std::string, std::string> annotations,
+                          std::vector<std::string> gates,
+                          std::map<std::string, std::string> labels) {
+  absl::MutexLock lock(&mutex_);
+  Json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+  pod["metadata"] = {{"name", name},
+                     {"namespace", ns},
+                     {"uid", absl::StrCat("uid-pod-", ns, "-", name)},
+                     {"resourceVersion", NextVersion()},
+                     {"creationTimestamp", Rfc3339(created)},
+                     {"labels", StringMap(labels)}};
+  pod["spec"]["containers"] = Json::array({Json{{"name", "work"}, {"image", "busybox"}}});
+  if (!annotations.empty()) pod["metadata"]["annotations"] = StringMap(annotations);
+  if (!gates.empty()) {
+    Json list = Json::array();
+    for (const std::string& gate : gates) list.push_back({{"name", gate}});
+    pod["spec"]["schedulingGates"] = list;
+  }
+  objects_[absl::StrCat("pods/", ns, "/", name)] = std::move(pod);
+}
+
+void FakeBatchApi::Delete(const std::string& resource, const std::string& ns,
+                          const std::string& name) {
+  absl::MutexLock lock(&mutex_);
+  objects_.erase(absl::StrCat(resource, "/", ns, "/", name));
+}
+
+Json FakeBatchApi::Get(const std::string& resource, const std::string& ns,
+                       const std::string& name) const {
+  absl::MutexLock lock(&mutex_);
+  const auto it = objects_.find(absl::StrCat(resource, "/", ns, "/", name));
+  return it == objects_.end() ? Json() : it->second;
+}
+
+void FakeBatchApi::ExpireContinueTokens(int count) {
+  absl::MutexLock lock(&mutex_);
+  expire_tokens_ = count;
+}
+
+std::vector<FakeApiCall> FakeBatchApi::calls() const {
+  absl::MutexLock lock(&mutex_);
+  return calls_;
+}
+
+std::pair<int, std::string> FakeBatchApi::List(const std::string& resource,
+                                               const std::string& query) {
+  const std::string selector = net::QueryParameter(query, "labelSelector").value_or("");
+  std::size_t limit = 0, offset = 0;
+  if (!absl::SimpleAtoi(net::QueryParameter(query, "limit").value_or(""), &limit)) limit = 0;
+  if (const std::optional<std::string> token = net::QueryParameter(query, "continue")) {
+    if (expire_tokens_ > 0) {
+      --expire_tokens_;
+      return StatusBody(410, "Expired", "The provided continue parameter is too old");
+    }
+    if (!absl::SimpleAtoi(*token, &offset)) return StatusBody(400, "BadRequest", "bad continue");
+  }
+  std::vector<const Json*> matching;
+  for (const auto& [key, object] : objects_) {
+    if (absl::StartsWith(key, resource + "/") && Selects(selector, object["metadata"]["labels"])) {
+      matching.push_back(&object);
+    }
+  }
+  const std::size_t end = limit == 0 ? matching.size() : std::min(matching.size(), offset + limit);
+  Json items = Json::array();
+  for (std::size_t i = std::min(offset, end); i < end; ++i) items.push_back(*matching[i]);
+  Json list = {{"kind", resource == "jobs" ? "JobList" : "PodList"},
+               {"metadata",
+                {{"resourceVersion", absl::StrCat(version_)},
+                 {"continue", end < matching.size() ? absl::StrCat(end) : ""}}},
+               {"items", items}};
+  return {200, list.dump()};
+}
+
+std::pair<int, std::string> FakeBatchApi::Patch(const std::string& key,
+                                                const std::string& content_type,
+                                                const std::string& body) {
+  const auto it = objects_.find(key);
+  if (it == objects_.end()) return StatusBody(404, "NotFound", key + " not found");
+  const Json patch = Json::parse(body, nullptr, false);
+  if (patch.is_discarded()) return StatusBody(400, "BadRequest", "the patch is not JSON");
+  Json patched;
+  if (content_type == "application/merge-patch+json") {
+    patched = it->second;
+    patched.merge_patch(patch);
+  } else if (content_type == "application/json-patch+json") {
+    try {
+      patched = it->second.patch(patch);
+    } catch (const Json::exception& e) {
+      return StatusBody(422, "Invalid", std::string("the JSON patch failed: ") + e.what());
+    }
+  } else {
+    return StatusBody(415, "UnsupportedMediaType", "content type " + content_type);
+  }
+  if (absl::StartsWith(key, "pods/")) {  // gates can only be removed
+    const Json none = Json::array();
+    const Json& before = it->second["spec"].value("schedulingGates", none);
+    const Json& after = patched["spec"].value("schedulingGates", none);
+    for (const Json& gate : after) {
+      if (std::find(before.begin(), before.end(), gate) == before.end()) {
+        return StatusBody(422, "Invalid",
+                          "spec.schedulingGates: Forbidden: only deletion is allowed");
+      }
+    }
+  }
+  patched["metadata"]["resourceVersion"] = NextVersion();
+  it->second = std::move(patched);
+  return {200, it->second.dump()};
+}
+
+std::pair<int, std::string> FakeBatchApi::Handle(const std::string& method,
+                                                 const std::string& target,
+                                                 const std::string& content_type,
+                                                 const std::string& body) {
+  absl::MutexLock lock(&mutex_);
+  calls_.push_back({method, target, content_type, body, now_()});
+  const std::size_t question = target.find('?');
+  const std::string path = target.substr(0, question);
+  const std::string query = question == std::string::npos ? "" : target.substr(question + 1);
+  if (method == "GET" && path == "/apis/batch/v1/jobs") return List("jobs", query);
+  if (method == "GET" && path == "/api/v1/pods") return List("pods", query);
+  // /apis/batch/v1/namespaces/NS/jobs/NAME, /api/v1/namespaces/NS/pods/NAME,
+  // /apis/coordination.k8s.io/v1/namespaces/NS/leases[/NAME]
+  std::vector<std::string> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
+  const auto ns_at = std::find(parts.begin(), parts.end(), "namespaces");
+  if (ns_at == parts.end() || parts.end() - ns_at < 3) {
+    return StatusBody(404, "NotFound", path + " not found");
+  }
+  const std::string ns = *(ns_at + 1), resource = *(ns_at + 2);
+  const std::string name = parts.end() - ns_at >= 4 ? *(ns_at + 3) : "";
+  const std::string key = absl::StrCat(resource, "/", ns, "/", name);
+  if (method == "PATCH" && (resource == "jobs" || resource == "pods")) {
+    return Patch(key, content_type, body);
+  }
+  if (resource != "leases") return StatusBody(405, "MethodNotAllowed", method + " " + path);
+  if (method == "GET") {
+    const auto it = objects_.find(key);
+    if (it == objects_.end()) return StatusBody(404, "NotFound", "lease " + name + " not found");
+    return {200, it->second.dump()};
+  }
+  Json lease = Json::parse(body, nullptr, false);
+  if (lease.is_discarded() || !lease.is_object()) return StatusBody(400, "BadRequest", "not JSON");
+  if (method == "POST") {
+    const std::string created =
+        absl::StrCat("leases/", ns, "/", lease["metadata"].value("name", ""));
+    if (objects_.contains(created)) return StatusBody(409, "AlreadyExists", "lease exists");
+    lease["metadata"]["resourceVersion"] = NextVersion();
+    objects_[created] = lease;
+    return {201, lease.dump()};
+  }
+  if (method == "PUT") {
+    const auto it = objects_.find(key);
+    if (it == objects_.end()) return StatusBody(404, "NotFound", "lease " + name + " not found");
+    if (lease["metadata"].value("resourceVersion", "") !=
+        it->second["metadata"].value("resourceVersion", "")) {
+      return StatusBody(409, "Conflict", "the object has been modified");
+    }
+    lease["metadata"]["resourceVersion"] = NextVersion();
+    it->second = lease;
+    return {200, lease.dump()};
+  }
+  return StatusBody(405, "MethodNotAllowed", method + " " + path);
+}
+
+absl::StatusOr<net::HttpResponse> FakeBatchApi::Send(const net::HttpRequest& request) {
+  // The target: what follows the URL's authority.
+  absl::string_view url = request.url;
+  const std::size_t scheme = url.find("://");
+  if (scheme != absl::string_view::npos) url.remove_prefix(scheme + 3);
+  const std::size_t slash = url.find('/');
+  const std::string target(slash == absl::string_view::npos ? "/" : url.substr(slash));
+  std::string content_type;
+  for (const auto& [name, value] : request.headers) {
+    if (absl::EqualsIgnoreCase(name, "Content-Type")) content_type = value;
+  }
+  auto [status, body] = Handle(request.method, target, content_type, request.body);
+  net::HttpResponse response;
+  response.status = status;
+  response.body = std::move(body);
+  return response;
+}
+
+}  // namespace carbonroute::testing

@@ -1,0 +1,89 @@
+// File: test/testing/fake_batch_api.h
+//
+// An in-memory Kubernetes API for the hold controller's tests: Jobs
+// (batch/v1), Pods (core/v1) and Leases (coordination.k8s.io/v1), with the
+// rules of the real API server that the controller depends on:
+//   - lists across namespaces with an equality-based label selector
+//     (k=v, k==v, k!=v, k, !k; comma-separated, all must hold), paginated
+//     with limit/continue (ExpireContinueTokens: the next continued page
+//     answers 410 Gone, as an expired token does);
+//   - PATCH with application/merge-patch+json (RFC 7386) or
+//     application/json-patch+json (RFC 6902; a failed `test` answers 422);
+//     a Pod's scheduling gates may only be removed (adding one answers 422,
+//     as the real server's validation does); an unknown object answers 404;
+//   - Leases: GET, POST (409 if it exists), PUT with optimistic concurrency
+//     (a stale metadata.resourceVersion answers 409);
+//   - every write bumps the object's resourceVersion.
+// Usable in process (as a net::HttpClient: any base URL) or behind
+// FakeKubeApiServer (Handle()).
+//
+// Thread safety: all methods lock; safe from any thread.
+#ifndef CARBONROUTE_TEST_TESTING_FAKE_BATCH_API_H_
+#define CARBONROUTE_TEST_TESTING_FAKE_BATCH_API_H_
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "net/http_client.h"
+
+namespace carbonroute::testing {
+
+struct FakeApiCall {
+  std::string method;
+  std::string target;  // path and query
+  std::string content_type;
+  std::string body;
+  absl::Time at;  // the `now` function's time when it arrived
+};
+
+class FakeBatchApi final : public net::HttpClient {
+ public:
+  // `now`: the time recorded with each call (a FakeClock's, or the real one).
+  explicit FakeBatchApi(std::function<absl::Time()> now) : now_(std::move(now)) {}
+
+  // Adds an object; `labels` default to carbonroute.io/defer=true.
+  void AddJob(const std::string& ns, const std::string& name, absl::Time created,
+              std::map<std::string, std::string> annotations, bool suspend = true,
+              std::map<std::string, std::string> labels = {{"carbonroute.io/defer", "true"}},
+              std::map<std::string, std::string> node_selector = {});
+  void AddPod(const std::string& ns, const std::string& name, absl::Time created,
+              std::map<std::string, std::string> annotations,
+              std::vector<std::string> gates = {"carbonroute.io/clean-window"},
+              std::map<std::string, std::string> labels = {{"carbonroute.io/defer", "true"}});
+  void Delete(const std::string& resource, const std::string& ns, const std::string& name);
+  // The stored object ("jobs", "pods" or "leases"), or null.
+  nlohmann::json Get(const std::string& resource, const std::string& ns,
+                     const std::string& name) const;
+  void ExpireContinueTokens(int count);
+  std::vector<FakeApiCall> calls() const;
+
+  // The API: status and body for one request.
+  std::pair<int, std::string> Handle(const std::string& method, const std::string& target,
+                                     const std::string& content_type, const std::string& body);
+  absl::StatusOr<net::HttpResponse> Send(const net::HttpRequest& request) override;
+
+ private:
+  std::pair<int, std::string> List(const std::string& resource, const std::string& query)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::pair<int, std::string> Patch(const std::string& key, const std::string& content_type,
+                                    const std::string& body) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::string NextVersion() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  const std::function<absl::Time()> now_;
+  mutable absl::Mutex mutex_;
+  std::map<std::string, nlohmann::json> objects_
+      ABSL_GUARDED_BY(mutex_);  // "jobs/ns/name" → object
+  int64_t version_ ABSL_GUARDED_BY(mutex_) = 100;
+  int expire_tokens_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::vector<FakeApiCall> calls_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace carbonroute::testing
+
+#endif  // CARBONROUTE_TEST_TESTING_FAKE_BATCH_API_H_
