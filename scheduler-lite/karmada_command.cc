@@ -1,9 +1,9 @@
 #include "scheduler-lite/karmada_command.h"
 
 #include "base/data_files.h"
+#include "base/run_program.h"
 #include "scheduler-lite/command_flags.h"
 #include "scheduler-lite/karmada_patch.h"
-#include "base/run_program.h"
 
 namespace carbonroute::scheduler_lite {
 
