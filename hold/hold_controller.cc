@@ -1,6 +1,8 @@
 #include "hold/hold_controller.h"
 
-#include <spdlog/spdlog.h>
+#include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -16,16 +18,26 @@ std::optional<double> AnnotatedIntensity(const HeldObject& object, const char* a
   return value;
 }
 
+// Whether the start `object`'s annotation shows has come.
+bool PlannedStartHasCome(const HeldObject& object, absl::Time now) {
+  const auto written = object.annotations.find(kReleaseAtAnnotation);
+  absl::Time planned;
+  std::string error;
+  return written != object.annotations.end() &&
+         absl::ParseTime(absl::RFC3339_full, written->second, &planned, &error) && planned <= now;
+}
+
 }  // namespace
 
 HoldController::HoldController(HoldControllerOptions options, KubeApi& api,
                                ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
-                               LeaseElection* lease)
+                               LineLogger& log, LeaseElection* lease)
     : options_(std::move(options)),
       api_(api),
       source_(forecasts),
       clock_(clock),
       metrics_(metrics),
+      log_(log),
       lease_(lease) {
   resync_seconds_ = std::max<int64_t>(1, absl::ToInt64Seconds(options_.resync));
 }
@@ -40,9 +52,8 @@ void HoldController::List(absl::Time now) {
     absl::StatusOr<std::vector<HeldObject>> objects = ListHeld(api_, kind, options_.selector);
     if (!objects.ok()) {
       metrics_.Error("list");
-      spdlog::warn("hold: listing {}s: {}; keeping the {} objects known",
-                   std::string(KindName(kind)), std::string(objects.status().message()),
-                   objects_.size());
+      log_.Warn(absl::StrCat("hold: listing ", KindName(kind), "s: ", objects.status().message(),
+                             "; keeping the ", objects_.size(), " objects known"));
       next_list_ = now + std::min(options_.resync, absl::Seconds(5));
       return;
     }
@@ -63,83 +74,120 @@ void HoldController::RefreshForecasts(const std::set<std::string>& needed, absl:
       forecasts_[location] = *std::move(points);
     } else {
       metrics_.Error("forecast");
-      spdlog::warn("hold: forecast for {}: {}{}", location, std::string(points.status().message()),
-                   forecasts_.contains(location) ? "; keeping the last one" : "");
+      log_.Warn(absl::StrCat("hold: forecast for ", location, ": ", points.status().message(),
+                             forecasts_.contains(location) ? "; keeping the last one" : ""));
     }
   }
 }
 
-bool HoldController::Patch(HeldObject& object, const struct Patch& patch, absl::Time now) {
-  absl::StatusOr<net::HttpResponse> response =
-      api_.Call("PATCH", object.Path(), patch.body, patch.content_type);
-  if (response.ok() && response->status == 200) return true;
-  if (response.ok() && response->status == 404) {
-    spdlog::info("hold: {} was deleted while held: forgotten", object.Describe());
-    object.uid.clear();  // dropped by RunOnce
-    return false;
-  }
-  metrics_.Error("patch");
-  spdlog::warn(
-      "hold: {}: {}", object.Describe(),
-      std::string(response.ok() ? UnexpectedStatus("PATCH", object.Path(), *response).message()
-                                : response.status().message()));
-  next_list_ = std::min(next_list_, now + absl::Seconds(5));  // it may have changed: look again
-  return false;
-}
+// What one pass does to one object.
+struct HoldController::Action {
+  HeldObject* object = nullptr;
+  HoldPlan plan;
+  std::optional<double> at_creation;
+  bool first_plan = false;
+  bool release = false;
+  struct Patch patch;
+  absl::StatusOr<net::HttpResponse> response = absl::UnknownError("not sent");
+};
 
-bool HoldController::Handle(HeldObject& object, absl::Time now, bool leading) {
-  if (object.annotations.contains(kReleasedAtAnnotation)) return false;
-  if (!object.held()) {
-    if (reported_.insert(object.uid).second) {
-      spdlog::warn("hold: {} opted in but is not held ({}): left alone", object.Describe(),
-                   object.kind == HeldKind::kJob
-                       ? "create it with spec.suspend: true"
-                       : absl::StrCat("create it with the scheduling gate ", kCleanWindowGate));
-    }
-    return false;
-  }
+std::optional<HoldController::Action> HoldController::Decide(HeldObject& object, absl::Time now,
+                                                             bool leading) {
+  Action action;
+  action.object = &object;
   const absl::StatusOr<HoldTerms> terms = ReadHoldTerms(object);
   std::vector<std::string> locations;
   if (terms.ok()) {
     locations = LocationsFor(object, *terms, options_.region_locations, cluster_);
   }
-  const HoldPlan plan = PlanRelease(terms, now, forecasts_, locations);
-  std::optional<double> at_creation = AnnotatedIntensity(object, kCreationIntensityAnnotation);
-  const bool first_plan = !at_creation.has_value();
-  if (first_plan) at_creation = plan.intensity_if_now;
+  action.plan = PlanRelease(terms, now, forecasts_, locations);
+  if (action.plan.release_at > now && PlannedStartHasCome(object, now)) {
+    // Woken a moment after the start it planned, a tie elsewhere can look
+    // better than what is left of this window: the plan it showed is kept.
+    action.plan.release_at = now;
+    action.plan.expected_intensity = action.plan.intensity_if_now;
+  }
+  const HoldPlan& plan = action.plan;
+  action.at_creation = AnnotatedIntensity(object, kCreationIntensityAnnotation);
+  action.first_plan = !action.at_creation.has_value();
+  if (action.first_plan) action.at_creation = plan.intensity_if_now;
+  if (!leading) return std::nullopt;
   if (plan.release_at > now) {
-    next_release_ = std::min(next_release_, plan.release_at);
     const auto written = object.annotations.find(kReleaseAtAnnotation);
-    if (leading && (written == object.annotations.end() ||
-                    written->second != AnnotationTime(plan.release_at))) {
-      if (Patch(object, PlanPatch(plan, first_plan ? at_creation : std::nullopt), now)) {
-        object.annotations[kReleaseAtAnnotation] = AnnotationTime(plan.release_at);
-        if (first_plan && at_creation) {
-          object.annotations[kCreationIntensityAnnotation] = AnnotationIntensity(*at_creation);
-        }
-        spdlog::info("hold: {} held until {} in {} (expected {} gCO2eq/kWh)", object.Describe(),
-                     AnnotationTime(plan.release_at), plan.location,
-                     plan.expected_intensity ? AnnotationIntensity(*plan.expected_intensity) : "?");
-      }
+    if (written != object.annotations.end() && written->second == AnnotationTime(plan.release_at)) {
+      return std::nullopt;  // the plan it shows is still the plan
     }
-    return true;
+    action.patch = PlanPatch(plan, action.first_plan ? action.at_creation : std::nullopt);
+    return action;
   }
-  if (!leading) return true;
+  action.release = true;
+  action.patch = ReleasePatch(object, plan, now, plan.intensity_if_now);
+  return action;
+}
+
+void HoldController::Apply(Action& action, absl::Time now) {
+  HeldObject& object = *action.object;
+  const HoldPlan& plan = action.plan;
+  const absl::StatusOr<net::HttpResponse>& response = action.response;
+  if (response.ok() && response->status == 404) {
+    log_.Info(absl::StrCat("hold: ", object.Describe(), " was deleted while held: forgotten"));
+    object.uid.clear();  // dropped by RunOnce
+    return;
+  }
+  if (!response.ok() || response->status != 200) {
+    metrics_.Error("patch");
+    log_.Warn(absl::StrCat("hold: ", object.Describe(), ": ",
+                           response.ok()
+                               ? UnexpectedStatus("PATCH", object.Path(), *response).message()
+                               : response.status().message()));
+    next_list_ = std::min(next_list_, now + absl::Seconds(5));  // it may have changed: look again
+    return;
+  }
+  if (!action.release) {
+    object.annotations[kReleaseAtAnnotation] = AnnotationTime(plan.release_at);
+    if (action.first_plan && action.at_creation) {
+      object.annotations[kCreationIntensityAnnotation] = AnnotationIntensity(*action.at_creation);
+    }
+    log_.Info(
+        absl::StrCat("hold: ", object.Describe(), " held until ", AnnotationTime(plan.release_at),
+                     " in ", plan.location, " (expected ",
+                     plan.expected_intensity ? AnnotationIntensity(*plan.expected_intensity) : "?",
+                     " gCO2eq/kWh)"));
+    return;
+  }
   if (plan.reason == ReleaseReason::kInvalid || plan.reason == ReleaseReason::kNoForecast) {
-    spdlog::warn("hold: {} released at once ({}): {}", object.Describe(),
-                 std::string(ReasonName(plan.reason)), plan.detail);
+    log_.Warn(absl::StrCat("hold: ", object.Describe(), " released at once (",
+                           ReasonName(plan.reason), "): ", plan.detail));
   }
-  const std::optional<double> at_release = plan.intensity_if_now;
-  if (!Patch(object, ReleasePatch(object, plan, now, at_release), now)) return !object.uid.empty();
+  const std::optional<double>& at_release = plan.intensity_if_now;
   object.annotations[kReleasedAtAnnotation] = AnnotationTime(now);
   std::optional<double> avoided;
-  if (at_creation && at_release) avoided = *at_creation - *at_release;
+  if (action.at_creation && at_release) avoided = *action.at_creation - *at_release;
   metrics_.Released(object.kind, plan.reason, now - object.created, avoided);
-  releases_.push_back({object.Describe(), now, plan, at_creation});
-  spdlog::info(
-      "hold: {} released ({}){}", object.Describe(), std::string(ReasonName(plan.reason)),
-      at_release ? absl::StrCat(" at ", AnnotationIntensity(*at_release), " gCO2eq/kWh") : "");
-  return false;
+  releases_.push_back({object.Describe(), now, plan, action.at_creation});
+  log_.Info(absl::StrCat(
+      "hold: ", object.Describe(), " released (", ReasonName(plan.reason), ")",
+      at_release ? absl::StrCat(" at ", AnnotationIntensity(*at_release), " gCO2eq/kWh") : ""));
+}
+
+void HoldController::Send(std::vector<Action>& actions) {
+  // Releases first, then plans; kConcurrentWrites at a time: a release is due
+  // now, and one request's round trip should not delay the next one's.
+  std::stable_partition(actions.begin(), actions.end(),
+                        [](const Action& action) { return action.release; });
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < actions.size(); i = next++) {
+      Action& action = actions[i];
+      action.response =
+          api_.Call("PATCH", action.object->Path(), action.patch.body, action.patch.content_type);
+    }
+  };
+  const std::size_t threads = std::min(actions.size(), kConcurrentWrites);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
 }
 
 void HoldController::RunOnce() {
@@ -163,7 +211,7 @@ void HoldController::RunOnce() {
       cluster_ = *std::move(cluster);
     } else {
       metrics_.Error("forecast");
-      spdlog::warn("hold: the cluster's locations: {}", std::string(cluster.status().message()));
+      log_.Warn(absl::StrCat("hold: the cluster's locations: ", cluster.status().message()));
     }
   }
   if (needs_cluster) needed.insert(cluster_.begin(), cluster_.end());
@@ -174,13 +222,45 @@ void HoldController::RunOnce() {
   metrics_.SetLeader(leading);
   next_release_ = absl::InfiniteFuture();
   std::map<HeldKind, int> held, late;
+  std::vector<Action> actions;
   for (HeldObject& object : objects_) {
-    if (!Handle(object, now, leading)) continue;
-    ++held[object.kind];
-    if (absl::StatusOr<HoldTerms> terms = ReadHoldTerms(object);
-        terms.ok() && now >= terms->deadline - terms->runtime) {
-      ++late[object.kind];
+    if (object.annotations.contains(kReleasedAtAnnotation)) continue;
+    if (!object.held()) {
+      if (reported_.insert(object.uid).second) {
+        log_.Warn(absl::StrCat(
+            "hold: ", object.Describe(), " opted in but is not held (",
+            object.kind == HeldKind::kJob
+                ? "create it with spec.suspend: true"
+                : absl::StrCat("create it with the scheduling gate ", kCleanWindowGate),
+            "): left alone"));
+      }
+      continue;
     }
+    std::optional<Action> action = Decide(object, now, leading);
+    if (action) actions.push_back(*std::move(action));
+  }
+  Send(actions);
+  for (Action& action : actions) Apply(action, now);
+  for (HeldObject& object : objects_) {
+    if (object.uid.empty() || !object.held() ||
+        object.annotations.contains(kReleasedAtAnnotation)) {
+      continue;
+    }
+    ++held[object.kind];
+    absl::StatusOr<HoldTerms> terms = ReadHoldTerms(object);
+    std::vector<std::string> locations;
+    if (terms.ok()) locations = LocationsFor(object, *terms, options_.region_locations, cluster_);
+    const HoldPlan plan = PlanRelease(terms, now, forecasts_, locations);
+    if (plan.release_at > now) next_release_ = std::min(next_release_, plan.release_at);
+    if (const auto written = object.annotations.find(kReleaseAtAnnotation);
+        written != object.annotations.end()) {
+      absl::Time planned;
+      std::string error;
+      if (absl::ParseTime(absl::RFC3339_full, written->second, &planned, &error) && planned > now) {
+        next_release_ = std::min(next_release_, planned);
+      }
+    }
+    if (terms.ok() && now >= terms->deadline - terms->runtime) ++late[object.kind];
   }
   std::erase_if(objects_, [](const HeldObject& object) { return object.uid.empty(); });
   for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod})

@@ -13,10 +13,12 @@
 //   3. with a Lease (lease_election.h), acts only while leading;
 //   4. for each object: one that opted in but is not held (a Job not
 //      suspended, a Pod without the gate) is reported once (a log line naming
-//      it) and left alone; one already released (carbonroute.io/released-at)
+//      it and what to do) and left alone; one already released (carbonroute.io/released-at)
 //      is skipped; the others are planned (PlanRelease) and, when the plan's
 //      time has come, released (a PATCH); else their annotations say the
-//      plan (written again only when it moves). A PATCH answered 404 means
+//      plan (written again only when it moves). Once the start an object's
+//      annotation shows has come, it is released then, even if another
+//      location's equally clean window now starts a moment later. A PATCH answered 404 means
 //      the object was deleted: it is forgotten, no error.
 // Run() repeats passes, waking at the earliest of the next list, the next
 // Lease renewal and the earliest planned release,
@@ -34,6 +36,7 @@
 
 #include <atomic>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,14 +44,20 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "base/log_line.h"
 #include "hold/forecast_source.h"
 #include "hold/held_object.h"
 #include "hold/hold_metrics.h"
+#include "hold/hold_patches.h"
 #include "hold/hold_plan.h"
 #include "hold/kube_api.h"
 #include "hold/lease_election.h"
 
 namespace carbonroute::hold {
+
+// PATCHes in flight at once (releases first): a release is due when it is
+// sent, and 100 due at the same second must not wait for each other's round trips.
+inline constexpr std::size_t kConcurrentWrites = 8;
 
 struct HoldControllerOptions {
   std::string selector = "carbonroute.io/defer=true";
@@ -69,7 +78,8 @@ class HoldController {
  public:
   // `lease`: null to act alone.
   HoldController(HoldControllerOptions options, KubeApi& api, ForecastSource& forecasts,
-                 Clock& clock, HoldMetrics& metrics, LeaseElection* lease = nullptr);
+                 Clock& clock, HoldMetrics& metrics, LineLogger& log,
+                 LeaseElection* lease = nullptr);
 
   void RunOnce();
   absl::Time NextWake() const;
@@ -83,15 +93,18 @@ class HoldController {
  private:
   void List(absl::Time now);
   void RefreshForecasts(const std::set<std::string>& needed, absl::Time now);
-  // Plans `object`; releases it when due. Returns false when it left the held set.
-  bool Handle(HeldObject& object, absl::Time now, bool leading);
-  bool Patch(HeldObject& object, const struct Patch& patch, absl::Time now);
+  struct Action;
+  // The PATCH `object` needs now (its plan, or its release), if any.
+  std::optional<Action> Decide(HeldObject& object, absl::Time now, bool leading);
+  void Send(std::vector<Action>& actions);  // every PATCH, kConcurrentWrites at a time
+  void Apply(Action& action, absl::Time now);
 
   const HoldControllerOptions options_;
   KubeApi& api_;
   ForecastSource& source_;
   Clock& clock_;
   HoldMetrics& metrics_;
+  LineLogger& log_;
   LeaseElection* const lease_;
 
   std::vector<HeldObject> objects_;

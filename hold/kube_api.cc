@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "base/data_files.h"
 #include "net/url.h"
 
@@ -28,6 +29,30 @@ absl::StatusOr<net::HttpResponse> KubeApi::Call(absl::string_view method,
   request.connect_timeout = std::min(target_.timeout, absl::Seconds(5));
   request.body = std::move(body);
   return http_.Send(request);
+}
+
+absl::StatusOr<KubeApiTarget> ResolveKubeApiTarget(
+    const std::string& url, const std::string& token_file, const std::string& ca_file,
+    const std::function<const char*(const char*)>& getenv) {
+  KubeApiTarget target;
+  target.token_file = token_file;
+  target.ca_file = ca_file;
+  if (!url.empty()) {
+    target.base_url = std::string(absl::StripSuffix(url, "/"));
+    return target;
+  }
+  const char* host = getenv("KUBERNETES_SERVICE_HOST");
+  const char* port = getenv("KUBERNETES_SERVICE_PORT");
+  if (host == nullptr || port == nullptr || *host == '\0' || *port == '\0') {
+    return absl::FailedPreconditionError(
+        "not in a Pod (KUBERNETES_SERVICE_HOST and _PORT are not set): give --kube-api-url");
+  }
+  const std::string h = host;
+  target.base_url =
+      absl::StrCat("https://", h.find(':') != std::string::npos ? "[" + h + "]" : h, ":", port);
+  if (target.token_file.empty()) target.token_file = absl::StrCat(kServiceAccountDir, "/token");
+  if (target.ca_file.empty()) target.ca_file = absl::StrCat(kServiceAccountDir, "/ca.crt");
+  return target;
 }
 
 absl::Status UnexpectedStatus(absl::string_view method, absl::string_view path,

@@ -21,6 +21,7 @@
 #ifndef CARBONROUTE_HOLD_KUBE_API_H_
 #define CARBONROUTE_HOLD_KUBE_API_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,17 @@ struct KubeApiTarget {
   std::string ca_file;     // "" = the system's CA store
   absl::Duration timeout = absl::Seconds(10);
 };
+
+// In a Pod (no `url`), as client libraries find the API
+// (https://kubernetes.io/docs/tasks/run-application/access-api-from-pod/):
+// https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT with the service
+// account's token and CA, unless `token_file`/`ca_file` say otherwise. With a
+// `url`, only the files given are used (kubectl proxy needs none).
+// kFailedPrecondition when there is no `url` and the environment is not a Pod's.
+inline constexpr char kServiceAccountDir[] = "/var/run/secrets/kubernetes.io/serviceaccount";
+absl::StatusOr<KubeApiTarget> ResolveKubeApiTarget(
+    const std::string& url, const std::string& token_file, const std::string& ca_file,
+    const std::function<const char*(const char*)>& getenv);
 
 inline constexpr char kMergePatch[] = "application/merge-patch+json";
 inline constexpr char kJsonPatch[] = "application/json-patch+json";

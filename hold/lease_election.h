@@ -26,7 +26,7 @@
 namespace carbonroute::hold {
 
 struct LeaseOptions {
-  std::string namespace_name = "carbonroute";
+  std::string namespace_name;  // where the Lease lives
   std::string name = "carbonroute-hold";
   std::string identity;  // this replica: the Pod's name, else the host name and PID
   absl::Duration duration = absl::Seconds(15);

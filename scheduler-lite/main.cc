@@ -14,6 +14,7 @@
 #include "base/stop_signals.h"
 #include "base/usage.h"
 #include "net/curl_http_client.h"
+#include "scheduler-lite/hold_command.h"
 #include "scheduler-lite/karmada_command.h"
 #include "scheduler-lite/rank_command.h"
 #include "scheduler-lite/serve_command.h"
@@ -30,6 +31,7 @@ std::vector<std::unique_ptr<Subcommand>> AllSubcommands() {
   table.push_back(NewWindowSubcommand());
   table.push_back(NewKarmadaSubcommand());
   table.push_back(NewServeSubcommand());
+  table.push_back(NewHoldSubcommand());
   table.push_back(NewSimulateSubcommand());
   return table;
 }

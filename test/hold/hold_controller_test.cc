@@ -5,6 +5,7 @@
 #include <prometheus/registry.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -75,10 +76,12 @@ struct Harness {
   FixedForecasts forecasts;
   prometheus::Registry registry;
   HoldMetrics metrics{registry};
+  std::ostringstream log_text;
+  LineLogger log{log_text, LogFormat::kLogfmt, LogLevel::kInfo, clock};
 
   std::unique_ptr<HoldController> Controller(LeaseElection* lease = nullptr) {
     return std::make_unique<HoldController>(HoldControllerOptions{}, kube, forecasts, clock,
-                                            metrics, lease);
+                                            metrics, log, lease);
   }
   // Runs passes until `until` (the fake clock jumps from wake to wake).
   void RunUntil(HoldController& controller, absl::Time until) {
@@ -171,6 +174,9 @@ TEST(HoldController, FailsOpenAtOnce) {
     EXPECT_EQ(h.Annotation("jobs", name, kReleasedAtAnnotation), AnnotationTime(kT0)) << name;
   }
   EXPECT_EQ(h.Patches("/apis/batch/v1/namespaces/batch/jobs/running"), 0);
+  EXPECT_THAT(h.log_text.str(), HasSubstr("Job batch/running opted in but is not held"));
+  EXPECT_THAT(h.log_text.str(), HasSubstr("Job batch/typo released at once (invalid): "
+                                          "carbonroute.io/expected-runtime"));
   EXPECT_THAT(h.Metrics(),
               HasSubstr("carbonroute_hold_releases_total{kind=\"Job\",reason=\"invalid\"} 1"));
 }

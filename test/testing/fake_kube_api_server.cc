@@ -177,16 +177,31 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
     if (n <= 0) return;
     head.append(buffer, static_cast<std::size_t>(n));
   }
-  std::vector<std::string> lines = absl::StrSplit(head.substr(0, head.find("\r\n\r\n")), "\r\n");
+  const std::size_t head_end = head.find("\r\n\r\n");
+  std::vector<std::string> lines = absl::StrSplit(head.substr(0, head_end), "\r\n");
   std::vector<std::string> first = absl::StrSplit(lines[0], ' ');
   KubeApiRequest request;
+  const std::string method = first[0];
   request.target = first.size() > 1 ? first[1] : "";
+  std::size_t content_length = 0;
+  std::string content_type;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const std::size_t colon = lines[i].find(':');
-    if (colon != std::string::npos &&
-        absl::EqualsIgnoreCase(lines[i].substr(0, colon), "authorization")) {
-      request.authorization = std::string(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
+    if (colon == std::string::npos) continue;
+    const std::string name = lines[i].substr(0, colon);
+    const std::string value(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
+    if (absl::EqualsIgnoreCase(name, "authorization")) request.authorization = value;
+    if (absl::EqualsIgnoreCase(name, "content-type")) content_type = value;
+    if (absl::EqualsIgnoreCase(name, "content-length") &&
+        !absl::SimpleAtoi(value, &content_length)) {
+      content_length = 0;
     }
+  }
+  std::string body = head.substr(head_end + 4);
+  while (body.size() < content_length) {
+    const int n = connection->Read(buffer, sizeof(buffer));
+    if (n <= 0) return;
+    body.append(buffer, static_cast<std::size_t>(n));
   }
   const std::size_t question = request.target.find('?');
   const std::string path = request.target.substr(0, question);
@@ -199,6 +214,12 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
   }
   if (path == "/api/v1/nodes" && request.watch) {
     StreamWatch(*connection);
+    return;
+  }
+  if (FakeBatchApi* const batch = batch_.load();
+      batch != nullptr && !absl::StartsWith(path, "/api/v1/nodes")) {
+    const auto [status, answer] = batch->Handle(method, request.target, content_type, body);
+    connection->Write(Response(status, answer));
     return;
   }
   absl::MutexLock lock(&mutex_);

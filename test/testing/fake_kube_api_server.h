@@ -11,10 +11,13 @@
 //   GET /api/v1/nodes/{name}                one Node, or 404
 //   GET /api/v1/nodes?watch=true&...        a chunked stream of the events
 //                                           the test sends, until it ends it
+//   anything else                           FakeBatchApi's answer, when ServeBatchApi
+//                                           gave one (the hold controller's tests)
 // Every connection is closed after its response.
 #ifndef CARBONROUTE_TEST_TESTING_FAKE_KUBE_API_SERVER_H_
 #define CARBONROUTE_TEST_TESTING_FAKE_KUBE_API_SERVER_H_
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -24,6 +27,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "test/testing/fake_batch_api.h"
 
 namespace carbonroute::testing {
 
@@ -57,6 +61,10 @@ class FakeKubeApiServer {
   void EndWatch();
   void DropWatch();
 
+  // Serves every request but the Nodes' from `batch` (Jobs, Pods, Leases;
+  // borrowed: it must outlive the server).
+  void ServeBatchApi(FakeBatchApi* batch) { batch_ = batch; }
+
   // Waits until `count` watch streams have been opened; false after `timeout`.
   bool AwaitWatches(int count, absl::Duration timeout);
   std::vector<KubeApiRequest> requests() const;
@@ -71,6 +79,7 @@ class FakeKubeApiServer {
   int wake_fds_[2] = {-1, -1};
   int port_ = 0;
   void* ssl_ctx_ = nullptr;  // SSL_CTX*, null for plain HTTP
+  std::atomic<FakeBatchApi*> batch_{nullptr};
   std::thread thread_;
   std::vector<std::thread> handlers_;  // server thread only
 

@@ -1,0 +1,207 @@
+#include "scheduler-lite/hold_command.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/data_files.h"
+#include "base/log_line.h"
+#include "contract/region_locations.h"
+#include "exporter/metrics_page.h"
+#include "hold/forecast_source.h"
+#include "hold/hold_controller.h"
+#include "hold/hold_metrics.h"
+#include "hold/kube_api.h"
+#include "hold/lease_election.h"
+#include "net/http_server.h"
+#include "net/web_config.h"
+#include "prometheus/registry.h"
+#include "scheduler-lite/command_flags.h"
+
+namespace carbonroute::scheduler_lite {
+namespace {
+
+void UrlFlag(const std::string& url, const char* flag) {
+  if (!absl::StartsWith(url, "http://") && !absl::StartsWith(url, "https://")) {
+    throw CLI::ValidationError(flag, "expected an http:// or https:// URL, got \"" + url + "\"");
+  }
+}
+
+// This replica's name in the Lease: the Pod's (POD_NAME, from the downward
+// API), else the host's and the process's.
+std::string DefaultIdentity() {
+  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') return pod;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return absl::StrCat(host, "-", getpid());
+}
+
+class HoldSubcommand final : public Subcommand {
+ public:
+  const char* name() const override { return "hold"; }
+  const char* description() const override {
+    return "hold opted-in Jobs and Pods until the cleanest window before their deadline";
+  }
+  void AddFlags(CLI::App& cmd) override {
+    cmd.add_option("--collector", collectors_,
+                   "collector base URL serving the forecast API (repeatable: the carbon role's "
+                   "replicas, asked in turn)")
+        ->capture_default_str();
+    client_.AddTo(cmd);
+    cmd.add_option("--kube-api-url", kube_url_,
+                   "the Kubernetes API (default: the Pod's, from KUBERNETES_SERVICE_HOST; "
+                   "http:// for kubectl proxy)");
+    cmd.add_option("--kube-token-file", kube_token_,
+                   "bearer token file (default in a Pod: the service account's)");
+    cmd.add_option("--kube-ca-file", kube_ca_,
+                   "CA of the API server (default in a Pod: the "
+                   "service account's)");
+    cmd.add_option("--selector", options_.selector, "label selector of the objects to hold")
+        ->capture_default_str();
+    cmd.add_option("--resync", resync_, "how often Jobs and Pods are listed")
+        ->capture_default_str();
+    cmd.add_option("--forecast-refresh", forecast_refresh_,
+                   "how often a location's forecast is read again")
+        ->capture_default_str();
+    cmd.add_option("--lease-namespace", lease_.namespace_name,
+                   "elect one acting replica with a Lease in this namespace (default: "
+                   "$POD_NAMESPACE; empty: act alone)");
+    cmd.add_option("--lease-name", lease_.name, "the Lease's name")->capture_default_str();
+    cmd.add_option("--identity", lease_.identity,
+                   "this replica's name in the Lease (default: $POD_NAME, else host-pid)");
+    cmd.add_option("--region-zones", region_zones_,
+                   std::string("region → grid location CSV, for node selectors naming a region "
+                               "(default: data/") +
+                       kRegionZonesFile + ")");
+    cmd.add_option("--data-dir", data_dirs_, "directory searched first for the default data files");
+    cmd.add_option("--web.listen-address", listen_, "host:port of /metrics and /healthz")
+        ->capture_default_str();
+    cmd.add_option("--web.config.file", web_config_file_,
+                   "TLS and Basic auth of this server (Prometheus exporters' web configuration)")
+        ->check(CLI::ExistingFile);
+    cmd.add_option("--log.level", log_level_, "debug|info|warn|error")
+        ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+        ->capture_default_str();
+    cmd.add_option("--log.format", log_format_, "logfmt|json")
+        ->check(CLI::IsMember({"logfmt", "json"}))
+        ->capture_default_str();
+  }
+  void Validate() override {
+    for (const std::string& url : collectors_) UrlFlag(url, "--collector");
+    if (!kube_url_.empty()) UrlFlag(kube_url_, "--kube-api-url");
+    options_.resync = DurationFlag(resync_, "--resync");
+    options_.forecast_refresh = DurationFlag(forecast_refresh_, "--forecast-refresh");
+    if (options_.selector.empty()) {
+      throw CLI::ValidationError("--selector", "must not be empty (it would hold every Job)");
+    }
+    ListenFlag(listen_, "--web.listen-address");
+    if (lease_.namespace_name.empty()) {
+      if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr) lease_.namespace_name = ns;
+    }
+    if (lease_.identity.empty()) lease_.identity = DefaultIdentity();
+  }
+  bool WatchesStopSignals() const override { return true; }
+  int Run(ProgramContext& c) override;
+
+ private:
+  std::vector<std::string> collectors_ = {"http://127.0.0.1:9464"};
+  ClientFlags client_;
+  std::string kube_url_, kube_token_, kube_ca_;
+  hold::HoldControllerOptions options_;
+  std::string resync_ = "30s";
+  std::string forecast_refresh_ = "5m";
+  hold::LeaseOptions lease_;
+  std::string region_zones_;
+  std::vector<std::string> data_dirs_;
+  std::string listen_ = "127.0.0.1:9466";
+  std::string web_config_file_;
+  std::string log_level_ = "info";
+  std::string log_format_ = "logfmt";
+};
+
+int HoldSubcommand::Run(ProgramContext& c) {
+  net::WebConfig web;
+  if (!web_config_file_.empty()) {
+    absl::StatusOr<net::WebConfig> loaded = net::LoadWebConfig(web_config_file_);
+    if (!loaded.ok()) {
+      c.err << "scheduler-lite: --web.config.file: " << loaded.status().message() << "\n";
+      return 2;
+    }
+    web = *std::move(loaded);
+  }
+  if (absl::Status found = FillDefaultDataFiles(data_dirs_, {{&region_zones_, kRegionZonesFile}});
+      !found.ok()) {
+    c.err << "scheduler-lite: " << found.message() << " (give --region-zones or --data-dir)\n";
+    return 2;
+  }
+  absl::StatusOr<std::string> regions_text = ReadFileToString(region_zones_, "region map");
+  if (!regions_text.ok()) {
+    c.err << "scheduler-lite: --region-zones: " << regions_text.status().message() << "\n";
+    return 2;
+  }
+  auto regions = ParseRegionLocationsCsv(*regions_text, region_zones_);
+  if (!regions.ok()) {
+    c.err << "scheduler-lite: --region-zones: " << regions.status().message() << "\n";
+    return 2;
+  }
+  options_.region_locations = {regions->begin(), regions->end()};
+  absl::StatusOr<hold::KubeApiTarget> target =
+      hold::ResolveKubeApiTarget(kube_url_, kube_token_, kube_ca_, std::getenv);
+  if (!target.ok()) {
+    c.err << "scheduler-lite: " << target.status().message() << "\n";
+    return 2;
+  }
+  LineLogger log(c.err, *ParseLogFormat(log_format_), *ParseLogLevel(log_level_), c.clock);
+  hold::KubeApi api(*target, c.http);
+  hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
+  auto registry = std::make_shared<prometheus::Registry>();
+  hold::HoldMetrics metrics(*registry);
+  std::optional<hold::LeaseElection> election;
+  if (!lease_.namespace_name.empty()) election.emplace(lease_, api);
+  hold::HoldController controller(options_, api, forecasts, c.clock, metrics, log,
+                                  election ? &*election : nullptr);
+
+  net::HttpServerOptions server_options;
+  server_options.listen_address = listen_;
+  server_options.routes = {
+      {"/", exporter::LandingPageHandler("scheduler-lite hold",
+                                         {{"/metrics", "the metrics, Prometheus text format"},
+                                          {"/healthz", "200 while the API server answers lists"}})},
+      {"/metrics", exporter::MetricsPageHandler(registry)},
+      {"/healthz", [&controller](const net::HttpServerRequest&) {
+         net::HttpServerResponse response;
+         if (!controller.healthy()) {
+           response.status = 503;
+           response.body = "no successful list of Jobs and Pods in the last three resyncs\n";
+         } else {
+           response.body = "ok\n";
+         }
+         return response;
+       }}};
+  net::ApplyWebConfig(web, server_options);
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
+      net::HttpServer::Start(std::move(server_options));
+  if (!server.ok()) {
+    log.Error(server.status().message());
+    return 1;
+  }
+  log.Info(absl::StrCat("holding objects selected by ", options_.selector, " from ",
+                        target->base_url, "; metrics on ", web.tls.has_value() ? "https" : "http",
+                        "://", listen_.substr(0, listen_.rfind(':')), ":", (*server)->port(),
+                        election ? absl::StrCat("; Lease ", lease_.namespace_name, "/", lease_.name,
+                                                " as ", lease_.identity)
+                                 : "; acting alone (no --lease-namespace)"));
+  controller.Run(c.signals->stop());
+  log.Info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+std::unique_ptr<Subcommand> NewHoldSubcommand() { return std::make_unique<HoldSubcommand>(); }
+
+}  // namespace carbonroute::scheduler_lite

@@ -1,0 +1,165 @@
+// scheduler-lite hold, the real binary, against the fake Kubernetes API (over
+// HTTP) and a fake collector whose forecast has one point per second: 200
+// held Jobs, each released at its own best second.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "contract/forecast_api.h"
+#include "net/http_server.h"
+#include "net/url.h"
+#include "test/testing/build_paths.h"
+#include "test/testing/fake_batch_api.h"
+#include "test/testing/fake_kube_api_server.h"
+#include "test/testing/shell.h"
+#include "test/testing/subprocess.h"
+#include "test/testing/temp_dir.h"
+
+namespace carbonroute {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kDirtySeconds = 6;  // the forecast's first seconds: never the best
+constexpr int kForecastSeconds = 60;
+
+double Intensity(const std::string& location, int second) {
+  if (second < kDirtySeconds) return 900;
+  const int salt = location == "DE" ? 7 : 11;
+  return 100 + ((second * salt + 3) % 13) * 10;
+}
+
+// The best start for a run of `runtime` seconds that ends by `deadline`
+// seconds after `base`, over DE and FR, whole seconds from the dirty prefix.
+std::pair<int, double> BestSecond(int runtime, int deadline) {
+  int best_start = -1;
+  double best = INFINITY;
+  for (const std::string location : {"DE", "FR"}) {
+    for (int s = kDirtySeconds; s + runtime <= deadline; ++s) {
+      double sum = 0;
+      for (int i = 0; i < runtime; ++i) sum += Intensity(location, s + i);
+      if (sum / runtime < best || (sum / runtime == best && s < best_start)) {
+        best = sum / runtime;
+        best_start = s;
+      }
+    }
+  }
+  return {best_start, best};
+}
+
+TEST(HoldBinary, TwoHundredJobsEachReleasedWithinASecondOfItsBestStart) {
+  testing::ScopedTempDir dir;
+  const absl::Time base = absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()));
+  // The fake collector: forecast API and the carbon series of two locations.
+  net::HttpServerOptions collector;
+  collector.listen_address = "127.0.0.1:0";
+  collector.routes[forecast_api::kPath] = [base](const net::HttpServerRequest& request) {
+    const std::string location = net::QueryParameter(request.query, "location").value_or("");
+    net::HttpServerResponse response;
+    if (location != "DE" && location != "FR") {
+      response.status = 404;
+      response.body = forecast_api::EncodeError("no such location");
+      return response;
+    }
+    ForecastAnswer answer{location, {{"fake", EmissionsType::kAverage, {}}}};
+    for (int s = 0; s < kForecastSeconds; ++s) {
+      answer.series[0].points.push_back(
+          {base + absl::Seconds(s), base + absl::Seconds(s + 1), Intensity(location, s)});
+    }
+    response.content_type = "application/json";
+    response.body = forecast_api::EncodeAnswer(answer);
+    return response;
+  };
+  collector.routes["/metrics"] = [](const net::HttpServerRequest&) {
+    net::HttpServerResponse response;
+    for (const char* location : {"DE", "FR"}) {
+      absl::StrAppend(&response.body,
+                      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{location=\"", location,
+                      "\",provider=\"fake\",emissions_type=\"average\"} 100\n");
+    }
+    return response;
+  };
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
+      net::HttpServer::Start(std::move(collector));
+  ASSERT_TRUE(server.ok()) << server.status();
+
+  testing::FakeBatchApi api([] { return absl::Now(); });
+  std::map<std::string, std::pair<int, double>> expected;  // job → best second, mean
+  for (int i = 0; i < 200; ++i) {
+    const int runtime = 1 + i % 3, deadline = 10 + i % 11;
+    const std::string name = absl::StrCat("job-", i);
+    api.AddJob("batch", name, base,
+               {{"carbonroute.io/expected-runtime", absl::StrCat(runtime, "s")},
+                {"carbonroute.io/deadline", absl::StrCat(deadline, "s")}});
+    expected[name] = BestSecond(runtime, deadline);
+  }
+  testing::FakeKubeApiServer kube;
+  kube.ServeBatchApi(&api);
+
+  testing::Subprocess hold(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "hold", "--kube-api-url", kube.base_url(), "--collector",
+       absl::StrCat("http://127.0.0.1:", (*server)->port()), "--web.listen-address", "127.0.0.1:0",
+       "--resync", "2s", "--data-dir", absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      dir.File("hold.log"));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        for (const auto& [name, best] : expected) {
+          if (api.Get("jobs", "batch", name)["spec"]["suspend"] != false) return false;
+        }
+        return true;
+      },
+      absl::Seconds(60)))
+      << hold.Log();
+  EXPECT_EQ(hold.Terminate(), 0) << hold.Log();
+  ASSERT_LT(absl::Now() - base, absl::Seconds(kDirtySeconds + 30));
+
+  // Each release arrived within a second after its best start, never before.
+  absl::Duration worst = absl::ZeroDuration();
+  for (const testing::FakeApiCall& call : api.calls()) {
+    if (call.method != "PATCH" || !absl::StrContains(call.body, "\"suspend\":false")) continue;
+    const std::string name = call.target.substr(call.target.rfind('/') + 1);
+    const absl::Time start = base + absl::Seconds(expected.at(name).first);
+    EXPECT_GE(call.at, start) << name;
+    worst = std::max(worst, call.at - start);
+  }
+  EXPECT_LT(worst, absl::Seconds(1));
+  for (const auto& [name, best] : expected) {
+    const nlohmann::json job = api.Get("jobs", "batch", name);
+    EXPECT_EQ(job["metadata"]["annotations"]["carbonroute.io/release-reason"], "window") << name;
+    EXPECT_EQ(job["metadata"]["annotations"]["carbonroute.io/intensity-at-release"],
+              absl::StrFormat("%.1f", best.second))
+        << name;
+  }
+  EXPECT_THAT(hold.Log(), HasSubstr("holding objects selected by carbonroute.io/defer=true"));
+}
+
+TEST(HoldBinary, MistakesExit2NamingTheFlag) {
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--kube-api-url localhost:8001", "--kube-api-url"},
+           {"--collector collector:9464 --kube-api-url http://127.0.0.1:1", "--collector"},
+           {"--resync soon --kube-api-url http://127.0.0.1:1", "--resync"},
+           {"--selector '' --kube-api-url http://127.0.0.1:1", "--selector"},
+           {"--kube-api-urll http://x", "--kube-api-url"},
+       }) {
+    const testing::ShellRun run =
+        testing::Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " hold ", args, " 2>&1"));
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr(message)) << args;
+  }
+  // Not in a Pod and no --kube-api-url: a usage error that says what to give.
+  const testing::ShellRun outside = testing::Shell(absl::StrCat(
+      "env -u KUBERNETES_SERVICE_HOST -u KUBERNETES_SERVICE_PORT ",
+      CARBONROUTE_SCHEDULER_LITE_BINARY, " hold --web.listen-address 127.0.0.1:0 2>&1"));
+  EXPECT_EQ(outside.exit_code, 2) << outside.output;
+  EXPECT_THAT(outside.output, HasSubstr("give --kube-api-url"));
+}
+
+}  // namespace
+}  // namespace carbonroute
