@@ -257,6 +257,36 @@ timeseries("Grid locations with carbon in the model",
            [target("carbonroute_scheduler_model_carbon_locations", "{{instance}}")],
            x=12, w=12)
 
+# --- Waiting (scheduler-lite hold) ----------------------------------------------
+row("Waiting (scheduler-lite hold)")
+timeseries("Held Jobs and Pods",
+           "Work that opted in (label carbonroute.io/defer) and waits for its cleanest window, by "
+           "kind; past its latest start (should be 0: the CarbonrouteHoldPastDeadline alert) dashed.",
+           [target("sum by (kind) (carbonroute_hold_objects)", "held {{kind}}"),
+            target("sum by (kind) (carbonroute_hold_past_deadline_objects)", "past deadline {{kind}}",
+                   ref="B")],
+           x=0, w=6, advance=False)
+timeseries("Releases by reason",
+           "Releases per hour: window (the cleanest window came), deadline (its latest start), "
+           "no_forecast and invalid (released at once: fail open).",
+           [target("sum by (reason) (rate(carbonroute_hold_releases_total[$__rate_interval])) * 3600",
+                   "{{reason}}")],
+           x=6, w=6, stacked=True, advance=False)
+timeseries("Hold delay",
+           "Time from creation to release, 50th and 90th percentiles.",
+           [target("histogram_quantile(0.5, sum by (le) "
+                   "(rate(carbonroute_hold_delay_seconds_bucket[$__rate_interval])))", "p50"),
+            target("histogram_quantile(0.9, sum by (le) "
+                   "(rate(carbonroute_hold_delay_seconds_bucket[$__rate_interval])))", "p90",
+                   ref="B")],
+           x=12, w=6, unit="s", advance=False)
+timeseries("Intensity avoided per release",
+           "The forecast intensity of a run started at creation minus that at release, mean over "
+           "every release so far (gCO2eq/kWh): what waiting saved per kWh.",
+           [target("sum(carbonroute_hold_intensity_avoided_grams_per_kwh_sum) / "
+                   "sum(carbonroute_hold_intensity_avoided_grams_per_kwh_count)", "avoided")],
+           x=18, w=6)
+
 
 def query_variable(name, label, query):
     return {"name": name, "label": label, "type": "query", "datasource": DATASOURCE,

@@ -11,6 +11,7 @@
 #include "config/load_collector_config.h"
 #include "providers/make_provider.h"
 #include "test/testing/build_paths.h"
+#include "test/testing/shell.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/subprocess.h"
 #include "yaml-cpp/yaml.h"
@@ -231,6 +232,53 @@ TEST(DeployManifests, CollectorsDiscoverNodesWithReadOnlyAccessToNodesAlone) {
   EXPECT_EQ(rule["resources"].as<std::vector<std::string>>(), std::vector<std::string>{"nodes"});
   EXPECT_EQ(rule["verbs"].as<std::vector<std::string>>(),
             (std::vector<std::string>{"get", "list", "watch"}));
+}
+
+// scheduler-lite hold needs get/list/watch/patch on Jobs and Pods, its own Lease, and
+// nothing else (issue: "RBAC limited to ..."); its examples opt in as it expects.
+TEST(DeployManifests, TheHoldControllerHasOnlyTheAccessItNeedsAndTheExamplesOptIn) {
+  const std::vector<YAML::Node> documents = Documents("hold.yaml");
+  const YAML::Node role = FindKind(documents, "ClusterRole");
+  ASSERT_EQ(role["rules"].size(), 2u);
+  std::set<std::string> resources;
+  for (const YAML::Node& rule : role["rules"]) {
+    EXPECT_EQ(rule["verbs"].as<std::vector<std::string>>(),
+              (std::vector<std::string>{"get", "list", "watch", "patch"}));
+    for (const std::string& resource : rule["resources"].as<std::vector<std::string>>()) {
+      resources.insert(rule["apiGroups"][0].as<std::string>() + "/" + resource);
+    }
+  }
+  EXPECT_EQ(resources, (std::set<std::string>{"batch/jobs", "/pods"}));
+  const YAML::Node lease = FindKind(documents, "Role");  // namespaced: its own namespace only
+  EXPECT_EQ(lease["metadata"]["namespace"].as<std::string>(), "carbonroute");
+  EXPECT_EQ(lease["rules"][0]["resources"].as<std::vector<std::string>>(),
+            std::vector<std::string>{"leases"});
+  const YAML::Node deployment = FindKind(documents, "Deployment");
+  const YAML::Node container = deployment["spec"]["template"]["spec"]["containers"][0];
+  const auto args = container["args"].as<std::vector<std::string>>();
+  EXPECT_EQ(args[0], "scheduler-lite");
+  EXPECT_EQ(args[1], "hold");
+  // The flags exist: the binary accepts them (and stops at --help).
+  std::string flags;
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg.find("$(") != std::string::npos) arg = arg.substr(0, arg.find('=') + 1) + "x";
+    flags += " '" + arg + "'";
+  }
+  const testing::ShellRun help = testing::Shell(std::string(CARBONROUTE_SCHEDULER_LITE_BINARY) +
+                                                " hold" + flags + " --help 2>&1");
+  EXPECT_EQ(help.exit_code, 0) << help.output;
+
+  const YAML::Node job = FindKind(Documents("example-deferred-job.yaml"), "Job");
+  EXPECT_TRUE(job["spec"]["suspend"].as<bool>());
+  EXPECT_EQ(job["metadata"]["labels"]["carbonroute.io/defer"].as<std::string>(), "true");
+  EXPECT_TRUE(job["metadata"]["annotations"]["carbonroute.io/deadline"]);
+  EXPECT_TRUE(job["metadata"]["annotations"]["carbonroute.io/expected-runtime"]);
+  const YAML::Node cron = FindKind(Documents("example-deferred-cronjob.yaml"), "CronJob");
+  const YAML::Node run = cron["spec"]["jobTemplate"];
+  EXPECT_TRUE(run["spec"]["suspend"].as<bool>());
+  EXPECT_EQ(run["metadata"]["labels"]["carbonroute.io/defer"].as<std::string>(), "true");
+  EXPECT_TRUE(run["metadata"]["annotations"]["carbonroute.io/expected-runtime"]);
 }
 
 }  // namespace

@@ -18,6 +18,8 @@
 #include "net/url.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
+#include "test/testing/fake_batch_api.h"
+#include "test/testing/fake_kube_api_server.h"
 #include "test/testing/fake_provider_server.h"
 #include "test/testing/prometheus_process.h"
 #include "test/testing/temp_dir.h"
@@ -97,9 +99,29 @@ rtt:
       dir + "/scheduler.log");
   ASSERT_TRUE(scheduler.running());
 
+  // scheduler-lite hold against the fake API: one Job held (its window is hours
+  // away), one released at once (malformed annotations), for the "Waiting" row.
+  const int hold_port = testing::FreeLoopbackPort();
+  testing::FakeBatchApi batch([] { return absl::Now(); });
+  batch.AddJob("batch", "held", absl::Now(),
+               {{"carbonroute.io/expected-runtime", "1h"}, {"carbonroute.io/deadline", "20h"}});
+  batch.AddJob("batch", "typo", absl::Now(),
+               {{"carbonroute.io/expected-runtime", "soon"}, {"carbonroute.io/deadline", "20h"}});
+  testing::FakeKubeApiServer kube;
+  kube.ServeBatchApi(&batch);
+  testing::Subprocess hold(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "hold", "--kube-api-url", kube.base_url(), "--collector",
+       absl::StrCat("http://127.0.0.1:", collector.port), "--web.listen-address",
+       absl::StrCat("127.0.0.1:", hold_port), "--resync", "1s", "--data-dir",
+       absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      dir + "/hold.log");
+  ASSERT_TRUE(hold.running());
+
   std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(
       dir, prometheus_port,
-      {{"carbonroute-collector", collector.port}, {"carbonroute-scheduler", scheduler_port}},
+      {{"carbonroute-collector", collector.port},
+       {"carbonroute-scheduler", scheduler_port},
+       {"carbonroute-hold", hold_port}},
       {std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/prometheus/carbonroute-rules.yaml"});
   ASSERT_TRUE(prometheus->running());
 
