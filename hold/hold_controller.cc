@@ -48,8 +48,9 @@ bool HoldController::healthy() const {
 
 void HoldController::List(absl::Time now) {
   std::vector<HeldObject> listed;
+  std::map<HeldKind, std::string> versions;
   for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
-    absl::StatusOr<std::vector<HeldObject>> objects = ListHeld(api_, kind, options_.selector);
+    absl::StatusOr<ObjectList> objects = ListHeld(api_, kind, options_.selector);
     if (!objects.ok()) {
       metrics_.Error("list");
       log_.Warn(absl::StrCat("hold: listing ", KindName(kind), "s: ", objects.status().message(),
@@ -57,11 +58,13 @@ void HoldController::List(absl::Time now) {
       next_list_ = now + std::min(options_.resync, absl::Seconds(5));
       return;
     }
-    for (HeldObject& object : *objects) listed.push_back(std::move(object));
+    versions[kind] = objects->resource_version;
+    for (HeldObject& object : objects->items) listed.push_back(std::move(object));
   }
   objects_ = std::move(listed);
   last_list_ok_unix_ = absl::ToUnixSeconds(now);
   next_list_ = now + options_.resync;
+  for (auto& watch : watches_) watch->Start(versions[watch->kind()]);
 }
 
 void HoldController::RefreshForecasts(const std::set<std::string>& needed, absl::Time now) {
@@ -192,7 +195,7 @@ void HoldController::Send(std::vector<Action>& actions) {
 
 void HoldController::RunOnce() {
   const absl::Time now = clock_.Now();
-  if (now >= next_list_) List(now);
+  if (changed_.exchange(false) || now >= next_list_) List(now);
   // The locations the held objects may run in.
   std::set<std::string> needed;
   bool needs_cluster = false;
@@ -275,10 +278,20 @@ absl::Time HoldController::NextWake() const {
 }
 
 void HoldController::Run(absl::Notification& stop) {
+  if (options_.watch) {
+    for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
+      watches_.push_back(std::make_unique<ObjectWatch>(api_, kind, options_.selector,
+                                                       [this] { changed_ = true; }));
+    }
+  }
   while (!stop.HasBeenNotified()) {
     RunOnce();
-    if (clock_.WaitUntil(NextWake(), stop)) return;
+    absl::Time wake = NextWake();
+    // A watch event is looked at within kWatchLatency.
+    if (options_.watch) wake = std::min(wake, clock_.Now() + kWatchLatency);
+    if (clock_.WaitUntil(wake, stop)) break;
   }
+  watches_.clear();  // stops them
 }
 
 }  // namespace carbonroute::hold

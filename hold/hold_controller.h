@@ -5,8 +5,10 @@
 // cluster"; the decision in hold_plan.h, the writes in hold_patches.h).
 //
 // One pass (RunOnce), at the clock's now:
-//   1. every `resync`, lists the Jobs and Pods the label selector admits
-//      (paginated, kube_api.h); a failed list keeps the objects known;
+//   1. every `resync`, and when a watch saw a change (`watch`: the lists'
+//      resourceVersions start object_watch.h's watches), lists the Jobs and
+//      Pods the label selector admits (paginated, kube_api.h); a failed list
+//      keeps the objects known;
 //   2. fetches the forecast of every location a held object may run in
 //      that was not fetched within `forecast_refresh` (a failed fetch keeps
 //      the last forecast: it still covers most of its horizon);
@@ -36,6 +38,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -52,6 +55,7 @@
 #include "hold/hold_plan.h"
 #include "hold/kube_api.h"
 #include "hold/lease_election.h"
+#include "hold/object_watch.h"
 
 namespace carbonroute::hold {
 
@@ -64,7 +68,13 @@ struct HoldControllerOptions {
   absl::Duration resync = absl::Seconds(30);
   absl::Duration forecast_refresh = absl::Minutes(5);
   std::map<std::string, std::string> region_locations;  // region → grid location
+  // Watch for changes between lists (object_watch.h): a new object is planned
+  // within kWatchLatency instead of within `resync`. Run() only.
+  bool watch = false;
 };
+
+// How soon Run() looks at what a watch reported.
+inline constexpr absl::Duration kWatchLatency = absl::Seconds(1);
 
 // One release, as the controller did it (for tests and the log).
 struct Release {
@@ -117,6 +127,8 @@ class HoldController {
   absl::Time next_release_ = absl::InfiniteFuture();
   std::atomic<int64_t> last_list_ok_unix_{0};
   std::atomic<int64_t> resync_seconds_{30};
+  std::atomic<bool> changed_{false};  // a watch saw a change: list at the next pass
+  std::vector<std::unique_ptr<ObjectWatch>> watches_;
   std::vector<Release> releases_;
 };
 

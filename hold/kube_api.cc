@@ -12,7 +12,10 @@ namespace carbonroute::hold {
 
 absl::StatusOr<net::HttpResponse> KubeApi::Call(absl::string_view method,
                                                 absl::string_view path_and_query, std::string body,
-                                                absl::string_view content_type) {
+                                                absl::string_view content_type,
+                                                absl::Duration timeout,
+                                                std::function<bool(std::string_view)> on_body,
+                                                std::function<bool()> cancelled) {
   net::HttpRequest request;
   request.method = std::string(method);
   request.url = absl::StrCat(target_.base_url, path_and_query);
@@ -25,9 +28,11 @@ absl::StatusOr<net::HttpResponse> KubeApi::Call(absl::string_view method,
     request.headers.emplace_back("Authorization", absl::StrCat("Bearer ", *token));
   }
   request.ca_file = target_.ca_file;
-  request.timeout = target_.timeout;
-  request.connect_timeout = std::min(target_.timeout, absl::Seconds(5));
+  request.timeout = timeout > absl::ZeroDuration() ? timeout : target_.timeout;
+  request.connect_timeout = std::min(request.timeout, absl::Seconds(5));
   request.body = std::move(body);
+  request.on_body = std::move(on_body);
+  request.cancelled = std::move(cancelled);
   return http_.Send(request);
 }
 
@@ -66,10 +71,10 @@ absl::Status UnexpectedStatus(absl::string_view method, absl::string_view path,
       absl::StrCat(method, " ", path, " answered HTTP ", response.status, ": ", why));
 }
 
-absl::StatusOr<std::vector<HeldObject>> ListHeld(KubeApi& api, HeldKind kind,
-                                                 const std::string& label_selector, int page_size) {
+absl::StatusOr<ObjectList> ListHeld(KubeApi& api, HeldKind kind, const std::string& label_selector,
+                                    int page_size) {
   for (int attempt = 0; attempt < 3; ++attempt) {
-    std::vector<HeldObject> all;
+    ObjectList all;
     std::string continue_token;
     bool expired = false;
     do {
@@ -86,7 +91,8 @@ absl::StatusOr<std::vector<HeldObject>> ListHeld(KubeApi& api, HeldKind kind,
       if (response->status != 200) return UnexpectedStatus("GET", path, *response);
       absl::StatusOr<ObjectList> page = ParseObjectList(response->body, kind);
       if (!page.ok()) return page.status();
-      for (HeldObject& object : page->items) all.push_back(std::move(object));
+      if (all.resource_version.empty()) all.resource_version = page->resource_version;
+      for (HeldObject& object : page->items) all.items.push_back(std::move(object));
       continue_token = page->continue_token;
     } while (!continue_token.empty());
     if (!expired) return all;

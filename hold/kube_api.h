@@ -59,19 +59,23 @@ class KubeApi {
   KubeApi(KubeApiTarget target, net::HttpClient& http) : target_(std::move(target)), http_(http) {}
 
   // Any status is returned; only transport and token-file failures are errors.
+  // `timeout` 0: the target's. `on_body`, `cancelled`: net::HttpRequest's
+  // (a watch streams its body).
   absl::StatusOr<net::HttpResponse> Call(absl::string_view method, absl::string_view path_and_query,
-                                         std::string body = "",
-                                         absl::string_view content_type = "");
+                                         std::string body = "", absl::string_view content_type = "",
+                                         absl::Duration timeout = absl::ZeroDuration(),
+                                         std::function<bool(std::string_view)> on_body = nullptr,
+                                         std::function<bool()> cancelled = nullptr);
 
  private:
   const KubeApiTarget target_;
   net::HttpClient& http_;
 };
 
-// Every object of `kind` the label selector admits, across namespaces.
-absl::StatusOr<std::vector<HeldObject>> ListHeld(KubeApi& api, HeldKind kind,
-                                                 const std::string& label_selector,
-                                                 int page_size = 500);
+// Every object of `kind` the label selector admits, across namespaces, and
+// the list's resourceVersion (where a watch starts).
+absl::StatusOr<ObjectList> ListHeld(KubeApi& api, HeldKind kind, const std::string& label_selector,
+                                    int page_size = 500);
 
 // "GET /x answered HTTP 403: Forbidden: ..." (the Status body's reason and message).
 absl::Status UnexpectedStatus(absl::string_view method, absl::string_view path,

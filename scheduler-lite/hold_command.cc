@@ -62,7 +62,8 @@ class HoldSubcommand final : public Subcommand {
                    "service account's)");
     cmd.add_option("--selector", options_.selector, "label selector of the objects to hold")
         ->capture_default_str();
-    cmd.add_option("--resync", resync_, "how often Jobs and Pods are listed")
+    cmd.add_option("--resync", resync_,
+                   "how often Jobs and Pods are listed again (between lists they are watched)")
         ->capture_default_str();
     cmd.add_option("--forecast-refresh", forecast_refresh_,
                    "how often a location's forecast is read again")
@@ -95,6 +96,7 @@ class HoldSubcommand final : public Subcommand {
     if (!kube_url_.empty()) UrlFlag(kube_url_, "--kube-api-url");
     options_.resync = DurationFlag(resync_, "--resync");
     options_.forecast_refresh = DurationFlag(forecast_refresh_, "--forecast-refresh");
+    options_.watch = true;
     if (options_.selector.empty()) {
       throw CLI::ValidationError("--selector", "must not be empty (it would hold every Job)");
     }

@@ -246,10 +246,11 @@ TEST(HoldController, ListsPageByPageAndStartsAgainOnAnExpiredToken) {
   }
   h.api.AddJob("batch", "other", kT0, {}, true, {{"team", "x"}});  // not selected
   h.api.ExpireContinueTokens(1);
-  absl::StatusOr<std::vector<HeldObject>> jobs =
+  absl::StatusOr<ObjectList> jobs =
       ListHeld(h.kube, HeldKind::kJob, "carbonroute.io/defer=true", 3);
   ASSERT_TRUE(jobs.ok()) << jobs.status();
-  EXPECT_EQ(jobs->size(), 7u);
+  EXPECT_EQ(jobs->items.size(), 7u);
+  EXPECT_FALSE(jobs->resource_version.empty());
 }
 
 }  // namespace

@@ -54,9 +54,9 @@ std::pair<int, double> BestSecond(int runtime, int deadline) {
   return {best_start, best};
 }
 
-TEST(HoldBinary, TwoHundredJobsEachReleasedWithinASecondOfItsBestStart) {
-  testing::ScopedTempDir dir;
-  const absl::Time base = absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()));
+// A collector's forecast API with one point per second from `base` for DE and
+// FR, and its /metrics naming them.
+absl::StatusOr<std::unique_ptr<net::HttpServer>> StartFakeCollector(absl::Time base) {
   // The fake collector: forecast API and the carbon series of two locations.
   net::HttpServerOptions collector;
   collector.listen_address = "127.0.0.1:0";
@@ -86,8 +86,13 @@ TEST(HoldBinary, TwoHundredJobsEachReleasedWithinASecondOfItsBestStart) {
     }
     return response;
   };
-  absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
-      net::HttpServer::Start(std::move(collector));
+  return net::HttpServer::Start(std::move(collector));
+}
+
+TEST(HoldBinary, TwoHundredJobsEachReleasedWithinASecondOfItsBestStart) {
+  testing::ScopedTempDir dir;
+  const absl::Time base = absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()));
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartFakeCollector(base);
   ASSERT_TRUE(server.ok()) << server.status();
 
   testing::FakeBatchApi api([] { return absl::Now(); });
@@ -138,6 +143,40 @@ TEST(HoldBinary, TwoHundredJobsEachReleasedWithinASecondOfItsBestStart) {
         << name;
   }
   EXPECT_THAT(hold.Log(), HasSubstr("holding objects selected by carbonroute.io/defer=true"));
+}
+
+// Between lists (--resync 10m) a watch sees a new Job: it is planned at once.
+TEST(HoldBinary, AJobCreatedWhileRunningIsSeenByTheWatchNotAtTheNextList) {
+  testing::ScopedTempDir dir;
+  const absl::Time base = absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()));
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartFakeCollector(base);
+  ASSERT_TRUE(server.ok()) << server.status();
+  testing::FakeBatchApi api([] { return absl::Now(); });
+  testing::FakeKubeApiServer kube;
+  kube.ServeBatchApi(&api);
+  testing::Subprocess hold(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "hold", "--kube-api-url", kube.base_url(), "--collector",
+       absl::StrCat("http://127.0.0.1:", (*server)->port()), "--web.listen-address", "127.0.0.1:0",
+       "--resync", "10m", "--data-dir", absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      dir.File("hold.log"));
+  ASSERT_TRUE(kube.AwaitWatches(2, absl::Seconds(20))) << hold.Log();  // Jobs and Pods
+  api.AddJob("batch", "late-comer", absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now())),
+             {{"carbonroute.io/expected-runtime", "1s"}, {"carbonroute.io/deadline", "50s"}});
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return api.Get("jobs", "batch", "late-comer")["metadata"]["annotations"].contains(
+                   "carbonroute.io/release-at") ||
+               api.Get("jobs", "batch", "late-comer")["spec"]["suspend"] == false;
+      },
+      absl::Seconds(30)))
+      << hold.Log();
+  int lists = 0;
+  for (const testing::FakeApiCall& call : api.calls()) {
+    lists += call.method == "GET" && absl::StartsWith(call.target, "/apis/batch/v1/jobs?") &&
+             !absl::StrContains(call.target, "watch=true");
+  }
+  EXPECT_GE(lists, 2);  // the first list, and one the watch's event asked for
+  EXPECT_EQ(hold.Terminate(), 0) << hold.Log();
 }
 
 TEST(HoldBinary, MistakesExit2NamingTheFlag) {

@@ -63,6 +63,33 @@ bool Selects(const std::string& selector, const Json& labels) {
 
 std::string FakeBatchApi::NextVersion() { return absl::StrCat(++version_); }
 
+void FakeBatchApi::Record(const std::string& key, const char* type) {
+  const Json& object = objects_.at(key);
+  events_.push_back(
+      {key.substr(0, key.find('/')), version_, Json{{"type", type}, {"object", object}}});
+}
+
+std::vector<std::string> FakeBatchApi::EventsAfter(const std::string& resource, int64_t after,
+                                                   const std::string& selector,
+                                                   absl::Duration timeout) {
+  absl::MutexLock lock(&mutex_);
+  auto any = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    for (const Event& event : events_) {
+      if (event.resource == resource && event.version > after) return true;
+    }
+    return false;
+  };
+  mutex_.AwaitWithTimeout(absl::Condition(&any), timeout);
+  std::vector<std::string> lines;
+  for (const Event& event : events_) {
+    if (event.resource == resource && event.version > after &&
+        Selects(selector, event.line["object"]["metadata"]["labels"])) {
+      lines.push_back(event.line.dump());
+    }
+  }
+  return lines;
+}
+
 void FakeBatchApi::AddJob(const std::string& ns, const std::string& name, absl::Time created,
                           std::map<std::string, std::string> annotations, bool suspend,
                           std::map<std::string, std::string> labels,
@@ -83,7 +110,9 @@ void FakeBatchApi::AddJob(const std::string& ns, const std::string& name, absl::
   if (!node_selector.empty()) {
     job["spec"]["template"]["spec"]["nodeSelector"] = StringMap(node_selector);
   }
-  objects_[absl::StrCat("jobs/", ns, "/", name)] = std::move(job);
+  const std::string key = absl::StrCat("jobs/", ns, "/", name);
+  objects_[key] = std::move(job);
+  Record(key, "ADDED");
 }
 
 void FakeBatchApi::AddPod(const std::string& ns, const std::string& name, absl::Time created,
@@ -105,13 +134,19 @@ void FakeBatchApi::AddPod(const std::string& ns, const std::string& name, absl::
     for (const std::string& gate : gates) list.push_back({{"name", gate}});
     pod["spec"]["schedulingGates"] = list;
   }
-  objects_[absl::StrCat("pods/", ns, "/", name)] = std::move(pod);
+  const std::string key = absl::StrCat("pods/", ns, "/", name);
+  objects_[key] = std::move(pod);
+  Record(key, "ADDED");
 }
 
 void FakeBatchApi::Delete(const std::string& resource, const std::string& ns,
                           const std::string& name) {
   absl::MutexLock lock(&mutex_);
-  objects_.erase(absl::StrCat(resource, "/", ns, "/", name));
+  const std::string key = absl::StrCat(resource, "/", ns, "/", name);
+  if (!objects_.contains(key)) return;
+  objects_[key]["metadata"]["resourceVersion"] = NextVersion();
+  Record(key, "DELETED");
+  objects_.erase(key);
 }
 
 Json FakeBatchApi::Get(const std::string& resource, const std::string& ns,
@@ -193,6 +228,7 @@ std::pair<int, std::string> FakeBatchApi::Patch(const std::string& key,
   }
   patched["metadata"]["resourceVersion"] = NextVersion();
   it->second = std::move(patched);
+  Record(key, "MODIFIED");
   return {200, it->second.dump()};
 }
 

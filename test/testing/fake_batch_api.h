@@ -13,7 +13,8 @@
 //     as the real server's validation does); an unknown object answers 404;
 //   - Leases: GET, POST (409 if it exists), PUT with optimistic concurrency
 //     (a stale metadata.resourceVersion answers 409);
-//   - every write bumps the object's resourceVersion.
+//   - every write bumps the object's resourceVersion, and is a watch event
+//     (ADDED, MODIFIED, DELETED) for FakeKubeApiServer's watch streams.
 // Usable in process (as a net::HttpClient: any base URL) or behind
 // FakeKubeApiServer (Handle()).
 //
@@ -63,6 +64,12 @@ class FakeBatchApi final : public net::HttpClient {
   void ExpireContinueTokens(int count);
   std::vector<FakeApiCall> calls() const;
 
+  // Watch events of `resource` ("jobs", "pods") whose object's resourceVersion
+  // is above `after`, each a watch line ({"type", "object"}); waits up to
+  // `timeout` for the first. Label selectors are applied by the caller's query.
+  std::vector<std::string> EventsAfter(const std::string& resource, int64_t after,
+                                       const std::string& selector, absl::Duration timeout);
+
   // The API: status and body for one request.
   std::pair<int, std::string> Handle(const std::string& method, const std::string& target,
                                      const std::string& content_type, const std::string& body);
@@ -82,6 +89,13 @@ class FakeBatchApi final : public net::HttpClient {
   int64_t version_ ABSL_GUARDED_BY(mutex_) = 100;
   int expire_tokens_ ABSL_GUARDED_BY(mutex_) = 0;
   std::vector<FakeApiCall> calls_ ABSL_GUARDED_BY(mutex_);
+  struct Event {
+    std::string resource;
+    int64_t version;
+    nlohmann::json line;
+  };
+  void Record(const std::string& key, const char* type) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::vector<Event> events_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace carbonroute::testing

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -217,6 +218,12 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
     return;
   }
   if (FakeBatchApi* const batch = batch_.load();
+      batch != nullptr && request.watch &&
+      (path == "/apis/batch/v1/jobs" || path == "/api/v1/pods")) {
+    StreamBatchWatch(*connection, *batch, path == "/api/v1/pods" ? "pods" : "jobs", query);
+    return;
+  }
+  if (FakeBatchApi* const batch = batch_.load();
       batch != nullptr && !absl::StartsWith(path, "/api/v1/nodes")) {
     const auto [status, answer] = batch->Handle(method, request.target, content_type, body);
     connection->Write(Response(status, answer));
@@ -260,6 +267,40 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
     }
   }
   connection->Write(Response(404, StatusBody(404, "NotFound")));
+}
+
+void FakeKubeApiServer::StreamBatchWatch(Connection& connection, FakeBatchApi& batch,
+                                         const std::string& resource, const std::string& query) {
+  int64_t after = 0;
+  if (!absl::SimpleAtoi(net::QueryParameter(query, "resourceVersion").value_or("0"), &after)) {
+    after = 0;
+  }
+  const std::string selector = net::QueryParameter(query, "labelSelector").value_or("");
+  {
+    absl::MutexLock lock(&mutex_);
+    ++watches_opened_;
+  }
+  if (!connection.Write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        "Transfer-Encoding: chunked\r\n\r\n")) {
+    return;
+  }
+  for (;;) {
+    {
+      absl::MutexLock lock(&mutex_);
+      if (stopping_) return;
+    }
+    std::string data;
+    for (const std::string& line :
+         batch.EventsAfter(resource, after, selector, absl::Milliseconds(100))) {
+      absl::StrAppend(&data, line, "\n");
+      const nlohmann::json event = nlohmann::json::parse(line);
+      int64_t version = 0;
+      if (absl::SimpleAtoi(event["object"]["metadata"].value("resourceVersion", "0"), &version)) {
+        after = std::max(after, version);
+      }
+    }
+    if (!data.empty() && !connection.Write(Chunk(data))) return;
+  }
 }
 
 void FakeKubeApiServer::StreamWatch(Connection& connection) {

@@ -12,7 +12,10 @@
 //   GET /api/v1/nodes?watch=true&...        a chunked stream of the events
 //                                           the test sends, until it ends it
 //   anything else                           FakeBatchApi's answer, when ServeBatchApi
-//                                           gave one (the hold controller's tests)
+//                                           gave one (the hold controller's tests);
+//   GET /apis/batch/v1/jobs?watch=true&...  its events after resourceVersion, streamed
+//   (and /api/v1/pods)                      until the server stops
+
 // Every connection is closed after its response.
 #ifndef CARBONROUTE_TEST_TESTING_FAKE_KUBE_API_SERVER_H_
 #define CARBONROUTE_TEST_TESTING_FAKE_KUBE_API_SERVER_H_
@@ -74,6 +77,8 @@ class FakeKubeApiServer {
   void Serve();
   void Handle(std::unique_ptr<Connection> connection);
   void StreamWatch(Connection& connection);
+  void StreamBatchWatch(Connection& connection, FakeBatchApi& batch, const std::string& resource,
+                        const std::string& query);
 
   int listen_fd_ = -1;
   int wake_fds_[2] = {-1, -1};
