@@ -43,11 +43,14 @@ class FixedForecasts final : public ForecastSource {
     std::vector<ForecastPoint> points;
     for (int h = 0; h < 48; ++h) {
       const absl::Time start = kT0 + absl::Hours(h);
-      points.push_back({start, start + absl::Hours(1), Intensity(location, h)});
+      const double dip = h == dip_hour ? -1000 : 0;  // a new forecast: a clean hour appears
+      points.push_back(
+          {start, start + absl::Hours(1), std::max(1.0, Intensity(location, h) + dip)});
     }
     return points;
   }
   int fetches = 0;
+  int dip_hour = -1;
 };
 
 // The best start computed here, independently: every whole hour from `from`
@@ -182,6 +185,58 @@ TEST(HoldController, FailsOpenAtOnce) {
                                           "carbonroute.io/expected-runtime"));
   EXPECT_THAT(h.Metrics(),
               HasSubstr("carbonroute_hold_releases_total{kind=\"Job\",reason=\"invalid\"} 1"));
+}
+
+TEST(HoldController, ANewForecastThatMovesTheWindowMovesThePlanShown) {
+  Harness h;
+  h.api.AddJob(
+      "batch", "nightly", kT0,
+      {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "20h"}, {kLocationsAnnotation, "DE"}});
+  auto controller = h.Controller();
+  controller->RunOnce();
+  const auto [start, mean] = BestStart({"DE"}, kT0, 1, kT0 + absl::Hours(20));
+  EXPECT_EQ(h.Annotation("jobs", "nightly", kReleaseAtAnnotation), AnnotationTime(start));
+  // The next forecast (after --forecast-refresh, 5 min) shows hour 15 far cleaner.
+  ASSERT_NE(start, kT0 + absl::Hours(15));
+  h.forecasts.dip_hour = 15;
+  h.clock.Advance(absl::Minutes(6));
+  controller->RunOnce();
+  EXPECT_EQ(h.Annotation("jobs", "nightly", kReleaseAtAnnotation),
+            AnnotationTime(kT0 + absl::Hours(15)));
+  EXPECT_EQ(h.Annotation("jobs", "nightly", kExpectedIntensityAnnotation), "1.0");
+}
+
+TEST(FakeBatchApi, AGateCannotBeAddedAfterCreation) {
+  testing::FakeBatchApi api([] { return kT0; });
+  api.AddPod("batch", "p", kT0, {}, {});
+  const auto [status, body] =
+      api.Handle("PATCH", "/api/v1/namespaces/batch/pods/p", "application/merge-patch+json",
+                 R"({"spec":{"schedulingGates":[{"name":"carbonroute.io/clean-window"}]}})");
+  EXPECT_EQ(status, 422);
+  EXPECT_THAT(body, HasSubstr("only deletion is allowed"));
+}
+
+TEST(HoldController, WhenTheLeaderStopsTheOtherReplicaTakesOverAfterTheLease) {
+  Harness h;
+  h.api.AddJob("batch", "early", kT0, {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "1h"}});
+  h.api.AddJob("batch", "later", kT0, {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "6h"}});
+  LeaseElection a({"carbonroute", "carbonroute-hold", "replica-a", absl::Seconds(15)}, h.kube);
+  LeaseElection b({"carbonroute", "carbonroute-hold", "replica-b", absl::Seconds(15)}, h.kube);
+  auto first = h.Controller(&a);
+  auto second = h.Controller(&b);
+  first->RunOnce();
+  second->RunOnce();
+  EXPECT_EQ(first->releases().size(), 1u);  // "early": past its latest start at once
+  EXPECT_TRUE(second->releases().empty());
+  // replica-a stops; replica-b keeps going and takes the Lease once it has expired.
+  for (absl::Time t = kT0; t < kT0 + absl::Hours(6); t += absl::Seconds(5)) {
+    h.clock.Advance(t - h.clock.Now());
+    second->RunOnce();
+  }
+  EXPECT_EQ(second->releases().size(), 1u);
+  EXPECT_EQ(h.api.Get("leases", "carbonroute", "carbonroute-hold")["spec"]["holderIdentity"],
+            "replica-b");
+  EXPECT_EQ(h.api.Get("leases", "carbonroute", "carbonroute-hold")["spec"]["leaseTransitions"], 1);
 }
 
 TEST(HoldController, AJobDeletedWhileHeldIsForgotten) {
