@@ -161,4 +161,28 @@ std::shared_ptr<const PlacementModel> LoadModelOrSay(const ModelSources& sources
   return loaded.model;
 }
 
+void DaemonFlags::AddTo(CLI::App& cmd) {
+  cmd.add_option("--log.level", log_level_, "debug|info|warn|error")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+      ->capture_default_str();
+  cmd.add_option("--log.format", log_format_, "logfmt|json")
+      ->check(CLI::IsMember({"logfmt", "json"}))
+      ->capture_default_str();
+  cmd.add_option("--web.config.file", web_config_file_,
+                 "TLS and Basic auth of this server, in Prometheus exporters' web "
+                 "configuration format (tls_server_config, basic_auth_users)")
+      ->check(CLI::ExistingFile);
+}
+
+bool LoadWebConfigFlag(const std::string& file, net::WebConfig& web, std::ostream& err) {
+  if (file.empty()) return true;
+  absl::StatusOr<net::WebConfig> loaded = net::LoadWebConfig(file);
+  if (!loaded.ok()) {
+    err << "scheduler-lite: --web.config.file: " << loaded.status().message() << "\n";
+    return false;
+  }
+  web = *std::move(loaded);
+  return true;
+}
+
 }  // namespace carbonroute::scheduler_lite

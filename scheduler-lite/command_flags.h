@@ -20,8 +20,10 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "base/log_line.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
+#include "net/web_config.h"
 #include "placement/placement_model.h"
 
 namespace carbonroute::scheduler_lite {
@@ -54,6 +56,25 @@ absl::Status FillDefaultDataFiles(
 // or Prometheus behind TLS and authentication), defined once: --ca-file,
 // --client-cert/--client-key, --basic-auth-user with
 // --basic-auth-password-file, --bearer-token-file.
+// The flags of the long-running subcommands (serve, hold): --log.level,
+// --log.format and --web.config.file (TLS and Basic auth of their server).
+class DaemonFlags {
+ public:
+  void AddTo(CLI::App& cmd);
+  LogLevel log_level() const { return *ParseLogLevel(log_level_); }
+  LogFormat log_format() const { return *ParseLogFormat(log_format_); }
+  const std::string& web_config_file() const { return web_config_file_; }
+
+ private:
+  std::string log_level_ = "info";
+  std::string log_format_ = "logfmt";
+  std::string web_config_file_;
+};
+
+// Reads the web configuration `file` ("" = plain HTTP, no auth) into `web`;
+// false after saying why on `err` (a usage error: exit 2).
+bool LoadWebConfigFlag(const std::string& file, net::WebConfig& web, std::ostream& err);
+
 class ClientFlags {
  public:
   void AddTo(CLI::App& cmd);

@@ -81,15 +81,7 @@ class HoldSubcommand final : public Subcommand {
     cmd.add_option("--data-dir", data_dirs_, "directory searched first for the default data files");
     cmd.add_option("--web.listen-address", listen_, "host:port of /metrics and /healthz")
         ->capture_default_str();
-    cmd.add_option("--web.config.file", web_config_file_,
-                   "TLS and Basic auth of this server (Prometheus exporters' web configuration)")
-        ->check(CLI::ExistingFile);
-    cmd.add_option("--log.level", log_level_, "debug|info|warn|error")
-        ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
-        ->capture_default_str();
-    cmd.add_option("--log.format", log_format_, "logfmt|json")
-        ->check(CLI::IsMember({"logfmt", "json"}))
-        ->capture_default_str();
+    daemon_.AddTo(cmd);
   }
   void Validate() override {
     for (const std::string& url : collectors_) UrlFlag(url, "--collector");
@@ -120,21 +112,12 @@ class HoldSubcommand final : public Subcommand {
   std::string region_zones_;
   std::vector<std::string> data_dirs_;
   std::string listen_ = "127.0.0.1:9466";
-  std::string web_config_file_;
-  std::string log_level_ = "info";
-  std::string log_format_ = "logfmt";
+  DaemonFlags daemon_;
 };
 
 int HoldSubcommand::Run(ProgramContext& c) {
-  net::WebConfig web;
-  if (!web_config_file_.empty()) {
-    absl::StatusOr<net::WebConfig> loaded = net::LoadWebConfig(web_config_file_);
-    if (!loaded.ok()) {
-      c.err << "scheduler-lite: --web.config.file: " << loaded.status().message() << "\n";
-      return 2;
-    }
-    web = *std::move(loaded);
-  }
+  net::WebConfig web;  // read first: a mistake in it is a usage error
+  if (!LoadWebConfigFlag(daemon_.web_config_file(), web, c.err)) return 2;
   if (absl::Status found = FillDefaultDataFiles(data_dirs_, {{&region_zones_, kRegionZonesFile}});
       !found.ok()) {
     c.err << "scheduler-lite: " << found.message() << " (give --region-zones or --data-dir)\n";
@@ -157,7 +140,7 @@ int HoldSubcommand::Run(ProgramContext& c) {
     c.err << "scheduler-lite: " << target.status().message() << "\n";
     return 2;
   }
-  LineLogger log(c.err, *ParseLogFormat(log_format_), *ParseLogLevel(log_level_), c.clock);
+  LineLogger log(c.err, daemon_.log_format(), daemon_.log_level(), c.clock);
   hold::KubeApi api(*target, c.http);
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
   auto registry = std::make_shared<prometheus::Registry>();

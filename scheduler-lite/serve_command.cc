@@ -48,23 +48,15 @@ class ServeSubcommand final : public Subcommand {
     cmd.add_option("--threads", request_.threads,
                    "HTTP server threads (each serves many connections; handlers run on them)")
         ->capture_default_str();
-    cmd.add_option("--log.level", log_level_, "debug|info|warn|error")
-        ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
-        ->capture_default_str();
-    cmd.add_option("--log.format", log_format_, "logfmt|json")
-        ->check(CLI::IsMember({"logfmt", "json"}))
-        ->capture_default_str();
-    cmd.add_option("--web.config.file", request_.web_config_file,
-                   "TLS and Basic auth of this server, in Prometheus exporters' web "
-                   "configuration format (tls_server_config, basic_auth_users)")
-        ->check(CLI::ExistingFile);
+    daemon_.AddTo(cmd);
   }
   void Validate() override {
     request_.refresh = DurationFlag(refresh_, "--refresh");
     request_.max_model_age = DurationFlag(max_model_age_, "--max-model-age");
     ListenFlag(request_.listen, "--web.listen-address");  // before any source is loaded
-    request_.log_level = *ParseLogLevel(log_level_);
-    request_.log_format = *ParseLogFormat(log_format_);
+    request_.log_level = daemon_.log_level();
+    request_.log_format = daemon_.log_format();
+    request_.web_config_file = daemon_.web_config_file();
   }
   bool WatchesStopSignals() const override { return true; }
   int Run(ProgramContext& c) override {
@@ -77,8 +69,7 @@ class ServeSubcommand final : public Subcommand {
   ServeRequest request_;
   std::string refresh_ = "30s";
   std::string max_model_age_ = "10m";
-  std::string log_level_ = "info";
-  std::string log_format_ = "logfmt";
+  DaemonFlags daemon_;
 };
 
 }  // namespace
@@ -86,14 +77,7 @@ class ServeSubcommand final : public Subcommand {
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
                  absl::Notification& stop, std::ostream& err) {
   net::WebConfig web;  // read first: a mistake in it is a usage error, before any source is asked
-  if (!request.web_config_file.empty()) {
-    absl::StatusOr<net::WebConfig> loaded = net::LoadWebConfig(request.web_config_file);
-    if (!loaded.ok()) {
-      err << "scheduler-lite: --web.config.file: " << loaded.status().message() << "\n";
-      return 2;
-    }
-    web = *std::move(loaded);
-  }
+  if (!LoadWebConfigFlag(request.web_config_file, web, err)) return 2;
   // A daemon from here on: every line with a time and a level (--log.format, --log.level).
   LineLogger log(err, request.log_format, request.log_level, clock);
   ModelStore models;

@@ -379,38 +379,26 @@ class SimulateSubcommand final : public Subcommand {
     }
   }
   int Run(ProgramContext& c) override {
-    if (request_.shift == "time") {
-      const absl::Status found =
-          FillDefaultDataFiles(data_dirs_, {{&request_.trace_csv, kIntensityTraceFile},
-                                            {&request_.zone_groups_csv, kZoneGroupsFile}});
-      if (!found.ok()) {
-        c.err << "scheduler-lite: " << found.message()
-              << " (give --trace/--zone-groups or --data-dir)\n";
+    // The data files each shift reads, found in --data-dir or the shipped data.
+    const bool space = request_.shift != "time", time = request_.shift != "space";
+    std::vector<std::pair<std::string*, const char*>> files = {
+        {&request_.trace_csv, kIntensityTraceFile}};
+    std::string flags = "--trace";
+    if (time) {
+      files.emplace_back(&request_.zone_groups_csv, kZoneGroupsFile);
+      flags += "/--zone-groups";
+    }
+    if (space) {
+      files.emplace_back(&request_.region_zones_csv, kRegionZonesFile);
+      files.emplace_back(&request_.rtt_matrix_csv, kInterRegionRttFile);
+      flags += "/--region-zones/--rtt-matrix";
+    }
+    for (const auto& [path, file] : files) {
+      if (const absl::Status found = FillDefaultDataFiles(data_dirs_, {{path, file}});
+          !found.ok()) {
+        c.err << "scheduler-lite: " << found.message() << " (give " << flags << " or --data-dir)\n";
         return kUsageExitCode;
       }
-      return SimulateCommand(request_, c.out, c.err);
-    }
-    if (request_.shift == "both") {
-      const absl::Status found =
-          FillDefaultDataFiles(data_dirs_, {{&request_.trace_csv, kIntensityTraceFile},
-                                            {&request_.zone_groups_csv, kZoneGroupsFile},
-                                            {&request_.region_zones_csv, kRegionZonesFile},
-                                            {&request_.rtt_matrix_csv, kInterRegionRttFile}});
-      if (!found.ok()) {
-        c.err << "scheduler-lite: " << found.message()
-              << " (give --trace/--zone-groups/--region-zones/--rtt-matrix or --data-dir)\n";
-        return kUsageExitCode;
-      }
-      return SimulateCommand(request_, c.out, c.err);
-    }
-    const absl::Status found =
-        FillDefaultDataFiles(data_dirs_, {{&request_.trace_csv, kIntensityTraceFile},
-                                          {&request_.region_zones_csv, kRegionZonesFile},
-                                          {&request_.rtt_matrix_csv, kInterRegionRttFile}});
-    if (!found.ok()) {
-      c.err << "scheduler-lite: " << found.message()
-            << " (give --trace/--region-zones/--rtt-matrix or --data-dir)\n";
-      return kUsageExitCode;
     }
     return SimulateCommand(request_, c.out, c.err);
   }

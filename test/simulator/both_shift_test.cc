@@ -7,6 +7,7 @@
 
 #include "contract/region_locations.h"
 #include "contract/rtt_matrix.h"
+#include "test/simulator/tiny_sites.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::simulator {
@@ -16,30 +17,7 @@ using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// Three sites, four hours (simulator_test.cc's): A steady at 100; B 10 for
-// two hours, then 300; C steady at 50. RTTs A–B 20 ms, B–C 30 ms, A–C 40 ms.
-constexpr char kTrace[] =
-    "datetime,A,B,C\n"
-    "2022-01-01T00:00:00Z,100,10,50\n"
-    "2022-01-01T01:00:00Z,100,10,50\n"
-    "2022-01-01T02:00:00Z,100,300,50\n"
-    "2022-01-01T03:00:00Z,100,300,50\n";
-
-struct Tiny {
-  IntensityTrace trace;
-  SiteTopology topology;
-};
-
-Tiny MakeTiny() {
-  IntensityTrace trace = *IntensityTrace::Parse(kTrace, "tiny.csv");
-  SiteTopology topology = *BuildSiteTopology(
-      *ParseRegionLocationsCsv("gcp_region,zone\na1,A\nb1,B\nc1,C\n", "zones.csv"),
-      *ParseRttMatrixCsv("sending_region,receiving_region,milliseconds\n"
-                         "a1,b1,20\nb1,a1,20\nb1,c1,30\nc1,b1,30\na1,c1,40\nc1,a1,40\n",
-                         "matrix.csv"),
-      trace);
-  return {std::move(trace), std::move(topology)};
-}
+// MakeTiny: tiny_sites.h's three sites and four hours.
 
 std::vector<double> Column(const IntensityTrace& trace, std::size_t zone) {
   std::vector<double> values;

@@ -12,6 +12,7 @@
 #include "contract/rtt_matrix.h"
 #include "simulator/oracle_placer.h"
 #include "simulator/site_placement.h"
+#include "test/simulator/tiny_sites.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/status_matchers.h"
 
@@ -21,35 +22,8 @@ namespace {
 using ::testing::DoubleNear;
 using ::testing::HasSubstr;
 
-// Three sites, four hours. A is steady at 100, B is clean (10) for two hours
-// and then dirty (300), C is steady at 50. RTTs: A–B 20 ms, B–C 30 ms,
-// A–C 40 ms (excluded by a 30 ms limit). At 50 % idle capacity every site
-// runs 50 units and has room for 50 more.
-constexpr char kTrace[] =
-    "datetime,A,B,C\n"
-    "2022-01-01T00:00:00Z,100,10,50\n"
-    "2022-01-01T01:00:00Z,100,10,50\n"
-    "2022-01-01T02:00:00Z,100,300,50\n"
-    "2022-01-01T03:00:00Z,100,300,50\n";
-constexpr char kZones[] = "gcp_region,zone\na1,A\nb1,B\nc1,C\n";
-constexpr char kMatrix[] =
-    "sending_region,receiving_region,milliseconds\n"
-    "a1,b1,20\nb1,a1,20\nb1,c1,30\nc1,b1,30\na1,c1,40\nc1,a1,40\n";
-
-struct Tiny {
-  IntensityTrace trace;
-  SiteTopology topology;
-};
-
-Tiny MakeTiny() {
-  absl::StatusOr<IntensityTrace> trace = IntensityTrace::Parse(kTrace, "tiny.csv");
-  EXPECT_TRUE(trace.ok()) << trace.status();
-  absl::StatusOr<SiteTopology> topology =
-      BuildSiteTopology(*ParseRegionLocationsCsv(kZones, "zones.csv"),
-                        *ParseRttMatrixCsv(kMatrix, "matrix.csv"), *trace);
-  EXPECT_TRUE(topology.ok()) << topology.status();
-  return {*std::move(trace), *std::move(topology)};
-}
+// MakeTiny (tiny_sites.h): at 50 % idle capacity every site runs 50 units and
+// has room for 50 more.
 
 double MeanOf(const SimulationResult& result, SimulatedPolicy policy, double limit, int idle) {
   for (const SimulationRow& row : result.rows) {
@@ -79,7 +53,7 @@ TEST(SiteTopology, SitesRttsAndTheSelfConvention) {
 }
 
 TEST(SiteTopology, RegionsSharingAZoneAreOneSiteWithTheSmallestRtt) {
-  const IntensityTrace trace = *IntensityTrace::Parse(kTrace, "tiny.csv");
+  const IntensityTrace trace = *IntensityTrace::Parse(kTinyTrace, "tiny.csv");
   const SiteTopology topology = *BuildSiteTopology(
       *ParseRegionLocationsCsv("gcp_region,zone\na1,A\na2,A\nb1,B\nx1,X\n", "zones.csv"),
       *ParseRttMatrixCsv("sending_region,receiving_region,milliseconds\n"
