@@ -96,11 +96,12 @@ struct Harness {
     controller.Run(stop);
   }
   std::string Metrics() { return exporter::RenderMetricsPage(registry, {}); }
-  std::string Annotation(const std::string& resource, const std::string& name, const char* key) {
+  std::string Annotation(const std::string& resource, const std::string& name,
+                         const char* key) const {
     const nlohmann::json object = api.Get(resource, "batch", name);
     return object["metadata"]["annotations"].value(key, "");
   }
-  int Patches(const std::string& path) {
+  int Patches(const std::string& path) const {
     int count = 0;
     for (const testing::FakeApiCall& call : api.calls())
       count += call.method == "PATCH" && call.target == path;

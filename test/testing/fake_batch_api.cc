@@ -91,9 +91,9 @@ std::vector<std::string> FakeBatchApi::EventsAfter(const std::string& resource, 
 }
 
 void FakeBatchApi::AddJob(const std::string& ns, const std::string& name, absl::Time created,
-                          std::map<std::string, std::string> annotations, bool suspend,
-                          std::map<std::string, std::string> labels,
-                          std::map<std::string, std::string> node_selector) {
+                          const std::map<std::string, std::string>& annotations, bool suspend,
+                          const std::map<std::string, std::string>& labels,
+                          const std::map<std::string, std::string>& node_selector) {
   absl::MutexLock lock(&mutex_);
   Json job = {{"apiVersion", "batch/v1"}, {"kind", "Job"}};
   job["metadata"] = {{"name", name},
@@ -116,9 +116,9 @@ void FakeBatchApi::AddJob(const std::string& ns, const std::string& name, absl::
 }
 
 void FakeBatchApi::AddPod(const std::string& ns, const std::string& name, absl::Time created,
-                          std::map<std::string, std::string> annotations,
-                          std::vector<std::string> gates,
-                          std::map<std::string, std::string> labels) {
+                          const std::map<std::string, std::string>& annotations,
+                          const std::vector<std::string>& gates,
+                          const std::map<std::string, std::string>& labels) {
   absl::MutexLock lock(&mutex_);
   Json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
   pod["metadata"] = {{"name", name},

@@ -50,13 +50,14 @@ class FakeBatchApi final : public net::HttpClient {
 
   // Adds an object; `labels` default to carbonroute.io/defer=true.
   void AddJob(const std::string& ns, const std::string& name, absl::Time created,
-              std::map<std::string, std::string> annotations, bool suspend = true,
-              std::map<std::string, std::string> labels = {{"carbonroute.io/defer", "true"}},
-              std::map<std::string, std::string> node_selector = {});
+              const std::map<std::string, std::string>& annotations, bool suspend = true,
+              const std::map<std::string, std::string>& labels = {{"carbonroute.io/defer", "true"}},
+              const std::map<std::string, std::string>& node_selector = {});
   void AddPod(const std::string& ns, const std::string& name, absl::Time created,
-              std::map<std::string, std::string> annotations,
-              std::vector<std::string> gates = {"carbonroute.io/clean-window"},
-              std::map<std::string, std::string> labels = {{"carbonroute.io/defer", "true"}});
+              const std::map<std::string, std::string>& annotations,
+              const std::vector<std::string>& gates = {"carbonroute.io/clean-window"},
+              const std::map<std::string, std::string>& labels = {
+                  {"carbonroute.io/defer", "true"}});
   void Delete(const std::string& resource, const std::string& ns, const std::string& name);
   // The stored object ("jobs", "pods" or "leases"), or null.
   nlohmann::json Get(const std::string& resource, const std::string& ns,
