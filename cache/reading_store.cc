@@ -157,6 +157,7 @@ struct ReadingStore::Statements {
   Statement insert_forecast;
   Statement forecast_end;
   Statement forecast_between;
+  Statement readings_between;
 };
 
 absl::StatusOr<std::unique_ptr<ReadingStore>> ReadingStore::Open(const std::string& path) {
@@ -244,10 +245,15 @@ absl::Status ReadingStore::PrepareStatements() {
       Statement::Prepare(
           db_, absl::StrCat("SELECT ", kColumns, " FROM forecasts WHERE ", kSeriesMatch,
                             " AND valid_to > ?4 AND valid_from < ?5 ORDER BY valid_from")));
-  statements_.reset(new Statements{std::move(put), std::move(valid_at),
-                                   std::move(latest_ending_after), std::move(has_estimate),
-                                   std::move(delete_forecast_from), std::move(insert_forecast),
-                                   std::move(forecast_end), std::move(forecast_between)});
+  CARBONROUTE_ASSIGN_OR_RETURN(
+      Statement readings_between,
+      Statement::Prepare(
+          db_, absl::StrCat("SELECT ", kColumns, " FROM readings WHERE ", kSeriesMatch,
+                            " AND valid_to > ?4 AND valid_from < ?5 ORDER BY valid_from")));
+  statements_.reset(new Statements{
+      std::move(put), std::move(valid_at), std::move(latest_ending_after), std::move(has_estimate),
+      std::move(delete_forecast_from), std::move(insert_forecast), std::move(forecast_end),
+      std::move(forecast_between), std::move(readings_between)});
   return absl::OkStatus();
 }
 
@@ -430,7 +436,17 @@ absl::StatusOr<std::optional<absl::Time>> ReadingStore::LastFetch(const Intensit
 absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::ForecastBetween(
     const IntensitySeries& series, absl::Time from, absl::Time to) {
   absl::MutexLock lock(&mutex_);
-  Statement& query = statements_->forecast_between;
+  return RecordsBetween(statements_->forecast_between, series, from, to);
+}
+
+absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::ReadingsBetween(
+    const IntensitySeries& series, absl::Time from, absl::Time to) {
+  absl::MutexLock lock(&mutex_);
+  return RecordsBetween(statements_->readings_between, series, from, to);
+}
+
+absl::StatusOr<std::vector<IntensityRecord>> ReadingStore::RecordsBetween(
+    Statement& query, const IntensitySeries& series, absl::Time from, absl::Time to) {
   BindSeries(query, series);
   query.Bind(4, Seconds(from)).Bind(5, SecondsRoundedUp(to));
   std::vector<IntensityRecord> points;

@@ -118,6 +118,12 @@ class ReadingStore {
   absl::StatusOr<std::vector<IntensityRecord>> ForecastBetween(const IntensitySeries& series,
                                                                absl::Time from, absl::Time to);
 
+  // The stored readings (not forecasts) of `series` that overlap [from, to),
+  // sorted by valid_from: the observed history (the Carbon Aware SDK API's
+  // /emissions/bylocations, carbon_aware/).
+  absl::StatusOr<std::vector<IntensityRecord>> ReadingsBetween(const IntensitySeries& series,
+                                                               absl::Time from, absl::Time to);
+
   // Records that a `kind` call for `series` was made at `t` (replacing the last).
   absl::Status RecordFetch(const IntensitySeries& series, absl::string_view kind, absl::Time t);
   // When the last `kind` call for `series` was made; nullopt if never.
@@ -144,6 +150,10 @@ class ReadingStore {
   // Returns `status`; on a full disk first checkpoints the WAL.
   absl::Status AfterWrite(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Binds (series, t) to a one-row query of `readings`, steps once, resets.
+  absl::StatusOr<std::vector<IntensityRecord>> RecordsBetween(Statement& query,
+                                                              const IntensitySeries& series,
+                                                              absl::Time from, absl::Time to)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   absl::StatusOr<std::optional<IntensityRecord>> QueryRecord(Statement& query,
                                                              const IntensitySeries& series,
                                                              absl::Time t)

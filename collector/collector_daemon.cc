@@ -118,6 +118,28 @@ absl::StatusOr<RegionCoordinates> DiscoveryRegionCoordinates(const CollectorConf
                          "region → coordinates table", ParseRegionCoordinatesCsv);
 }
 
+// The names the Carbon Aware SDK API takes: grid locations, and the cloud
+// regions of the shipped region → zone map with their coordinates (either
+// file missing: without them, logged).
+carbon_aware::LocationNames CarbonAwareLocationNames(const DataPaths& data) {
+  RegionLocations regions;
+  RegionCoordinates coordinates;
+  absl::StatusOr<RegionLocations> read =
+      ReadRegionTable(kRegionZonesFile, data, "the Carbon Aware SDK API's regions",
+                      "region → location map", ParseRegionLocationsCsv);
+  if (read.ok()) {
+    regions = *std::move(read);
+  } else {
+    spdlog::warn("{}: the Carbon Aware SDK API takes grid locations only",
+                 std::string(read.status().message()));
+  }
+  absl::StatusOr<RegionCoordinates> located =
+      ReadRegionTable(kRegionCoordinatesFile, data, "the Carbon Aware SDK API's regions",
+                      "region → coordinates table", ParseRegionCoordinatesCsv);
+  if (located.ok()) coordinates = *std::move(located);
+  return carbon_aware::LocationNames(std::move(regions), std::move(coordinates));
+}
+
 }  // namespace
 
 absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const DataPaths& data,
@@ -266,6 +288,14 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     // None until the first list of Nodes.
     CARBONROUTE_RETURN_IF_ERROR(daemon->poller_->SetLocations(provider.name, {}));
   }
+  std::vector<IntensitySeries> provider_series;
+  for (const std::unique_ptr<providers::Provider>& provider : daemon->providers_) {
+    provider_series.push_back({provider->name(), "", provider->emissions_type()});
+  }
+  daemon->carbon_aware_data_ = std::make_unique<CacheCarbonAwareData>(
+      *daemon->store_, *daemon->poller_, std::move(provider_series));
+  daemon->carbon_aware_api_ = std::make_unique<carbon_aware::CarbonAwareApi>(
+      *daemon->carbon_aware_data_, CarbonAwareLocationNames(data), clock);
   daemon->longest_call_ = LongestCall(config.providers);
   if (absl::Status probes = daemon->StartProber(config); !probes.ok()) return probes;
   if (endpoint) {
@@ -292,11 +322,17 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
       daemon->registry_,
       [daemon = daemon.get()] { daemon->metrics_->RefreshAges(daemon->clock_.Now()); },
       {daemon->metrics_->peer_series()});
-  server_options.routes["/"] = exporter::LandingPageHandler(
-      "carbonroute-collector", {{"/metrics", "the metrics, Prometheus text format"},
-                                {"/healthz", "200 once the first poll is done"},
-                                {std::string(forecast_api::kPath) + "?location=DE",
-                                 "a grid location's cached forecast, JSON"}});
+  daemon->links_ = {{"/metrics", "the metrics, Prometheus text format"},
+                    {"/healthz", "200 once the first poll is done"},
+                    {std::string(forecast_api::kPath) + "?location=DE",
+                     "a grid location's cached forecast, JSON"},
+                    {"/emissions/forecasts/current?location=DE",
+                     "the Carbon Aware SDK's Web API, from the cache"},
+                    {"/locations", "the locations that API knows"},
+                    {exporter::kStatusApiPath, "this page's data, JSON"}};
+  server_options.routes["/"] = exporter::StatusPageHandler();
+  server_options.routes[exporter::kStatusApiPath] =
+      exporter::StatusApiHandler([daemon = daemon.get()] { return daemon->Status(); });
   server_options.routes["/healthz"] =
       [ready = daemon->first_poll_done_](const net::HttpServerRequest&) {
         return ready->load() ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
@@ -307,6 +343,14 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
       [daemon = daemon.get()](const net::HttpServerRequest& request) {
         return daemon->ForecastPage(request);
       };
+  for (const std::string& path : carbon_aware::CarbonAwareApi::Paths()) {
+    server_options.routes[path] =
+        [api = daemon->carbon_aware_api_.get()](const net::HttpServerRequest& request) {
+          carbon_aware::ApiResponse answer = api->Handle(request.path, request.query);
+          return net::HttpServerResponse{answer.status, std::move(answer.content_type),
+                                         std::move(answer.body)};
+        };
+  }
   net::ApplyWebConfig(web, server_options);
   daemon->tls_ = web.tls.has_value();
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
@@ -347,6 +391,64 @@ net::HttpServerResponse CollectorDaemon::ForecastPage(const net::HttpServerReque
             forecast_api::EncodeError(absl::StrCat("no provider polls location ", location))};
   }
   return {200, "application/json", forecast_api::EncodeAnswer(answer)};
+}
+
+exporter::StatusSnapshot CollectorDaemon::Status() {
+  const absl::Time now = clock_.Now();
+  exporter::StatusSnapshot status;
+  status.title = "carbonroute-collector";
+  {
+    absl::MutexLock lock(&peers_mutex_);
+    status.node = node_.name;
+  }
+  status.generated_at = now;
+  status.links = links_;
+  for (const exporter::PeerSeriesTable::Link& link : metrics_->RttLinks()) {
+    exporter::StatusRtt& rtt = status.rtt.emplace_back();
+    rtt.source = link.source;
+    rtt.target = link.target;
+    rtt.method = link.declared ? "declared" : "measured";
+    if (link.rtt.has_value()) rtt.rtt_ms = absl::ToDoubleMilliseconds(*link.rtt);
+    if (!link.declared) rtt.loss_ratio = link.loss_ratio;
+  }
+  std::map<IntensitySeries, exporter::CollectorMetrics::ShownReading> shown;
+  for (exporter::CollectorMetrics::ShownReading& reading : metrics_->Readings(now)) {
+    if (!reading.percentile) shown.emplace(reading.series, std::move(reading));
+  }
+  for (const std::unique_ptr<providers::Provider>& provider : providers_) {
+    for (const std::string& location : poller_->Locations(provider->name())) {
+      const IntensitySeries series{provider->name(), location, provider->emissions_type()};
+      exporter::StatusCarbon& row = status.carbon.emplace_back();
+      row.location = location;
+      row.provider = provider->name();
+      row.emissions_type = std::string(EmissionsTypeName(provider->emissions_type()));
+      if (auto it = shown.find(series); it != shown.end()) {
+        row.grams_per_kwh = it->second.value;
+        row.estimated = it->second.estimated;
+        row.age_seconds = it->second.age_seconds;
+      }
+      const absl::Time paused_until = poller_->SeriesBlockedUntil(series);
+      row.state =
+          paused_until > now
+              ? absl::StrCat("paused until ", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", paused_until,
+                                                               absl::UTCTimeZone()))
+          : row.grams_per_kwh.has_value() ? "ok"
+                                          : "stale (no valid reading)";
+      absl::StatusOr<std::vector<cache::IntensityRecord>> forecast =
+          store_->ForecastBetween(series, now, now + absl::Hours(24));
+      if (!forecast.ok()) continue;
+      for (const cache::IntensityRecord& point : *forecast) {
+        if (point.kind == ValueKind::kGramsPerKwh) {
+          row.forecast.emplace_back(point.valid_from, point.value);
+        }
+      }
+    }
+  }
+  std::sort(status.carbon.begin(), status.carbon.end(),
+            [](const exporter::StatusCarbon& a, const exporter::StatusCarbon& b) {
+              return std::tie(a.location, a.provider) < std::tie(b.location, b.provider);
+            });
+  return status;
 }
 
 absl::Status CollectorDaemon::StartProber(const CollectorConfig& config) {

@@ -4,10 +4,15 @@
 // providers, the metrics registry and the HTTP endpoint (/metrics, /healthz)
 // from a validated configuration, then runs the poll loop.
 //
+// / is the status page for people (exporter/status_page.h: the RTT pairs as a
+// heatmap, carbon by location), refreshed from /api/v1/status.
 // /healthz answers 200 "ok" once the first poll has completed, 503 before.
 // /api/v1/forecast?location=L answers the cached forecast points of every
 // provider polling L, from now on (contract/forecast_api.h): 400 without
 // `location`, 404 if no provider polls it, 503 if the cache cannot be read.
+// /emissions/... and /locations answer the Carbon Aware SDK's Web API from
+// the cache (carbon_aware/carbon_aware_api.h), locations named as grid
+// locations or as the cloud regions of data/gcp-region-zones.csv.
 //
 // With rtt.discovery.kubernetes, the peers are the cluster's Nodes
 // (discovery/node_discovery.h), chosen by rtt.peer_selection
@@ -41,6 +46,8 @@
 #include "absl/synchronization/notification.h"
 #include "base/clock.h"
 #include "cache/reading_store.h"
+#include "carbon_aware/carbon_aware_api.h"
+#include "collector/carbon_aware_data.h"
 #include "collector/discovered_peers.h"
 #include "collector/node_locations.h"
 #include "collector/poller.h"
@@ -48,6 +55,7 @@
 #include "config/collector_config.h"
 #include "discovery/node_discovery.h"
 #include "exporter/collector_metrics.h"
+#include "exporter/status_page.h"
 #include "net/http_client.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
@@ -105,6 +113,11 @@ class CollectorDaemon {
 
   net::HttpServerResponse ForecastPage(const net::HttpServerRequest& request) const;
 
+  // What GET /api/v1/status answers (exporter/status_page.h): this collector's
+  // RTT pairs, and for every series its providers poll the reading exported
+  // now, its age, whether the series is paused, and the next 24 h of forecast.
+  exporter::StatusSnapshot Status();
+
   // Applies a reloaded configuration's `rtt.peers` (SIGHUP), merged with the
   // discovered Nodes as at start: peers added are
   // probed, peers removed have their series deleted, peers whose address,
@@ -146,7 +159,11 @@ class CollectorDaemon {
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<exporter::CollectorMetrics> metrics_;
   std::unique_ptr<Poller> poller_;
-  absl::Duration longest_call_ = absl::Minutes(1);  // for the poll loops' promises
+  // The Carbon Aware SDK's Web API over the cache (carbon_aware/carbon_aware_api.h).
+  std::unique_ptr<CacheCarbonAwareData> carbon_aware_data_;
+  std::unique_ptr<carbon_aware::CarbonAwareApi> carbon_aware_api_;
+  std::vector<std::pair<std::string, std::string>> links_;  // the status page's: path, description
+  absl::Duration longest_call_ = absl::Minutes(1);          // for the poll loops' promises
   ProgressMonitor progress_;
   std::shared_ptr<std::atomic<bool>> first_poll_done_;
   std::unique_ptr<prober::ProbeTransport> transport_;  // null without probed peers

@@ -145,6 +145,18 @@ void CollectorMetrics::SetIntensity(const IntensitySeries& series, const Exporte
   it->second.valid_to->Set(valid_to_seconds);
   it->second.age->Set(age_seconds);
   it->second.fetched_at = reading.fetched_at;
+  it->second.estimated = reading.estimated;
+}
+
+std::vector<CollectorMetrics::ShownReading> CollectorMetrics::Readings(absl::Time now) {
+  std::vector<ShownReading> readings;
+  absl::MutexLock lock(&mutex_);
+  for (const auto& [series, gauges] : intensity_series_) {
+    if (gauges.value == nullptr) continue;
+    readings.push_back({series, gauges.percentile, gauges.value->Value(), gauges.estimated,
+                        AgeSeconds(gauges.fetched_at, now)});
+  }
+  return readings;
 }
 
 void CollectorMetrics::RefreshAges(absl::Time now) {

@@ -115,6 +115,18 @@ class CollectorMetrics {
   // The per-peer series, for the /metrics page (MetricsPageHandler's sources).
   std::shared_ptr<const ExpositionSource> peer_series() const { return peer_series_; }
 
+  // What the status page shows (exporter/status_page.h): every reading
+  // exported now, with its age at `now`, and every RTT pair's state.
+  struct ShownReading {
+    IntensitySeries series;
+    bool percentile = false;  // the 0–100 relative signal, not gCO2eq/kWh
+    double value = 0;
+    bool estimated = false;
+    double age_seconds = 0;
+  };
+  std::vector<ShownReading> Readings(absl::Time now);
+  std::vector<PeerSeriesTable::Link> RttLinks() const { return peer_series_->Links(); }
+
  private:
   struct IntensityGauges {
     prometheus::Gauge* value = nullptr;  // in intensity_ or percentile_
@@ -122,6 +134,7 @@ class CollectorMetrics {
     prometheus::Gauge* valid_to = nullptr;
     prometheus::Gauge* age = nullptr;
     absl::Time fetched_at;
+    bool estimated = false;
   };
   void RemoveValue(IntensityGauges& series) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 

@@ -263,6 +263,22 @@ void PeerSeriesTable::SetDeclaredRtt(const std::string& source, const std::strin
   declared_[{source, target}] = {std::move(labels), absl::ToDoubleSeconds(rtt)};
 }
 
+std::vector<PeerSeriesTable::Link> PeerSeriesTable::Links() const {
+  std::vector<Link> links;
+  absl::MutexLock lock(&mutex_);
+  links.reserve(peers_.size() + declared_.size());
+  for (const auto& [pair, peer] : peers_) {
+    if (!peer->probed) continue;
+    Link& link = links.emplace_back(Link{pair.first, pair.second, false, std::nullopt, 0});
+    if (!std::isnan(peer->smoothed_seconds)) link.rtt = absl::Seconds(peer->smoothed_seconds);
+    link.loss_ratio = peer->loss_ratio;
+  }
+  for (const auto& [pair, declared] : declared_) {
+    links.push_back({pair.first, pair.second, true, absl::Seconds(declared.second), 0});
+  }
+  return links;
+}
+
 std::unique_ptr<ExpositionSnapshot> PeerSeriesTable::Snapshot() const {
   auto snapshot = std::make_unique<TableSnapshot>();
   absl::MutexLock lock(&mutex_);

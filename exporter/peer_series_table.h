@@ -39,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -82,6 +83,18 @@ class PeerSeriesTable : public ExpositionSource {
   void SetDeclaredRtt(const std::string& source, const std::string& target, absl::Duration rtt);
 
   std::unique_ptr<ExpositionSnapshot> Snapshot() const override;
+
+  // Every pair's state for the status page (exporter/status_page.h), copied
+  // in one locked step: probed peers (smoothed RTT while fresh, loss ratio),
+  // then declared RTTs, each by (source, target).
+  struct Link {
+    std::string source;
+    std::string target;
+    bool declared = false;
+    std::optional<absl::Duration> rtt;  // measured: absent when not fresh
+    double loss_ratio = 0;              // measured only
+  };
+  std::vector<Link> Links() const;
 
  private:
   class TableSnapshot;

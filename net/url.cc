@@ -46,7 +46,8 @@ std::string JoinUrl(absl::string_view base, absl::string_view path) {
   return absl::StrCat(base, "/", path);
 }
 
-std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name) {
+std::vector<std::string> QueryParameters(absl::string_view query, absl::string_view name) {
+  std::vector<std::string> values;
   for (absl::string_view pair : absl::StrSplit(query, '&')) {
     std::pair<absl::string_view, absl::string_view> kv =
         absl::StrSplit(pair, absl::MaxSplits('=', 1));
@@ -63,9 +64,15 @@ std::optional<std::string> QueryParameter(absl::string_view query, absl::string_
         value.push_back(c == '+' ? ' ' : c);
       }
     }
-    return value;
+    values.push_back(std::move(value));
   }
-  return std::nullopt;
+  return values;
+}
+
+std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name) {
+  std::vector<std::string> values = QueryParameters(query, name);
+  if (values.empty()) return std::nullopt;
+  return std::move(values.front());
 }
 
 }  // namespace carbonroute::net

@@ -28,6 +28,10 @@ std::string JoinUrl(absl::string_view base, absl::string_view path);
 // first if it appears more than once; nullopt if absent.
 std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name);
 
+// Every value of parameter `name` in `query`, in order, decoded as above
+// (`?location=DE&location=FR`); empty if absent.
+std::vector<std::string> QueryParameters(absl::string_view query, absl::string_view name);
+
 }  // namespace carbonroute::net
 
 #endif  // CARBONROUTE_NET_URL_H_

@@ -287,6 +287,31 @@ timeseries("Intensity avoided per release",
                    "sum(carbonroute_hold_intensity_avoided_grams_per_kwh_count)", "avoided")],
            x=18, w=6)
 
+# --- Emissions per workload -------------------------------------------------
+# deploy/prometheus/carbonroute-emissions.yaml: Kepler's or DCGM's joules at the
+# intensity of the Node's grid location, minute by minute.
+EMISSIONS = 'emissions_type=~"$signal"'
+row("Emissions per workload (Kepler, DCGM)")
+timeseries("Emissions by namespace",
+           "Grams CO2eq per second per namespace (namespace:carbonroute_emissions_grams_per_second:"
+           "rate1m): each workload's energy (Kepler, DCGM) times the intensity of the grid location "
+           "of the Node it ran on, at the time. Kepler's GPU and DCGM measure the same GPUs: read "
+           "one meter's gpu component.",
+           [target(f"sum by (namespace, meter, component) "
+                   f"(namespace:carbonroute_emissions_grams_per_second:rate1m{{{EMISSIONS}}})",
+                   "{{namespace}} · {{meter}} {{component}}")],
+           x=0, w=12, unit="g/s", stacked=True, advance=False)
+panel("bargauge", "Top 10 pods by emissions (last hour)",
+      "The ten pods that emitted most in the last hour, grams CO2eq (their cumulative series' "
+      "increase; a pod that moved between Nodes is priced at each Node's location).",
+      [target(f"topk(10, sum by (namespace, pod) (increase("
+              f"namespace_pod_container:carbonroute_emissions_grams:cumulative{{{EMISSIONS}}}[1h])))",
+              "{{namespace}}/{{pod}}", instant=True)],
+      x=12, w=12, unit="g",
+      defaults={"min": 0, "color": {"mode": "continuous-GrYlRd"}},
+      options={"orientation": "horizontal", "displayMode": "gradient", "showUnfilled": True,
+               "reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False}})
+
 
 def query_variable(name, label, query):
     return {"name": name, "label": label, "type": "query", "datasource": DATASOURCE,
@@ -324,6 +349,11 @@ dashboard = {
         query_variable("location", "Grid location",
                        "label_values(carbonroute_carbon_intensity_grams_per_kilowatt_hour, location)"),
         query_variable("node", "Node", "label_values(carbonroute_node_info, node)"),
+        {"name": "signal", "label": "Emissions signal", "type": "custom",
+         "query": "average,marginal", "multi": False, "includeAll": False, "hide": 0,
+         "current": {"selected": True, "text": "average", "value": "average"},
+         "options": [{"selected": True, "text": "average", "value": "average"},
+                     {"selected": False, "text": "marginal", "value": "marginal"}]},
     ]},
     "panels": panels,
 }

@@ -1,8 +1,10 @@
 // Integration test: the shipped Grafana dashboard (deploy/grafana/carbonroute.json)
-// and Prometheus rules (deploy/prometheus/carbonroute-rules.yaml) against a
-// real Prometheus (Debian package `prometheus`) scraping a real collector and
-// `scheduler-lite serve`. Every panel query runs through /api/v1/query_range
-// as Grafana would send it; those this set-up feeds must return data.
+// and Prometheus rules (deploy/prometheus/carbonroute-rules.yaml and
+// carbonroute-emissions.yaml) against a real Prometheus (Debian package
+// `prometheus`) scraping a real collector, `scheduler-lite serve` and
+// `hold`, and a Kepler-shaped exporter. Every panel query runs through
+// /api/v1/query_range as Grafana would send it; those this set-up feeds must
+// return data.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -32,8 +35,26 @@ const std::set<std::string> kPanelsWithoutDataHere = {"Relative signal (percenti
 
 // A panel query as Grafana sends it with every variable at "All".
 std::string Interpolate(const std::string& expr) {
-  return absl::StrReplaceAll(expr,
-                             {{"$location", ".*"}, {"$node", ".*"}, {"$__rate_interval", "15s"}});
+  return absl::StrReplaceAll(
+      expr,
+      {{"$location", ".*"}, {"$node", ".*"}, {"$signal", "average"}, {"$__rate_interval", "15s"}});
+}
+
+// deploy/prometheus/carbonroute-emissions.yaml with its one-minute step (the
+// group's interval, the counters' offset, the minute's seconds) shortened to
+// two seconds, written to `dir`: its series appear within seconds here.
+std::string ShortenedEmissionsRules(const std::string& dir) {
+  std::stringstream rules;
+  rules << std::ifstream(std::string(CARBONROUTE_SOURCE_DIR) +
+                         "/deploy/prometheus/carbonroute-emissions.yaml")
+               .rdbuf();
+  const std::string shortened = absl::StrReplaceAll(rules.str(), {{"interval: 1m", "interval: 2s"},
+                                                                  {"offset 1m", "offset 2s"},
+                                                                  {" / 60", " / 2"},
+                                                                  {" * 60", " * 2"}});
+  const std::string path = dir + "/carbonroute-emissions.yaml";
+  std::ofstream(path) << shortened;
+  return path;
 }
 
 TEST(GrafanaDashboard, EveryPanelQueryRunsOnARealPrometheusAndTheFedOnesReturnData) {
@@ -117,12 +138,35 @@ rtt:
       dir + "/hold.log");
   ASSERT_TRUE(hold.running());
 
+  // Kepler (0.8 and later) on the collector's Node: one pod's container at
+  // 10 W, its energy counter growing with the clock.
+  testing::FakeProviderServer kepler;
+  const absl::Time kepler_start = absl::Now();
+  kepler.Route("/metrics", [kepler_start](const testing::FakeRequest&) {
+    const double joules = 10 * absl::ToDoubleSeconds(absl::Now() - kepler_start);
+    return testing::FakeResponse{
+        200,
+        absl::StrCat(
+            "# TYPE kepler_container_cpu_joules_total counter\n"
+            "kepler_container_cpu_joules_total{node_name=\"dash-node\",container_id=\"c1\","
+            "container_name=\"app\",runtime=\"containerd\",state=\"running\",zone=\"package\","
+            "pod_id=\"uid-1\"} ",
+            joules,
+            "\n# TYPE kepler_pod_cpu_joules_total counter\n"
+            "kepler_pod_cpu_joules_total{node_name=\"dash-node\",pod_id=\"uid-1\","
+            "pod_name=\"web-0\",pod_namespace=\"shop\",state=\"running\",zone=\"package\"} ",
+            joules, "\n"),
+        {}};
+  });
+
   std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(
       dir, prometheus_port,
       {{"carbonroute-collector", collector.port},
        {"carbonroute-scheduler", scheduler_port},
-       {"carbonroute-hold", hold_port}},
-      {std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/prometheus/carbonroute-rules.yaml"});
+       {"carbonroute-hold", hold_port},
+       {"kepler", kepler.port()}},
+      {std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/prometheus/carbonroute-rules.yaml",
+       ShortenedEmissionsRules(dir)});
   ASSERT_TRUE(prometheus->running());
 
   // kube-scheduler's calls, over one keep-alive connection: decisions and latency.
@@ -214,6 +258,28 @@ rtt:
   ASSERT_FALSE(cleanest.empty()) << prometheus->Log();
   EXPECT_EQ(cleanest[0]["metric"]["region_group"], "europe");
   EXPECT_EQ(cleanest[0]["metric"]["location"], "BE");
+  // The emissions rules price the pod's 10 W at its Node's location (BE, the
+  // collector's): grams per second = 10 J/s × gCO2eq/kWh / 3.6e6 J/kWh. The
+  // factor of 2 leaves room for scrapes late on a busy machine; a wrong unit
+  // (mJ, kWh) or a wrong join is off by far more.
+  nlohmann::json grams;
+  ASSERT_EQ(query_range("namespace_pod_container:carbonroute_emissions_grams_per_second:rate1m"
+                        "{namespace=\"shop\",pod=\"web-0\",emissions_type=\"average\"}",
+                        grams),
+            "");
+  nlohmann::json intensity;
+  ASSERT_EQ(query_range("node:carbonroute_carbon_intensity_grams_per_kilowatt_hour:avg"
+                        "{node=\"dash-node\",emissions_type=\"average\"}",
+                        intensity),
+            "");
+  ASSERT_FALSE(grams.empty()) << prometheus->Log();
+  ASSERT_FALSE(intensity.empty()) << prometheus->Log();
+  EXPECT_EQ(intensity[0]["metric"]["location"], "BE");
+  const double grams_per_second = std::stod(grams[0]["values"].back()[1].get<std::string>());
+  const double expected =
+      10 * std::stod(intensity[0]["values"].back()[1].get<std::string>()) / 3.6e6;
+  EXPECT_GT(grams_per_second, expected / 2);
+  EXPECT_LT(grams_per_second, expected * 2);
   // And no alert fires on a healthy set-up.
   nlohmann::json alerts =
       nlohmann::json::parse(testing::HttpGet(prometheus_port, "/api/v1/alerts"), nullptr, false);

@@ -1,0 +1,59 @@
+#include "carbon_aware/location_names.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace carbonroute::carbon_aware {
+namespace {
+
+bool Polled(absl::string_view location, const std::vector<std::string>& polled) {
+  return std::find(polled.begin(), polled.end(), location) != polled.end();
+}
+
+}  // namespace
+
+LocationNames::LocationNames(std::map<std::string, std::string, std::less<>> regions,
+                             std::map<std::string, std::string, std::less<>> coordinates)
+    : regions_(std::move(regions)), coordinates_(std::move(coordinates)) {}
+
+absl::StatusOr<std::string> LocationNames::GridLocation(
+    absl::string_view name, const std::vector<std::string>& polled) const {
+  if (Polled(name, polled)) return std::string(name);
+  if (auto region = regions_.find(name); region != regions_.end()) {
+    if (Polled(region->second, polled)) return region->second;
+    return absl::NotFoundError(absl::StrCat("location '", name,
+                                            "' is the cloud region of grid location ",
+                                            region->second, ", which no provider polls here"));
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "unknown location '", name,
+      "': neither a grid location polled here nor a cloud region of the region map (GET /locations "
+      "lists them)"));
+}
+
+std::vector<NamedLocation> LocationNames::All(const std::vector<std::string>& polled) const {
+  std::vector<NamedLocation> all;
+  for (const std::string& location : polled) all.push_back({location, location, {}, {}});
+  for (const auto& [region, location] : regions_) {
+    if (!Polled(location, polled) || Polled(region, polled)) continue;
+    NamedLocation& named = all.emplace_back(NamedLocation{region, location, {}, {}});
+    if (auto found = coordinates_.find(region); found != coordinates_.end()) {
+      std::pair<absl::string_view, absl::string_view> parts =
+          absl::StrSplit(found->second, absl::MaxSplits(',', 1));
+      double latitude = 0, longitude = 0;
+      if (absl::SimpleAtod(parts.first, &latitude) && absl::SimpleAtod(parts.second, &longitude)) {
+        named.latitude = latitude;
+        named.longitude = longitude;
+      }
+    }
+  }
+  std::sort(all.begin(), all.end(),
+            [](const NamedLocation& a, const NamedLocation& b) { return a.name < b.name; });
+  return all;
+}
+
+}  // namespace carbonroute::carbon_aware

@@ -1,0 +1,48 @@
+// File: collector/carbon_aware_data.h
+//
+// The collector's cache as the Carbon Aware SDK API reads it
+// (carbon_aware/carbon_aware_api.h): the grid locations the providers poll
+// now, a location's stored readings and its cached forecast. A location is
+// answered from the first configured provider that polls it and has data of
+// the asked kind (gCO2eq/kWh only: a percentile signal is not an intensity).
+// Never calls a provider.
+//
+// Ownership: borrows the store and the poller, which must outlive it.
+// Thread safety: as the store and Poller::Locations: safe from any thread.
+#ifndef CARBONROUTE_COLLECTOR_CARBON_AWARE_DATA_H_
+#define CARBONROUTE_COLLECTOR_CARBON_AWARE_DATA_H_
+
+#include <string>
+#include <vector>
+
+#include "cache/reading_store.h"
+#include "carbon_aware/carbon_aware_api.h"
+#include "collector/poller.h"
+#include "contract/intensity_series.h"
+
+namespace carbonroute::collector {
+
+class CacheCarbonAwareData : public carbon_aware::CarbonAwareData {
+ public:
+  // `providers`: each provider's name and emissions type, in configuration order.
+  CacheCarbonAwareData(cache::ReadingStore& store, const Poller& poller,
+                       std::vector<IntensitySeries> providers);
+
+  std::vector<std::string> GridLocations() const override;
+  absl::StatusOr<std::vector<ForecastPoint>> Observed(const std::string& location, absl::Time from,
+                                                      absl::Time to) const override;
+  absl::StatusOr<carbon_aware::CachedForecast> Forecast(const std::string& location,
+                                                        absl::Time now) const override;
+
+ private:
+  // The series of the providers polling `location`, in configuration order.
+  std::vector<IntensitySeries> SeriesOf(const std::string& location) const;
+
+  cache::ReadingStore& store_;
+  const Poller& poller_;
+  std::vector<IntensitySeries> providers_;  // location left empty
+};
+
+}  // namespace carbonroute::collector
+
+#endif  // CARBONROUTE_COLLECTOR_CARBON_AWARE_DATA_H_

@@ -1,0 +1,174 @@
+// Integration test: the Carbon Aware SDK's Web API on a real collector (replay
+// provider, offline), as an SDK client calls it over HTTP. Every answer is
+// validated against the JSON Schemas written from the SDK's DTOs
+// (carbon_aware/schemas/) by a real validator (python3-jsonschema); the
+// forecast's optimal window is compared with `scheduler-lite window`'s for the
+// same data; no request reaches a provider (replay calls none, and the cache
+// lookups counter moves only with the poll loop).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "test/testing/build_paths.h"
+#include "test/testing/collector_process.h"
+#include "test/testing/shell.h"
+#include "test/testing/temp_dir.h"
+
+namespace carbonroute {
+namespace {
+
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+
+std::string Utc(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+}
+
+class CarbonAwareApiBinaryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    collector_ = testing::StartCollector(dir_.path(), absl::StrCat(R"yaml(
+listen_address: 127.0.0.1:0
+database: )yaml",
+                                                                   dir_.path(), R"yaml(/cache.sqlite
+node: {name: sdk-node, location: DE}
+poll: {interval: 30s, forecast_horizon: 24h}
+providers:
+  - {type: replay, locations: [DE, FR, FI]}
+)yaml"));
+    ASSERT_GT(collector_.port, 0) << collector_.process->Log();
+  }
+
+  // GETs `path`, keeps the body in a file named `name`.json for the validator.
+  Json Get(const std::string& path, int expected_status, const std::string& name) {
+    int status = 0;
+    const std::string body = testing::HttpGet(collector_.port, path, &status);
+    EXPECT_EQ(status, expected_status) << path << ": " << body;
+    const std::string file = absl::StrCat(dir_.path(), "/", name, ".json");
+    std::ofstream(file) << body;
+    files_[name] = file;
+    return Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  }
+
+  // Runs the validator over the answers kept under `names`.
+  void ExpectValid(const std::string& schema, const std::vector<std::string>& names) {
+    std::string command =
+        absl::StrCat("python3 ", CARBONROUTE_SOURCE_DIR, "/test/carbon_aware/validate_json.py ",
+                     CARBONROUTE_SOURCE_DIR, "/carbon_aware/schemas/", schema);
+    for (const std::string& name : names) absl::StrAppend(&command, " ", files_.at(name));
+    const testing::ShellRun run = testing::Shell(command + " 2>&1");
+    EXPECT_EQ(run.exit_code, 0) << schema << ":\n" << run.output;
+  }
+
+  testing::ScopedTempDir dir_;  // carbon_aware_api
+  testing::CollectorProcess collector_;
+  std::map<std::string, std::string> files_;
+};
+
+TEST_F(CarbonAwareApiBinaryTest, EveryAnswerMatchesTheSchemaOfTheSdksDto) {
+  const absl::Time now = absl::Now();
+  const absl::Time hour =
+      absl::FromCivil(absl::ToCivilHour(now, absl::UTCTimeZone()), absl::UTCTimeZone());
+  const Json reading = Get("/emissions/bylocation?location=DE", 200, "bylocation");
+  ASSERT_EQ(reading.size(), 1u) << reading;
+  EXPECT_EQ(reading[0]["location"], "DE");
+  EXPECT_EQ(reading[0]["duration"], "01:00:00");  // replay: hourly readings
+  const Json both =
+      Get("/emissions/bylocations?location=DE&location=europe-north1", 200, "bylocations");
+  ASSERT_EQ(both.size(), 2u) << both;
+  EXPECT_EQ(both[1]["location"], "europe-north1");  // a cloud region in FI, named as asked
+  const Json best =
+      Get("/emissions/bylocations/best?location=DE&location=FR&location=FI", 200, "best");
+  ASSERT_GE(best.size(), 1u);
+  Get(absl::StrCat("/emissions/average-carbon-intensity?location=DE&startTime=", Utc(hour),
+                   "&endTime=", Utc(hour + absl::Minutes(30))),
+      200, "average");
+  const Json forecasts =
+      Get("/emissions/forecasts/current?location=DE&location=FR&windowSize=180", 200, "forecast");
+  ASSERT_EQ(forecasts.size(), 2u);
+  EXPECT_EQ(forecasts[0]["windowSize"], 180);
+  EXPECT_FALSE(forecasts[0]["optimalDataPoints"].empty());
+  const Json locations = Get("/locations", 200, "locations");
+  EXPECT_TRUE(locations.contains("europe-west3")) << locations;
+  EXPECT_TRUE(locations["europe-west3"]["latitude"].is_number());
+
+  // The mistakes an SDK client makes: each a problem details body.
+  Get("/emissions/bylocations", 400, "no_location");
+  Get("/emissions/bylocation?location=DE&time=tomorrow", 400, "bad_time");
+  Get("/emissions/bylocation?location=eastus", 400, "unknown_location");
+  const Json window =
+      Get("/emissions/forecasts/current?location=DE&windowSize=3h", 400, "bad_window");
+  EXPECT_EQ(window["errors"]["windowSize"][0], "The value '3h' is not valid for windowSize.");
+  Get("/emissions/average-carbon-intensity?location=DE", 400, "no_times");
+
+  ExpectValid("emissions-data.schema.json", {"bylocation", "bylocations", "best"});
+  ExpectValid("carbon-intensity.schema.json", {"average"});
+  ExpectValid("emissions-forecast.schema.json", {"forecast"});
+  ExpectValid("locations.schema.json", {"locations"});
+  ExpectValid("problem-details.schema.json",
+              {"no_location", "bad_time", "unknown_location", "bad_window", "no_times"});
+}
+
+TEST_F(CarbonAwareApiBinaryTest, TheValidatorCatchesAnAnswerThatIsNotTheSdks) {
+  // The tutorial's outdated shape: optimalDataPoint, a single object.
+  std::ofstream(dir_.path() + "/tutorial.json")
+      << R"([{"generatedAt":"2022-06-01T00:00:00+00:00","requestedAt":"2022-06-01T00:03:30+00:00",
+             "location":"eastus","dataStartAt":"2022-06-01T12:00:00+00:00",
+             "dataEndAt":"2022-06-01T18:00:00+00:00","windowSize":30,
+             "optimalDataPoint":{"location":"eastus","timestamp":"2022-06-01T14:45:00+00:00",
+                                 "duration":30,"value":359.23},"forecastData":[]}])";
+  files_["tutorial"] = dir_.path() + "/tutorial.json";
+  const testing::ShellRun run = testing::Shell(
+      absl::StrCat("python3 ", CARBONROUTE_SOURCE_DIR, "/test/carbon_aware/validate_json.py ",
+                   CARBONROUTE_SOURCE_DIR, "/carbon_aware/schemas/emissions-forecast.schema.json ",
+                   files_["tutorial"], " 2>&1"));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("optimalDataPoints"));
+}
+
+TEST_F(CarbonAwareApiBinaryTest, TheOptimalWindowIsScheduleLiteWindowsForTheSameForecast) {
+  const absl::Time now = absl::Now();
+  const absl::Time next_hour =
+      absl::FromCivil(absl::ToCivilHour(now, absl::UTCTimeZone()), absl::UTCTimeZone()) +
+      absl::Hours(1);
+  const absl::Time deadline = next_hour + absl::Hours(12);
+  // The SDK's windows start at dataStartAt and move by the points' hour; a
+  // 3-hour job that must end by the deadline.
+  const Json sdk = Get(absl::StrCat("/emissions/forecasts/current?location=DE&windowSize=180",
+                                    "&dataStartAt=", Utc(next_hour), "&dataEndAt=", Utc(deadline)),
+                       200, "window_forecast");
+  ASSERT_EQ(sdk.size(), 1u) << sdk;
+  ASSERT_FALSE(sdk[0]["optimalDataPoints"].empty()) << sdk;
+  const Json& optimal = sdk[0]["optimalDataPoints"][0];
+
+  const testing::ShellRun run = testing::Shell(absl::StrCat(
+      CARBONROUTE_SCHEDULER_LITE_BINARY, " window --collector http://127.0.0.1:", collector_.port,
+      " --location DE --duration 3h --deadline ", Utc(deadline), " --format json 2>&1"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const Json window = Json::parse(run.output);
+  // `window` may also start now (between two hours); the SDK starts at the hours.
+  const double sdk_mean = optimal["value"].get<double>();
+  const double window_mean = window["mean_grams_per_kwh"].get<double>();
+  EXPECT_LE(window_mean, sdk_mean + 1e-3);
+  absl::Time sdk_start, window_start;
+  std::string error;
+  ASSERT_TRUE(absl::ParseTime(absl::RFC3339_full, optimal["timestamp"].get<std::string>(),
+                              &sdk_start, &error))
+      << error;
+  ASSERT_TRUE(absl::ParseTime(absl::RFC3339_full, window["start"].get<std::string>(), &window_start,
+                              &error))
+      << error;
+  if (window_start >= next_hour) {  // both chose among the same hours
+    EXPECT_EQ(window_start, sdk_start) << sdk << "\n" << window;
+    EXPECT_NEAR(window_mean, sdk_mean, 1e-3);
+  }
+  std::cout << "forecasts/current optimal: " << optimal.dump()
+            << "\nscheduler-lite window: " << window.dump() << "\n";
+}
+
+}  // namespace
+}  // namespace carbonroute
