@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "contract/emissions_type.h"
 #include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 #include "exporter/metrics_page.h"
@@ -145,14 +146,43 @@ net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
   return {200, "text/plain; charset=utf-8", text};
 }
 
+exporter::StatusSnapshot ExtenderService::Status() const {
+  exporter::StatusSnapshot status;
+  status.title = "scheduler-lite serve";
+  status.generated_at = clock_.Now();
+  status.links = {{"/metrics", "the metrics, Prometheus text format"},
+                  {"/healthz", "200 once a model is loaded"},
+                  {exporter::kStatusApiPath, "this page's data, JSON"}};
+  std::shared_ptr<const PlacementModel> model = models_.Get();
+  if (model == nullptr) return status;
+  for (uint32_t row = 0; row < model->row_count(); ++row) {
+    for (const PlacementModel::RowEntry& entry : model->RowEntries(row)) {
+      exporter::StatusRtt& rtt = status.rtt.emplace_back();
+      rtt.source = std::string(model->row_name(row));
+      rtt.target = std::string(model->place_name(entry.target));
+      rtt.method = std::string(RttMethodName(entry.entry.method));
+      rtt.rtt_ms = absl::ToDoubleMilliseconds(entry.entry.rtt);
+    }
+  }
+  for (const auto& [location, carbon] : model->Readings()) {
+    exporter::StatusCarbon& row = status.carbon.emplace_back();
+    row.location = std::string(location);
+    row.provider = carbon->provider;
+    row.emissions_type = std::string(EmissionsTypeName(carbon->emissions_type));
+    row.grams_per_kwh = carbon->grams_per_kwh;
+    row.estimated = carbon->estimated;
+    if (carbon->age.has_value()) row.age_seconds = absl::ToDoubleSeconds(*carbon->age);
+    row.state = carbon->valid_to.has_value() && *carbon->valid_to < status.generated_at
+                    ? "stale (past its validity)"
+                    : "ok";
+  }
+  return status;
+}
+
 std::map<std::string, net::HttpHandler> ExtenderService::Routes(
     std::shared_ptr<prometheus::Registry> registry) {
-  return {{"/", exporter::LandingPageHandler(
-                    "scheduler-lite serve",
-                    {{"/metrics", "the metrics, Prometheus text format"},
-                     {"/healthz", "200 once a model is loaded"},
-                     {"/filter", "kube-scheduler extender filter (POST ExtenderArgs)"},
-                     {"/prioritize", "kube-scheduler extender prioritize (POST ExtenderArgs)"}})},
+  return {{"/", exporter::StatusPageHandler()},
+          {exporter::kStatusApiPath, exporter::StatusApiHandler([this] { return Status(); })},
           {"/filter", [this](const net::HttpServerRequest& r) { return Filter(r); }},
           {"/prioritize", [this](const net::HttpServerRequest& r) { return Prioritize(r); }},
           {"/healthz", [this](const net::HttpServerRequest& r) { return Health(r); }},

@@ -26,6 +26,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "base/clock.h"
+#include "exporter/status_page.h"
 #include "net/http_server.h"
 #include "placement/placement_model.h"
 #include "placement/scoring.h"
@@ -84,7 +85,14 @@ class ExtenderService {
   net::HttpServerResponse Prioritize(const net::HttpServerRequest& request);
   net::HttpServerResponse Health(const net::HttpServerRequest& request);
 
-  // /filter, /prioritize, /healthz, and /metrics rendering `registry`.
+  // What GET /api/v1/status answers (exporter/status_page.h): the whole RTT
+  // matrix of the current model (every collector's row, measured and
+  // declared) and its carbon reading per grid location (no forecast points:
+  // the model keeps forecast means only). Empty before the first model.
+  exporter::StatusSnapshot Status() const;
+
+  // / (the status page: the matrix as a heatmap), /api/v1/status, /filter,
+  // /prioritize, /healthz, and /metrics rendering `registry`.
   std::map<std::string, net::HttpHandler> Routes(std::shared_ptr<prometheus::Registry> registry);
 
  private:

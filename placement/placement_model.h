@@ -124,6 +124,8 @@ class PlacementModel {
   std::vector<std::pair<absl::string_view, const LocationCarbon*>> Readings() const;
   std::size_t node_count() const { return node_count_; }
   std::size_t row_count() const { return rows_.size(); }
+  // The source of RTT row `row` (a node or a region).
+  absl::string_view row_name(uint32_t row) const { return row_names_[row]; }
 
  private:
   using IdMap = absl::flat_hash_map<absl::string_view, uint32_t>;

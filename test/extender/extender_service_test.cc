@@ -183,12 +183,43 @@ TEST_F(ExtenderServiceTest, MetricsHaveBuildInfoAndTheProcessMetrics) {
   EXPECT_THAT(page, HasSubstr("\nprocess_open_fds "));
 }
 
-TEST_F(ExtenderServiceTest, TheRootIsALandingPageLinkingTheOthers) {
+TEST_F(ExtenderServiceTest, TheRootIsTheStatusPageOverTheModel) {
   net::HttpResponse root = Post("/", "", "GET");
   EXPECT_EQ(root.status, 200);
   EXPECT_EQ(root.headers["content-type"], "text/html; charset=utf-8");
-  EXPECT_THAT(root.body, HasSubstr("<a href=\"/metrics\">"));
-  EXPECT_THAT(root.body, HasSubstr("<a href=\"/healthz\">"));
+  EXPECT_THAT(root.body, HasSubstr("fetch(\"api/v1/status\""));
+  net::HttpResponse status = Post("/api/v1/status", "", "GET");
+  ASSERT_EQ(status.status, 200);
+  const nlohmann::json json = nlohmann::json::parse(status.body);
+  EXPECT_EQ(json["title"], "scheduler-lite serve");
+  EXPECT_EQ(json["links"][0]["path"], "/metrics");
+  // The model's carbon by location, sorted; its RTT rows (none here).
+  ASSERT_EQ(json["carbon"].size(), 2u);
+  EXPECT_EQ(json["carbon"][0]["location"], "PL");
+  EXPECT_EQ(json["carbon"][0]["grams_per_kwh"], 700);
+  EXPECT_EQ(json["carbon"][1]["location"], "SE");
+  EXPECT_TRUE(json["rtt"].empty());
+
+  // With RTT rows: every row's entries, measured and declared.
+  PlacementFacts facts;
+  facts.built_at = kNow;
+  facts.nodes = {{"n-se", {"SE", "r1"}}, {"n-pl", {"PL", "r2"}}};
+  facts.rtt["n-se"]["n-pl"] = {absl::Milliseconds(25), RttMethod::kMeasured, kNow};
+  facts.rtt["r1"]["r2"] = {absl::Milliseconds(30), RttMethod::kDeclared, kNow};
+  models_.Set(std::make_shared<const PlacementModel>(facts));
+  const nlohmann::json rows = nlohmann::json::parse(Post("/api/v1/status", "", "GET").body)["rtt"];
+  ASSERT_EQ(rows.size(), 2u) << rows;
+  for (const nlohmann::json& row : rows) {
+    if (row["source"] == "n-se") {
+      EXPECT_EQ(row["target"], "n-pl");
+      EXPECT_EQ(row["method"], "measured");
+      EXPECT_EQ(row["rtt_ms"], 25);
+    } else {
+      EXPECT_EQ(row["source"], "r1");
+      EXPECT_EQ(row["method"], "declared");
+      EXPECT_EQ(row["rtt_ms"], 30);
+    }
+  }
 }
 
 TEST_F(ExtenderServiceTest, ModelAgeIsTrueAtTheScrapeWithoutRequests) {

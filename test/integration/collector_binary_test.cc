@@ -92,10 +92,11 @@ TEST(CollectorBinary, ExportsTheCsvValuesAndStopsCleanly) {
         "process_max_fds ", "process_start_time_seconds ", "process_virtual_memory_bytes "}) {
     EXPECT_THAT(page, HasSubstr(std::string("\n") + process)) << process;
   }
-  // The root is a landing page linking the others, as every exporter's.
+  // The root is the status page; its data links the others, as every exporter's root.
   const std::string root = testing::HttpGet(collector.port, "/");
-  EXPECT_THAT(root, HasSubstr("<title>carbonroute-collector</title>"));
-  EXPECT_THAT(root, HasSubstr("<a href=\"/metrics\">"));
+  EXPECT_THAT(root, HasSubstr("<title>carbonroute status</title>"));
+  EXPECT_THAT(testing::HttpGet(collector.port, "/api/v1/status"),
+              HasSubstr(R"({"path":"/metrics","description":)"));
 
   // promtool (Debian package prometheus) lints the exposition: no finding at all.
   std::ofstream(dir + "/metrics.txt") << page;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/match.h"
@@ -25,6 +26,7 @@
 #include "test/testing/fake_provider_server.h"
 #include "test/testing/shell.h"
 #include "test/testing/temp_dir.h"
+#include "test/testing/test_certificates.h"
 
 namespace carbonroute {
 namespace {
@@ -202,6 +204,41 @@ rtt:
             << facts["render100ms"]["milliseconds"].get<double>() << " ms; screenshot "
             << screenshot << "\n";
   EXPECT_TRUE(std::filesystem::exists(screenshot));
+}
+
+TEST(StatusPage, LoadsOverTlsWithBasicAuthAsTheWebConfigSays) {
+  ASSERT_TRUE(std::filesystem::exists("/usr/bin/chromium"))
+      << "install Debian's chromium (./scripts/test does)";
+  const std::string modules = NpmTools();
+  ASSERT_FALSE(modules.empty()) << "npm tools could not be installed (scripts/lib/npm_tools.sh)";
+  testing::ScopedTempDir dir;  // status_page_tls
+  testing::MakeTestCertificates(dir.path());
+  const std::string web_config = dir.path() + "/web.yml";
+  std::ofstream(web_config)
+      << "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+      << "basic_auth_users:\n  viewer: " << testing::BcryptHash("s3cret pass") << "\n";
+  testing::CollectorProcess collector =
+      testing::LaunchCollector(dir.path(),
+                               absl::StrCat("listen_address: 127.0.0.1:0\ndatabase: ", dir.path(),
+                                            "/cache.sqlite\nnode: {name: tls-node, location: DE}\n"
+                                            "providers: [{type: replay, locations: [DE]}]\n"),
+                               "collector.log", {"--web.config.file", web_config});
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  const std::string url = absl::StrCat("https://127.0.0.1:", collector.port, "/");
+  // The page and its data both come through the browser's credentials and TLS.
+  const testing::ShellRun run = testing::Shell(absl::StrCat(
+      "NODE_PATH=", modules, " node ", CARBONROUTE_SOURCE_DIR,
+      "/test/integration/status_page_check.cjs ", url, " ", dir.path(), "/tls.png ", dir.path(),
+      "/chromium-profile 'viewer:s3cret pass' 2>", dir.path(), "/chromium.log"));
+  ASSERT_EQ(run.exit_code, 0) << run.output
+                              << testing::Shell("cat " + dir.path() + "/chromium.log").output;
+  const Json facts = Json::parse(run.output);
+  EXPECT_TRUE(facts["errors"].empty()) << facts["errors"];
+  ASSERT_EQ(facts["carbon"].size(), 1u);
+  EXPECT_EQ(facts["carbon"][0]["location"], "DE");
+  // Without the password: 401, the page is never shown.
+  EXPECT_EQ(testing::Shell(absl::StrCat("curl -sk -o /dev/null -w '%{http_code}' ", url)).output,
+            "401");
 }
 
 }  // namespace

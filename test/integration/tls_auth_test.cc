@@ -4,7 +4,6 @@
 // (Debian's) over TLS with Basic auth and read by scheduler-lite with the
 // matching client options; wrong credentials are refused. Then
 // `scheduler-lite serve --web.config.file` refuses a wrong password with 401.
-#include <crypt.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -31,13 +30,6 @@ using ::testing::HasSubstr;
 constexpr char kUser[] = "prometheus";
 constexpr char kPassword[] = "correct horse battery staple";
 
-std::string Bcrypt(const std::string& password) {
-  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
-  EXPECT_NE(crypt_gensalt_rn("$2b$", 4, nullptr, 0, salt, sizeof(salt)), nullptr);
-  crypt_data data{};
-  return crypt_r(password.c_str(), salt, &data);
-}
-
 // Runs `command` with its stderr in the output; sets `code` to its exit code.
 std::string RunCommand(const std::string& command, int* code) {
   const testing::ShellRun run = testing::Shell(command + " 2>&1");
@@ -62,7 +54,8 @@ class TlsAuthTest : public ::testing::Test {
       absl::StrAppend(&yaml, "  client_auth_type: RequireAndVerifyClientCert\n",
                       "  client_ca_file: ca.crt\n");
     }
-    absl::StrAppend(&yaml, "basic_auth_users:\n  ", kUser, ": ", Bcrypt(kPassword), "\n");
+    absl::StrAppend(&yaml, "basic_auth_users:\n  ", kUser, ": ", testing::BcryptHash(kPassword),
+                    "\n");
     std::string path = dir_.File(require_client_certificate ? "web-mtls.yml" : "web.yml");
     std::ofstream(path) << yaml;
     return path;

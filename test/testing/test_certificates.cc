@@ -1,5 +1,7 @@
 #include "test/testing/test_certificates.h"
 
+#include <crypt.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -7,6 +9,16 @@
 #include "absl/strings/str_cat.h"
 
 namespace carbonroute::testing {
+
+std::string BcryptHash(const std::string& password) {
+  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+  if (crypt_gensalt_rn("$2b$", 4, nullptr, 0, salt, sizeof(salt)) == nullptr) {
+    std::fprintf(stderr, "crypt_gensalt_rn failed\n");
+    std::abort();
+  }
+  crypt_data data{};
+  return crypt_r(password.c_str(), salt, &data);
+}
 
 TestCertificates MakeTestCertificates(const std::string& dir, const std::string& prefix) {
   const std::string base = absl::StrCat(dir, "/", prefix);

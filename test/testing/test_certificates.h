@@ -20,6 +20,10 @@ struct TestCertificates {
 // can make two unrelated CAs). Aborts the test binary if openssl fails.
 TestCertificates MakeTestCertificates(const std::string& dir, const std::string& prefix = "");
 
+// `password`'s bcrypt hash (cost 4: fast in tests), as a web config's
+// basic_auth_users holds it. Needs libcrypt (link PkgConfig::LIBCRYPT).
+std::string BcryptHash(const std::string& password);
+
 }  // namespace carbonroute::testing
 
 #endif  // CARBONROUTE_TEST_TESTING_TEST_CERTIFICATES_H_
