@@ -227,7 +227,7 @@ ApiResponse CarbonAwareApi::CurrentForecasts(absl::string_view query) const {
   CheckStartBeforeEnd(start, end, "dataStartAt", "dataEndAt", errors);
   if (window_minutes.has_value() && *window_minutes < 0) {
     AddError(errors, "windowSize",
-             absl::StrCat("windowSize must be a number of minutes, not ", *window_minutes));
+             absl::StrCat("windowSize must be 0 or more minutes, not ", *window_minutes));
   }
   const std::vector<std::string> polled = data_.GridLocations();
   std::vector<std::string> grid;

@@ -193,6 +193,11 @@ TEST_F(CarbonAwareApiTest, ForecastMistakesAndAMissingForecast) {
   EXPECT_EQ(size_status, 400);
   EXPECT_EQ(size["errors"]["windowSize"],
             Json::parse(R"(["The value 'two' is not valid for windowSize."])"));
+  auto [negative_status, negative] =
+      Get("/emissions/forecasts/current", "location=DE&windowSize=-30");
+  EXPECT_EQ(negative_status, 400);
+  EXPECT_EQ(negative["errors"]["windowSize"],
+            Json::parse(R"(["windowSize must be 0 or more minutes, not -30"])"));
   auto [none_status, none] = Get("/emissions/forecasts/current", "location=FR");
   EXPECT_EQ(none_status, 503);
   EXPECT_THAT(none["detail"].get<std::string>(), HasSubstr("no forecast of FR is cached yet"));
