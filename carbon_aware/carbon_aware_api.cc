@@ -15,6 +15,9 @@
 #include "nlohmann/json.hpp"
 
 namespace carbonroute::carbon_aware {
+
+using Errors = CarbonAwareApi::Errors;
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -24,9 +27,6 @@ constexpr char kProblemJson[] = "application/problem+json; charset=utf-8";
 // RFC 9110's section for each status, as ASP.NET Core's ProblemDetails defaults name it.
 constexpr char kBadRequestType[] = "https://tools.ietf.org/html/rfc9110#section-15.5.1";
 constexpr char kUnavailableType[] = "https://tools.ietf.org/html/rfc9110#section-15.6.4";
-
-// Parameter errors in the order they were found: the problem details' `errors`.
-using Errors = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
 void AddError(Errors& errors, const std::string& key, std::string message) {
   for (auto& [name, messages] : errors) {
@@ -161,6 +161,21 @@ ApiResponse CarbonAwareApi::Handle(absl::string_view path, absl::string_view que
                  absl::StrCat("no such path: ", path), {});
 }
 
+std::vector<std::string> CarbonAwareApi::GridLocations(const std::vector<std::string>& names,
+                                                       Errors& errors) const {
+  const std::vector<std::string> polled = data_.GridLocations();
+  std::vector<std::string> grid;
+  for (const std::string& name : names) {
+    absl::StatusOr<std::string> found = names_.GridLocation(name, polled);
+    if (!found.ok()) {
+      AddError(errors, "location", std::string(found.status().message()));
+    } else {
+      grid.push_back(*found);
+    }
+  }
+  return grid;
+}
+
 ApiResponse CarbonAwareApi::EmissionsByLocations(absl::string_view query, bool best) const {
   Errors binding;
   const std::optional<absl::Time> start = TimeParameter(query, "time", binding);
@@ -175,16 +190,7 @@ ApiResponse CarbonAwareApi::EmissionsByLocations(absl::string_view query, bool b
   if (end.has_value() && !start.has_value()) {
     AddError(errors, "time", "time must be defined if toTime is defined");
   }
-  const std::vector<std::string> polled = data_.GridLocations();
-  std::vector<std::string> grid;
-  for (const std::string& location : locations) {
-    absl::StatusOr<std::string> found = names_.GridLocation(location, polled);
-    if (!found.ok()) {
-      AddError(errors, "location", std::string(found.status().message()));
-    } else {
-      grid.push_back(*found);
-    }
-  }
+  const std::vector<std::string> grid = GridLocations(locations, errors);
   if (!errors.empty()) return ArgumentProblem("Invalid parameters", errors);
 
   const absl::Time from = start.value_or(clock_.Now());
@@ -229,16 +235,7 @@ ApiResponse CarbonAwareApi::CurrentForecasts(absl::string_view query) const {
     AddError(errors, "windowSize",
              absl::StrCat("windowSize must be 0 or more minutes, not ", *window_minutes));
   }
-  const std::vector<std::string> polled = data_.GridLocations();
-  std::vector<std::string> grid;
-  for (const std::string& location : locations) {
-    absl::StatusOr<std::string> found = names_.GridLocation(location, polled);
-    if (!found.ok()) {
-      AddError(errors, "location", std::string(found.status().message()));
-    } else {
-      grid.push_back(*found);
-    }
-  }
+  const std::vector<std::string> grid = GridLocations(locations, errors);
   if (!errors.empty()) return ArgumentProblem("Invalid parameters", errors);
 
   const absl::Time now = clock_.Now();

@@ -56,6 +56,7 @@
 #define CARBONROUTE_CARBON_AWARE_CARBON_AWARE_API_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -104,7 +105,13 @@ class CarbonAwareApi {
   // `query` is the part after '?' (net::HttpServerRequest::query).
   ApiResponse Handle(absl::string_view path, absl::string_view query) const;
 
+  // Parameter errors in the order they were found: the problem details' `errors`.
+  using Errors = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
  private:
+  // The grid location of each name; an unknown name is an error under "location".
+  std::vector<std::string> GridLocations(const std::vector<std::string>& names,
+                                         Errors& errors) const;
   ApiResponse EmissionsByLocations(absl::string_view query, bool best) const;
   ApiResponse CurrentForecasts(absl::string_view query) const;
   ApiResponse AverageCarbonIntensity(absl::string_view query) const;

@@ -73,12 +73,37 @@ std::string NpmTools() {
   return run.exit_code == 0 ? std::string(absl::StripTrailingAsciiWhitespace(run.output)) : "";
 }
 
-TEST(StatusPage, ChromiumShowsTheMatrixAndCarbonWithTextForEveryColour) {
-  ASSERT_TRUE(std::filesystem::exists("/usr/bin/chromium"))
-      << "install Debian's chromium (./scripts/test does)";
-  const std::string modules = NpmTools();
-  ASSERT_FALSE(modules.empty()) << "npm tools could not be installed (scripts/lib/npm_tools.sh)";
-  testing::ScopedTempDir dir;             // status_page
+class StatusPage : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(std::filesystem::exists("/usr/bin/chromium"))
+        << "install Debian's chromium (./scripts/test does)";
+    modules_ = NpmTools();
+    ASSERT_FALSE(modules_.empty()) << "npm tools could not be installed (scripts/lib/npm_tools.sh)";
+  }
+
+  // What Chromium shows at `url` (status_page_check.cjs), logged in with
+  // `credentials` ("user:password") if given; null after a failure.
+  Json ShownAt(const std::string& url, const std::string& screenshot,
+               const std::string& credentials = "") {
+    const testing::ShellRun run = testing::Shell(absl::StrCat(
+        "NODE_PATH=", modules_, " node ", CARBONROUTE_SOURCE_DIR,
+        "/test/integration/status_page_check.cjs ", url, " ", screenshot, " ", dir_.path(),
+        "/chromium-profile", credentials.empty() ? "" : " '" + credentials + "'", " 2>",
+        dir_.path(), "/chromium.log"));
+    if (run.exit_code != 0) {
+      ADD_FAILURE() << run.output << testing::Shell("cat " + dir_.path() + "/chromium.log").output;
+      return Json();
+    }
+    return Json::parse(run.output);
+  }
+
+  std::string modules_;
+  testing::ScopedTempDir dir_;  // status_page
+};
+
+TEST_F(StatusPage, ChromiumShowsTheMatrixAndCarbonWithTextForEveryColour) {
+  testing::ScopedTempDir& dir = dir_;
   testing::FakeProviderServer answering;  // accepts every connection
   StuckListener stuck;
   ASSERT_GT(stuck.port(), 0);
@@ -133,13 +158,8 @@ rtt:
       << testing::HttpGet(collector.port, "/api/v1/status");
 
   const std::string screenshot = std::filesystem::absolute("status_page_20_peers.png").string();
-  const testing::ShellRun run = testing::Shell(absl::StrCat(
-      "NODE_PATH=", modules, " node ", CARBONROUTE_SOURCE_DIR,
-      "/test/integration/status_page_check.cjs http://127.0.0.1:", collector.port, "/ ", screenshot,
-      " ", dir.path(), "/chromium-profile 2>", dir.path(), "/chromium.log"));
-  ASSERT_EQ(run.exit_code, 0) << run.output
-                              << testing::Shell("cat " + dir.path() + "/chromium.log").output;
-  const Json facts = Json::parse(run.output);
+  const Json facts = ShownAt(absl::StrCat("http://127.0.0.1:", collector.port, "/"), screenshot);
+  ASSERT_FALSE(facts.is_null());
   EXPECT_TRUE(facts["errors"].empty()) << facts["errors"];
   EXPECT_EQ(facts["title"], "carbonroute-collector status");
   EXPECT_EQ(facts["lang"], "en");
@@ -206,12 +226,8 @@ rtt:
   EXPECT_TRUE(std::filesystem::exists(screenshot));
 }
 
-TEST(StatusPage, LoadsOverTlsWithBasicAuthAsTheWebConfigSays) {
-  ASSERT_TRUE(std::filesystem::exists("/usr/bin/chromium"))
-      << "install Debian's chromium (./scripts/test does)";
-  const std::string modules = NpmTools();
-  ASSERT_FALSE(modules.empty()) << "npm tools could not be installed (scripts/lib/npm_tools.sh)";
-  testing::ScopedTempDir dir;  // status_page_tls
+TEST_F(StatusPage, LoadsOverTlsWithBasicAuthAsTheWebConfigSays) {
+  testing::ScopedTempDir& dir = dir_;
   testing::MakeTestCertificates(dir.path());
   const std::string web_config = dir.path() + "/web.yml";
   std::ofstream(web_config)
@@ -226,13 +242,8 @@ TEST(StatusPage, LoadsOverTlsWithBasicAuthAsTheWebConfigSays) {
   ASSERT_GT(collector.port, 0) << collector.process->Log();
   const std::string url = absl::StrCat("https://127.0.0.1:", collector.port, "/");
   // The page and its data both come through the browser's credentials and TLS.
-  const testing::ShellRun run = testing::Shell(absl::StrCat(
-      "NODE_PATH=", modules, " node ", CARBONROUTE_SOURCE_DIR,
-      "/test/integration/status_page_check.cjs ", url, " ", dir.path(), "/tls.png ", dir.path(),
-      "/chromium-profile 'viewer:s3cret pass' 2>", dir.path(), "/chromium.log"));
-  ASSERT_EQ(run.exit_code, 0) << run.output
-                              << testing::Shell("cat " + dir.path() + "/chromium.log").output;
-  const Json facts = Json::parse(run.output);
+  const Json facts = ShownAt(url, dir.path() + "/tls.png", "viewer:s3cret pass");
+  ASSERT_FALSE(facts.is_null());
   EXPECT_TRUE(facts["errors"].empty()) << facts["errors"];
   ASSERT_EQ(facts["carbon"].size(), 1u);
   EXPECT_EQ(facts["carbon"][0]["location"], "DE");
