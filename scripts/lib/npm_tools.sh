@@ -1,7 +1,8 @@
-# Sourced by scripts/check-manifests and scripts/check-dashboard:
+# Sourced by scripts/check-manifests, scripts/check-dashboard and the status
+# page test (test/integration/status_page_test.cc):
 # `npm_tools NAME` prints the node_modules folder holding the npm tools that
 # scripts/npm/package-lock.json pins (kubernetes-models, yaml, @grafana/schema,
-# typescript). They are installed once per lockfile into a cache outside the
+# typescript, puppeteer-core). They are installed once per lockfile into a cache outside the
 # clone (${XDG_CACHE_HOME:-~/.cache}/carbonroute-npm/<lockfile hash>) with
 # `npm ci`, saying so; later runs, and other clones, reuse them without any
 # download. A lock file keeps two runs at once from installing over each other.
@@ -22,7 +23,7 @@ npm_tools() {
     flock 9
     if [ ! -e "$dir/.complete" ]; then
       echo "$who: installing the npm tools pinned by scripts/npm/package-lock.json" \
-           "(kubernetes-models, yaml, @grafana/schema, typescript) into $dir, once" >&2
+           "(kubernetes-models, yaml, @grafana/schema, typescript, puppeteer-core) into $dir, once" >&2
       rm -rf "$dir" && mkdir -p "$dir"
       cp "$root/scripts/npm/package.json" "$lock" "$dir/"
       (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null 2>&1) ||
