@@ -52,7 +52,7 @@ std::string ShortenedEmissionsRules(const std::string& dir) {
                                                                   {"offset 1m", "offset 2s"},
                                                                   {" / 60", " / 2"},
                                                                   {" * 60", " * 2"}});
-  const std::string path = dir + "/carbonroute-emissions.yaml";
+  std::string path = dir + "/carbonroute-emissions.yaml";
   std::ofstream(path) << shortened;
   return path;
 }
