@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -14,6 +15,15 @@ bool Polled(absl::string_view location, const std::vector<std::string>& polled) 
   return std::find(polled.begin(), polled.end(), location) != polled.end();
 }
 
+// The polled grid location `name` names, ignoring case; nullptr if none.
+const std::string* PolledIgnoringCase(absl::string_view name,
+                                      const std::vector<std::string>& polled) {
+  for (const std::string& location : polled) {
+    if (absl::EqualsIgnoreCase(location, name)) return &location;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 LocationNames::LocationNames(std::map<std::string, std::string, std::less<>> regions,
@@ -22,12 +32,13 @@ LocationNames::LocationNames(std::map<std::string, std::string, std::less<>> reg
 
 absl::StatusOr<std::string> LocationNames::GridLocation(
     absl::string_view name, const std::vector<std::string>& polled) const {
-  if (Polled(name, polled)) return std::string(name);
-  if (auto region = regions_.find(name); region != regions_.end()) {
-    if (Polled(region->second, polled)) return region->second;
+  if (const std::string* location = PolledIgnoringCase(name, polled)) return *location;
+  for (const auto& [region, location] : regions_) {
+    if (!absl::EqualsIgnoreCase(region, name)) continue;
+    if (Polled(location, polled)) return location;
     return absl::NotFoundError(absl::StrCat("location '", name,
-                                            "' is the cloud region of grid location ",
-                                            region->second, ", which no provider polls here"));
+                                            "' is the cloud region of grid location ", location,
+                                            ", which no provider polls here"));
   }
   return absl::NotFoundError(absl::StrCat(
       "unknown location '", name,

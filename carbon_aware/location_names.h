@@ -4,8 +4,9 @@
 // location the collector polls ("DE", "CAISO_NORTH"), or a cloud region whose
 // grid zone it polls ("europe-west3", from the region → zone map,
 // data/gcp-region-zones.csv), as the SDK takes cloud region names (its
-// LocationsController lists them with their coordinates). Answers name the
-// location as it was asked for.
+// LocationsController lists them with their coordinates). Case is ignored,
+// as the SDK's LocationSource ignores it (StringComparer.InvariantCultureIgnoreCase).
+// Answers name the location as it was asked for.
 //
 // Shapes: `regions` maps region → grid location; `coordinates` region →
 // "latitude,longitude" (data/gcp-region-coordinates.csv; a region without

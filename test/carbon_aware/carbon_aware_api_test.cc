@@ -92,6 +92,15 @@ TEST_F(CarbonAwareApiTest, EmissionsByLocationsAreTheReadingsInTheRangeAsTheSdkW
   EXPECT_EQ(body[1]["time"], "2022-08-23T16:00:00+00:00");
   EXPECT_EQ(body[1]["rating"], 100.0);
   EXPECT_EQ(body[2]["location"], "europe-west3");  // named as asked
+
+  // Case is ignored, as the SDK's location source ignores it; the answer names it as asked.
+  auto [any_case_status, any_case] =
+      Get("/emissions/bylocations", "location=de&location=Europe-West3&time=2022-08-23T15:00:00Z");
+  ASSERT_EQ(any_case_status, 200) << any_case;
+  ASSERT_EQ(any_case.size(), 2u);
+  EXPECT_EQ(any_case[0]["location"], "de");
+  EXPECT_EQ(any_case[0]["rating"], 200.0);
+  EXPECT_EQ(any_case[1]["location"], "Europe-West3");
 }
 
 TEST_F(CarbonAwareApiTest, WithoutATimeTheReadingValidNowAndBestIsTheLowest) {
