@@ -33,6 +33,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "base/data_files.h"
+#include "base/utc_time.h"
 #include "cache/reading_store.h"
 #include "collector/node_locations.h"
 #include "collector/poller.h"
@@ -61,10 +62,6 @@ std::string Param(const std::string& url, const std::string& name) {
 std::string PathOf(const std::string& url) {
   const std::size_t start = url.find('/', url.find("//") + 2);
   return url.substr(start, url.find('?', start) - start);
-}
-
-std::string Iso(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
 }
 
 // The account's upstream: answers as WattTime and Electricity Maps do, counts requests.
@@ -97,7 +94,7 @@ class FakeUpstream final : public net::HttpClient {
       const int points = std::max(1, std::atoi(Param(url, "horizon_hours").c_str()) * 12);
       std::vector<std::string> data;
       for (int i = 0; i < points; ++i) {
-        data.push_back(absl::StrCat(R"({"point_time":")", Iso(start + absl::Minutes(5 * i)),
+        data.push_back(absl::StrCat(R"({"point_time":")", UtcSeconds(start + absl::Minutes(5 * i)),
                                     R"(","value":900})"));
       }
       return net::HttpResponse{
@@ -113,13 +110,13 @@ class FakeUpstream final : public net::HttpClient {
           200,
           {},
           absl::StrCat(R"({"zone":")", Param(url, "zone"), R"(","carbonIntensity":300,)",
-                       R"("datetime":")", Iso(hour), R"(","isEstimated":false})")};
+                       R"("datetime":")", UtcSeconds(hour), R"(","isEstimated":false})")};
     }
     if (absl::StrContains(url, "/carbon-intensity/forecast")) {  // the next 24 hours
       std::vector<std::string> data;
       for (int i = 0; i < 24; ++i) {
         data.push_back(absl::StrCat(R"({"carbonIntensity":300,"datetime":")",
-                                    Iso(hour + absl::Hours(i)), R"("})"));
+                                    UtcSeconds(hour + absl::Hours(i)), R"("})"));
       }
       return net::HttpResponse{200,
                                {},

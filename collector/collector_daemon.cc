@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "base/utc_time.h"
 #include "collector/declared_rtt.h"
 #include "collector/reading_records.h"
 #include "contract/forecast_api.h"
@@ -428,12 +429,9 @@ exporter::StatusSnapshot CollectorDaemon::Status() {
         row.age_seconds = it->second.age_seconds;
       }
       const absl::Time paused_until = poller_->SeriesBlockedUntil(series);
-      row.state =
-          paused_until > now
-              ? absl::StrCat("paused until ", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", paused_until,
-                                                               absl::UTCTimeZone()))
-          : row.grams_per_kwh.has_value() ? "ok"
-                                          : "stale (no valid reading)";
+      row.state = paused_until > now ? absl::StrCat("paused until ", UtcSeconds(paused_until))
+                  : row.grams_per_kwh.has_value() ? "ok"
+                                                  : "stale (no valid reading)";
       absl::StatusOr<std::vector<cache::IntensityRecord>> forecast =
           store_->ForecastBetween(series, now, now + absl::Hours(24));
       if (!forecast.ok()) continue;

@@ -3,15 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "base/utc_time.h"
 
 namespace carbonroute::forecast_api {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string Rfc3339(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
-}
 
 absl::Status FieldError(absl::string_view field, absl::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat("forecast answer: ", field, ": ", problem));
@@ -48,8 +45,8 @@ std::string EncodeAnswer(const ForecastAnswer& answer) {
   for (const ForecastSeries& s : answer.series) {
     Json points = Json::array();
     for (const ForecastPoint& p : s.points) {
-      points.push_back({{"valid_from", Rfc3339(p.valid_from)},
-                        {"valid_to", Rfc3339(p.valid_to)},
+      points.push_back({{"valid_from", UtcSeconds(p.valid_from)},
+                        {"valid_to", UtcSeconds(p.valid_to)},
                         {"grams_per_kwh", p.value}});
     }
     series.push_back({{"provider", s.provider},

@@ -2,16 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/utc_time.h"
 #include "exporter/status_page_html.h"
 
 namespace carbonroute::exporter {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string Utc(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
-}
 
 Json Optional(const std::optional<double>& value) {
   return value.has_value() ? Json(*value) : Json(nullptr);
@@ -36,7 +33,7 @@ std::string StatusJson(const StatusSnapshot& snapshot) {
   for (const StatusCarbon& row : snapshot.carbon) {
     Json forecast = Json::array();
     for (const auto& [at, value] : row.forecast) {
-      forecast.push_back({{"at", Utc(at)}, {"grams_per_kwh", value}});
+      forecast.push_back({{"at", UtcSeconds(at)}, {"grams_per_kwh", value}});
     }
     carbon.push_back({{"location", row.location},
                       {"provider", row.provider},
@@ -49,7 +46,7 @@ std::string StatusJson(const StatusSnapshot& snapshot) {
   }
   return Json{{"title", snapshot.title},
               {"node", snapshot.node},
-              {"generated_at", Utc(snapshot.generated_at)},
+              {"generated_at", UtcSeconds(snapshot.generated_at)},
               {"refresh_seconds", snapshot.refresh_seconds},
               {"links", std::move(links)},
               {"rtt", std::move(rtt)},

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/median.h"
+#include "base/utc_time.h"
 #include "contract/forecast_windows.h"
 
 namespace carbonroute::placement {
@@ -259,10 +260,8 @@ std::string BasisText(const Evaluation& e, const Window* window) {
     case Basis::kNoData:
       return absl::StrCat("no carbon data for ", e.candidate.location);
     case Basis::kStale:
-      return absl::StrCat(
-          "carbon data for ", e.candidate.location, " is stale (valid until ",
-          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", *e.carbon->carbon->valid_to, absl::UTCTimeZone()),
-          ")");
+      return absl::StrCat("carbon data for ", e.candidate.location, " is stale (valid until ",
+                          UtcSeconds(*e.carbon->carbon->valid_to), ")");
   }
   return "";
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/utc_time.h"
 #include "yaml-cpp/yaml.h"
 
 namespace carbonroute::scheduler_lite {
@@ -92,7 +93,7 @@ KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy,
                            : absl::StrCat(s.name, "=", s.location, ":no data"));
   }
   patch.readings = absl::StrJoin(readings, "; ");
-  const std::string when = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
+  const std::string when = UtcSeconds(now);
   nlohmann::json json = {
       {"metadata",
        {{"annotations",

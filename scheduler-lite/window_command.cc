@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "base/utc_time.h"
 #include "model_sources/forecast_client.h"
 #include "placement/best_window.h"
 #include "scheduler-lite/command_flags.h"
@@ -39,10 +40,6 @@ absl::StatusOr<absl::Time> ParseDeadline(const std::string& text, absl::Time now
 std::string InText(absl::Duration d) {
   d = absl::Trunc(d, absl::Seconds(1));
   return d <= absl::ZeroDuration() ? "now" : absl::StrCat("in ", absl::FormatDuration(d));
-}
-
-std::string Utc(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
 }
 
 class WindowSubcommand final : public Subcommand {
@@ -86,8 +83,8 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     return 2;
   }
   if (*deadline < now + request.duration) {  // before asking the collector anything
-    err << "scheduler-lite: --deadline " << Utc(*deadline) << " leaves no room for a "
-        << absl::FormatDuration(request.duration) << " run from now (" << Utc(now) << ")\n";
+    err << "scheduler-lite: --deadline " << UtcSeconds(*deadline) << " leaves no room for a "
+        << absl::FormatDuration(request.duration) << " run from now (" << UtcSeconds(now) << ")\n";
     return 2;
   }
   absl::StatusOr<std::vector<ForecastPoint>> points =
@@ -109,8 +106,8 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     };
     nlohmann::ordered_json answer = {
         {"location", request.location},
-        {"start", Utc(best->start)},
-        {"end", Utc(best->start + request.duration)},
+        {"start", UtcSeconds(best->start)},
+        {"end", UtcSeconds(best->start + request.duration)},
         {"mean_grams_per_kwh", rounded(best->mean_grams_per_kwh, 1e3)},
         {"mean_if_started_now", rounded(best->mean_if_started_now, 1e3)},
         {"saving_fraction", rounded(best->saving_fraction, 1e4)}};
@@ -118,8 +115,8 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     return 0;
   }
   out << absl::StrFormat("best start for %s in %s before %s: %s (%s)\n",
-                         absl::FormatDuration(request.duration), request.location, Utc(*deadline),
-                         Utc(best->start), InText(best->start - now));
+                         absl::FormatDuration(request.duration), request.location,
+                         UtcSeconds(*deadline), UtcSeconds(best->start), InText(best->start - now));
   out << absl::StrFormat("  expected mean intensity: %.2f gCO2eq/kWh\n", best->mean_grams_per_kwh);
   if (best->mean_if_started_now) {
     out << absl::StrFormat("  starting now instead:    %.2f gCO2eq/kWh\n",

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/utc_time.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/shell.h"
@@ -23,10 +24,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
-
-std::string Utc(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
-}
 
 class CarbonAwareApiBinaryTest : public ::testing::Test {
  protected:
@@ -84,8 +81,8 @@ TEST_F(CarbonAwareApiBinaryTest, EveryAnswerMatchesTheSchemaOfTheSdksDto) {
   const Json best =
       Get("/emissions/bylocations/best?location=DE&location=FR&location=FI", 200, "best");
   ASSERT_GE(best.size(), 1u);
-  Get(absl::StrCat("/emissions/average-carbon-intensity?location=DE&startTime=", Utc(hour),
-                   "&endTime=", Utc(hour + absl::Minutes(30))),
+  Get(absl::StrCat("/emissions/average-carbon-intensity?location=DE&startTime=", UtcSeconds(hour),
+                   "&endTime=", UtcSeconds(hour + absl::Minutes(30))),
       200, "average");
   const Json forecasts =
       Get("/emissions/forecasts/current?location=DE&location=FR&windowSize=180", 200, "forecast");
@@ -138,16 +135,17 @@ TEST_F(CarbonAwareApiBinaryTest, TheOptimalWindowIsScheduleLiteWindowsForTheSame
   const absl::Time deadline = next_hour + absl::Hours(12);
   // The SDK's windows start at dataStartAt and move by the points' hour; a
   // 3-hour job that must end by the deadline.
-  const Json sdk = Get(absl::StrCat("/emissions/forecasts/current?location=DE&windowSize=180",
-                                    "&dataStartAt=", Utc(next_hour), "&dataEndAt=", Utc(deadline)),
-                       200, "window_forecast");
+  const Json sdk =
+      Get(absl::StrCat("/emissions/forecasts/current?location=DE&windowSize=180",
+                       "&dataStartAt=", UtcSeconds(next_hour), "&dataEndAt=", UtcSeconds(deadline)),
+          200, "window_forecast");
   ASSERT_EQ(sdk.size(), 1u) << sdk;
   ASSERT_FALSE(sdk[0]["optimalDataPoints"].empty()) << sdk;
   const Json& optimal = sdk[0]["optimalDataPoints"][0];
 
   const testing::ShellRun run = testing::Shell(absl::StrCat(
       CARBONROUTE_SCHEDULER_LITE_BINARY, " window --collector http://127.0.0.1:", collector_.port,
-      " --location DE --duration 3h --deadline ", Utc(deadline), " --format json 2>&1"));
+      " --location DE --duration 3h --deadline ", UtcSeconds(deadline), " --format json 2>&1"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const Json window = Json::parse(run.output);
   // `window` may also start now (between two hours); the SDK starts at the hours.

@@ -7,16 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/utc_time.h"
 #include "net/url.h"
 
 namespace carbonroute::testing {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string Rfc3339(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
-}
 
 std::pair<int, std::string> StatusBody(int code, const std::string& reason,
                                        const std::string& message) {
@@ -100,7 +97,7 @@ void FakeBatchApi::AddJob(const std::string& ns, const std::string& name, absl::
                      {"namespace", ns},
                      {"uid", absl::StrCat("uid-job-", ns, "-", name)},
                      {"resourceVersion", NextVersion()},
-                     {"creationTimestamp", Rfc3339(created)},
+                     {"creationTimestamp", UtcSeconds(created)},
                      {"labels", StringMap(labels)}};
   job["spec"]["suspend"] = suspend;
   job["spec"]["template"]["spec"]["restartPolicy"] = "Never";
@@ -125,7 +122,7 @@ void FakeBatchApi::AddPod(const std::string& ns, const std::string& name, absl::
                      {"namespace", ns},
                      {"uid", absl::StrCat("uid-pod-", ns, "-", name)},
                      {"resourceVersion", NextVersion()},
-                     {"creationTimestamp", Rfc3339(created)},
+                     {"creationTimestamp", UtcSeconds(created)},
                      {"labels", StringMap(labels)}};
   pod["spec"]["containers"] = Json::array({Json{{"name", "work"}, {"image", "busybox"}}});
   if (!annotations.empty()) pod["metadata"]["annotations"] = StringMap(annotations);
