@@ -3,21 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "collector/reading_records.h"
+
 namespace carbonroute::collector {
-namespace {
-
-constexpr absl::Duration kForecastSpan = absl::Hours(24 * 8);
-
-std::vector<ForecastPoint> Intensities(const std::vector<cache::IntensityRecord>& records) {
-  std::vector<ForecastPoint> points;
-  for (const cache::IntensityRecord& record : records) {
-    if (record.kind != ValueKind::kGramsPerKwh) continue;
-    points.push_back({record.valid_from, record.valid_to, record.value});
-  }
-  return points;
-}
-
-}  // namespace
 
 CacheCarbonAwareData::CacheCarbonAwareData(cache::ReadingStore& store, const Poller& poller,
                                            std::vector<IntensitySeries> providers)
@@ -50,7 +38,7 @@ absl::StatusOr<std::vector<ForecastPoint>> CacheCarbonAwareData::Observed(
     absl::StatusOr<std::vector<cache::IntensityRecord>> records =
         store_.ReadingsBetween(series, from, to);
     if (!records.ok()) return records.status();
-    std::vector<ForecastPoint> points = Intensities(*records);
+    std::vector<ForecastPoint> points = IntensityPoints(*records);
     if (!points.empty()) return points;
   }
   return std::vector<ForecastPoint>();
@@ -60,10 +48,10 @@ absl::StatusOr<carbon_aware::CachedForecast> CacheCarbonAwareData::Forecast(
     const std::string& location, absl::Time now) const {
   for (const IntensitySeries& series : SeriesOf(location)) {
     absl::StatusOr<std::vector<cache::IntensityRecord>> records =
-        store_.ForecastBetween(series, now, now + kForecastSpan);
+        store_.ForecastBetween(series, now, now + kCachedForecastSpan);
     if (!records.ok()) return records.status();
     carbon_aware::CachedForecast forecast;
-    forecast.points = Intensities(*records);
+    forecast.points = IntensityPoints(*records);
     if (forecast.points.empty()) continue;
     for (const cache::IntensityRecord& record : *records) {
       forecast.fetched_at = std::max(forecast.fetched_at, record.fetched_at);

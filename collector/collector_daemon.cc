@@ -375,17 +375,14 @@ net::HttpServerResponse CollectorDaemon::ForecastPage(const net::HttpServerReque
     if (std::find(locations.begin(), locations.end(), location) == locations.end()) continue;
     const IntensitySeries key{provider->name(), location, provider->emissions_type()};
     absl::StatusOr<std::vector<cache::IntensityRecord>> points =
-        store_->ForecastBetween(key, now, now + absl::Hours(24 * 8));
+        store_->ForecastBetween(key, now, now + kCachedForecastSpan);
     if (!points.ok()) {
       return {503, "application/json", forecast_api::EncodeError(points.status().ToString())};
     }
     ForecastSeries& series = answer.series.emplace_back();
     series.provider = provider->name();
     series.emissions_type = provider->emissions_type();
-    for (const cache::IntensityRecord& point : *points) {
-      if (point.kind != ValueKind::kGramsPerKwh) continue;
-      series.points.push_back({point.valid_from, point.valid_to, point.value});
-    }
+    series.points = IntensityPoints(*points);
   }
   if (answer.series.empty()) {
     return {404, "application/json",
@@ -434,12 +431,7 @@ exporter::StatusSnapshot CollectorDaemon::Status() {
                                                   : "stale (no valid reading)";
       absl::StatusOr<std::vector<cache::IntensityRecord>> forecast =
           store_->ForecastBetween(series, now, now + absl::Hours(24));
-      if (!forecast.ok()) continue;
-      for (const cache::IntensityRecord& point : *forecast) {
-        if (point.kind == ValueKind::kGramsPerKwh) {
-          row.forecast.emplace_back(point.valid_from, point.value);
-        }
-      }
+      if (forecast.ok()) row.forecast = IntensityPoints(*forecast);
     }
   }
   std::sort(status.carbon.begin(), status.carbon.end(),

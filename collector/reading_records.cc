@@ -15,4 +15,13 @@ cache::IntensityRecord ToRecord(const providers::Reading& reading, const Intensi
   return record;
 }
 
+std::vector<ForecastPoint> IntensityPoints(const std::vector<cache::IntensityRecord>& records) {
+  std::vector<ForecastPoint> points;
+  for (const cache::IntensityRecord& record : records) {
+    if (record.kind != ValueKind::kGramsPerKwh) continue;
+    points.push_back({record.valid_from, record.valid_to, record.value});
+  }
+  return points;
+}
+
 }  // namespace carbonroute::collector

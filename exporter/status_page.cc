@@ -32,8 +32,8 @@ std::string StatusJson(const StatusSnapshot& snapshot) {
   Json carbon = Json::array();
   for (const StatusCarbon& row : snapshot.carbon) {
     Json forecast = Json::array();
-    for (const auto& [at, value] : row.forecast) {
-      forecast.push_back({{"at", UtcSeconds(at)}, {"grams_per_kwh", value}});
+    for (const ForecastPoint& point : row.forecast) {
+      forecast.push_back({{"at", UtcSeconds(point.valid_from)}, {"grams_per_kwh", point.value}});
     }
     carbon.push_back({{"location", row.location},
                       {"provider", row.provider},

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "contract/forecast_api.h"
 #include "net/http_server.h"
 
 namespace carbonroute::exporter {
@@ -55,8 +56,8 @@ struct StatusCarbon {
   std::optional<double> grams_per_kwh;
   bool estimated = false;
   std::optional<double> age_seconds;
-  std::string state;                                    // "ok", "paused until <time>", "stale"
-  std::vector<std::pair<absl::Time, double>> forecast;  // point starts, gCO2eq/kWh, next 24 h
+  std::string state;                    // "ok", "paused until <time>", "stale"
+  std::vector<ForecastPoint> forecast;  // the next 24 h, shown by each point's start
 };
 
 struct StatusSnapshot {
