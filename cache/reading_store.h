@@ -149,11 +149,13 @@ class ReadingStore {
   absl::Status EndTransaction(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Returns `status`; on a full disk first checkpoints the WAL.
   absl::Status AfterWrite(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Binds (series, t) to a one-row query of `readings`, steps once, resets.
+  // Binds (series, from, to) to `query` (forecast_between or
+  // readings_between), collects every row, resets.
   absl::StatusOr<std::vector<IntensityRecord>> RecordsBetween(Statement& query,
                                                               const IntensitySeries& series,
                                                               absl::Time from, absl::Time to)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Binds (series, t) to a one-row query of `readings`, steps once, resets.
   absl::StatusOr<std::optional<IntensityRecord>> QueryRecord(Statement& query,
                                                              const IntensitySeries& series,
                                                              absl::Time t)

@@ -197,6 +197,22 @@ TEST(ReadingStore, ForecastBetweenKeepsAPointStartingInTheWindowsLastFraction) {
   EXPECT_EQ(store->ForecastBetween(kSeries, kT0, kT0 + absl::Hours(24))->size(), 24u);
 }
 
+TEST(ReadingStore, ReadingsBetweenReturnsTheStoredReadingsNotTheForecast) {
+  auto store = OpenMemory();
+  for (int h = 0; h < 4; ++h)
+    ASSERT_THAT(store->Put(Record(kT0 + absl::Hours(h), 300 + h)), IsOk());
+  ASSERT_THAT(store->PutForecast(kSeries, {Record(kT0 + absl::Hours(1), 999, true)}), IsOk());
+  absl::StatusOr<std::vector<IntensityRecord>> readings =
+      store->ReadingsBetween(kSeries, kT0 + absl::Minutes(90), kT0 + absl::Hours(3));
+  ASSERT_THAT(readings, IsOk());
+  std::vector<double> values;
+  for (const IntensityRecord& r : *readings) values.push_back(r.value);
+  EXPECT_THAT(values, ::testing::ElementsAre(301, 302));  // overlapping [1:30, 3:00), by start
+  EXPECT_TRUE(
+      store->ReadingsBetween({"replay", "FR", EmissionsType::kAverage}, kT0, kT0 + absl::Hours(4))
+          ->empty());
+}
+
 TEST(ReadingStore, RemembersTheLastFetchOfEachKindPerSeries) {
   auto store = OpenMemory();
   const IntensitySeries other{"replay", "FR", EmissionsType::kAverage};
