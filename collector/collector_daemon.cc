@@ -19,9 +19,9 @@
 #include "collector/reading_records.h"
 #include "contract/forecast_api.h"
 #include "contract/region_locations.h"
-#include "discovery/kube_api_endpoint.h"
 #include "discovery/peer_selection.h"
 #include "exporter/metrics_page.h"
+#include "kube/kube_connection.h"
 #include "net/curl_http_client.h"
 #include "net/url.h"
 #include "prober/socket_probe_transport.h"
@@ -78,10 +78,13 @@ absl::StatusOr<std::vector<DeclaredRtt>> DeclaredRow(const NodeConfig& node, con
   return row;
 }
 
-// The Kubernetes API endpoint of rtt.discovery.kubernetes (REQUIRES: enabled).
-absl::StatusOr<discovery::KubeApiEndpoint> DiscoveryEndpoint(const CollectorConfig& config) {
-  return discovery::ResolveKubeApiEndpoint(config.rtt.kubernetes,
-                                           [](const char* name) { return std::getenv(name); });
+// The Kubernetes API of rtt.discovery.kubernetes (REQUIRES: enabled).
+absl::StatusOr<kube::KubeConnection> DiscoveryConnection(const CollectorConfig& config) {
+  absl::StatusOr<kube::KubeConnection> connection =
+      kube::ResolveKubeConnection(discovery::KubeOptionsFrom(config.rtt.kubernetes),
+                                  {.getenv = [](const char* name) { return std::getenv(name); }});
+  if (!connection.ok()) return Prefixed(connection.status(), "rtt.discovery.kubernetes");
+  return connection;
 }
 
 // The region-keyed data file `name` (a `kind` of table) found and read with `parse`
@@ -161,7 +164,7 @@ absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const 
     CARBONROUTE_RETURN_IF_ERROR(DeclaredRow(config.node, config.rtt, data, matrix).status());
   }
   if (config.rtt.kubernetes.enabled) {
-    CARBONROUTE_RETURN_IF_ERROR(DiscoveryEndpoint(config).status());
+    CARBONROUTE_RETURN_IF_ERROR(DiscoveryConnection(config).status());
     CARBONROUTE_RETURN_IF_ERROR(DiscoveryRegionLocations(config, data).status());
     CARBONROUTE_RETURN_IF_ERROR(DiscoveryRegionCoordinates(config, data).status());
   }
@@ -181,9 +184,9 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     daemon->node_ = config.node;
     daemon->configured_peers_ = config.rtt.peers;
   }
-  std::optional<discovery::KubeApiEndpoint> endpoint;
+  std::optional<kube::KubeConnection> endpoint;
   if (config.rtt.kubernetes.enabled) {
-    absl::StatusOr<discovery::KubeApiEndpoint> found = DiscoveryEndpoint(config);
+    absl::StatusOr<kube::KubeConnection> found = DiscoveryConnection(config);
     if (!found.ok()) return found.status();
     endpoint = *std::move(found);
     absl::StatusOr<RegionLocations> regions = DiscoveryRegionLocations(config, data);
@@ -304,7 +307,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
         absl::StrCat("carbonroute-collector/", CARBONROUTE_VERSION, " (node discovery)"));
     if (!curl.ok()) return Prefixed(curl.status(), "rtt.discovery.kubernetes");
     daemon->discovery_http_ = *std::move(curl);
-    spdlog::info("kubernetes discovery: Nodes from {} (peer selection {})", endpoint->base_url,
+    spdlog::info("kubernetes discovery: Nodes from {} (peer selection {})", endpoint->Describe(),
                  std::string(PeerSelectionModeName(config.rtt.peer_selection.mode)));
     daemon->discovery_ = std::make_unique<discovery::NodeDiscovery>(
         discovery::DiscoveryOptionsFrom(config.rtt.kubernetes, *std::move(endpoint),

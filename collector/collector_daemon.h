@@ -70,7 +70,7 @@ namespace carbonroute::collector {
 class CollectorDaemon {
  public:
   // Errors: those of ReadingStore::Open, MakeProvider, SocketProbeTransport::Create,
-  // ResolveKubeApiEndpoint and HttpServer::Start, each prefixed with what was being built.
+  // kube::ResolveKubeConnection and HttpServer::Start, each prefixed with what was being built.
   // `http` (may be null: a net::CurlHttpClient is made) carries the live providers' requests.
   // `web` (--web.config.file, loaded by the caller) sets the endpoint's TLS and Basic auth.
   static absl::StatusOr<std::unique_ptr<CollectorDaemon>> Create(

@@ -191,6 +191,12 @@ struct KubernetesDiscoveryConfig {
   // CA bundle the API server's certificate is verified against (never
   // disabled). "" = the service account's in cluster, the system's with api_url.
   std::string ca_file;
+  // A kubeconfig file (as kubectl's --kubeconfig) and the context in it
+  // ("" = its current-context). Without api_url and kubeconfig, the API is
+  // found as every Kubernetes client finds it: $KUBECONFIG, else the Pod's,
+  // else ~/.kube/config (kube/kube_connection.h).
+  std::string kubeconfig;
+  std::string context;
   // Only Nodes matching this selector are peers (the API's labelSelector), e.g.
   // "carbonroute.io/probe!=false". "" = every Node.
   std::string label_selector;

@@ -358,9 +358,10 @@ absl::Status ReadKubernetesDiscovery(MappingReader& rtt_reader, KubernetesDiscov
   CARBONROUTE_RETURN_IF_ERROR(discovery.ExpectOnly({"kubernetes"}));
   kube.enabled = discovery.Has("kubernetes");
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, discovery.ReadMapping("kubernetes"));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly(
-      {"api_url", "token_file", "ca_file", "label_selector", "region_locations", "protocol", "port",
-       "page_size", "watch_timeout", "request_timeout", "backoff_initial", "backoff_max"}));
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ExpectOnly({"api_url", "token_file", "ca_file", "kubeconfig", "context",
+                         "label_selector", "region_locations", "protocol", "port", "page_size",
+                         "watch_timeout", "request_timeout", "backoff_initial", "backoff_max"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("api_url", kube.api_url));
   if (!kube.api_url.empty() && !absl::StartsWith(kube.api_url, "http://") &&
       !absl::StartsWith(kube.api_url, "https://")) {
@@ -369,6 +370,8 @@ absl::Status ReadKubernetesDiscovery(MappingReader& rtt_reader, KubernetesDiscov
   }
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("token_file", kube.token_file));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("ca_file", kube.ca_file));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("kubeconfig", kube.kubeconfig));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("context", kube.context));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("label_selector", kube.label_selector));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("region_locations", kube.region_locations));
   CARBONROUTE_RETURN_IF_ERROR(ReadProtocolAndPort(reader, kube.protocol, kube.port));

@@ -1,124 +1,53 @@
 #include "hold/held_object.h"
 
-#include <nlohmann/json.hpp>
-
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace carbonroute::hold {
-namespace {
 
-using Json = nlohmann::json;
-
-absl::Status FieldError(absl::string_view where, absl::string_view field,
-                        absl::string_view expected) {
-  return absl::InvalidArgumentError(absl::StrCat(where, ": ", field, ": expected ", expected));
-}
-
-// The string at `key` of `object`, or "" when absent; an error when present and not a string.
-absl::StatusOr<std::string> OptionalString(const Json& object, const char* key,
-                                           absl::string_view where, absl::string_view field) {
-  const auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::string();
-  if (!it->is_string()) return FieldError(where, field, "a string");
-  return it->get<std::string>();
-}
-
-absl::Status StringMap(const Json& object, const char* key, absl::string_view where,
-                       absl::string_view field, std::map<std::string, std::string>& out,
-                       bool* present = nullptr) {
-  const auto it = object.find(key);
-  if (present != nullptr) *present = it != object.end() && it->is_object();
-  if (it == object.end() || it->is_null()) return absl::OkStatus();
-  if (!it->is_object()) return FieldError(where, field, "an object");
-  for (const auto& [k, v] : it->items()) {
-    if (!v.is_string()) return FieldError(where, absl::StrCat(field, ".", k), "a string");
-    out[k] = v.get<std::string>();
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<HeldObject> FromJson(const Json& item, HeldKind kind, absl::string_view where) {
-  if (!item.is_object()) return FieldError(where, "", "an object");
-  const auto metadata = item.find("metadata");
-  if (metadata == item.end() || !metadata->is_object()) {
-    return FieldError(where, "metadata", "an object");
-  }
+absl::StatusOr<HeldObject> ReadHeldObject(const kube::JsonField& item, HeldKind kind) {
+  CARBONROUTE_RETURN_IF_ERROR(item.RequireObject());
+  const kube::JsonField metadata = item["metadata"];
+  CARBONROUTE_RETURN_IF_ERROR(metadata.RequireObject());
   HeldObject object;
   object.kind = kind;
-  const auto name = metadata->find("name");
-  if (name == metadata->end() || !name->is_string() || name->get<std::string>().empty()) {
-    return FieldError(where, "metadata.name", "a string");
-  }
-  object.name = name->get<std::string>();
-  absl::StatusOr<std::string> text =
-      OptionalString(*metadata, "namespace", where, "metadata.namespace");
-  if (!text.ok()) return text.status();
-  object.namespace_name = *text;
+  CARBONROUTE_ASSIGN_OR_RETURN(object.name, metadata["name"].RequiredString());
+  CARBONROUTE_ASSIGN_OR_RETURN(object.namespace_name, metadata["namespace"].OptionalString());
   if (object.namespace_name.empty()) object.namespace_name = "default";
-  if (text = OptionalString(*metadata, "uid", where, "metadata.uid"); !text.ok()) {
-    return text.status();
-  }
-  object.uid = *text;
-  if (text = OptionalString(*metadata, "resourceVersion", where, "metadata.resourceVersion");
-      !text.ok()) {
-    return text.status();
-  }
-  object.resource_version = *text;
-  if (text = OptionalString(*metadata, "creationTimestamp", where, "metadata.creationTimestamp");
-      !text.ok()) {
-    return text.status();
-  }
+  CARBONROUTE_ASSIGN_OR_RETURN(object.uid, metadata["uid"].OptionalString());
+  CARBONROUTE_ASSIGN_OR_RETURN(object.resource_version,
+                               metadata["resourceVersion"].OptionalString());
+  CARBONROUTE_ASSIGN_OR_RETURN(const std::string created,
+                               metadata["creationTimestamp"].OptionalString());
   std::string error;
-  if (!absl::ParseTime(absl::RFC3339_full, *text, &object.created, &error)) {
-    return FieldError(where, "metadata.creationTimestamp", "an RFC 3339 time");
+  if (!absl::ParseTime(absl::RFC3339_full, created, &object.created, &error)) {
+    return metadata["creationTimestamp"].Error("expected an RFC 3339 time");
   }
-  if (absl::Status s = StringMap(*metadata, "annotations", where, "metadata.annotations",
-                                 object.annotations, &object.has_annotations);
-      !s.ok()) {
-    return s;
-  }
-  const auto spec = item.find("spec");
-  if (spec == item.end() || !spec->is_object()) return FieldError(where, "spec", "an object");
+  const kube::JsonField annotations = metadata["annotations"];
+  object.has_annotations = annotations.is_object();
+  CARBONROUTE_RETURN_IF_ERROR(annotations.ReadStringMap(object.annotations));
+  const kube::JsonField spec = item["spec"];
+  CARBONROUTE_RETURN_IF_ERROR(spec.RequireObject());
   if (kind == HeldKind::kJob) {
-    const auto suspend = spec->find("suspend");
-    if (suspend != spec->end() && !suspend->is_null()) {
-      if (!suspend->is_boolean()) return FieldError(where, "spec.suspend", "a boolean");
-      object.suspended = suspend->get<bool>();
-    }
-    const auto tmpl = spec->find("template");
-    if (tmpl != spec->end() && tmpl->is_object()) {
-      const auto pod_spec = tmpl->find("spec");
-      if (pod_spec != tmpl->end() && pod_spec->is_object()) {
-        if (absl::Status s = StringMap(*pod_spec, "nodeSelector", where,
-                                       "spec.template.spec.nodeSelector", object.node_selector);
-            !s.ok()) {
-          return s;
-        }
-      }
+    CARBONROUTE_ASSIGN_OR_RETURN(object.suspended, spec["suspend"].OptionalBool());
+    const kube::JsonField pod_spec = spec["template"]["spec"];
+    if (pod_spec.is_object()) {
+      CARBONROUTE_RETURN_IF_ERROR(pod_spec["nodeSelector"].ReadStringMap(object.node_selector));
     }
     return object;
   }
-  if (absl::Status s =
-          StringMap(*spec, "nodeSelector", where, "spec.nodeSelector", object.node_selector);
-      !s.ok()) {
-    return s;
-  }
-  const auto gates = spec->find("schedulingGates");
-  if (gates != spec->end() && !gates->is_null()) {
-    if (!gates->is_array()) return FieldError(where, "spec.schedulingGates", "an array");
-    for (std::size_t i = 0; i < gates->size(); ++i) {
-      const Json& gate = (*gates)[i];
-      const auto gate_name = gate.is_object() ? gate.find("name") : gate.end();
-      if (!gate.is_object() || gate_name == gate.end() || !gate_name->is_string()) {
-        return FieldError(where, absl::StrCat("spec.schedulingGates[", i, "].name"), "a string");
-      }
-      if (gate_name->get<std::string>() == kCleanWindowGate) object.gate = i;
-    }
-  }
+  CARBONROUTE_RETURN_IF_ERROR(spec["nodeSelector"].ReadStringMap(object.node_selector));
+  std::size_t index = 0;
+  CARBONROUTE_RETURN_IF_ERROR(
+      spec["schedulingGates"].ForEachElement([&](const kube::JsonField& gate) -> absl::Status {
+        absl::StatusOr<std::string> name = gate["name"].RequiredString();
+        if (!name.ok()) return gate["name"].Error("expected a string");
+        if (*name == kCleanWindowGate) object.gate = index;
+        ++index;
+        return absl::OkStatus();
+      }));
   return object;
 }
-
-}  // namespace
 
 absl::string_view KindName(HeldKind kind) { return kind == HeldKind::kJob ? "Job" : "Pod"; }
 
@@ -136,40 +65,50 @@ std::string HeldObject::Path() const {
 }
 
 absl::StatusOr<HeldObject> ParseHeldObject(absl::string_view json, HeldKind kind) {
-  const Json parsed = Json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) {
-    return absl::InvalidArgumentError(absl::StrCat(KindName(kind), ": not JSON"));
-  }
-  return FromJson(parsed, kind, KindName(kind));
+  kube::JsonDocument document;
+  CARBONROUTE_ASSIGN_OR_RETURN(const kube::JsonField root, document.Parse(json, KindName(kind)));
+  return ReadHeldObject(root, kind);
 }
 
 absl::StatusOr<ObjectList> ParseObjectList(absl::string_view json, HeldKind kind) {
-  const std::string where = absl::StrCat(KindName(kind), "List");
-  const Json parsed = Json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": not a JSON object"));
-  }
+  kube::JsonDocument document;
+  CARBONROUTE_ASSIGN_OR_RETURN(const kube::JsonField root,
+                               document.Parse(json, absl::StrCat(KindName(kind), "List")));
+  CARBONROUTE_RETURN_IF_ERROR(root.RequireObject());
   ObjectList list;
-  const auto metadata = parsed.find("metadata");
-  if (metadata != parsed.end() && metadata->is_object()) {
-    absl::StatusOr<std::string> text =
-        OptionalString(*metadata, "resourceVersion", where, "metadata.resourceVersion");
-    if (!text.ok()) return text.status();
-    list.resource_version = *text;
-    if (text = OptionalString(*metadata, "continue", where, "metadata.continue"); !text.ok()) {
-      return text.status();
-    }
-    list.continue_token = *text;
-  }
-  const auto items = parsed.find("items");
-  if (items == parsed.end() || items->is_null()) return list;
-  if (!items->is_array()) return FieldError(where, "items", "an array");
-  for (std::size_t i = 0; i < items->size(); ++i) {
-    absl::StatusOr<HeldObject> object =
-        FromJson((*items)[i], kind, absl::StrCat(where, ": items[", i, "]"));
+  const kube::JsonField metadata = root["metadata"];
+  CARBONROUTE_RETURN_IF_ERROR(metadata.ExpectObjectOrMissing());
+  CARBONROUTE_ASSIGN_OR_RETURN(list.resource_version, metadata["resourceVersion"].OptionalString());
+  CARBONROUTE_ASSIGN_OR_RETURN(list.continue_token, metadata["continue"].OptionalString());
+  const absl::Status items = root["items"].ForEachElement([&](const kube::JsonField& item) {
+    absl::StatusOr<HeldObject> object = ReadHeldObject(item, kind);
     if (!object.ok()) return object.status();
     list.items.push_back(*std::move(object));
-  }
+    return absl::OkStatus();
+  });
+  if (!items.ok()) return items;
+  return list;
+}
+
+absl::StatusOr<ObjectList> ListHeld(const kube::KubeClient& client, HeldKind kind,
+                                    const std::string& label_selector, int page_size) {
+  ObjectList list;
+  kube::ListRequest request;
+  request.path = std::string(CollectionPath(kind));
+  request.list_kind = absl::StrCat(KindName(kind), "List");
+  request.label_selector = label_selector;
+  request.page_size = page_size;
+  absl::StatusOr<kube::ListResult> listed = kube::ListAll(
+      client, request,
+      [&](const kube::JsonField& item) -> absl::Status {
+        absl::StatusOr<HeldObject> object = ReadHeldObject(item, kind);
+        if (!object.ok()) return object.status();
+        list.items.push_back(*std::move(object));
+        return absl::OkStatus();
+      },
+      [&] { list.items.clear(); });
+  if (!listed.ok()) return listed.status();
+  list.resource_version = listed->resource_version;
   return list;
 }
 

@@ -11,10 +11,11 @@
 //        Pod stays SchedulingGated, GA in 1.30; gates can only be removed) and
 //        spec.nodeSelector
 // A list page: {"metadata": {"resourceVersion", "continue"}, "items": [...]}.
-// nlohmann/json parses; the input is untrusted.
+// Read through the project's one view of API objects (kube/json_view.h); the
+// input is untrusted.
 //
 // Errors: kInvalidArgument naming the field, e.g. "JobList: items[2].metadata.name: expected a
-// string".
+// non-empty string".
 // Thread safety: pure functions and plain values.
 #ifndef CARBONROUTE_HOLD_HELD_OBJECT_H_
 #define CARBONROUTE_HOLD_HELD_OBJECT_H_
@@ -27,6 +28,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "kube/json_view.h"
+#include "kube/kube_client.h"
 
 namespace carbonroute::hold {
 
@@ -69,11 +72,19 @@ struct ObjectList {
   std::string continue_token;  // "" on the last page
 };
 
+// One object (an item of a list, a watch event's object).
+absl::StatusOr<HeldObject> ReadHeldObject(const kube::JsonField& item, HeldKind kind);
 absl::StatusOr<ObjectList> ParseObjectList(absl::string_view json, HeldKind kind);
 absl::StatusOr<HeldObject> ParseHeldObject(absl::string_view json, HeldKind kind);
 
 // The collection path of `kind` across namespaces: /apis/batch/v1/jobs, /api/v1/pods.
 absl::string_view CollectionPath(HeldKind kind);
+
+// Every object of `kind` the label selector admits, across namespaces, and
+// the list's resourceVersion (where a watch starts): kube::ListAll's pages.
+// Errors: kube_client.h's; ReadHeldObject's.
+absl::StatusOr<ObjectList> ListHeld(const kube::KubeClient& client, HeldKind kind,
+                                    const std::string& label_selector, int page_size = 500);
 
 }  // namespace carbonroute::hold
 

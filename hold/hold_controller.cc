@@ -29,9 +29,9 @@ bool PlannedStartHasCome(const HeldObject& object, absl::Time now) {
 
 }  // namespace
 
-HoldController::HoldController(HoldControllerOptions options, KubeApi& api,
+HoldController::HoldController(HoldControllerOptions options, const kube::KubeClient& api,
                                ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
-                               LineLogger& log, LeaseElection* lease)
+                               LineLogger& log, kube::LeaseElection* lease)
     : options_(std::move(options)),
       api_(api),
       source_(forecasts),
@@ -141,7 +141,7 @@ void HoldController::Apply(Action& action, absl::Time now) {
     metrics_.Error("patch");
     log_.Warn(absl::StrCat("hold: ", object.Describe(), ": ",
                            response.ok()
-                               ? UnexpectedStatus("PATCH", object.Path(), *response).message()
+                               ? kube::ApiError("PATCH", object.Path(), *response).message()
                                : response.status().message()));
     next_list_ = std::min(next_list_, now + absl::Seconds(5));  // it may have changed: look again
     return;
@@ -182,8 +182,10 @@ void HoldController::Send(std::vector<Action>& actions) {
   auto work = [&] {
     for (std::size_t i = next++; i < actions.size(); i = next++) {
       Action& action = actions[i];
-      action.response =
-          api_.Call("PATCH", action.object->Path(), action.patch.body, action.patch.content_type);
+      action.response = api_.Call({.method = "PATCH",
+                                   .path = action.object->Path(),
+                                   .body = action.patch.body,
+                                   .content_type = action.patch.content_type});
     }
   };
   const std::size_t threads = std::min(actions.size(), kConcurrentWrites);

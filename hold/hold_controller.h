@@ -7,12 +7,12 @@
 // One pass (RunOnce), at the clock's now:
 //   1. every `resync`, and when a watch saw a change (`watch`: the lists'
 //      resourceVersions start object_watch.h's watches), lists the Jobs and
-//      Pods the label selector admits (paginated, kube_api.h); a failed list
+//      Pods the label selector admits (paginated, ListHeld); a failed list
 //      keeps the objects known;
 //   2. fetches the forecast of every location a held object may run in
 //      that was not fetched within `forecast_refresh` (a failed fetch keeps
 //      the last forecast: it still covers most of its horizon);
-//   3. with a Lease (lease_election.h), acts only while leading;
+//   3. with a Lease (kube/lease_election.h), acts only while leading;
 //   4. for each object: one that opted in but is not held (a Job not
 //      suspended, a Pod without the gate) is reported once (a log line naming
 //      it and what to do) and left alone; one already released (carbonroute.io/released-at)
@@ -53,9 +53,9 @@
 #include "hold/hold_metrics.h"
 #include "hold/hold_patches.h"
 #include "hold/hold_plan.h"
-#include "hold/kube_api.h"
-#include "hold/lease_election.h"
 #include "hold/object_watch.h"
+#include "kube/kube_client.h"
+#include "kube/lease_election.h"
 
 namespace carbonroute::hold {
 
@@ -87,9 +87,9 @@ struct Release {
 class HoldController {
  public:
   // `lease`: null to act alone.
-  HoldController(HoldControllerOptions options, KubeApi& api, ForecastSource& forecasts,
-                 Clock& clock, HoldMetrics& metrics, LineLogger& log,
-                 LeaseElection* lease = nullptr);
+  HoldController(HoldControllerOptions options, const kube::KubeClient& api,
+                 ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics, LineLogger& log,
+                 kube::LeaseElection* lease = nullptr);
 
   void RunOnce();
   absl::Time NextWake() const;
@@ -110,12 +110,12 @@ class HoldController {
   void Apply(Action& action, absl::Time now);
 
   const HoldControllerOptions options_;
-  KubeApi& api_;
+  const kube::KubeClient& api_;
   ForecastSource& source_;
   Clock& clock_;
   HoldMetrics& metrics_;
   LineLogger& log_;
-  LeaseElection* const lease_;
+  kube::LeaseElection* const lease_;
 
   std::vector<HeldObject> objects_;
   std::set<std::string> reported_;  // uids reported as opted in but not held

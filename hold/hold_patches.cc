@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
-#include "hold/kube_api.h"
+#include "kube/kube_client.h"
 
 namespace carbonroute::hold {
 namespace {
@@ -46,7 +46,7 @@ Patch PlanPatch(const HoldPlan& plan, std::optional<double> creation_intensity) 
   if (creation_intensity) {
     annotations[kCreationIntensityAnnotation] = AnnotationIntensity(*creation_intensity);
   }
-  return {kMergePatch, Json{{"metadata", {{"annotations", annotations}}}}.dump()};
+  return {kube::kMergePatch, Json{{"metadata", {{"annotations", annotations}}}}.dump()};
 }
 
 Patch ReleasePatch(const HeldObject& object, const HoldPlan& plan, absl::Time now,
@@ -54,7 +54,7 @@ Patch ReleasePatch(const HeldObject& object, const HoldPlan& plan, absl::Time no
   const Json annotations = ReleaseAnnotations(plan, now, intensity_at_release);
   if (object.kind == HeldKind::kJob) {
     return {
-        kMergePatch,
+        kube::kMergePatch,
         Json{{"metadata", {{"annotations", annotations}}}, {"spec", {{"suspend", false}}}}.dump()};
   }
   const std::string gate = absl::StrFormat("/spec/schedulingGates/%d", object.gate.value_or(0));
@@ -69,7 +69,7 @@ Patch ReleasePatch(const HeldObject& object, const HoldPlan& plan, absl::Time no
           {{"op", "add"}, {"path", "/metadata/annotations/" + Pointer(key)}, {"value", value}});
     }
   }
-  return {kJsonPatch, ops.dump()};
+  return {kube::kJsonPatch, ops.dump()};
 }
 
 }  // namespace carbonroute::hold

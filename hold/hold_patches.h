@@ -27,7 +27,7 @@
 namespace carbonroute::hold {
 
 struct Patch {
-  std::string content_type;  // kMergePatch or kJsonPatch (kube_api.h)
+  std::string content_type;  // kube::kMergePatch or kube::kJsonPatch (kube/kube_client.h)
   std::string body;
 };
 

@@ -1,37 +1,42 @@
 // File: hold/object_watch.h
 //
-// A watch of the Jobs or Pods a label selector admits, the second half of
-// the API's list-then-watch
-// (https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes):
-//   GET /apis/batch/v1/jobs?watch=true&labelSelector=S&resourceVersion=V
-//       &allowWatchBookmarks=true&timeoutSeconds=300
-// streamed on its own thread. ADDED, MODIFIED and DELETED events call
-// `on_change` (the controller lists again at its next pass, within a
-// second), BOOKMARK events only advance V; an ERROR event or HTTP 410 (V
-// expired) calls `on_change` and ends the watch until Start() is called
-// again with a newer list's V. A stream the server ends resumes from V; a
-// failed request is retried after a second.
+// A watch of the Jobs or Pods a label selector admits, between the hold
+// controller's lists: kube/list_watch.h in watch-only mode, from the
+// resourceVersion of the controller's list, on its own thread. ADDED,
+// MODIFIED and DELETED events call `on_change` (the controller lists again
+// at its next pass, within a second); bookmarks only advance the version; an
+// ERROR event or HTTP 410 (the version expired) calls `on_change` and ends
+// the watch until Start() is called again with a newer list's version. A
+// stream the server ends resumes; a failed request is retried after about a
+// second.
 //
-// Ownership: borrows the KubeApi. Thread safety: Start/Stop from one thread;
+// Ownership: borrows the client. Thread safety: Start/Stop from one thread;
 // `on_change` runs on the watch's thread.
 #ifndef CARBONROUTE_HOLD_OBJECT_WATCH_H_
 #define CARBONROUTE_HOLD_OBJECT_WATCH_H_
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
+#include "absl/synchronization/notification.h"
 #include "hold/held_object.h"
-#include "hold/kube_api.h"
+#include "kube/kube_client.h"
+#include "kube/list_watch.h"
 
 namespace carbonroute::hold {
 
-class ObjectWatch {
+class ObjectWatch final : private kube::ListWatchHandler {
  public:
-  ObjectWatch(KubeApi& api, HeldKind kind, std::string selector, std::function<void()> on_change)
-      : api_(api), kind_(kind), selector_(std::move(selector)), on_change_(std::move(on_change)) {}
-  ~ObjectWatch() { Stop(); }
+  ObjectWatch(const kube::KubeClient& client, HeldKind kind, std::string selector,
+              std::function<void()> on_change)
+      : client_(client),
+        kind_(kind),
+        selector_(std::move(selector)),
+        on_change_(std::move(on_change)) {}
+  ~ObjectWatch() override { Stop(); }
   ObjectWatch(const ObjectWatch&) = delete;
   ObjectWatch& operator=(const ObjectWatch&) = delete;
 
@@ -42,17 +47,18 @@ class ObjectWatch {
   HeldKind kind() const { return kind_; }
 
  private:
-  void Run(std::string resource_version);
-  // Applies the complete lines of `buffer`; false to end the watch (ERROR).
-  bool ApplyLines(std::string& buffer, std::string& resource_version);
+  // kube::ListWatchHandler: every change, and an expired version, ask for a list.
+  absl::Status OnListItem(const kube::JsonField&) override { return absl::OkStatus(); }
+  absl::Status OnEvent(kube::WatchEventType, const kube::JsonField&) override;
+  void OnExpired() override { on_change_(); }
 
-  KubeApi& api_;
+  const kube::KubeClient& client_;
   const HeldKind kind_;
   const std::string selector_;
   const std::function<void()> on_change_;
+  std::unique_ptr<absl::Notification> stop_;
   std::thread thread_;
   std::atomic<bool> running_{false};
-  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace carbonroute::hold

@@ -122,7 +122,31 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
     headers = curl_slist_append(headers, absl::StrCat(name, ": ", value).c_str());
   }
   const long timeout_ms = static_cast<long>(absl::ToInt64Milliseconds(request.timeout));
-  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  std::string url = request.url;
+  std::string connect_to;  // "name:port:host:port": verify `tls_server_name`, connect to the host
+  curl_slist* connect_to_list = nullptr;
+  if (!request.tls_server_name.empty()) {
+    CURLU* parsed = curl_url();
+    char* host = nullptr;
+    char* port = nullptr;
+    if (curl_url_set(parsed, CURLUPART_URL, request.url.c_str(), 0) == CURLUE_OK &&
+        curl_url_get(parsed, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(parsed, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+        curl_url_set(parsed, CURLUPART_HOST, request.tls_server_name.c_str(), 0) == CURLUE_OK) {
+      char* rewritten = nullptr;
+      if (curl_url_get(parsed, CURLUPART_URL, &rewritten, 0) == CURLUE_OK) {
+        url = rewritten;
+        curl_free(rewritten);
+        connect_to = absl::StrCat(request.tls_server_name, ":", port, ":", host, ":", port);
+        connect_to_list = curl_slist_append(nullptr, connect_to.c_str());
+      }
+    }
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(parsed);
+  }
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  if (connect_to_list != nullptr) curl_easy_setopt(curl, CURLOPT_CONNECT_TO, connect_to_list);
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   if (request.method == "POST" || !request.body.empty()) {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
@@ -137,14 +161,30 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);  // e.g. a proxy's 301 to a trailing slash
   curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  const long verify = request.insecure_skip_tls_verify ? 0L : 1L;
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, verify);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, verify * 2);
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
   if (!request.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, request.ca_file.c_str());
   if (!request.client_cert_file.empty()) {
     curl_easy_setopt(curl, CURLOPT_SSLCERT, request.client_cert_file.c_str());
     curl_easy_setopt(curl, CURLOPT_SSLKEY, request.client_key_file.c_str());
+  }
+  // In-memory PEM (libcurl copies each blob; CURL_BLOB_COPY).
+  auto blob = [](const std::string& pem) {
+    return curl_blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+  };
+  curl_blob ca_blob = blob(request.ca_pem), cert_blob = blob(request.client_cert_pem),
+            key_blob = blob(request.client_key_pem);
+  if (!request.ca_pem.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca_blob);
+  if (!request.client_cert_pem.empty()) {
+    curl_easy_setopt(curl, CURLOPT_SSLCERT_BLOB, &cert_blob);
+    curl_easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
+  }
+  if (!request.client_key_pem.empty()) {
+    curl_easy_setopt(curl, CURLOPT_SSLKEY_BLOB, &key_blob);
+    curl_easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
   }
   StreamTarget stream{curl, &request.on_body, &response.body};
   if (request.on_body) {
@@ -163,6 +203,7 @@ absl::StatusOr<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.headers);
   const CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(headers);
+  curl_slist_free_all(connect_to_list);
   if (stream.stopped) {
     return absl::CancelledError(absl::StrCat("HTTP request to ",
                                              request.url.substr(0, request.url.find('?')),

@@ -38,6 +38,18 @@ struct HttpRequest {
   // PEM client certificate and its key, for a server that asks for one; "" = none.
   std::string client_cert_file;
   std::string client_key_file;
+  // The same three as PEM text in memory (a kubeconfig's `*-data` fields),
+  // used instead of the files when set.
+  std::string ca_pem;
+  std::string client_cert_pem;
+  std::string client_key_pem;
+  // The name the server's certificate is verified against (and sent as SNI)
+  // when it differs from the URL's host (a kubeconfig's tls-server-name);
+  // "" = the URL's host.
+  std::string tls_server_name;
+  // Skips verifying the server's certificate. Only a kubeconfig's explicit
+  // `insecure-skip-tls-verify: true` sets it; nothing else in carbonroute does.
+  bool insecure_skip_tls_verify = false;
   // Streaming: when set, a 2xx response's body is handed to on_body as it
   // arrives (any split) instead of being collected in HttpResponse::body;
   // returning false ends the transfer (kCancelled). Other statuses' bodies

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -172,6 +174,37 @@ void DaemonFlags::AddTo(CLI::App& cmd) {
                  "TLS and Basic auth of this server, in Prometheus exporters' web "
                  "configuration format (tls_server_config, basic_auth_users)")
       ->check(CLI::ExistingFile);
+}
+
+void KubeFlags::AddTo(CLI::App& cmd) {
+  cmd.add_option("--kubeconfig", options_.kubeconfig,
+                 "kubeconfig file of the Kubernetes API (default: $KUBECONFIG, else the Pod's "
+                 "service account, else ~/.kube/config)");
+  cmd.add_option("--kube-context", options_.context,
+                 "the kubeconfig's context to use (default: its current-context)");
+  cmd.add_option("--kube-api-url", options_.api_url,
+                 "the Kubernetes API's URL, instead of a kubeconfig (http:// for kubectl proxy)")
+      ->check([](const std::string& url) -> std::string {
+        if (absl::StartsWith(url, "http://") || absl::StartsWith(url, "https://")) return "";
+        return "expected an http:// or https:// URL, got \"" + url + "\"";
+      });
+  cmd.add_option("--kube-token-file", options_.token_file,
+                 "bearer token file, read before every request (overrides the kubeconfig's; "
+                 "default in a Pod: the service account's)");
+  cmd.add_option("--kube-ca-file", options_.ca_file,
+                 "CA of the API server (overrides the kubeconfig's; default in a Pod: the "
+                 "service account's)");
+}
+
+bool KubeFlags::Resolve(kube::KubeConnection& connection, std::ostream& err) const {
+  absl::StatusOr<kube::KubeConnection> resolved = kube::ResolveKubeConnection(
+      options_, {.getenv = [](const char* name) { return std::getenv(name); }});
+  if (!resolved.ok()) {
+    err << "scheduler-lite: " << resolved.status().message() << "\n";
+    return false;
+  }
+  connection = *std::move(resolved);
+  return true;
 }
 
 bool LoadWebConfigFlag(const std::string& file, net::WebConfig& web, std::ostream& err) {

@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "base/log_line.h"
+#include "kube/kube_connection.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
 #include "net/web_config.h"
@@ -74,6 +75,21 @@ class DaemonFlags {
 // Reads the web configuration `file` ("" = plain HTTP, no auth) into `web`;
 // false after saying why on `err` (a usage error: exit 2).
 bool LoadWebConfigFlag(const std::string& file, net::WebConfig& web, std::ostream& err);
+
+// Where the Kubernetes API is, defined once for every subcommand that talks
+// to it (hold, karmada --apply): --kubeconfig, --kube-context,
+// --kube-api-url, --kube-token-file, --kube-ca-file, resolved as every
+// Kubernetes client resolves them (kube/kube_connection.h: the flags, else
+// $KUBECONFIG, else the Pod's service account, else ~/.kube/config).
+class KubeFlags {
+ public:
+  void AddTo(CLI::App& cmd);
+  // The connection; false after saying why on `err` (a usage error: exit 2).
+  bool Resolve(kube::KubeConnection& connection, std::ostream& err) const;
+
+ private:
+  kube::KubeOptions options_;
+};
 
 class ClientFlags {
  public:

@@ -15,8 +15,8 @@
 #include "hold/forecast_source.h"
 #include "hold/hold_controller.h"
 #include "hold/hold_metrics.h"
-#include "hold/kube_api.h"
-#include "hold/lease_election.h"
+#include "kube/kube_client.h"
+#include "kube/lease_election.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
 #include "prometheus/registry.h"
@@ -52,14 +52,7 @@ class HoldSubcommand final : public Subcommand {
                    "replicas, asked in turn)")
         ->capture_default_str();
     client_.AddTo(cmd);
-    cmd.add_option("--kube-api-url", kube_url_,
-                   "the Kubernetes API (default: the Pod's, from KUBERNETES_SERVICE_HOST; "
-                   "http:// for kubectl proxy)");
-    cmd.add_option("--kube-token-file", kube_token_,
-                   "bearer token file (default in a Pod: the service account's)");
-    cmd.add_option("--kube-ca-file", kube_ca_,
-                   "CA of the API server (default in a Pod: the "
-                   "service account's)");
+    kube_.AddTo(cmd);
     cmd.add_option("--selector", options_.selector, "label selector of the objects to hold")
         ->capture_default_str();
     cmd.add_option("--resync", resync_,
@@ -85,7 +78,6 @@ class HoldSubcommand final : public Subcommand {
   }
   void Validate() override {
     for (const std::string& url : collectors_) UrlFlag(url, "--collector");
-    if (!kube_url_.empty()) UrlFlag(kube_url_, "--kube-api-url");
     options_.resync = DurationFlag(resync_, "--resync");
     options_.forecast_refresh = DurationFlag(forecast_refresh_, "--forecast-refresh");
     options_.watch = true;
@@ -104,11 +96,11 @@ class HoldSubcommand final : public Subcommand {
  private:
   std::vector<std::string> collectors_ = {"http://127.0.0.1:9464"};
   ClientFlags client_;
-  std::string kube_url_, kube_token_, kube_ca_;
+  KubeFlags kube_;
   hold::HoldControllerOptions options_;
   std::string resync_ = "30s";
   std::string forecast_refresh_ = "5m";
-  hold::LeaseOptions lease_;
+  kube::LeaseOptions lease_{.name = "carbonroute-hold"};
   std::string region_zones_;
   std::vector<std::string> data_dirs_;
   std::string listen_ = "127.0.0.1:9466";
@@ -134,18 +126,14 @@ int HoldSubcommand::Run(ProgramContext& c) {
     return 2;
   }
   options_.region_locations = {regions->begin(), regions->end()};
-  absl::StatusOr<hold::KubeApiTarget> target =
-      hold::ResolveKubeApiTarget(kube_url_, kube_token_, kube_ca_, std::getenv);
-  if (!target.ok()) {
-    c.err << "scheduler-lite: " << target.status().message() << "\n";
-    return 2;
-  }
+  kube::KubeConnection connection;
+  if (!kube_.Resolve(connection, c.err)) return 2;
   LineLogger log(c.err, daemon_.log_format(), daemon_.log_level(), c.clock);
-  hold::KubeApi api(*target, c.http);
+  const kube::KubeClient api(connection, c.http);
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
   auto registry = std::make_shared<prometheus::Registry>();
   hold::HoldMetrics metrics(*registry);
-  std::optional<hold::LeaseElection> election;
+  std::optional<kube::LeaseElection> election;
   if (!lease_.namespace_name.empty()) election.emplace(lease_, api);
   hold::HoldController controller(options_, api, forecasts, c.clock, metrics, log,
                                   election ? &*election : nullptr);
@@ -175,8 +163,9 @@ int HoldSubcommand::Run(ProgramContext& c) {
     return 1;
   }
   log.Info(absl::StrCat("holding objects selected by ", options_.selector, " from ",
-                        target->base_url, "; metrics on ", web.tls.has_value() ? "https" : "http",
-                        "://", listen_.substr(0, listen_.rfind(':')), ":", (*server)->port(),
+                        connection.Describe(), "; metrics on ",
+                        web.tls.has_value() ? "https" : "http", "://",
+                        listen_.substr(0, listen_.rfind(':')), ":", (*server)->port(),
                         election ? absl::StrCat("; Lease ", lease_.namespace_name, "/", lease_.name,
                                                 " as ", lease_.identity)
                                  : "; acting alone (no --lease-namespace)"));

@@ -102,49 +102,5 @@ TEST(ParseNodeListTest, ReadsItemsResourceVersionAndContinue) {
               StatusIs(absl::StatusCode::kInvalidArgument, "NodeList: items: expected an array"));
 }
 
-TEST(ParseWatchEventTest, ReadsEveryEventType) {
-  absl::StatusOr<WatchEvent> event =
-      ParseWatchEvent(std::string(R"({"type": "MODIFIED", "object": )") + kNode + "}");
-  ASSERT_THAT(event, IsOk());
-  EXPECT_EQ(event->type, WatchEvent::Type::kModified);
-  EXPECT_EQ(event->node.name, "gke-eu-pool-1-a1b2");
-  EXPECT_EQ(event->resource_version, "4711");
-
-  event = ParseWatchEvent(
-      R"({"type": "DELETED", "object": {"metadata": {"name": "n2", "resourceVersion": "12"}}})");
-  ASSERT_THAT(event, IsOk());
-  EXPECT_EQ(event->type, WatchEvent::Type::kDeleted);
-  EXPECT_EQ(event->node.name, "n2");
-
-  event = ParseWatchEvent(
-      R"({"type": "BOOKMARK", "object": {"kind": "Node", "metadata": {"resourceVersion": "12746"}}})");
-  ASSERT_THAT(event, IsOk());
-  EXPECT_EQ(event->type, WatchEvent::Type::kBookmark);
-  EXPECT_EQ(event->resource_version, "12746");
-
-  event = ParseWatchEvent(R"json({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1",
-      "status": "Failure", "message": "too old resource version: 1 (12746)",
-      "reason": "Expired", "code": 410}})json");
-  ASSERT_THAT(event, IsOk());
-  EXPECT_EQ(event->type, WatchEvent::Type::kError);
-  EXPECT_EQ(event->error_code, 410);
-  EXPECT_EQ(event->error_message, "Expired: too old resource version: 1 (12746)");
-
-  EXPECT_THAT(ParseWatchEvent(R"({"type": "RENAMED", "object": {}})"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       "watch event: type: unknown event type \"RENAMED\""));
-  EXPECT_THAT(ParseWatchEvent(R"({"type": "ADDED"})"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "watch event: object: missing"));
-}
-
-TEST(DescribeStatusTest, ReasonAndMessageElseTheShortenedBody) {
-  EXPECT_EQ(DescribeStatus(R"({"kind": "Status", "reason": "Forbidden",
-      "message": "nodes is forbidden: User \"system:serviceaccount:carbonroute:collector\" cannot list resource \"nodes\""})"),
-            "Forbidden: nodes is forbidden: User \"system:serviceaccount:carbonroute:collector\" "
-            "cannot list resource \"nodes\"");
-  EXPECT_EQ(DescribeStatus("Bad Gateway"), "Bad Gateway");
-  EXPECT_EQ(DescribeStatus(std::string(500, 'x')).size(), 203u);
-}
-
 }  // namespace
 }  // namespace carbonroute::discovery

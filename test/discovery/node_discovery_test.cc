@@ -74,14 +74,14 @@ class Recorder {
 class NodeDiscoveryTest : public ::testing::Test {
  protected:
   // Starts discovery against `server` on a thread.
-  void Start(const FakeKubeApiServer& server, KubeApiEndpoint endpoint = {}) {
+  void Start(const FakeKubeApiServer& server, kube::KubeConnection endpoint = {}) {
     absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
         net::CurlHttpClient::Create("node-discovery-test");
     ASSERT_TRUE(http.ok());
     http_ = *std::move(http);
-    endpoint.base_url = server.base_url();
+    endpoint.server = server.base_url();
     NodeDiscoveryOptions options;
-    options.endpoint = endpoint;
+    options.connection = endpoint;
     options.self_name = "self";
     options.page_size = 2;
     options.watch_timeout = absl::Seconds(60);
@@ -207,7 +207,7 @@ TEST_F(NodeDiscoveryTest, ReadsARotatedTokenBeforeTheNextRequest) {
   server.SetNodes({NodeJson("a", "127.0.0.2")}, "5");
   const std::string token_file = dir_.path() + "/token";
   std::ofstream(token_file) << "first-token\n";
-  KubeApiEndpoint endpoint;
+  kube::KubeConnection endpoint;
   endpoint.token_file = token_file;
   Start(server, endpoint);
   ASSERT_TRUE(server.AwaitWatches(1, kPatience));
@@ -223,7 +223,7 @@ TEST_F(NodeDiscoveryTest, VerifiesTheServerAgainstTheGivenCa) {
   const auto pki = testing::MakeTestCertificates(dir_.path());
   FakeKubeApiServer server(pki.server_cert_file, pki.server_key_file);
   server.SetNodes({NodeJson("a", "127.0.0.2")}, "5");
-  KubeApiEndpoint endpoint;
+  kube::KubeConnection endpoint;
   endpoint.ca_file = pki.ca_file;
   Start(server, endpoint);
   ASSERT_TRUE(recorder_.AwaitNames({"a=127.0.0.2"}));
@@ -235,7 +235,7 @@ TEST_F(NodeDiscoveryTest, RefusesAServerItsCaDidNotSign) {
   const auto other = testing::MakeTestCertificates(dir_.path(), "other-");
   FakeKubeApiServer server(pki.server_cert_file, pki.server_key_file);
   server.SetNodes({NodeJson("a", "127.0.0.2")}, "5");
-  KubeApiEndpoint endpoint;
+  kube::KubeConnection endpoint;
   endpoint.ca_file = other.ca_file;
   Start(server, endpoint);
   ASSERT_TRUE(AwaitFailures(2));

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hold/hold_patches.h"
-#include "hold/kube_api.h"
+#include "kube/kube_client.h"
 
 namespace carbonroute::hold {
 namespace {
@@ -46,7 +46,7 @@ TEST(ParseObjectList, MistakesNameTheField) {
   EXPECT_THAT(ParseObjectList(R"({"items":[{"metadata":{"name":3},"spec":{}}]})", HeldKind::kPod)
                   .status()
                   .message(),
-              HasSubstr("PodList: items[0]: metadata.name: expected a string"));
+              HasSubstr("PodList: items[0].metadata.name: expected a non-empty string"));
   EXPECT_THAT(ParseHeldObject(R"({"metadata":{"name":"j","creationTimestamp":"x"},"spec":{}})",
                               HeldKind::kJob)
                   .status()
@@ -68,7 +68,7 @@ TEST(ReleasePatch, AJobIsUnsuspendedAPodLosesOnlyTheGate) {
   plan.reason = ReleaseReason::kWindow;
   const absl::Time now = absl::FromUnixSeconds(1795600800);
   Patch patch = ReleasePatch(job, plan, now, 123.45);
-  EXPECT_EQ(patch.content_type, kMergePatch);
+  EXPECT_EQ(patch.content_type, kube::kMergePatch);
   nlohmann::json body = nlohmann::json::parse(patch.body);
   EXPECT_EQ(body["spec"]["suspend"], false);
   EXPECT_EQ(body["metadata"]["annotations"][kReleasedAtAnnotation], "2026-11-25T10:00:00Z");
@@ -80,7 +80,7 @@ TEST(ReleasePatch, AJobIsUnsuspendedAPodLosesOnlyTheGate) {
   pod.gate = 2;
   pod.has_annotations = true;
   patch = ReleasePatch(pod, plan, now, std::nullopt);
-  EXPECT_EQ(patch.content_type, kJsonPatch);
+  EXPECT_EQ(patch.content_type, kube::kJsonPatch);
   body = nlohmann::json::parse(patch.body);
   EXPECT_EQ(body[0]["op"], "test");
   EXPECT_EQ(body[0]["path"], "/spec/schedulingGates/2/name");

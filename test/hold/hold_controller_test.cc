@@ -78,14 +78,14 @@ std::pair<absl::Time, double> BestStart(const std::vector<std::string>& location
 struct Harness {
   FakeClock clock{kT0};
   FakeBatchApi api{[this] { return clock.Now(); }};
-  KubeApi kube{KubeApiTarget{"http://fake", "", "", absl::Seconds(5)}, api};
+  kube::KubeClient kube{kube::KubeConnection{.server = "http://fake"}, api};
   FixedForecasts forecasts;
   prometheus::Registry registry;
   HoldMetrics metrics{registry};
   std::ostringstream log_text;
   LineLogger log{log_text, LogFormat::kLogfmt, LogLevel::kInfo, clock};
 
-  std::unique_ptr<HoldController> Controller(LeaseElection* lease = nullptr) {
+  std::unique_ptr<HoldController> Controller(kube::LeaseElection* lease = nullptr) {
     return std::make_unique<HoldController>(HoldControllerOptions{}, kube, forecasts, clock,
                                             metrics, log, lease);
   }
@@ -221,8 +221,10 @@ TEST(HoldController, WhenTheLeaderStopsTheOtherReplicaTakesOverAfterTheLease) {
   Harness h;
   h.api.AddJob("batch", "early", kT0, {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "1h"}});
   h.api.AddJob("batch", "later", kT0, {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "6h"}});
-  LeaseElection a({"carbonroute", "carbonroute-hold", "replica-a", absl::Seconds(15)}, h.kube);
-  LeaseElection b({"carbonroute", "carbonroute-hold", "replica-b", absl::Seconds(15)}, h.kube);
+  kube::LeaseElection a({"carbonroute", "carbonroute-hold", "replica-a", absl::Seconds(15)},
+                        h.kube);
+  kube::LeaseElection b({"carbonroute", "carbonroute-hold", "replica-b", absl::Seconds(15)},
+                        h.kube);
   auto first = h.Controller(&a);
   auto second = h.Controller(&b);
   first->RunOnce();
@@ -273,8 +275,10 @@ TEST(HoldController, TwoReplicasWithALeaseExactlyOneActs) {
     h.api.AddJob("batch", absl::StrCat("job-", i), kT0,
                  {{kRuntimeAnnotation, absl::StrCat(i + 1, "h")}, {kDeadlineAnnotation, "18h"}});
   }
-  LeaseElection a({"carbonroute", "carbonroute-hold", "replica-a", absl::Seconds(15)}, h.kube);
-  LeaseElection b({"carbonroute", "carbonroute-hold", "replica-b", absl::Seconds(15)}, h.kube);
+  kube::LeaseElection a({"carbonroute", "carbonroute-hold", "replica-a", absl::Seconds(15)},
+                        h.kube);
+  kube::LeaseElection b({"carbonroute", "carbonroute-hold", "replica-b", absl::Seconds(15)},
+                        h.kube);
   auto first = h.Controller(&a);
   auto second = h.Controller(&b);
   // Both run, interleaved, pass by pass, as two Pods would.
@@ -347,7 +351,7 @@ TEST(HoldController, ACronJobsRunsOverADayOnTheShippedTrace) {
   const absl::Time day = absl::FromCivil(absl::CivilHour(2022, 6, 15, 0), absl::UTCTimeZone());
   FakeClock clock(day);
   FakeBatchApi api([&clock] { return clock.Now(); });
-  KubeApi kube(KubeApiTarget{"http://fake", "", "", absl::Seconds(5)}, api);
+  kube::KubeClient kube(kube::KubeConnection{.server = "http://fake"}, api);
   TraceForecasts forecasts(*trace);
   prometheus::Registry registry;
   HoldMetrics metrics(registry);

@@ -88,12 +88,16 @@ TEST(CliUsage, DiscoveryMistakesAreNamedByCheckConfig) {
     std::ofstream(config) << "node: {name: n1}\nproviders: [{type: static, values: {DE: 300}}]\n"
                           << "rtt:\n"
                           << rtt;
-    return Shell(
-        absl::StrCat("env -u KUBERNETES_SERVICE_HOST ", kCollector, " --check-config ", config));
+    return Shell(absl::StrCat("env -u KUBERNETES_SERVICE_HOST -u KUBECONFIG HOME=", dir.path(), " ",
+                              kCollector, " --check-config ", config));
   };
   ShellRun run = check("  discovery: {kubernetes: {}}\n");  // not in a Pod, no api_url
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.output, HasSubstr("not running in a Pod; set api_url"));
+  EXPECT_THAT(run.output, HasSubstr("rtt.discovery.kubernetes: no Kubernetes API to talk to"));
+  EXPECT_THAT(run.output, HasSubstr("set kubeconfig (a kubeconfig file) or api_url"));
+  run = check("  discovery: {kubernetes: {kubeconfig: nope.yaml}}\n");  // a typo'd file
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("kubeconfig nope.yaml: no such file"));
   run = check("  discovery: {kubernetes: {api_url: \"127.0.0.1:8001\"}}\n");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.output, HasSubstr("rtt.discovery.kubernetes.api_url: expected an http:// or "

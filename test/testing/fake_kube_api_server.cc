@@ -2,10 +2,12 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -68,6 +70,9 @@ std::string Chunk(absl::string_view data) {
 }  // namespace
 
 FakeKubeApiServer::FakeKubeApiServer(const std::string& cert_file, const std::string& key_file) {
+  // A client that hangs up mid-handshake (it refused the certificate) must
+  // not end the test process: a write to its socket then fails instead.
+  std::signal(SIGPIPE, SIG_IGN);
   if (!cert_file.empty()) {
     SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
     if (ctx == nullptr || SSL_CTX_use_certificate_chain_file(ctx, cert_file.c_str()) != 1 ||
@@ -95,6 +100,24 @@ FakeKubeApiServer::~FakeKubeApiServer() {
   close(wake_fds_[0]);
   close(wake_fds_[1]);
   if (ssl_ctx_ != nullptr) SSL_CTX_free(static_cast<SSL_CTX*>(ssl_ctx_));
+}
+
+void FakeKubeApiServer::RequireClientCertificates(const std::string& ca_file) {
+  auto* ctx = static_cast<SSL_CTX*>(ssl_ctx_);
+  if (ctx == nullptr || SSL_CTX_load_verify_locations(ctx, ca_file.c_str(), nullptr) != 1) {
+    std::fprintf(stderr, "FakeKubeApiServer: cannot require client certificates\n");
+    std::abort();
+  }
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+  // Without a session id context OpenSSL refuses to resume a verified
+  // client's session (libcurl resumes on its next connection).
+  static constexpr unsigned char kContext[] = "carbonroute-fake-kube-api";
+  SSL_CTX_set_session_id_context(ctx, kContext, sizeof(kContext) - 1);
+}
+
+void FakeKubeApiServer::RequireAuthorization(const std::string& authorization) {
+  absl::MutexLock lock(&mutex_);
+  required_authorization_ = authorization;
 }
 
 std::string FakeKubeApiServer::base_url() const {
@@ -183,6 +206,18 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
   std::vector<std::string> first = absl::StrSplit(lines[0], ' ');
   KubeApiRequest request;
   const std::string method = first[0];
+  request.method = method;
+  if (connection->ssl != nullptr) {
+    if (const char* name = SSL_get_servername(connection->ssl, TLSEXT_NAMETYPE_host_name)) {
+      request.server_name = name;
+    }
+    if (X509* peer = SSL_get_peer_certificate(connection->ssl); peer != nullptr) {
+      char cn[256] = {};
+      X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName, cn, sizeof(cn) - 1);
+      request.client_cn = cn;
+      X509_free(peer);
+    }
+  }
   request.target = first.size() > 1 ? first[1] : "";
   std::size_t content_length = 0;
   std::string content_type;
@@ -212,6 +247,10 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
   {
     absl::MutexLock lock(&mutex_);
     requests_.push_back(request);
+    if (!required_authorization_.empty() && request.authorization != required_authorization_) {
+      connection->Write(Response(401, StatusBody(401, "Unauthorized")));
+      return;
+    }
   }
   if (path == "/api/v1/nodes" && request.watch) {
     StreamWatch(*connection);

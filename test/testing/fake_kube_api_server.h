@@ -35,8 +35,11 @@
 namespace carbonroute::testing {
 
 struct KubeApiRequest {
+  std::string method;
   std::string target;         // path and query as sent
   std::string authorization;  // the Authorization header ("" if none)
+  std::string client_cn;      // the client certificate's CN (mutual TLS; "" if none)
+  std::string server_name;    // the TLS SNI the client sent ("" if none)
   bool watch = false;
 };
 
@@ -47,6 +50,13 @@ class FakeKubeApiServer {
   ~FakeKubeApiServer();
 
   std::string base_url() const;
+
+  // Mutual TLS (HTTPS only; call before the first request): the handshake
+  // fails unless the client presents a certificate `ca_file` signed.
+  void RequireClientCertificates(const std::string& ca_file);
+  // Answers every request but watches with `status` and a Status body while
+  // its Authorization header is not `authorization` (401 for a bad token).
+  void RequireAuthorization(const std::string& authorization);
 
   // The Nodes (JSON objects) lists answer, and the list's resourceVersion.
   void SetNodes(std::vector<std::string> nodes_json, std::string resource_version);
@@ -95,6 +105,7 @@ class FakeKubeApiServer {
   int list_failures_ ABSL_GUARDED_BY(mutex_) = 0;
   int list_failure_status_ ABSL_GUARDED_BY(mutex_) = 500;
   int next_watch_status_ ABSL_GUARDED_BY(mutex_) = 200;
+  std::string required_authorization_ ABSL_GUARDED_BY(mutex_);
   std::deque<std::string> events_ ABSL_GUARDED_BY(mutex_);
   std::vector<std::string> broadcast_ ABSL_GUARDED_BY(mutex_);  // every broadcast event so far
   enum class WatchCommand { kNone, kEnd, kDrop };

@@ -25,7 +25,7 @@ TestCertificates MakeTestCertificates(const std::string& dir, const std::string&
   TestCertificates files{base + "ca.crt", base + "server.crt", base + "server.key",
                          base + "client.crt", base + "client.key"};
   const std::string ext = base + "san.ext";
-  std::ofstream(ext) << "subjectAltName=IP:127.0.0.1\n";
+  std::ofstream(ext) << "subjectAltName=IP:127.0.0.1,DNS:kubernetes.default.svc\n";
   const std::string ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
   const std::string script = absl::StrCat(
       "set -e; cd '", dir, "'; ", "openssl req -x509 ", ec, " -keyout '", base, "ca.key' -out '",

@@ -1,7 +1,8 @@
 // File: test/testing/test_certificates.h
 //
 // A throwaway PKI made at test time with the openssl command: a CA, a
-// server certificate for 127.0.0.1 (subjectAltName IP:127.0.0.1) and a client
+// server certificate for 127.0.0.1 (subjectAltName IP:127.0.0.1, and
+// DNS:kubernetes.default.svc for a kubeconfig's tls-server-name) and a client
 // certificate (CN carbonroute-test-client) signed by it, P-256 keys, valid
 // for a day. Nothing is kept beyond the test's directory.
 #ifndef CARBONROUTE_TEST_TESTING_TEST_CERTIFICATES_H_

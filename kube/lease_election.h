@@ -1,4 +1,4 @@
-// File: hold/lease_election.h
+// File: kube/lease_election.h
 //
 // One acting replica among several: a coordination.k8s.io/v1 Lease
 // (https://kubernetes.io/docs/concepts/architecture/leases/), the way
@@ -14,27 +14,31 @@
 // Tick, so two replicas never act at once unless clocks differ by more than
 // the lease duration.
 //
-// Ownership: borrows the KubeApi. Thread safety: one thread.
-#ifndef CARBONROUTE_HOLD_LEASE_ELECTION_H_
-#define CARBONROUTE_HOLD_LEASE_ELECTION_H_
+// A takeover or renewal rewrites only the Lease's spec; its labels and
+// annotations are kept (the PUT carries the metadata that was read).
+//
+// Ownership: borrows the KubeClient. Thread safety: one thread.
+#ifndef CARBONROUTE_KUBE_LEASE_ELECTION_H_
+#define CARBONROUTE_KUBE_LEASE_ELECTION_H_
 
 #include <string>
 
 #include "absl/time/time.h"
-#include "hold/kube_api.h"
+#include "kube/kube_client.h"
 
-namespace carbonroute::hold {
+namespace carbonroute::kube {
 
 struct LeaseOptions {
   std::string namespace_name;  // where the Lease lives
-  std::string name = "carbonroute-hold";
-  std::string identity;  // this replica: the Pod's name, else the host name and PID
+  std::string name;            // e.g. "carbonroute-hold"
+  std::string identity;        // this replica: the Pod's name, else the host name and PID
   absl::Duration duration = absl::Seconds(15);
 };
 
 class LeaseElection {
  public:
-  LeaseElection(LeaseOptions options, KubeApi& api) : options_(std::move(options)), api_(api) {}
+  LeaseElection(LeaseOptions options, const KubeClient& client)
+      : options_(std::move(options)), client_(client) {}
 
   // Acquires or renews the Lease at `now`; whether this replica leads.
   bool Tick(absl::Time now);
@@ -44,15 +48,15 @@ class LeaseElection {
   const std::string& last_error() const { return last_error_; }
 
  private:
-  bool Write(const std::string& method, const std::string& path, const std::string& body);
+  bool Write(const absl::StatusOr<std::string>& written);
 
   const LeaseOptions options_;
-  KubeApi& api_;
+  const KubeClient& client_;
   bool leading_ = false;
   absl::Time next_tick_ = absl::InfinitePast();
   std::string last_error_;
 };
 
-}  // namespace carbonroute::hold
+}  // namespace carbonroute::kube
 
-#endif  // CARBONROUTE_HOLD_LEASE_ELECTION_H_
+#endif  // CARBONROUTE_KUBE_LEASE_ELECTION_H_

@@ -1,0 +1,220 @@
+#include "kube/kube_client.h"
+
+#include <fstream>
+#include <memory>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kube/kube_connection.h"
+#include "kube/kubeconfig.h"
+#include "net/curl_http_client.h"
+#include "test/testing/fake_batch_api.h"
+#include "test/testing/fake_kube_api_server.h"
+#include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir.h"
+#include "test/testing/test_certificates.h"
+
+namespace carbonroute::kube {
+namespace {
+
+using ::carbonroute::testing::FakeKubeApiServer;
+using ::carbonroute::testing::IsOk;
+using ::carbonroute::testing::ScopedTempDir;
+using ::carbonroute::testing::StatusIs;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+constexpr char kNode[] = R"({"metadata":{"name":"a","resourceVersion":"1"}})";
+
+std::unique_ptr<net::CurlHttpClient> Curl() {
+  absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
+      net::CurlHttpClient::Create("kube-client-test");
+  EXPECT_TRUE(http.ok());
+  return *std::move(http);
+}
+
+class KubeClientTest : public ::testing::Test {
+ protected:
+  // A kubeconfig naming `server` with `cluster_extra` and `user` lines.
+  KubeConnection FromKubeconfig(const std::string& server, const std::string& cluster_extra,
+                                const std::string& user) {
+    const std::string file = dir_.File("kubeconfig");
+    std::ofstream(file) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                        << "clusters:\n- name: test\n  cluster:\n    server: " << server << "\n"
+                        << cluster_extra << "users:\n- name: me\n  user:\n"
+                        << user
+                        << "contexts:\n- name: test\n  context: {cluster: test, user: me}\n";
+    absl::StatusOr<KubeConnection> connection = ResolveKubeConnection(
+        {.kubeconfig = file}, {.getenv = [](const char*) { return nullptr; }});
+    EXPECT_THAT(connection, IsOk());
+    return connection.ok() ? *connection : KubeConnection{};
+  }
+
+  ScopedTempDir dir_;
+  const testing::TestCertificates pki_ = testing::MakeTestCertificates(dir_.path());
+  std::unique_ptr<net::CurlHttpClient> http_ = Curl();
+};
+
+TEST_F(KubeClientTest, MutualTlsWithTheKubeconfigsClientCertificate) {
+  FakeKubeApiServer server(pki_.server_cert_file, pki_.server_key_file);
+  server.RequireClientCertificates(pki_.ca_file);
+  server.SetNodes({kNode}, "7");
+  const KubeClient client(
+      FromKubeconfig(server.base_url(), "    certificate-authority: " + pki_.ca_file + "\n",
+                     "    client-certificate: " + pki_.client_cert_file +
+                         "\n    client-key: " + pki_.client_key_file + "\n"),
+      *http_);
+  absl::StatusOr<std::string> node = client.Get("/api/v1/nodes/a");
+  ASSERT_THAT(node, IsOk());
+  EXPECT_THAT(*node, HasSubstr("\"name\":\"a\""));
+  ASSERT_EQ(server.requests().size(), 1u);
+  EXPECT_EQ(server.requests()[0].client_cn, "carbonroute-test-client");
+
+  // Without a client certificate the handshake fails: a transport error.
+  const KubeClient anonymous(
+      FromKubeconfig(server.base_url(), "    certificate-authority: " + pki_.ca_file + "\n",
+                     "    token: t\n"),
+      *http_);
+  EXPECT_THAT(anonymous.Get("/api/v1/nodes/a"),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("")));
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST_F(KubeClientTest, InlineCertificatesAndATlsServerName) {
+  FakeKubeApiServer server(pki_.server_cert_file, pki_.server_key_file);
+  server.RequireClientCertificates(pki_.ca_file);
+  server.SetNodes({kNode}, "7");
+  auto base64 = [](const std::string& file) {
+    std::ifstream in(file);
+    std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return absl::Base64Escape(pem);
+  };
+  const std::string user = "    client-certificate-data: " + base64(pki_.client_cert_file) +
+                           "\n    client-key-data: " + base64(pki_.client_key_file) + "\n";
+  const std::string ca = "    certificate-authority-data: " + base64(pki_.ca_file) + "\n";
+  const KubeClient named(
+      FromKubeconfig(server.base_url(), ca + "    tls-server-name: kubernetes.default.svc\n", user),
+      *http_);
+  ASSERT_THAT(named.Get("/api/v1/nodes/a"), IsOk());
+  EXPECT_EQ(server.requests().back().server_name, "kubernetes.default.svc");
+  EXPECT_EQ(server.requests().back().client_cn, "carbonroute-test-client");
+  // A name the certificate does not carry is refused.
+  const KubeClient misnamed(
+      FromKubeconfig(server.base_url(), ca + "    tls-server-name: other.example\n", user), *http_);
+  EXPECT_THAT(misnamed.Get("/api/v1/nodes/a"),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("certificate")));
+}
+
+TEST_F(KubeClientTest, AnExpiredTokenIsUnauthenticatedWithItsOwnMessage) {
+  FakeKubeApiServer server;
+  server.RequireAuthorization("Bearer fresh");
+  server.SetNodes({kNode}, "7");
+  const std::string token = dir_.File("token");
+  std::ofstream(token) << "expired\n";
+  const KubeClient client({.server = server.base_url(), .origin = "test", .token_file = token},
+                          *http_);
+  EXPECT_THAT(client.Get("/api/v1/nodes/a"),
+              StatusIs(absl::StatusCode::kUnauthenticated,
+                       AllOf(HasSubstr("GET /api/v1/nodes/a answered HTTP 401"),
+                             HasSubstr("the token has expired or was revoked"))));
+  std::ofstream(token) << "fresh\n";  // rotated: read again before the next request
+  EXPECT_THAT(client.Get("/api/v1/nodes/a"), IsOk());
+}
+
+TEST_F(KubeClientTest, AForbiddenVerbNamesTheRbacRuleNeeded) {
+  FakeKubeApiServer server;
+  server.FailLists(403, 1);
+  const KubeClient client({.server = server.base_url()}, *http_);
+  ListRequest request{.path = "/api/v1/nodes", .list_kind = "NodeList"};
+  EXPECT_THAT(ListAll(
+                  client, request, [](const JsonField&) { return absl::OkStatus(); }, nullptr),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       AllOf(HasSubstr("GET /api/v1/nodes answered HTTP 403"),
+                             HasSubstr("RBAC does not allow \"list\" on \"nodes\""),
+                             HasSubstr("{apiGroups: [\"\"], resources: [\"nodes\"], verbs: "
+                                       "[\"list\"]}"))));
+}
+
+TEST(RuleFor, VerbResourceAndGroupFromTheRequest) {
+  EXPECT_EQ(RuleFor("GET", "/api/v1/nodes?watch=true&resourceVersion=1").Describe(),
+            "apiGroups: [\"\"], resources: [\"nodes\"], verbs: [\"watch\"]");
+  EXPECT_EQ(RuleFor("GET", "/api/v1/nodes/n1").verb, "get");
+  const RbacRule patch = RuleFor("PATCH", "/apis/batch/v1/namespaces/default/jobs/nightly");
+  EXPECT_EQ(patch.Describe(), "apiGroups: [\"batch\"], resources: [\"jobs\"], verbs: [\"patch\"]");
+  const RbacRule status =
+      RuleFor("PUT", "/apis/carbonroute.io/v1alpha1/namespaces/a/carbonplacementpolicies/p/status");
+  EXPECT_EQ(status.api_group, "carbonroute.io");
+  EXPECT_EQ(status.resource, "carbonplacementpolicies/status");
+  EXPECT_EQ(status.verb, "update");
+  EXPECT_EQ(RuleFor("POST", "/apis/coordination.k8s.io/v1/namespaces/c/leases").Describe(),
+            "apiGroups: [\"coordination.k8s.io\"], resources: [\"leases\"], verbs: [\"create\"]");
+  EXPECT_EQ(RuleFor("GET", "/apis/policy.karmada.io/v1alpha1/clusterpropagationpolicies").verb,
+            "list");
+}
+
+TEST(ApiError, EachStatusItsCode) {
+  net::HttpResponse response;
+  response.body =
+      R"({"kind":"Status","reason":"Conflict","message":"the object has been modified"})";
+  response.status = 409;
+  EXPECT_THAT(ApiError("PUT", "/x?y=1", response),
+              StatusIs(absl::StatusCode::kAborted,
+                       "PUT /x answered HTTP 409: Conflict: the object has been modified; read it "
+                       "again and retry"));
+  for (const auto& [status, code] : std::vector<std::pair<int, absl::StatusCode>>{
+           {404, absl::StatusCode::kNotFound},
+           {410, absl::StatusCode::kOutOfRange},
+           {422, absl::StatusCode::kInvalidArgument},
+           {429, absl::StatusCode::kResourceExhausted},
+           {503, absl::StatusCode::kUnavailable},
+           {400, absl::StatusCode::kFailedPrecondition}}) {
+    response.status = status;
+    EXPECT_EQ(ApiError("GET", "/x", response).code(), code) << status;
+  }
+}
+
+TEST(DescribeStatus, ReasonAndMessageElseTheShortenedBody) {
+  EXPECT_EQ(DescribeStatus(R"({"kind": "Status", "reason": "Forbidden",
+      "message": "nodes is forbidden: User \"system:serviceaccount:carbonroute:collector\" cannot list resource \"nodes\""})"),
+            "Forbidden: nodes is forbidden: User \"system:serviceaccount:carbonroute:collector\" "
+            "cannot list resource \"nodes\"");
+  EXPECT_EQ(DescribeStatus("Bad Gateway"), "Bad Gateway");
+  EXPECT_EQ(DescribeStatus(std::string(500, 'x')).size(), 203u);
+}
+
+// Pages in order; an expired continue token starts the list again, once.
+TEST(ListAll, PagesAndAnExpiredContinueToken) {
+  testing::FakeBatchApi api([] { return absl::FromUnixSeconds(1'800'000'000); });
+  const absl::Time created = absl::FromUnixSeconds(1'799'999'000);
+  for (const char* name : {"a", "b", "c"}) api.AddJob("default", name, created, {});
+  api.ExpireContinueTokens(1);
+  const KubeClient client({.server = "http://fake"}, api);
+  std::vector<std::string> names;
+  int restarts = 0;
+  absl::StatusOr<ListResult> listed = ListAll(
+      client,
+      {.path = "/apis/batch/v1/jobs",
+       .list_kind = "JobList",
+       .label_selector = "carbonroute.io/defer=true",
+       .page_size = 1},
+      [&](const JsonField& item) -> absl::Status {
+        absl::StatusOr<std::string> name = item["metadata"]["name"].RequiredString();
+        if (!name.ok()) return name.status();
+        names.push_back(*name);
+        return absl::OkStatus();
+      },
+      [&] {
+        ++restarts;
+        names.clear();
+      });
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_EQ(restarts, 1);
+  EXPECT_THAT(names, ::testing::ElementsAre("a", "b", "c"));
+  EXPECT_EQ(listed->pages, 3);
+  EXPECT_FALSE(listed->resource_version.empty());
+}
+
+}  // namespace
+}  // namespace carbonroute::kube
