@@ -31,14 +31,16 @@ bool PlannedStartHasCome(const HeldObject& object, absl::Time now) {
 
 HoldController::HoldController(HoldControllerOptions options, const kube::KubeClient& api,
                                ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
-                               LineLogger& log, kube::LeaseElection* lease)
+                               LineLogger& log, kube::LeaseElection* lease,
+                               const kube::EventRecorder* events)
     : options_(std::move(options)),
       api_(api),
       source_(forecasts),
       clock_(clock),
       metrics_(metrics),
       log_(log),
-      lease_(lease) {
+      lease_(lease),
+      events_(events) {
   resync_seconds_ = std::max<int64_t>(1, absl::ToInt64Seconds(options_.resync));
 }
 
@@ -92,7 +94,34 @@ struct HoldController::Action {
   bool release = false;
   struct Patch patch;
   absl::StatusOr<net::HttpResponse> response = absl::UnknownError("not sent");
+  absl::Status event;  // the release's Event, when one was recorded
 };
+
+// The Event `kubectl describe` shows for a release.
+absl::Status HoldController::RecordRelease(const kube::EventRecorder& events, const Action& action,
+                                           absl::Time now) {
+  const HeldObject& object = *action.object;
+  const HoldPlan& plan = action.plan;
+  std::string message = absl::StrCat("released by carbonroute (", ReasonName(plan.reason), ")");
+  if (plan.intensity_if_now) {
+    absl::StrAppend(&message, " at ", AnnotationIntensity(*plan.intensity_if_now),
+                    " gCO2eq/kWh expected over its run");
+  }
+  if (!plan.location.empty()) absl::StrAppend(&message, " in ", plan.location);
+  if (action.at_creation) {
+    absl::StrAppend(&message, "; ", AnnotationIntensity(*action.at_creation),
+                    " had it started when first planned");
+  }
+  if (!plan.detail.empty()) absl::StrAppend(&message, " (", plan.detail, ")");
+  return events.Record(
+      {.api_version = object.kind == HeldKind::kJob ? "batch/v1" : "v1",
+       .kind = std::string(KindName(object.kind)),
+       .namespace_name = object.namespace_name,
+       .name = object.name,
+       .uid = object.uid},
+      plan.reason == ReleaseReason::kWindow ? kube::EventType::kNormal : kube::EventType::kWarning,
+      "CleanWindowRelease", message, now);
+}
 
 std::optional<HoldController::Action> HoldController::Decide(HeldObject& object, absl::Time now,
                                                              bool leading) {
@@ -162,6 +191,11 @@ void HoldController::Apply(Action& action, absl::Time now) {
     log_.Warn(absl::StrCat("hold: ", object.Describe(), " released at once (",
                            ReasonName(plan.reason), "): ", plan.detail));
   }
+  if (!action.event.ok()) {
+    metrics_.Error("event");
+    log_.Warn(
+        absl::StrCat("hold: ", object.Describe(), ": its release Event: ", action.event.message()));
+  }
   const std::optional<double>& at_release = plan.intensity_if_now;
   object.annotations[kReleasedAtAnnotation] = AnnotationTime(now);
   std::optional<double> avoided;
@@ -173,7 +207,7 @@ void HoldController::Apply(Action& action, absl::Time now) {
       at_release ? absl::StrCat(" at ", AnnotationIntensity(*at_release), " gCO2eq/kWh") : ""));
 }
 
-void HoldController::Send(std::vector<Action>& actions) {
+void HoldController::Send(std::vector<Action>& actions, absl::Time now) {
   // Releases first, then plans; kConcurrentWrites at a time: a release is due
   // now, and one request's round trip should not delay the next one's.
   std::stable_partition(actions.begin(), actions.end(),
@@ -186,6 +220,10 @@ void HoldController::Send(std::vector<Action>& actions) {
                                    .path = action.object->Path(),
                                    .body = action.patch.body,
                                    .content_type = action.patch.content_type});
+      if (action.release && events_ != nullptr && action.response.ok() &&
+          action.response->status == 200) {
+        action.event = RecordRelease(*events_, action, now);
+      }
     }
   };
   const std::size_t threads = std::min(actions.size(), kConcurrentWrites);
@@ -244,7 +282,7 @@ void HoldController::RunOnce() {
     std::optional<Action> action = Decide(object, now, leading);
     if (action) actions.push_back(*std::move(action));
   }
-  Send(actions);
+  Send(actions, now);
   for (Action& action : actions) Apply(action, now);
   for (HeldObject& object : objects_) {
     if (object.uid.empty() || !object.held() ||

@@ -21,7 +21,10 @@
 //      plan (written again only when it moves). Once the start an object's
 //      annotation shows has come, it is released then, even if another
 //      location's equally clean window now starts a moment later. A PATCH answered 404 means
-//      the object was deleted: it is forgotten, no error.
+//      the object was deleted: it is forgotten, no error. Each release is
+//      also an Event on the object (reason CleanWindowRelease; `kubectl
+//      describe` shows it), when an EventRecorder is given; an Event that
+//      cannot be written is counted (error "event") and changes nothing else.
 // Run() repeats passes, waking at the earliest of the next list, the next
 // Lease renewal and the earliest planned release,
 // so a release happens when planned (not at the next resync).
@@ -54,6 +57,7 @@
 #include "hold/hold_patches.h"
 #include "hold/hold_plan.h"
 #include "hold/object_watch.h"
+#include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 
@@ -86,10 +90,10 @@ struct Release {
 
 class HoldController {
  public:
-  // `lease`: null to act alone.
+  // `lease`: null to act alone. `events`: null to record no Events.
   HoldController(HoldControllerOptions options, const kube::KubeClient& api,
                  ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics, LineLogger& log,
-                 kube::LeaseElection* lease = nullptr);
+                 kube::LeaseElection* lease = nullptr, const kube::EventRecorder* events = nullptr);
 
   void RunOnce();
   absl::Time NextWake() const;
@@ -106,8 +110,11 @@ class HoldController {
   struct Action;
   // The PATCH `object` needs now (its plan, or its release), if any.
   std::optional<Action> Decide(HeldObject& object, absl::Time now, bool leading);
-  void Send(std::vector<Action>& actions);  // every PATCH, kConcurrentWrites at a time
+  // Every PATCH, kConcurrentWrites at a time; a release's Event right after its PATCH.
+  void Send(std::vector<Action>& actions, absl::Time now);
   void Apply(Action& action, absl::Time now);
+  static absl::Status RecordRelease(const kube::EventRecorder& events, const Action& action,
+                                    absl::Time now);
 
   const HoldControllerOptions options_;
   const kube::KubeClient& api_;
@@ -116,6 +123,7 @@ class HoldController {
   HoldMetrics& metrics_;
   LineLogger& log_;
   kube::LeaseElection* const lease_;
+  const kube::EventRecorder* const events_;
 
   std::vector<HeldObject> objects_;
   std::set<std::string> reported_;  // uids reported as opted in but not held

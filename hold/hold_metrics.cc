@@ -54,7 +54,7 @@ HoldMetrics::HoldMetrics(prometheus::Registry& registry)
       releases_.Add({{"kind", Kind(kind)}, {"reason", std::string(ReasonName(reason))}});
     }
   }
-  for (const char* operation : {"list", "patch", "lease", "forecast"}) {
+  for (const char* operation : {"list", "patch", "lease", "forecast", "event"}) {
     errors_.Add({{"operation", operation}});
   }
 }

@@ -15,6 +15,7 @@
 #include "hold/forecast_source.h"
 #include "hold/hold_controller.h"
 #include "hold/hold_metrics.h"
+#include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 #include "net/http_server.h"
@@ -135,8 +136,9 @@ int HoldSubcommand::Run(ProgramContext& c) {
   hold::HoldMetrics metrics(*registry);
   std::optional<kube::LeaseElection> election;
   if (!lease_.namespace_name.empty()) election.emplace(lease_, api);
+  const kube::EventRecorder events(api, "carbonroute-hold", lease_.identity);
   hold::HoldController controller(options_, api, forecasts, c.clock, metrics, log,
-                                  election ? &*election : nullptr);
+                                  election ? &*election : nullptr, &events);
 
   net::HttpServerOptions server_options;
   server_options.listen_address = listen_;

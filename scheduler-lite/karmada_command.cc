@@ -1,7 +1,9 @@
 #include "scheduler-lite/karmada_command.h"
 
+#include "absl/strings/str_cat.h"
 #include "base/data_files.h"
-#include "base/run_program.h"
+#include "kube/kube_client.h"
+#include "net/url.h"
 #include "scheduler-lite/command_flags.h"
 #include "scheduler-lite/karmada_patch.h"
 
@@ -27,18 +29,27 @@ class KarmadaSubcommand final : public Subcommand {
                    "policy file: propagationPolicy, clusters, desiredClusters")
         ->required();
     cmd.add_option("--runtime", runtime_, "expected runtime (e.g. 2h)");
-    cmd.add_flag("--apply", request_.apply, "run kubectl patch with the result");
+    cmd.add_flag("--apply", request_.apply,
+                 "merge-patch the PropagationPolicy through the Karmada API server (the "
+                 "--kubeconfig flags: e.g. --kubeconfig karmada-apiserver.config)");
+    kube_.AddTo(cmd);
   }
   void Validate() override {
     if (!runtime_.empty()) request_.runtime = DurationFlag(runtime_, "--runtime");
   }
   int Run(ProgramContext& c) override {
     if (!sources_.Resolve(request_.sources, c.err)) return 1;
+    if (request_.apply) {
+      kube::KubeConnection connection;
+      if (!kube_.Resolve(connection, c.err)) return 2;
+      request_.kube = std::move(connection);
+    }
     return KarmadaCommand(request_, c.http, c.clock, c.out, c.err);
   }
 
  private:
   SourceFlags sources_;
+  KubeFlags kube_;
   KarmadaRequest request_;
   std::string runtime_;
 };
@@ -68,14 +79,19 @@ int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& 
   const KarmadaPatch patch = MakeKarmadaPatch(*policy, scored, options.now);
   out << patch.yaml;
   if (patch.cluster_names.empty()) return 3;
-  if (!request.apply) return 0;
-  const absl::Status patched =
-      RunProgram("kubectl", {"patch", "propagationpolicy", policy->name, "-n",
-                             policy->namespace_name, "--type", "merge", "-p", patch.json});
+  if (!request.apply || !request.kube) return 0;
+  const kube::KubeClient client(*request.kube, http);
+  const absl::StatusOr<std::string> patched =
+      client.Patch(absl::StrCat("/apis/policy.karmada.io/v1alpha1/namespaces/",
+                                net::UrlEncode(policy->namespace_name), "/propagationpolicies/",
+                                net::UrlEncode(policy->name)),
+                   kube::kMergePatch, patch.json);
   if (!patched.ok()) {
-    err << "scheduler-lite: " << patched.message() << "\n";
+    err << "scheduler-lite: " << patched.status().message() << "\n";
     return 1;
   }
+  err << "scheduler-lite: patched PropagationPolicy " << policy->namespace_name << "/"
+      << policy->name << " on " << request.kube->Describe() << "\n";
   return 0;
 }
 

@@ -1,11 +1,14 @@
 // File: scheduler-lite/karmada_command.h
 //
 // `scheduler-lite karmada`: a PropagationPolicy clusterNames patch naming the
-// N cleanest member clusters (karmada_patch.h), printed, or applied with
-// kubectl (--apply).
+// N cleanest member clusters (karmada_patch.h), printed, and with --apply
+// sent as a merge patch to the Karmada API server through kube/ (the
+// kubeconfig flags of command_flags.h's KubeFlags; no kubectl needed).
 //
-// Exit codes: 0 a patch; 1 no source could be read, or kubectl failed; 2 a
-// missing or malformed policy file; 3 no cluster is feasible.
+// Exit codes: 0 a patch; 1 no source could be read, or the API server refused
+// the patch (its typed error: 401, 403 naming the RBAC rule, 404); 2 a missing
+// or malformed policy file, or no Kubernetes API configured for --apply; 3 no
+// cluster is feasible.
 #ifndef CARBONROUTE_SCHEDULER_LITE_KARMADA_COMMAND_H_
 #define CARBONROUTE_SCHEDULER_LITE_KARMADA_COMMAND_H_
 
@@ -16,6 +19,7 @@
 
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "kube/kube_connection.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
 #include "scheduler-lite/subcommand.h"
@@ -26,7 +30,8 @@ struct KarmadaRequest {
   model_sources::ModelSources sources;
   std::string policy_file;
   std::optional<absl::Duration> runtime;
-  bool apply = false;  // run `kubectl patch propagationpolicy … --type merge -p <patch>`
+  bool apply = false;                        // PATCH the PropagationPolicy with the merge patch
+  std::optional<kube::KubeConnection> kube;  // where, with --apply
 };
 int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& clock,
                    std::ostream& out, std::ostream& err);

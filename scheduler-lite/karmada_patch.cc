@@ -105,7 +105,7 @@ KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy,
       absl::StrCat("# carbonroute: the ", patch.cluster_names.size(), " cleanest of ",
                    policy.clusters.size(), " member clusters at ", when, "\n# ", patch.readings,
                    "\n# merge patch for propagationpolicy/", policy.name, " -n ",
-                   policy.namespace_name, " (--apply runs kubectl patch --type merge)\n");
+                   policy.namespace_name, " (--apply sends it to the Karmada API server)\n");
   absl::StrAppend(&patch.yaml, "metadata:\n  annotations:\n    carbonroute.io/placement-readings: ",
                   nlohmann::json(patch.readings).dump(), "\n    carbonroute.io/placement-time: \"",
                   when, "\"\nspec:\n  placement:\n    clusterAffinity:\n      clusterNames:\n");

@@ -5,6 +5,7 @@
 #include <prometheus/registry.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -85,9 +86,12 @@ struct Harness {
   std::ostringstream log_text;
   LineLogger log{log_text, LogFormat::kLogfmt, LogLevel::kInfo, clock};
 
-  std::unique_ptr<HoldController> Controller(kube::LeaseElection* lease = nullptr) {
+  kube::EventRecorder events{kube, "carbonroute-hold", "replica-a"};
+
+  std::unique_ptr<HoldController> Controller(kube::LeaseElection* lease = nullptr,
+                                             bool record_events = false) {
     return std::make_unique<HoldController>(HoldControllerOptions{}, kube, forecasts, clock,
-                                            metrics, log, lease);
+                                            metrics, log, lease, record_events ? &events : nullptr);
   }
   // Runs passes until `until` (the fake clock jumps from wake to wake).
   void RunUntil(HoldController& controller, absl::Time until) {
@@ -139,6 +143,36 @@ TEST(HoldController, AJobIsReleasedAtTheBestWindowAndSaysItsPlanMeanwhile) {
   EXPECT_THAT(h.Metrics(),
               HasSubstr("carbonroute_hold_releases_total{kind=\"Job\",reason=\"window\"} 1"));
   EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_hold_objects{kind=\"Job\"} 0"));
+}
+
+// `kubectl describe job nightly` shows what was done: one Event per release.
+TEST(HoldController, EachReleaseIsAnEventOnTheObject) {
+  Harness h;
+  h.api.AddJob("batch", "nightly", kT0, {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
+  h.api.AddJob("batch", "broken", kT0, {{kRuntimeAnnotation, "soon"}});
+  auto controller = h.Controller(nullptr, /*record_events=*/true);
+  h.RunUntil(*controller, kT0 + absl::Hours(30));
+  const std::vector<nlohmann::json> events = h.api.events();
+  ASSERT_EQ(events.size(), 2u);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const nlohmann::json& event : events) by_name[event["involvedObject"]["name"]] = event;
+  const nlohmann::json& released = by_name["nightly"];
+  EXPECT_EQ(released["involvedObject"]["kind"], "Job");
+  EXPECT_EQ(released["involvedObject"]["apiVersion"], "batch/v1");
+  EXPECT_EQ(released["involvedObject"]["namespace"], "batch");
+  EXPECT_EQ(released["involvedObject"]["uid"],
+            h.api.Get("jobs", "batch", "nightly")["metadata"]["uid"]);
+  EXPECT_EQ(released["metadata"]["namespace"], "batch");
+  EXPECT_EQ(released["reason"], "CleanWindowRelease");
+  EXPECT_EQ(released["type"], "Normal");
+  EXPECT_EQ(released["source"]["component"], "carbonroute-hold");
+  const auto [start, mean] = BestStart({"DE", "FR"}, kT0, 3, kT0 + absl::Hours(20));
+  EXPECT_THAT(released["message"].get<std::string>(),
+              HasSubstr(absl::StrCat("released by carbonroute (window) at ",
+                                     AnnotationIntensity(mean), " gCO2eq/kWh")));
+  EXPECT_EQ(by_name["broken"]["type"], "Warning");
+  EXPECT_THAT(by_name["broken"]["message"].get<std::string>(), HasSubstr("(invalid)"));
+  EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_hold_errors_total{operation=\"event\"} 0"));
 }
 
 TEST(HoldController, APodLosesOnlyItsGate) {

@@ -2,11 +2,13 @@
 
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kube/event_recorder.h"
 #include "kube/kube_connection.h"
 #include "kube/kubeconfig.h"
 #include "net/curl_http_client.h"
@@ -214,6 +216,30 @@ TEST(ListAll, PagesAndAnExpiredContinueToken) {
   EXPECT_THAT(names, ::testing::ElementsAre("a", "b", "c"));
   EXPECT_EQ(listed->pages, 3);
   EXPECT_FALSE(listed->resource_version.empty());
+}
+
+// An object without a namespace gets its Event in "default"; a message past the
+// API's 1 KiB is cut (even mid-character: the JSON stays valid).
+TEST(EventRecorder, ClusterScopedObjectsAndLongMessages) {
+  testing::FakeBatchApi api([] { return absl::FromUnixSeconds(1'800'000'000); });
+  const KubeClient client({.server = "http://fake"}, api);
+  const EventRecorder recorder(client, "carbonroute-karmada", "replica-1");
+  const std::string message = std::string(1023, 'x') + "\xc3\xa9 and more";
+  ASSERT_THAT(recorder.Record({.api_version = "policy.karmada.io/v1alpha1",
+                               .kind = "ClusterPropagationPolicy",
+                               .name = "web"},
+                              EventType::kWarning, "DataMissing", message,
+                              absl::FromUnixSeconds(1'800'000'000)),
+              IsOk());
+  ASSERT_EQ(api.events().size(), 1u);
+  const nlohmann::json event = api.events()[0];
+  EXPECT_EQ(event["metadata"]["namespace"], "default");
+  EXPECT_EQ(event["metadata"]["generateName"], "web.");
+  EXPECT_FALSE(event["involvedObject"].contains("namespace"));
+  EXPECT_EQ(event["type"], "Warning");
+  EXPECT_EQ(event["reportingInstance"], "replica-1");
+  EXPECT_EQ(event["lastTimestamp"], "2027-01-15T08:00:00Z");
+  EXPECT_LE(event["message"].get<std::string>().size(), 1026u);  // a replaced byte is 3
 }
 
 }  // namespace

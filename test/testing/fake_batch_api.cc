@@ -158,6 +158,11 @@ void FakeBatchApi::ExpireContinueTokens(int count) {
   expire_tokens_ = count;
 }
 
+std::vector<nlohmann::json> FakeBatchApi::events() const {
+  absl::MutexLock lock(&mutex_);
+  return created_events_;
+}
+
 std::vector<FakeApiCall> FakeBatchApi::calls() const {
   absl::MutexLock lock(&mutex_);
   return calls_;
@@ -252,6 +257,16 @@ std::pair<int, std::string> FakeBatchApi::Handle(const std::string& method,
   const std::string key = absl::StrCat(resource, "/", ns, "/", name);
   if (method == "PATCH" && (resource == "jobs" || resource == "pods")) {
     return Patch(key, content_type, body);
+  }
+  if (method == "POST" && resource == "events" && name.empty()) {
+    Json event = Json::parse(body, nullptr, false);
+    if (event.is_discarded() || !event.is_object() || !event.contains("involvedObject")) {
+      return StatusBody(422, "Invalid", "not an Event");
+    }
+    event["metadata"]["name"] =
+        absl::StrCat(event["metadata"].value("generateName", ""), created_events_.size());
+    created_events_.push_back(event);
+    return {201, event.dump()};
   }
   if (resource != "leases") return StatusBody(405, "MethodNotAllowed", method + " " + path);
   if (method == "GET") {

@@ -13,6 +13,7 @@
 //     as the real server's validation does); an unknown object answers 404;
 //   - Leases: GET, POST (409 if it exists), PUT with optimistic concurrency
 //     (a stale metadata.resourceVersion answers 409);
+//   - Events: POST stores them (events());
 //   - every write bumps the object's resourceVersion, and is a watch event
 //     (ADDED, MODIFIED, DELETED) for FakeKubeApiServer's watch streams.
 // Usable in process (as a net::HttpClient: any base URL) or behind
@@ -63,6 +64,8 @@ class FakeBatchApi final : public net::HttpClient {
   nlohmann::json Get(const std::string& resource, const std::string& ns,
                      const std::string& name) const;
   void ExpireContinueTokens(int count);
+  // The Events created (POST /api/v1/namespaces/NS/events), in order.
+  std::vector<nlohmann::json> events() const;
   std::vector<FakeApiCall> calls() const;
 
   // Watch events of `resource` ("jobs", "pods") whose object's resourceVersion
@@ -90,6 +93,7 @@ class FakeBatchApi final : public net::HttpClient {
   int64_t version_ ABSL_GUARDED_BY(mutex_) = 100;
   int expire_tokens_ ABSL_GUARDED_BY(mutex_) = 0;
   std::vector<FakeApiCall> calls_ ABSL_GUARDED_BY(mutex_);
+  std::vector<nlohmann::json> created_events_ ABSL_GUARDED_BY(mutex_);
   struct Event {
     std::string resource;
     int64_t version;
