@@ -80,9 +80,9 @@ void DiscoveryRound(int round) {
   absl::Time listed_at, started_at;
   absl::Notification listed, stop;
   discovery::NodeDiscoveryOptions options;
-  options.endpoint.base_url = server.base_url();
+  options.connection.server = server.base_url();
   options.self_name = "gke-prod-pool-0";
-  options.page_size = 500;
+  options.list_watch.page_size = 500;
   discovery::NodeDiscovery discovery(
       options, *http, RealClock(),
       [&](const std::vector<discovery::KubeNode>& all, const std::optional<discovery::KubeNode>&) {

@@ -26,28 +26,21 @@ NodeDiscoveryOptions DiscoveryOptionsFrom(const KubernetesDiscoveryConfig& confi
   NodeDiscoveryOptions options;
   options.connection = std::move(connection);
   options.self_name = std::move(self_name);
-  options.label_selector = config.label_selector;
-  options.page_size = config.page_size;
-  options.watch_timeout = config.watch_timeout;
-  options.request_timeout = config.request_timeout;
-  options.backoff_initial = config.backoff_initial;
-  options.backoff_max = config.backoff_max;
+  options.list_watch.label_selector = config.label_selector;
+  options.list_watch.page_size = config.page_size;
+  options.list_watch.watch_timeout = config.watch_timeout;
+  options.list_watch.request_timeout = config.request_timeout;
+  options.list_watch.backoff_initial = config.backoff_initial;
+  options.list_watch.backoff_max = config.backoff_max;
   return options;
 }
 
 namespace {
 
 kube::ListWatchOptions ListWatchOptionsFrom(const NodeDiscoveryOptions& options) {
-  kube::ListWatchOptions list_watch;
+  kube::ListWatchOptions list_watch = options.list_watch;
   list_watch.path = "/api/v1/nodes";
   list_watch.list_kind = "NodeList";
-  list_watch.label_selector = options.label_selector;
-  list_watch.page_size = options.page_size;
-  list_watch.watch_timeout = options.watch_timeout;
-  list_watch.request_timeout = options.request_timeout;
-  list_watch.backoff_initial = options.backoff_initial;
-  list_watch.backoff_max = options.backoff_max;
-  list_watch.seed = options.seed;
   return list_watch;
 }
 
@@ -142,7 +135,7 @@ void NodeDiscovery::FetchSelfIfMissing() {
   if (self_ || options_.self_name.empty()) return;
   const std::string path = absl::StrCat("/api/v1/nodes/", net::UrlEncode(options_.self_name));
   absl::StatusOr<net::HttpResponse> response = client_.Call(
-      {.method = "GET", .path = path, .timeout = options_.request_timeout, .cancelled = [this] {
+      {.method = "GET", .path = path, .timeout = options_.list_watch.request_timeout, .cancelled = [this] {
          return stop_ != nullptr && stop_->HasBeenNotified();
        }});
   if (!response.ok() || response->status != 200) {

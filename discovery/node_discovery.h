@@ -41,13 +41,9 @@ namespace carbonroute::discovery {
 struct NodeDiscoveryOptions {
   kube::KubeConnection connection;
   std::string self_name;  // this collector's Node ("" = none)
-  std::string label_selector;
-  int page_size = 500;
-  absl::Duration watch_timeout = absl::Minutes(5);
-  absl::Duration request_timeout = absl::Seconds(30);
-  absl::Duration backoff_initial = absl::Seconds(1);
-  absl::Duration backoff_max = absl::Minutes(1);
-  std::optional<uint64_t> seed;  // backoff jitter; nullopt: random
+  // The label selector, page size, timeouts and backoff (path and list kind
+  // are set by NodeDiscovery).
+  kube::ListWatchOptions list_watch;
 };
 
 // What rtt.discovery.kubernetes says of where the API is (kube/kube_connection.h).

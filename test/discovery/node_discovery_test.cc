@@ -83,12 +83,12 @@ class NodeDiscoveryTest : public ::testing::Test {
     NodeDiscoveryOptions options;
     options.connection = endpoint;
     options.self_name = "self";
-    options.page_size = 2;
-    options.watch_timeout = absl::Seconds(60);
-    options.request_timeout = absl::Seconds(20);
-    options.backoff_initial = absl::Milliseconds(5);
-    options.backoff_max = absl::Milliseconds(20);
-    options.seed = 7;
+    options.list_watch.page_size = 2;
+    options.list_watch.watch_timeout = absl::Seconds(60);
+    options.list_watch.request_timeout = absl::Seconds(20);
+    options.list_watch.backoff_initial = absl::Milliseconds(5);
+    options.list_watch.backoff_max = absl::Milliseconds(20);
+    options.list_watch.seed = 7;
     discovery_ = std::make_unique<NodeDiscovery>(
         options, *http_, RealClock(),
         [this](const std::vector<KubeNode>& nodes, const std::optional<KubeNode>& self) {
