@@ -134,10 +134,11 @@ void NodeDiscovery::OnEventsApplied() {
 void NodeDiscovery::FetchSelfIfMissing() {
   if (self_ || options_.self_name.empty()) return;
   const std::string path = absl::StrCat("/api/v1/nodes/", net::UrlEncode(options_.self_name));
-  absl::StatusOr<net::HttpResponse> response = client_.Call(
-      {.method = "GET", .path = path, .timeout = options_.list_watch.request_timeout, .cancelled = [this] {
-         return stop_ != nullptr && stop_->HasBeenNotified();
-       }});
+  absl::StatusOr<net::HttpResponse> response =
+      client_.Call({.method = "GET",
+                    .path = path,
+                    .timeout = options_.list_watch.request_timeout,
+                    .cancelled = [this] { return stop_ != nullptr && stop_->HasBeenNotified(); }});
   if (!response.ok() || response->status != 200) {
     spdlog::warn("kubernetes discovery: cannot read this collector's Node \"{}\": {}",
                  options_.self_name,

@@ -136,7 +136,11 @@ net::HttpServerResponse ExtenderService::Prioritize(const net::HttpServerRequest
 
 net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
   std::shared_ptr<const PlacementModel> model = models_.Get();
-  if (model == nullptr) return {503, "text/plain; charset=utf-8", "no model loaded yet\n"};
+  if (model == nullptr) {
+    return {503, "text/plain; charset=utf-8",
+            waiting_for_ ? absl::StrCat("no model loaded yet: waiting for ", waiting_for_(), "\n")
+                         : "no model loaded yet\n"};
+  }
   std::string text =
       absl::StrCat("ok: ", model->Readings().size(), " locations, ", model->node_count(),
                    " nodes, ", model->row_count(), " RTT rows\n");

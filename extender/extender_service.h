@@ -84,6 +84,11 @@ class ExtenderService {
   net::HttpServerResponse Filter(const net::HttpServerRequest& request);
   net::HttpServerResponse Prioritize(const net::HttpServerRequest& request);
   net::HttpServerResponse Health(const net::HttpServerRequest& request);
+  // What /healthz's 503 says it waits for before the first model ("the
+  // collector Pods ..."); called on the server's threads. Set before serving.
+  void SetWaitingFor(std::function<std::string()> waiting_for) {
+    waiting_for_ = std::move(waiting_for);
+  }
 
   // What GET /api/v1/status answers (exporter/status_page.h): the whole RTT
   // matrix of the current model (every collector's row, measured and
@@ -104,6 +109,7 @@ class ExtenderService {
                                  const placement::Workload& workload) const;
 
   ModelStore& models_;
+  std::function<std::string()> waiting_for_;
   const placement::ScoringOptions options_;
   Clock& clock_;
   const absl::Duration max_model_age_;

@@ -1,8 +1,16 @@
 #include "scheduler-lite/serve_command.h"
 
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "base/log_line.h"
 #include "extender/extender_service.h"
+#include "kube/kube_client.h"
+#include "model_sources/collector_pods.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
 #include "prometheus/registry.h"
@@ -48,6 +56,18 @@ class ServeSubcommand final : public Subcommand {
     cmd.add_option("--threads", request_.threads,
                    "HTTP server threads (each serves many connections; handlers run on them)")
         ->capture_default_str();
+    cmd.add_option("--collector-pods", request_.collector_pods,
+                   "read the collectors found through the Kubernetes API: the Pods this label "
+                   "selector admits (repeatable, e.g. app=carbonroute-collector), at their "
+                   "prometheus.io/port and /path annotations; no Prometheus needed");
+    cmd.add_option("--collector-namespace", request_.collector_namespace,
+                   "the namespace of --collector-pods (default: this Pod's, else "
+                   "$POD_NAMESPACE, else the kubeconfig context's, else default)");
+    cmd.add_option("--collector-port", request_.collector_port,
+                   "the collectors' port when a Pod has no prometheus.io/port annotation")
+        ->check(CLI::Range(1, 65535))
+        ->capture_default_str();
+    kube_.AddTo(cmd);
     daemon_.AddTo(cmd);
   }
   void Validate() override {
@@ -61,11 +81,28 @@ class ServeSubcommand final : public Subcommand {
   bool WatchesStopSignals() const override { return true; }
   int Run(ProgramContext& c) override {
     if (!sources_.Resolve(request_.sources, c.err)) return 1;
+    if (!request_.collector_pods.empty()) {
+      kube::KubeConnection connection;
+      if (!kube_.Resolve(connection, c.err)) return 2;
+      if (request_.collector_namespace.empty()) {
+        const char* pod_namespace = std::getenv("POD_NAMESPACE");
+        request_.collector_namespace =
+            !connection.namespace_name.empty()                   ? connection.namespace_name
+            : pod_namespace != nullptr && *pod_namespace != '\0' ? pod_namespace
+                                                                 : "default";
+      }
+      if (request_.sources.default_source) {  // the Pods replace the default local collector
+        request_.sources.metrics_urls.clear();
+        request_.sources.default_source = false;
+      }
+      request_.kube = std::move(connection);
+    }
     return ServeCommand(request_, c.http, c.clock, c.signals->stop(), c.err);
   }
 
  private:
   SourceFlags sources_;
+  KubeFlags kube_;
   ServeRequest request_;
   std::string refresh_ = "30s";
   std::string max_model_age_ = "10m";
@@ -81,10 +118,55 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   // A daemon from here on: every line with a time and a level (--log.format, --log.level).
   LineLogger log(err, request.log_format, request.log_level, clock);
   ModelStore models;
-  bool without_carbon = false;  // said once per episode
+  // Collectors found through the Kubernetes API, each set watched on its own thread.
+  std::optional<kube::KubeClient> kube_client;
+  std::vector<std::unique_ptr<model_sources::CollectorPods>> pods;
+  absl::Notification pods_stop;
+  std::vector<std::thread> pod_threads;
+  if (request.kube) {
+    kube_client.emplace(*request.kube, http);
+    for (const std::string& selector : request.collector_pods) {
+      pods.push_back(std::make_unique<model_sources::CollectorPods>(
+          model_sources::CollectorPodsOptions{.namespace_name = request.collector_namespace,
+                                              .label_selector = selector,
+                                              .default_port = request.collector_port},
+          *kube_client, clock));
+      pod_threads.emplace_back([&pods_stop, set = pods.back().get()] { set->Run(pods_stop); });
+    }
+    log.Info(absl::StrCat("collectors: the Pods ", absl::StrJoin(request.collector_pods, ", "),
+                          " in namespace ", request.collector_namespace, " from ",
+                          request.kube->Describe()));
+  }
+  struct StopPods {
+    absl::Notification& stop;
+    std::vector<std::thread>& threads;
+    ~StopPods() {
+      stop.Notify();
+      for (std::thread& thread : threads) thread.join();
+    }
+  } stop_pods{pods_stop, pod_threads};
+  absl::Mutex waiting_mutex;
+  std::string waiting_for = "the first refresh";  // what /healthz's 503 names
+  bool without_carbon = false;                    // said once per episode
   auto refresh = [&] {
-    LoadedModel loaded = LoadModel(request.sources, http, clock.Now());
+    model_sources::ModelSources sources = request.sources;
+    std::vector<std::string> found;
+    for (const auto& set : pods) {
+      for (std::string& url : set->urls()) sources.metrics_urls.push_back(std::move(url));
+      found.push_back(set->describe());
+    }
+    LoadedModel loaded = LoadModel(sources, http, clock.Now());
     for (const absl::Status& error : loaded.errors) log.Warn(error.message());
+    {
+      absl::MutexLock lock(&waiting_mutex);
+      waiting_for = absl::StrCat(
+          found.empty() ? "" : absl::StrCat(absl::StrJoin(found, "; "), "; "),
+          sources.prometheus_url.empty()
+              ? ""
+              : absl::StrCat("Prometheus ", sources.prometheus_url, "; "),
+          sources.metrics_urls.size(), " metrics URLs, ", loaded.sources_read, " answered",
+          loaded.errors.empty() ? "" : absl::StrCat(" (", loaded.errors.front().message(), ")"));
+    }
     if (loaded.sources_read == 0) return;
     models.Set(loaded.model);
     const bool no_carbon = loaded.model->Readings().empty();
@@ -104,6 +186,10 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   options.latency_weight = request.latency_weight;
   options.carbon_tolerance = request.carbon_tolerance;
   ExtenderService service(models, options, clock, *registry, request.max_model_age);
+  service.SetWaitingFor([&] {
+    absl::MutexLock lock(&waiting_mutex);
+    return waiting_for;
+  });
   net::HttpServerOptions server_options;
   server_options.listen_address = request.listen;
   server_options.routes = service.Routes(registry);
@@ -120,7 +206,12 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
                         web.tls.has_value() ? "https" : "http", "://",
                         request.listen.substr(0, request.listen.rfind(':')), ":", (*server)->port(),
                         " (POST /filter, /prioritize; GET /, /healthz, /metrics)"));
-  while (!clock.WaitUntil(clock.Now() + request.refresh, stop)) refresh();
+  // Until the first model, ask again every few seconds (collector Pods are found
+  // as they start), then every --refresh.
+  auto next_wait = [&] {
+    return models.Get() == nullptr ? std::min(request.refresh, absl::Seconds(2)) : request.refresh;
+  };
+  while (!clock.WaitUntil(clock.Now() + next_wait(), stop)) refresh();
   log.Info("stopped");
   return 0;
 }

@@ -10,13 +10,16 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "base/log_line.h"
+#include "kube/kube_connection.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
 #include "placement/scoring.h"
@@ -38,6 +41,13 @@ struct ServeRequest {
   std::string web_config_file;            // net/web_config.h; "" = plain HTTP, no auth
   LogFormat log_format = LogFormat::kLogfmt;
   LogLevel log_level = LogLevel::kInfo;
+  // Collectors found through the Kubernetes API (model_sources/collector_pods.h):
+  // one label selector per set of Pods, in `collector_namespace`; read besides
+  // the --metrics URLs the user gave. Needs `kube`.
+  std::vector<std::string> collector_pods;
+  std::string collector_namespace;
+  int collector_port = 9464;
+  std::optional<kube::KubeConnection> kube;
 };
 // Serves until `stop` is notified.
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,

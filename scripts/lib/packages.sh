@@ -8,7 +8,7 @@ install_missing_packages() {
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  echo "carbonroute: installing ${missing[*]}" >&2
+  echo "carbonroute: installing ${CARBONROUTE_INSTALL_WHAT:+${CARBONROUTE_INSTALL_WHAT}: }${missing[*]}" >&2
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -61,7 +61,7 @@ TEST(DeployManifests, ExtenderUsesTheV1FieldNames) {
   // kubelet's readiness probe comes to the pod IP), with the port it is probed on.
   const YAML::Node deployment = FindKind(Documents("scheduler.yaml"), "Deployment");
   const YAML::Node sidecar = deployment["spec"]["template"]["spec"]["containers"][1];
-  EXPECT_EQ(sidecar["args"][2].as<std::string>(), "--listen=0.0.0.0:8888");
+  EXPECT_EQ(sidecar["args"][2].as<std::string>(), "--web.listen-address=0.0.0.0:8888");
   EXPECT_EQ(sidecar["readinessProbe"]["httpGet"]["port"].as<int>(), 8888);
   // The unauthenticated extender is reachable from the monitoring namespace only.
   const YAML::Node policy = FindKind(Documents("scheduler.yaml"), "NetworkPolicy");
@@ -71,13 +71,13 @@ TEST(DeployManifests, ExtenderUsesTheV1FieldNames) {
 }
 
 TEST(DeployManifests, ExamplesOptIntoTheCarbonrouteProfile) {
-  const YAML::Node deployment = FindKind(Documents("example-deployment.yaml"), "Deployment");
+  const YAML::Node deployment = FindKind(Documents("examples/deployment.yaml"), "Deployment");
   const YAML::Node pod = deployment["spec"]["template"];
   EXPECT_EQ(pod["spec"]["schedulerName"].as<std::string>(), "carbonroute");
   EXPECT_EQ(pod["metadata"]["labels"]["delay_edge-gw-1"].as<std::string>(), "25");
   EXPECT_EQ(pod["metadata"]["annotations"]["carbonroute.io/expected-runtime"].as<std::string>(),
             "2h");
-  const YAML::Node knative = FindKind(Documents("example-knative-service.yaml"), "Service");
+  const YAML::Node knative = FindKind(Documents("examples/knative-service.yaml"), "Service");
   EXPECT_EQ(knative["spec"]["template"]["spec"]["schedulerName"].as<std::string>(), "carbonroute");
 }
 
@@ -275,12 +275,12 @@ TEST(DeployManifests, TheHoldControllerHasOnlyTheAccessItNeedsAndTheExamplesOptI
                                                 " hold" + flags + " --help 2>&1");
   EXPECT_EQ(help.exit_code, 0) << help.output;
 
-  const YAML::Node job = FindKind(Documents("example-deferred-job.yaml"), "Job");
+  const YAML::Node job = FindKind(Documents("examples/deferred-job.yaml"), "Job");
   EXPECT_TRUE(job["spec"]["suspend"].as<bool>());
   EXPECT_EQ(job["metadata"]["labels"]["carbonroute.io/defer"].as<std::string>(), "true");
   EXPECT_TRUE(job["metadata"]["annotations"]["carbonroute.io/deadline"]);
   EXPECT_TRUE(job["metadata"]["annotations"]["carbonroute.io/expected-runtime"]);
-  const YAML::Node cron = FindKind(Documents("example-deferred-cronjob.yaml"), "CronJob");
+  const YAML::Node cron = FindKind(Documents("examples/deferred-cronjob.yaml"), "CronJob");
   const YAML::Node run = cron["spec"]["jobTemplate"];
   EXPECT_TRUE(run["spec"]["suspend"].as<bool>());
   EXPECT_EQ(run["metadata"]["labels"]["carbonroute.io/defer"].as<std::string>(), "true");

@@ -68,7 +68,7 @@ void FakeBatchApi::Record(const std::string& key, const char* type) {
 
 std::vector<std::string> FakeBatchApi::EventsAfter(const std::string& resource, int64_t after,
                                                    const std::string& selector,
-                                                   absl::Duration timeout) {
+                                                   absl::Duration timeout, const std::string& ns) {
   absl::MutexLock lock(&mutex_);
   auto any = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     for (const Event& event : events_) {
@@ -80,7 +80,8 @@ std::vector<std::string> FakeBatchApi::EventsAfter(const std::string& resource, 
   std::vector<std::string> lines;
   for (const Event& event : events_) {
     if (event.resource == resource && event.version > after &&
-        Selects(selector, event.line["object"]["metadata"]["labels"])) {
+        Selects(selector, event.line["object"]["metadata"]["labels"]) &&
+        (ns.empty() || event.line["object"]["metadata"].value("namespace", "") == ns)) {
       lines.push_back(event.line.dump());
     }
   }
@@ -136,6 +137,20 @@ void FakeBatchApi::AddPod(const std::string& ns, const std::string& name, absl::
   Record(key, "ADDED");
 }
 
+void FakeBatchApi::SetPodStatus(const std::string& ns, const std::string& name,
+                                const std::string& phase, const std::string& pod_ip,
+                                const std::map<std::string, std::string>& annotations) {
+  absl::MutexLock lock(&mutex_);
+  const std::string key = absl::StrCat("pods/", ns, "/", name);
+  if (!objects_.contains(key)) return;
+  Json& pod = objects_[key];
+  pod["status"] = {{"phase", phase}};
+  if (!pod_ip.empty()) pod["status"]["podIP"] = pod_ip;
+  for (const auto& [k, v] : annotations) pod["metadata"]["annotations"][k] = v;
+  pod["metadata"]["resourceVersion"] = NextVersion();
+  Record(key, "MODIFIED");
+}
+
 void FakeBatchApi::Delete(const std::string& resource, const std::string& ns,
                           const std::string& name) {
   absl::MutexLock lock(&mutex_);
@@ -169,7 +184,7 @@ std::vector<FakeApiCall> FakeBatchApi::calls() const {
 }
 
 std::pair<int, std::string> FakeBatchApi::List(const std::string& resource,
-                                               const std::string& query) {
+                                               const std::string& query, const std::string& ns) {
   const std::string selector = net::QueryParameter(query, "labelSelector").value_or("");
   std::size_t limit = 0, offset = 0;
   if (!absl::SimpleAtoi(net::QueryParameter(query, "limit").value_or(""), &limit)) limit = 0;
@@ -182,7 +197,8 @@ std::pair<int, std::string> FakeBatchApi::List(const std::string& resource,
   }
   std::vector<const Json*> matching;
   for (const auto& [key, object] : objects_) {
-    if (absl::StartsWith(key, resource + "/") && Selects(selector, object["metadata"]["labels"])) {
+    if (absl::StartsWith(key, resource + "/") && Selects(selector, object["metadata"]["labels"]) &&
+        (ns.empty() || object["metadata"].value("namespace", "") == ns)) {
       matching.push_back(&object);
     }
   }
@@ -255,6 +271,9 @@ std::pair<int, std::string> FakeBatchApi::Handle(const std::string& method,
   const std::string ns = *(ns_at + 1), resource = *(ns_at + 2);
   const std::string name = parts.end() - ns_at >= 4 ? *(ns_at + 3) : "";
   const std::string key = absl::StrCat(resource, "/", ns, "/", name);
+  if (method == "GET" && name.empty() && (resource == "jobs" || resource == "pods")) {
+    return List(resource, query, ns);  // a namespace's collection
+  }
   if (method == "PATCH" && (resource == "jobs" || resource == "pods")) {
     return Patch(key, content_type, body);
   }

@@ -59,6 +59,10 @@ class FakeBatchApi final : public net::HttpClient {
               const std::vector<std::string>& gates = {"carbonroute.io/clean-window"},
               const std::map<std::string, std::string>& labels = {
                   {"carbonroute.io/defer", "true"}});
+  // Sets a Pod's status.phase and status.podIP (and adds annotations): MODIFIED.
+  void SetPodStatus(const std::string& ns, const std::string& name, const std::string& phase,
+                    const std::string& pod_ip,
+                    const std::map<std::string, std::string>& annotations = {});
   void Delete(const std::string& resource, const std::string& ns, const std::string& name);
   // The stored object ("jobs", "pods" or "leases"), or null.
   nlohmann::json Get(const std::string& resource, const std::string& ns,
@@ -72,7 +76,8 @@ class FakeBatchApi final : public net::HttpClient {
   // is above `after`, each a watch line ({"type", "object"}); waits up to
   // `timeout` for the first. Label selectors are applied by the caller's query.
   std::vector<std::string> EventsAfter(const std::string& resource, int64_t after,
-                                       const std::string& selector, absl::Duration timeout);
+                                       const std::string& selector, absl::Duration timeout,
+                                       const std::string& ns = "");
 
   // The API: status and body for one request.
   std::pair<int, std::string> Handle(const std::string& method, const std::string& target,
@@ -80,7 +85,8 @@ class FakeBatchApi final : public net::HttpClient {
   absl::StatusOr<net::HttpResponse> Send(const net::HttpRequest& request) override;
 
  private:
-  std::pair<int, std::string> List(const std::string& resource, const std::string& query)
+  std::pair<int, std::string> List(const std::string& resource, const std::string& query,
+                                   const std::string& ns = "")
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::pair<int, std::string> Patch(const std::string& key, const std::string& content_type,
                                     const std::string& body) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

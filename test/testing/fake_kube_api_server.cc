@@ -259,7 +259,15 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
   if (FakeBatchApi* const batch = batch_.load();
       batch != nullptr && request.watch &&
       (path == "/apis/batch/v1/jobs" || path == "/api/v1/pods")) {
-    StreamBatchWatch(*connection, *batch, path == "/api/v1/pods" ? "pods" : "jobs", query);
+    StreamBatchWatch(*connection, *batch, path == "/api/v1/pods" ? "pods" : "jobs", query, "");
+    return;
+  }
+  // A namespace's Pods: /api/v1/namespaces/NS/pods?watch=true.
+  if (FakeBatchApi* const batch = batch_.load(); batch != nullptr && request.watch &&
+                                                 absl::StartsWith(path, "/api/v1/namespaces/") &&
+                                                 absl::EndsWith(path, "/pods")) {
+    const std::string ns = path.substr(19, path.size() - 19 - 5);
+    StreamBatchWatch(*connection, *batch, "pods", query, ns);
     return;
   }
   if (FakeBatchApi* const batch = batch_.load();
@@ -309,7 +317,8 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
 }
 
 void FakeKubeApiServer::StreamBatchWatch(Connection& connection, FakeBatchApi& batch,
-                                         const std::string& resource, const std::string& query) {
+                                         const std::string& resource, const std::string& query,
+                                         const std::string& ns) {
   int64_t after = 0;
   if (!absl::SimpleAtoi(net::QueryParameter(query, "resourceVersion").value_or("0"), &after)) {
     after = 0;
@@ -330,7 +339,7 @@ void FakeKubeApiServer::StreamBatchWatch(Connection& connection, FakeBatchApi& b
     }
     std::string data;
     for (const std::string& line :
-         batch.EventsAfter(resource, after, selector, absl::Milliseconds(100))) {
+         batch.EventsAfter(resource, after, selector, absl::Milliseconds(100), ns)) {
       absl::StrAppend(&data, line, "\n");
       const nlohmann::json event = nlohmann::json::parse(line);
       int64_t version = 0;

@@ -88,7 +88,7 @@ class FakeKubeApiServer {
   void Handle(std::unique_ptr<Connection> connection);
   void StreamWatch(Connection& connection);
   void StreamBatchWatch(Connection& connection, FakeBatchApi& batch, const std::string& resource,
-                        const std::string& query);
+                        const std::string& query, const std::string& ns);
 
   int listen_fd_ = -1;
   int wake_fds_[2] = {-1, -1};
