@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -94,6 +95,13 @@ TEST(Readme, ThePackagesDependenciesAreTheLibrariesTheBinariesLink) {
           << "in the README but not linked";
     }
   }
+}
+
+// The README is the user's path; studies and walk-throughs live in docs/.
+TEST(Readme, StaysAtMostFiveHundredLines) {
+  const std::string readme = testing::ReadFile(kSource + "/README.md");
+  EXPECT_LE(std::count(readme.begin(), readme.end(), '\n'), 500)
+      << "move a study or a walk-through to docs/ and link it";
 }
 
 TEST(Readme, TheQuickStartSaysHowToRunTheTestsAfterTheDemo) {
