@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/data_files.h"
@@ -142,6 +143,27 @@ TEST(LoadCollectorConfig, ShippedExampleIsValid) {
   EXPECT_EQ(config->providers[1].type, ProviderType::kStatic);
   EXPECT_EQ(config->providers[1].static_values.grams_per_kwh.at("onprem-hydro"), 24);
   EXPECT_THAT(config->providers[1].locations, ::testing::ElementsAre("onprem-hydro"));
+}
+
+// The demo shows the latency half too: a peer it measures on this machine
+// (TCP connect over loopback: no privileges) and peers the shipped matrix declares.
+TEST(LoadCollectorConfig, TheDemoMeasuresALoopbackPeerAndDeclaresOthers) {
+  absl::StatusOr<CollectorConfig> config =
+      LoadCollectorConfig(std::string(CARBONROUTE_SOURCE_DIR) + "/config/examples/offline.yaml");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->rtt.static_matrix, "gcp-inter-region-latency-ms.csv");
+  int measured = 0, declared = 0;
+  for (const PeerConfig& peer : config->rtt.peers) {
+    if (peer.address.empty()) {
+      declared += !peer.region.empty();
+      continue;
+    }
+    EXPECT_TRUE(absl::StartsWith(peer.address, "127.")) << peer.name;
+    EXPECT_EQ(peer.protocol, ProbeProtocol::kTcp) << peer.name;
+    ++measured;
+  }
+  EXPECT_GE(measured, 1);
+  EXPECT_GE(declared, 3);
 }
 
 TEST(LoadCollectorConfig, TheDemoReplaysTheZoneOfEveryRegionTheTraceHas) {

@@ -46,6 +46,7 @@ async function main() {
           background: getComputedStyle(td).backgroundColor,
           target: td.dataset.target || ""})),
         summary: document.getElementById("rtt-summary").textContent,
+        matrixHidden: document.getElementById("matrix-box").hidden,
         legend: [...document.querySelectorAll("#rtt-legend li")].map(li => li.textContent),
         legendSwatchesHidden: [...document.querySelectorAll("#rtt-legend .swatch")]
           .every(s => s.getAttribute("aria-hidden") === "true"),

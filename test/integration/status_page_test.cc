@@ -193,6 +193,7 @@ rtt:
   EXPECT_EQ(declared, 4);
   EXPECT_EQ(lossy, 1);
   EXPECT_THAT(facts["summary"].get<std::string>(), HasSubstr("1 sources × 20 targets"));
+  EXPECT_FALSE(facts["matrixHidden"].get<bool>());
   EXPECT_EQ(facts["legend"].size(), 10u) << facts["legend"];  // 7 RTT classes, loss, declared, none
   EXPECT_THAT(facts["legend"], Contains("⚠ probes lost"));
   EXPECT_TRUE(facts["legendSwatchesHidden"]);
@@ -247,6 +248,9 @@ TEST_F(StatusPage, LoadsOverTlsWithBasicAuthAsTheWebConfigSays) {
   EXPECT_TRUE(facts["errors"].empty()) << facts["errors"];
   ASSERT_EQ(facts["carbon"].size(), 1u);
   EXPECT_EQ(facts["carbon"][0]["location"], "DE");
+  // This collector probes and declares no peer: one line says so, no empty box.
+  EXPECT_TRUE(facts["matrixHidden"].get<bool>());
+  EXPECT_THAT(facts["summary"].get<std::string>(), HasSubstr("No RTT yet: no peer is probed"));
   // Without the password: 401, the page is never shown.
   EXPECT_EQ(testing::Shell(absl::StrCat("curl -sk -o /dev/null -w '%{http_code}' ", url)).output,
             "401");
