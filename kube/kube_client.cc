@@ -14,8 +14,6 @@
 namespace carbonroute::kube {
 namespace {
 
-constexpr int kGone = 410;
-
 bool Accepted(int status, const std::vector<int>& accepted) {
   return std::find(accepted.begin(), accepted.end(), status) != accepted.end();
 }
@@ -170,7 +168,7 @@ absl::Status ApiError(absl::string_view method, absl::string_view path,
   }
   if (status == 404) return absl::NotFoundError(head);
   if (status == 409) return absl::AbortedError(absl::StrCat(head, "; read it again and retry"));
-  if (status == kGone) return absl::OutOfRangeError(head);
+  if (status == kHttpGone) return absl::OutOfRangeError(head);
   if (status == 422) return absl::InvalidArgumentError(head);
   if (status == 429) return absl::ResourceExhaustedError(head);
   if (status >= 500) return absl::UnavailableError(head);
@@ -198,7 +196,7 @@ absl::StatusOr<ListResult> ListAll(const KubeClient& client, const ListRequest& 
                                                                 .timeout = request.timeout,
                                                                 .cancelled = request.cancelled});
       if (!response.ok()) return response.status();
-      if (response->status == kGone) {  // the continue token expired: list again
+      if (response->status == kHttpGone) {  // the continue token expired: list again
         expired = true;
         break;
       }

@@ -51,6 +51,8 @@
 namespace carbonroute::kube {
 
 inline constexpr char kMergePatch[] = "application/merge-patch+json";
+// 410 Gone: a resourceVersion or a continue token too old; list again.
+inline constexpr int kHttpGone = 410;
 inline constexpr char kJsonPatch[] = "application/json-patch+json";
 
 struct KubeRequest {

@@ -9,12 +9,6 @@
 #include "net/url.h"
 
 namespace carbonroute::kube {
-namespace {
-
-constexpr int kGone = 410;  // resourceVersion too old: list again
-
-}  // namespace
-
 ListWatch::ListWatch(ListWatchOptions options, const KubeClient& client, Clock& clock,
                      ListWatchHandler& handler)
     : options_(std::move(options)),
@@ -167,7 +161,7 @@ ListWatch::WatchEnd ListWatch::Watch(absl::Notification& stop) {
     Failed(absl::StrCat("watch: ", response.status().message()));
     return WatchEnd::kFailed;
   }
-  if (response->status == kGone) {
+  if (response->status == kHttpGone) {
     handler_.OnFailure(
         absl::StrCat("resourceVersion ", resource_version_, " expired (HTTP 410); listing again"));
     return WatchEnd::kRelist;
