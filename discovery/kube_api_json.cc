@@ -23,7 +23,7 @@ absl::Status ReadNode(const kube::JsonField& value, KubeNode& node) {
   const kube::JsonField status = value["status"];
   CARBONROUTE_RETURN_IF_ERROR(status.ExpectObjectOrMissing());
   std::string internal, external;
-  const absl::Status addresses =
+  absl::Status addresses =
       status["addresses"].ForEachElement([&](const kube::JsonField& entry) -> absl::Status {
         CARBONROUTE_RETURN_IF_ERROR(entry.RequireObject());
         CARBONROUTE_ASSIGN_OR_RETURN(const std::string type, entry["type"].OptionalString());
@@ -61,7 +61,7 @@ absl::StatusOr<NodeListPage> ParseNodeList(absl::string_view json) {
   CARBONROUTE_RETURN_IF_ERROR(metadata.ExpectObjectOrMissing());
   CARBONROUTE_ASSIGN_OR_RETURN(page.resource_version, metadata["resourceVersion"].OptionalString());
   CARBONROUTE_ASSIGN_OR_RETURN(page.continue_token, metadata["continue"].OptionalString());
-  const absl::Status items = root["items"].ForEachElement(
+  absl::Status items = root["items"].ForEachElement(
       [&](const kube::JsonField& item) { return ReadNode(item, page.nodes.emplace_back()); });
   if (!items.ok()) return items;
   return page;

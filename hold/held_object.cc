@@ -80,7 +80,7 @@ absl::StatusOr<ObjectList> ParseObjectList(absl::string_view json, HeldKind kind
   CARBONROUTE_RETURN_IF_ERROR(metadata.ExpectObjectOrMissing());
   CARBONROUTE_ASSIGN_OR_RETURN(list.resource_version, metadata["resourceVersion"].OptionalString());
   CARBONROUTE_ASSIGN_OR_RETURN(list.continue_token, metadata["continue"].OptionalString());
-  const absl::Status items = root["items"].ForEachElement([&](const kube::JsonField& item) {
+  absl::Status items = root["items"].ForEachElement([&](const kube::JsonField& item) {
     absl::StatusOr<HeldObject> object = ReadHeldObject(item, kind);
     if (!object.ok()) return object.status();
     list.items.push_back(*std::move(object));

@@ -70,7 +70,7 @@ KubeEnvironment Environment(const std::map<std::string, std::string>& vars,
 class KubeconfigTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& name, const std::string& text) {
-    const std::string path = dir_.File(name);
+    std::string path = dir_.File(name);
     std::filesystem::create_directories(std::filesystem::path(path).parent_path());
     std::ofstream(path) << text;
     return path;
