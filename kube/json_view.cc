@@ -168,8 +168,8 @@ std::string DescribeStatus(absl::string_view body) {
   JsonDocument document;
   absl::StatusOr<JsonField> root = document.Parse(body, "Status");
   if (root.ok() && root->is_object()) {
-    const std::string reason = (*root)["reason"].OptionalString().value_or("");
-    const std::string message = (*root)["message"].OptionalString().value_or("");
+    std::string reason = (*root)["reason"].OptionalString().value_or("");
+    std::string message = (*root)["message"].OptionalString().value_or("");
     if (!reason.empty() || !message.empty()) {
       if (reason.empty()) return message;
       if (message.empty()) return reason;

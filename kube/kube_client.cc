@@ -58,7 +58,7 @@ absl::StatusOr<net::HttpResponse> KubeClient::Call(KubeRequest request) const {
 }
 
 absl::StatusOr<std::string> KubeClient::Expect(KubeRequest request,
-                                               std::vector<int> accepted) const {
+                                               const std::vector<int>& accepted) const {
   const std::string method = request.method, path = request.path;
   absl::StatusOr<net::HttpResponse> response = Call(std::move(request));
   if (!response.ok()) return response.status();

@@ -85,7 +85,7 @@ class KubeClient {
   const KubeConnection& connection() const { return connection_; }
 
  private:
-  absl::StatusOr<std::string> Expect(KubeRequest request, std::vector<int> accepted) const;
+  absl::StatusOr<std::string> Expect(KubeRequest request, const std::vector<int>& accepted) const;
 
   const KubeConnection connection_;
   net::HttpClient& http_;
