@@ -159,22 +159,20 @@ absl::Status JsonField::ReadStringMap(std::map<std::string, std::string>& out) c
   });
 }
 
-std::string JsonField::Minified() const {
-  if (!present_) return "";
-  return simdjson::minify(Load(element_));
+std::string DescribeStatus(const JsonField& status) {
+  std::string reason = status["reason"].OptionalString().value_or("");
+  std::string message = status["message"].OptionalString().value_or("");
+  if (reason.empty()) return message;
+  if (message.empty()) return reason;
+  return absl::StrCat(reason, ": ", message);
 }
 
 std::string DescribeStatus(absl::string_view body) {
   JsonDocument document;
   absl::StatusOr<JsonField> root = document.Parse(body, "Status");
   if (root.ok() && root->is_object()) {
-    std::string reason = (*root)["reason"].OptionalString().value_or("");
-    std::string message = (*root)["message"].OptionalString().value_or("");
-    if (!reason.empty() || !message.empty()) {
-      if (reason.empty()) return message;
-      if (message.empty()) return reason;
-      return absl::StrCat(reason, ": ", message);
-    }
+    std::string text = DescribeStatus(*root);
+    if (!text.empty()) return text;
   }
   constexpr std::size_t kLongest = 200;
   return body.size() <= kLongest ? std::string(body)

@@ -70,10 +70,6 @@ class JsonField {
   // An object of strings (labels, annotations, a nodeSelector) into `out`.
   absl::Status ReadStringMap(std::map<std::string, std::string>& out) const;
 
-  // The value as compact JSON text ("" when absent), e.g. to keep an object
-  // whole.
-  std::string Minified() const;
-
   // kInvalidArgument "<what>: <path>: <problem>".
   absl::Status Error(absl::string_view problem) const;
 
@@ -111,6 +107,9 @@ class JsonDocument {
 // "reason: message" of a Kubernetes Status body; the body itself, shortened
 // to 200 bytes, when it is not one.
 std::string DescribeStatus(absl::string_view body);
+// The same of a Status already parsed (a watch ERROR event's object); "" when
+// it has neither a reason nor a message.
+std::string DescribeStatus(const JsonField& status);
 
 }  // namespace carbonroute::kube
 

@@ -91,7 +91,7 @@ bool ListWatch::ApplyLines(std::string& buffer, bool& relist) {
     if (type == "ERROR") {
       handler_.OnFailure(absl::StrCat("watch ERROR event (code ",
                                       object["code"].OptionalInt().value_or(0).value_or(0), ": ",
-                                      DescribeStatus(object.Minified()), "); listing again"));
+                                      DescribeStatus(object), "); listing again"));
       relist = true;
       break;
     }
