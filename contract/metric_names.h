@@ -107,6 +107,38 @@ inline constexpr char kHoldLeader[] = "carbonroute_hold_leader";
 // counter{operation}: failed API calls (list, patch, lease) and forecast reads (forecast).
 inline constexpr char kHoldErrors[] = "carbonroute_hold_errors_total";
 
+// scheduler-lite's Karmada controller (`scheduler-lite karmada --controller`,
+// karmada/karmada_controller.h); `namespace`, `policy`: the policy object, `kind`:
+// CarbonAwareKarmadaPolicy or CarbonPlacementPolicy.
+// gauge{kind, namespace, policy, cluster}: 1 while the cluster is chosen, else 0.
+inline constexpr char kKarmadaClusterActive[] = "carbonroute_karmada_cluster_active";
+// gauge{kind, namespace, policy, cluster, location}: the intensity the choice was made on,
+// gCO2eq/kWh (absent while the cluster has no usable reading).
+inline constexpr char kKarmadaClusterIntensity[] =
+    "carbonroute_karmada_cluster_carbon_intensity_grams_per_kilowatt_hour";
+// counter{kind, namespace, policy}: writes of a new clusterNames set to the target.
+inline constexpr char kKarmadaMoves[] = "carbonroute_karmada_moves_total";
+// counter{kind, namespace, policy, result}: reconciles by result (placed, unchanged,
+// data_missing, target_not_found, invalid, error).
+inline constexpr char kKarmadaReconciles[] = "carbonroute_karmada_reconciles_total";
+// gauge{kind, namespace, policy}: Unix seconds of the policy's last reconcile; the
+// CarbonrouteKarmadaPolicyNotReconciled alert.
+inline constexpr char kKarmadaLastReconcile[] = "carbonroute_karmada_last_reconcile_timestamp_seconds";
+// gauge: 1 while this replica holds the Lease (or runs alone), else 0.
+inline constexpr char kKarmadaLeader[] = "carbonroute_karmada_leader";
+// counter{operation}: failed API calls (list, patch, status, event, lease) and model loads (model).
+inline constexpr char kKarmadaErrors[] = "carbonroute_karmada_errors_total";
+// The carbon-aware-karmada-operator's own series, exported unchanged so its
+// dashboards keep working (internal/controller/metrics.go in
+// https://github.com/rossf7/carbon-aware-karmada-operator):
+// gauge{cluster, location, active}: the cluster's intensity; `active` "true"/"false".
+inline constexpr char kSeedClusterIntensity[] =
+    "carbon_aware_karmada_operator_cluster_carbon_intensity";
+// counter{app}: reconciles, and failed reconciles, per policy name.
+inline constexpr char kSeedReconciles[] = "carbon_aware_karmada_operator_reconciles_total";
+inline constexpr char kSeedReconcileErrors[] =
+    "carbon_aware_karmada_operator_reconcile_errors_total";
+
 }  // namespace carbonroute::metric_names
 
 #endif  // CARBONROUTE_CONTRACT_METRIC_NAMES_H_

@@ -66,7 +66,7 @@ void HoldController::List(absl::Time now) {
   objects_ = std::move(listed);
   last_list_ok_unix_ = absl::ToUnixSeconds(now);
   next_list_ = now + options_.resync;
-  for (auto& watch : watches_) watch->Start(versions[watch->kind()]);
+  for (auto& [kind, watch] : watches_) watch->Start(versions[kind]);
 }
 
 void HoldController::RefreshForecasts(const std::set<std::string>& needed, absl::Time now) {
@@ -320,8 +320,11 @@ absl::Time HoldController::NextWake() const {
 void HoldController::Run(absl::Notification& stop) {
   if (options_.watch) {
     for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
-      watches_.push_back(std::make_unique<ObjectWatch>(api_, kind, options_.selector,
-                                                       [this] { changed_ = true; }));
+      watches_[kind] = std::make_unique<kube::ChangeWatch>(
+          api_,
+          kube::WatchedCollection{std::string(CollectionPath(kind)),
+                                  absl::StrCat(KindName(kind), "List"), options_.selector},
+          [this] { changed_ = true; });
     }
   }
   while (!stop.HasBeenNotified()) {

@@ -6,7 +6,7 @@
 //
 // One pass (RunOnce), at the clock's now:
 //   1. every `resync`, and when a watch saw a change (`watch`: the lists'
-//      resourceVersions start object_watch.h's watches), lists the Jobs and
+//      resourceVersions start kube/change_watch.h's watches), lists the Jobs and
 //      Pods the label selector admits (paginated, ListHeld); a failed list
 //      keeps the objects known;
 //   2. fetches the forecast of every location a held object may run in
@@ -56,7 +56,7 @@
 #include "hold/hold_metrics.h"
 #include "hold/hold_patches.h"
 #include "hold/hold_plan.h"
-#include "hold/object_watch.h"
+#include "kube/change_watch.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
@@ -72,7 +72,7 @@ struct HoldControllerOptions {
   absl::Duration resync = absl::Seconds(30);
   absl::Duration forecast_refresh = absl::Minutes(5);
   std::map<std::string, std::string> region_locations;  // region → grid location
-  // Watch for changes between lists (object_watch.h): a new object is planned
+  // Watch for changes between lists (kube/change_watch.h): a new object is planned
   // within kWatchLatency instead of within `resync`. Run() only.
   bool watch = false;
 };
@@ -136,7 +136,7 @@ class HoldController {
   std::atomic<int64_t> last_list_ok_unix_{0};
   std::atomic<int64_t> resync_seconds_{30};
   std::atomic<bool> changed_{false};  // a watch saw a change: list at the next pass
-  std::vector<std::unique_ptr<ObjectWatch>> watches_;
+  std::map<HeldKind, std::unique_ptr<kube::ChangeWatch>> watches_;
   std::vector<Release> releases_;
 };
 

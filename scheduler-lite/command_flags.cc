@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/data_files.h"
 #include "base/listen_address.h"
+#include "exporter/metrics_page.h"
 #include "contract/emissions_type.h"
 
 namespace carbonroute::scheduler_lite {
@@ -174,6 +178,61 @@ void DaemonFlags::AddTo(CLI::App& cmd) {
                  "TLS and Basic auth of this server, in Prometheus exporters' web "
                  "configuration format (tls_server_config, basic_auth_users)")
       ->check(CLI::ExistingFile);
+}
+
+absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(ControllerServer server) {
+  net::HttpServerOptions options;
+  options.listen_address = server.listen_address;
+  options.routes = {
+      {"/", exporter::LandingPageHandler(server.title,
+                                         {{"/metrics", "the metrics, Prometheus text format"},
+                                          {"/healthz", "200 while the API server answers lists"}})},
+      {"/metrics", exporter::MetricsPageHandler(server.registry)},
+      {"/healthz", [unhealthy = server.unhealthy](const net::HttpServerRequest&) {
+         net::HttpServerResponse response;
+         const std::string why = unhealthy();
+         response.status = why.empty() ? 200 : 503;
+         response.body = why.empty() ? "ok\n" : why + "\n";
+         return response;
+       }}};
+  if (server.web != nullptr) net::ApplyWebConfig(*server.web, options);
+  return net::HttpServer::Start(std::move(options));
+}
+
+std::string ServerUrl(const net::WebConfig& web, const std::string& listen_address,
+                      const net::HttpServer& server) {
+  return absl::StrCat(web.tls.has_value() ? "https" : "http", "://",
+                      listen_address.substr(0, listen_address.rfind(':')), ":", server.port());
+}
+
+void LeaseFlags::AddTo(CLI::App& cmd) {
+  cmd.add_option("--lease-namespace", options_.namespace_name,
+                 "elect one acting replica with a Lease in this namespace (default: "
+                 "$POD_NAMESPACE; empty: act alone)");
+  cmd.add_option("--lease-name", options_.name, "the Lease's name")->capture_default_str();
+  cmd.add_option("--identity", options_.identity,
+                 "this replica's name in the Lease (default: $POD_NAME, else host-pid)");
+}
+
+void LeaseFlags::Fill() {
+  if (options_.namespace_name.empty()) {
+    if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr) options_.namespace_name = ns;
+  }
+  if (!options_.identity.empty()) return;
+  // The Pod's name (POD_NAME, from the downward API), else the host's and the process's.
+  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') {
+    options_.identity = pod;
+    return;
+  }
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  options_.identity = absl::StrCat(host, "-", getpid());
+}
+
+std::string LeaseFlags::Describe() const {
+  return enabled() ? absl::StrCat("; Lease ", options_.namespace_name, "/", options_.name, " as ",
+                                  options_.identity)
+                   : "; acting alone (no --lease-namespace)";
 }
 
 void KubeFlags::AddTo(CLI::App& cmd) {

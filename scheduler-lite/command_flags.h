@@ -10,6 +10,7 @@
 #define CARBONROUTE_SCHEDULER_LITE_COMMAND_FLAGS_H_
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <ostream>
@@ -22,10 +23,13 @@
 #include "base/clock.h"
 #include "base/log_line.h"
 #include "kube/kube_connection.h"
+#include "kube/lease_election.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
+#include "net/http_server.h"
 #include "net/web_config.h"
 #include "placement/placement_model.h"
+#include "prometheus/registry.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -76,6 +80,21 @@ class DaemonFlags {
 // false after saying why on `err` (a usage error: exit 2).
 bool LoadWebConfigFlag(const std::string& file, net::WebConfig& web, std::ostream& err);
 
+// The web server of a long-running controller (hold, karmada --controller):
+// `/` (a landing page), `/metrics` (the registry) and `/healthz` (200 "ok",
+// or 503 with `unhealthy`'s answer when it is not "").
+struct ControllerServer {
+  std::string listen_address;
+  const net::WebConfig* web = nullptr;  // TLS and Basic auth; borrowed
+  std::string title;                    // "scheduler-lite hold"
+  std::shared_ptr<prometheus::Registry> registry;
+  std::function<std::string()> unhealthy;
+};
+absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(ControllerServer server);
+// "http://127.0.0.1:9466": where the started server answers.
+std::string ServerUrl(const net::WebConfig& web, const std::string& listen_address,
+                      const net::HttpServer& server);
+
 // Where the Kubernetes API is, defined once for every subcommand that talks
 // to it (hold, karmada --apply): --kubeconfig, --kube-context,
 // --kube-api-url, --kube-token-file, --kube-ca-file, resolved as every
@@ -89,6 +108,24 @@ class KubeFlags {
 
  private:
   kube::KubeOptions options_;
+};
+
+// One acting replica of a controller (hold, karmada --controller), defined
+// once: --lease-namespace (default $POD_NAMESPACE; empty: act alone),
+// --lease-name, --identity (default $POD_NAME, else host-pid).
+class LeaseFlags {
+ public:
+  explicit LeaseFlags(std::string default_name) { options_.name = std::move(default_name); }
+  void AddTo(CLI::App& cmd);
+  // Fills the defaults from the environment (call from Validate).
+  void Fill();
+  bool enabled() const { return !options_.namespace_name.empty(); }
+  const kube::LeaseOptions& options() const { return options_; }
+  // "; Lease NS/NAME as ID", or "; acting alone (no --lease-namespace)".
+  std::string Describe() const;
+
+ private:
+  kube::LeaseOptions options_;
 };
 
 class ClientFlags {

@@ -1,7 +1,5 @@
 #include "scheduler-lite/hold_command.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -32,15 +30,6 @@ void UrlFlag(const std::string& url, const char* flag) {
   }
 }
 
-// This replica's name in the Lease: the Pod's (POD_NAME, from the downward
-// API), else the host's and the process's.
-std::string DefaultIdentity() {
-  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') return pod;
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  return absl::StrCat(host, "-", getpid());
-}
-
 class HoldSubcommand final : public Subcommand {
  public:
   const char* name() const override { return "hold"; }
@@ -62,12 +51,7 @@ class HoldSubcommand final : public Subcommand {
     cmd.add_option("--forecast-refresh", forecast_refresh_,
                    "how often a location's forecast is read again")
         ->capture_default_str();
-    cmd.add_option("--lease-namespace", lease_.namespace_name,
-                   "elect one acting replica with a Lease in this namespace (default: "
-                   "$POD_NAMESPACE; empty: act alone)");
-    cmd.add_option("--lease-name", lease_.name, "the Lease's name")->capture_default_str();
-    cmd.add_option("--identity", lease_.identity,
-                   "this replica's name in the Lease (default: $POD_NAME, else host-pid)");
+    lease_.AddTo(cmd);
     cmd.add_option("--region-zones", region_zones_,
                    std::string("region → grid location CSV, for node selectors naming a region "
                                "(default: data/") +
@@ -86,10 +70,7 @@ class HoldSubcommand final : public Subcommand {
       throw CLI::ValidationError("--selector", "must not be empty (it would hold every Job)");
     }
     ListenFlag(listen_, "--web.listen-address");
-    if (lease_.namespace_name.empty()) {
-      if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr) lease_.namespace_name = ns;
-    }
-    if (lease_.identity.empty()) lease_.identity = DefaultIdentity();
+    lease_.Fill();
   }
   bool WatchesStopSignals() const override { return true; }
   int Run(ProgramContext& c) override;
@@ -101,7 +82,7 @@ class HoldSubcommand final : public Subcommand {
   hold::HoldControllerOptions options_;
   std::string resync_ = "30s";
   std::string forecast_refresh_ = "5m";
-  kube::LeaseOptions lease_{.name = "carbonroute-hold"};
+  LeaseFlags lease_{"carbonroute-hold"};
   std::string region_zones_;
   std::vector<std::string> data_dirs_;
   std::string listen_ = "127.0.0.1:9466";
@@ -135,42 +116,28 @@ int HoldSubcommand::Run(ProgramContext& c) {
   auto registry = std::make_shared<prometheus::Registry>();
   hold::HoldMetrics metrics(*registry);
   std::optional<kube::LeaseElection> election;
-  if (!lease_.namespace_name.empty()) election.emplace(lease_, api);
-  const kube::EventRecorder events(api, "carbonroute-hold", lease_.identity);
+  if (lease_.enabled()) election.emplace(lease_.options(), api);
+  const kube::EventRecorder events(api, "carbonroute-hold", lease_.options().identity);
   hold::HoldController controller(options_, api, forecasts, c.clock, metrics, log,
                                   election ? &*election : nullptr, &events);
 
-  net::HttpServerOptions server_options;
-  server_options.listen_address = listen_;
-  server_options.routes = {
-      {"/", exporter::LandingPageHandler("scheduler-lite hold",
-                                         {{"/metrics", "the metrics, Prometheus text format"},
-                                          {"/healthz", "200 while the API server answers lists"}})},
-      {"/metrics", exporter::MetricsPageHandler(registry)},
-      {"/healthz", [&controller](const net::HttpServerRequest&) {
-         net::HttpServerResponse response;
-         if (!controller.healthy()) {
-           response.status = 503;
-           response.body = "no successful list of Jobs and Pods in the last three resyncs\n";
-         } else {
-           response.body = "ok\n";
-         }
-         return response;
-       }}};
-  net::ApplyWebConfig(web, server_options);
-  absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
-      net::HttpServer::Start(std::move(server_options));
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
+      {.listen_address = listen_,
+       .web = &web,
+       .title = "scheduler-lite hold",
+       .registry = registry,
+       .unhealthy = [&controller]() -> std::string {
+         return controller.healthy()
+                    ? ""
+                    : "no successful list of Jobs and Pods in the last three resyncs";
+       }});
   if (!server.ok()) {
     log.Error(server.status().message());
     return 1;
   }
   log.Info(absl::StrCat("holding objects selected by ", options_.selector, " from ",
                         connection.Describe(), "; metrics on ",
-                        web.tls.has_value() ? "https" : "http", "://",
-                        listen_.substr(0, listen_.rfind(':')), ":", (*server)->port(),
-                        election ? absl::StrCat("; Lease ", lease_.namespace_name, "/", lease_.name,
-                                                " as ", lease_.identity)
-                                 : "; acting alone (no --lease-namespace)"));
+                        ServerUrl(web, listen_, **server), lease_.Describe()));
   controller.Run(c.signals->stop());
   log.Info("stopped");
   return 0;

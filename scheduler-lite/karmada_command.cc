@@ -2,6 +2,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/data_files.h"
+#include "base/log_line.h"
+#include "karmada/karmada_controller.h"
+#include "karmada/karmada_metrics.h"
+#include "kube/event_recorder.h"
+#include "kube/lease_election.h"
+#include "prometheus/registry.h"
 #include "kube/kube_client.h"
 #include "net/url.h"
 #include "scheduler-lite/command_flags.h"
@@ -21,23 +27,51 @@ class KarmadaSubcommand final : public Subcommand {
  public:
   const char* name() const override { return "karmada"; }
   const char* description() const override {
-    return "PropagationPolicy clusterNames patch for the N cleanest clusters";
+    return "place Karmada policies on the cleanest member clusters: a patch, or --controller";
   }
   void AddFlags(CLI::App& cmd) override {
     sources_.AddTo(cmd);
     cmd.add_option("--policy", request_.policy_file,
-                   "policy file: propagationPolicy, clusters, desiredClusters")
-        ->required();
-    cmd.add_option("--runtime", runtime_, "expected runtime (e.g. 2h)");
+                   "one-shot: policy file (propagationPolicy, clusters, desiredClusters)");
+    cmd.add_option("--runtime", runtime_, "expected runtime (e.g. 2h): scores by the forecast");
     cmd.add_flag("--apply", request_.apply,
-                 "merge-patch the PropagationPolicy through the Karmada API server (the "
-                 "--kubeconfig flags: e.g. --kubeconfig karmada-apiserver.config)");
+                 "one-shot: merge-patch the PropagationPolicy through the Karmada API server "
+                 "(the --kubeconfig flags: e.g. --kubeconfig karmada-apiserver.config)");
+    cmd.add_flag("--controller", controller_,
+                 "keep placing: reconcile every CarbonAwareKarmadaPolicy and "
+                 "CarbonPlacementPolicy on the Karmada API server (README \"Karmada\")");
+    cmd.add_option("--resync", resync_,
+                   "--controller: every policy is ranked again at least this often (and at once "
+                   "when a policy or its target changes)")
+        ->capture_default_str();
+    lease_.AddTo(cmd);
+    cmd.add_option("--web.listen-address", listen_,
+                   "--controller: host:port of /metrics and /healthz")
+        ->capture_default_str();
+    daemon_.AddTo(cmd);
     kube_.AddTo(cmd);
   }
   void Validate() override {
     if (!runtime_.empty()) request_.runtime = DurationFlag(runtime_, "--runtime");
+    if (controller_) {
+      if (!request_.policy_file.empty() || request_.apply) {
+        throw CLI::ValidationError(
+            "--controller", "reads its policies from the Karmada API server: drop --policy and "
+                            "--apply (they are the one-shot mode)");
+      }
+      options_.resync = DurationFlag(resync_, "--resync");
+      options_.expected_runtime = request_.runtime;
+      options_.watch = true;
+      ListenFlag(listen_, "--web.listen-address");
+      lease_.Fill();
+    } else if (request_.policy_file.empty()) {
+      throw CLI::ValidationError("--policy",
+                                 "is required for a one-shot patch (or give --controller)");
+    }
   }
+  bool WatchesStopSignals() const override { return controller_; }
   int Run(ProgramContext& c) override {
+    if (controller_) return RunController(c);
     if (!sources_.Resolve(request_.sources, c.err)) return 1;
     if (request_.apply) {
       kube::KubeConnection connection;
@@ -48,11 +82,60 @@ class KarmadaSubcommand final : public Subcommand {
   }
 
  private:
+  int RunController(ProgramContext& c);
+
   SourceFlags sources_;
   KubeFlags kube_;
   KarmadaRequest request_;
   std::string runtime_;
+  bool controller_ = false;
+  std::string resync_ = "5m";
+  karmada::KarmadaControllerOptions options_;
+  LeaseFlags lease_{"carbonroute-karmada"};
+  std::string listen_ = "127.0.0.1:9467";
+  DaemonFlags daemon_;
 };
+
+int KarmadaSubcommand::RunController(ProgramContext& c) {
+  net::WebConfig web;  // read first: a mistake in it is a usage error
+  if (!LoadWebConfigFlag(daemon_.web_config_file(), web, c.err)) return 2;
+  model_sources::ModelSources sources;
+  if (!sources_.Resolve(sources, c.err)) return 1;
+  kube::KubeConnection connection;
+  if (!kube_.Resolve(connection, c.err)) return 2;
+  LineLogger log(c.err, daemon_.log_format(), daemon_.log_level(), c.clock);
+  const kube::KubeClient api(connection, c.http);
+  auto registry = std::make_shared<prometheus::Registry>();
+  karmada::KarmadaMetrics metrics(*registry);
+  std::optional<kube::LeaseElection> election;
+  if (lease_.enabled()) election.emplace(lease_.options(), api);
+  const kube::EventRecorder events(api, "carbonroute-karmada", lease_.options().identity);
+  net::HttpClient& http = c.http;
+  karmada::KarmadaController controller(
+      options_, api,
+      [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
+      c.clock, metrics, log, election ? &*election : nullptr, &events);
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
+      {.listen_address = listen_,
+       .web = &web,
+       .title = "scheduler-lite karmada --controller",
+       .registry = registry,
+       .unhealthy = [&controller]() -> std::string {
+         return controller.healthy()
+                    ? ""
+                    : "no successful list of the Karmada policies in the last three resyncs";
+       }});
+  if (!server.ok()) {
+    log.Error(server.status().message());
+    return 1;
+  }
+  log.Info(absl::StrCat("placing Karmada policies on ", connection.Describe(), " every ",
+                        absl::FormatDuration(options_.resync), "; metrics on ",
+                        ServerUrl(web, listen_, **server), lease_.Describe()));
+  controller.Run(c.signals->stop());
+  log.Info("stopped");
+  return 0;
+}
 
 }  // namespace
 

@@ -205,7 +205,9 @@ std::pair<int, std::string> FakeBatchApi::List(const std::string& resource,
   const std::size_t end = limit == 0 ? matching.size() : std::min(matching.size(), offset + limit);
   Json items = Json::array();
   for (std::size_t i = std::min(offset, end); i < end; ++i) items.push_back(*matching[i]);
-  Json list = {{"kind", resource == "jobs" ? "JobList" : "PodList"},
+  Json list = {{"kind", resource == "jobs"   ? "JobList"
+                       : resource == "pods" ? "PodList"
+                                            : "List"},
                {"metadata",
                 {{"resourceVersion", absl::StrCat(version_)},
                  {"continue", end < matching.size() ? absl::StrCat(end) : ""}}},
@@ -213,26 +215,40 @@ std::pair<int, std::string> FakeBatchApi::List(const std::string& resource,
   return {200, list.dump()};
 }
 
+namespace {
+
+// `before` with `body` applied as a `content_type` patch into `patched`; an
+// error answer when the patch cannot apply.
+std::optional<std::pair<int, std::string>> ApplyPatch(const Json& before,
+                                                      const std::string& content_type,
+                                                      const std::string& body, Json& patched) {
+  const Json patch = Json::parse(body, nullptr, false);
+  if (patch.is_discarded()) return StatusBody(400, "BadRequest", "the patch is not JSON");
+  if (content_type == "application/merge-patch+json") {
+    patched = before;
+    patched.merge_patch(patch);
+  } else if (content_type == "application/json-patch+json") {
+    try {
+      patched = before.patch(patch);
+    } catch (const Json::exception& e) {
+      return StatusBody(422, "Invalid", std::string("the JSON patch failed: ") + e.what());
+    }
+  } else {
+    // The real server refuses strategic merge patches for custom resources the same way.
+    return StatusBody(415, "UnsupportedMediaType", "content type " + content_type);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::pair<int, std::string> FakeBatchApi::Patch(const std::string& key,
                                                 const std::string& content_type,
                                                 const std::string& body) {
   const auto it = objects_.find(key);
   if (it == objects_.end()) return StatusBody(404, "NotFound", key + " not found");
-  const Json patch = Json::parse(body, nullptr, false);
-  if (patch.is_discarded()) return StatusBody(400, "BadRequest", "the patch is not JSON");
   Json patched;
-  if (content_type == "application/merge-patch+json") {
-    patched = it->second;
-    patched.merge_patch(patch);
-  } else if (content_type == "application/json-patch+json") {
-    try {
-      patched = it->second.patch(patch);
-    } catch (const Json::exception& e) {
-      return StatusBody(422, "Invalid", std::string("the JSON patch failed: ") + e.what());
-    }
-  } else {
-    return StatusBody(415, "UnsupportedMediaType", "content type " + content_type);
-  }
+  if (auto refused = ApplyPatch(it->second, content_type, body, patched)) return *refused;
   if (absl::StartsWith(key, "pods/")) {  // gates can only be removed
     const Json none = Json::array();
     const Json& before = it->second["spec"].value("schedulingGates", none);
@@ -250,6 +266,130 @@ std::pair<int, std::string> FakeBatchApi::Patch(const std::string& key,
   return {200, it->second.dump()};
 }
 
+void FakeBatchApi::ServeResource(const std::string& group_version, const std::string& plural,
+                                 bool namespaced, bool status_subresource) {
+  absl::MutexLock lock(&mutex_);
+  served_.push_back({group_version, plural, namespaced, status_subresource});
+}
+
+void FakeBatchApi::PutObject(const std::string& plural, Json object) {
+  absl::MutexLock lock(&mutex_);
+  Json& metadata = object["metadata"];
+  const std::string key =
+      absl::StrCat(plural, "/", metadata.value("namespace", ""), "/", metadata.value("name", ""));
+  const bool exists = objects_.contains(key);
+  metadata["resourceVersion"] = NextVersion();
+  if (!metadata.contains("uid")) metadata["uid"] = absl::StrCat("uid-", key);
+  const int64_t generation =
+      exists ? objects_[key]["metadata"].value("generation", int64_t{1}) : int64_t{0};
+  metadata["generation"] =
+      exists && objects_[key].value("spec", Json()) == object.value("spec", Json()) ? generation
+                                                                                  : generation + 1;
+  objects_[key] = std::move(object);
+  Record(key, exists ? "MODIFIED" : "ADDED");
+}
+
+std::optional<FakeBatchApi::ResourcePath> FakeBatchApi::ParseResourcePath(
+    const std::string& path) const {
+  std::vector<std::string> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
+  if (parts.size() < 4 || parts[0] != "apis") return std::nullopt;
+  const std::string group_version = absl::StrCat(parts[1], "/", parts[2]);
+  ResourcePath at;
+  std::size_t next = 3;
+  if (parts[3] == "namespaces" && parts.size() >= 6) {
+    at.ns = parts[4];
+    next = 5;
+  }
+  for (const Served& served : served_) {
+    if (served.group_version == group_version && served.plural == parts[next] &&
+        served.namespaced == (next == 5 || (served.namespaced && next == 3))) {
+      at.served = &served;
+    }
+  }
+  if (at.served == nullptr) return std::nullopt;
+  if (parts.size() > next + 1) at.name = parts[next + 1];
+  if (parts.size() > next + 2) {
+    if (parts[next + 2] != "status" || parts.size() > next + 3) return std::nullopt;
+    at.status = true;
+  }
+  return at;
+}
+
+std::optional<std::pair<std::string, std::string>> FakeBatchApi::WatchedCollection(
+    const std::string& path) const {
+  if (path == "/apis/batch/v1/jobs") return std::make_pair("jobs", "");
+  if (path == "/api/v1/pods") return std::make_pair("pods", "");
+  // A namespace's Pods: /api/v1/namespaces/NS/pods.
+  if (absl::StartsWith(path, "/api/v1/namespaces/") && absl::EndsWith(path, "/pods")) {
+    return std::make_pair("pods", path.substr(19, path.size() - 19 - 5));
+  }
+  absl::MutexLock lock(&mutex_);
+  const std::optional<ResourcePath> at = ParseResourcePath(path);
+  if (!at || !at->name.empty()) return std::nullopt;
+  return std::make_pair(at->served->plural, at->ns);
+}
+
+std::pair<int, std::string> FakeBatchApi::Store(const std::string& key, const Served& served,
+                                                Json updated, bool status_write) {
+  Json& stored = objects_.at(key);
+  if (served.status_subresource) {
+    if (status_write) {
+      Json status = updated.value("status", Json());
+      updated = stored;
+      updated["status"] = std::move(status);
+    } else if (stored.contains("status")) {
+      updated["status"] = stored["status"];
+    } else {
+      updated.erase("status");
+    }
+  }
+  int64_t generation = stored["metadata"].value("generation", int64_t{1});
+  if (updated.value("spec", Json()) != stored.value("spec", Json())) ++generation;
+  updated["metadata"]["generation"] = generation;
+  updated["metadata"]["uid"] = stored["metadata"]["uid"];
+  updated["metadata"]["resourceVersion"] = NextVersion();
+  stored = std::move(updated);
+  Record(key, "MODIFIED");
+  return {200, stored.dump()};
+}
+
+std::pair<int, std::string> FakeBatchApi::HandleResource(const ResourcePath& at,
+                                                         const std::string& method,
+                                                         const std::string& query,
+                                                         const std::string& content_type,
+                                                         const std::string& body) {
+  const Served& served = *at.served;
+  if (at.name.empty()) {
+    if (method == "GET") return List(served.plural, query, at.ns);
+    return StatusBody(405, "MethodNotAllowed", method + " on a collection");
+  }
+  const std::string key = absl::StrCat(served.plural, "/", at.ns, "/", at.name);
+  const auto it = objects_.find(key);
+  if (it == objects_.end()) {
+    return StatusBody(404, "NotFound",
+                      absl::StrCat(served.plural, ".", served.group_version, " \"", at.name,
+                                   "\" not found"));
+  }
+  if (at.status && !served.status_subresource) return StatusBody(404, "NotFound", "no status");
+  if (method == "GET") return {200, it->second.dump()};
+  Json updated;
+  if (method == "PATCH") {
+    if (auto refused = ApplyPatch(it->second, content_type, body, updated)) return *refused;
+  } else if (method == "PUT") {
+    updated = Json::parse(body, nullptr, false);
+    if (updated.is_discarded() || !updated.is_object()) {
+      return StatusBody(400, "BadRequest", "not JSON");
+    }
+    if (updated["metadata"].value("resourceVersion", "") !=
+        it->second["metadata"].value("resourceVersion", "")) {
+      return StatusBody(409, "Conflict", "the object has been modified");
+    }
+  } else {
+    return StatusBody(405, "MethodNotAllowed", method);
+  }
+  return Store(key, served, std::move(updated), at.status);
+}
+
 std::pair<int, std::string> FakeBatchApi::Handle(const std::string& method,
                                                  const std::string& target,
                                                  const std::string& content_type,
@@ -259,6 +399,9 @@ std::pair<int, std::string> FakeBatchApi::Handle(const std::string& method,
   const std::size_t question = target.find('?');
   const std::string path = target.substr(0, question);
   const std::string query = question == std::string::npos ? "" : target.substr(question + 1);
+  if (const std::optional<ResourcePath> at = ParseResourcePath(path)) {
+    return HandleResource(*at, method, query, content_type, body);
+  }
   if (method == "GET" && path == "/apis/batch/v1/jobs") return List("jobs", query);
   if (method == "GET" && path == "/api/v1/pods") return List("pods", query);
   // /apis/batch/v1/namespaces/NS/jobs/NAME, /api/v1/namespaces/NS/pods/NAME,

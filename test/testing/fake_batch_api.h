@@ -14,6 +14,14 @@
 //   - Leases: GET, POST (409 if it exists), PUT with optimistic concurrency
 //     (a stale metadata.resourceVersion answers 409);
 //   - Events: POST stores them (events());
+//   - custom resources (ServeResource: the Karmada controller's policies,
+//     PropagationPolicies, Clusters) under
+//     /apis/GROUP/VERSION/[namespaces/NS/]PLURAL[/NAME[/status]]: lists
+//     (cluster-wide or a namespace's), GET, merge or JSON PATCH, PUT with
+//     optimistic concurrency; with a status subresource, as the real server
+//     does it for CRDs, writes to the object keep its status and writes to
+//     /status change only the status; metadata.generation grows with every
+//     change of the spec;
 //   - every write bumps the object's resourceVersion, and is a watch event
 //     (ADDED, MODIFIED, DELETED) for FakeKubeApiServer's watch streams.
 // Usable in process (as a net::HttpClient: any base URL) or behind
@@ -27,6 +35,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -64,6 +73,17 @@ class FakeBatchApi final : public net::HttpClient {
                     const std::string& pod_ip,
                     const std::map<std::string, std::string>& annotations = {});
   void Delete(const std::string& resource, const std::string& ns, const std::string& name);
+  // Serves PLURAL of GROUP/VERSION ("policy.karmada.io/v1alpha1") as above;
+  // `namespaced` false for cluster-scoped kinds (their objects' ns is "").
+  void ServeResource(const std::string& group_version, const std::string& plural,
+                     bool namespaced, bool status_subresource = true);
+  // Adds or replaces an object of a served resource (its metadata.name and,
+  // when namespaced, metadata.namespace): ADDED or MODIFIED.
+  void PutObject(const std::string& plural, nlohmann::json object);
+  // The collection a watch request's path names: {resource, namespace ("" for
+  // all)}, or nullopt when this API has no such collection.
+  std::optional<std::pair<std::string, std::string>> WatchedCollection(
+      const std::string& path) const;
   // The stored object ("jobs", "pods" or "leases"), or null.
   nlohmann::json Get(const std::string& resource, const std::string& ns,
                      const std::string& name) const;
@@ -91,6 +111,30 @@ class FakeBatchApi final : public net::HttpClient {
   std::pair<int, std::string> Patch(const std::string& key, const std::string& content_type,
                                     const std::string& body) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::string NextVersion() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  struct Served {
+    std::string group_version, plural;
+    bool namespaced = true, status_subresource = true;
+  };
+  // A path under a served resource: the resource, its namespace, the
+  // object's name ("" for the collection), and whether /status follows.
+  struct ResourcePath {
+    const Served* served = nullptr;
+    std::string ns, name;
+    bool status = false;
+  };
+  std::optional<ResourcePath> ParseResourcePath(const std::string& path) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::pair<int, std::string> HandleResource(const ResourcePath& at, const std::string& method,
+                                             const std::string& query,
+                                             const std::string& content_type,
+                                             const std::string& body)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Stores `updated` as the object at `key` (a write through the object or
+  // its status), keeping what the subresource rule keeps, bumping versions.
+  std::pair<int, std::string> Store(const std::string& key, const Served& served,
+                                    nlohmann::json updated, bool status_write)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::vector<Served> served_ ABSL_GUARDED_BY(mutex_);
 
   const std::function<absl::Time()> now_;
   mutable absl::Mutex mutex_;

@@ -256,19 +256,12 @@ void FakeKubeApiServer::Handle(std::unique_ptr<Connection> connection) {
     StreamWatch(*connection);
     return;
   }
-  if (FakeBatchApi* const batch = batch_.load();
-      batch != nullptr && request.watch &&
-      (path == "/apis/batch/v1/jobs" || path == "/api/v1/pods")) {
-    StreamBatchWatch(*connection, *batch, path == "/api/v1/pods" ? "pods" : "jobs", query, "");
-    return;
-  }
-  // A namespace's Pods: /api/v1/namespaces/NS/pods?watch=true.
-  if (FakeBatchApi* const batch = batch_.load(); batch != nullptr && request.watch &&
-                                                 absl::StartsWith(path, "/api/v1/namespaces/") &&
-                                                 absl::EndsWith(path, "/pods")) {
-    const std::string ns = path.substr(19, path.size() - 19 - 5);
-    StreamBatchWatch(*connection, *batch, "pods", query, ns);
-    return;
+  // Jobs, Pods (all, or a namespace's) and served custom resources.
+  if (FakeBatchApi* const batch = batch_.load(); batch != nullptr && request.watch) {
+    if (const auto collection = batch->WatchedCollection(path)) {
+      StreamBatchWatch(*connection, *batch, collection->first, query, collection->second);
+      return;
+    }
   }
   if (FakeBatchApi* const batch = batch_.load();
       batch != nullptr && !absl::StartsWith(path, "/api/v1/nodes")) {

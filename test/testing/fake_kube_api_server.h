@@ -14,7 +14,8 @@
 //   anything else                           FakeBatchApi's answer, when ServeBatchApi
 //                                           gave one (the hold controller's tests);
 //   GET /apis/batch/v1/jobs?watch=true&...  its events after resourceVersion, streamed
-//   (and /api/v1/pods)                      until the server stops
+//   (and /api/v1/pods, a namespace's Pods,     until the server stops
+//   and ServeResource's custom resources)
 
 // Every connection is closed after its response.
 #ifndef CARBONROUTE_TEST_TESTING_FAKE_KUBE_API_SERVER_H_

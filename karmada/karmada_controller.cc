@@ -1,0 +1,352 @@
+#include "karmada/karmada_controller.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "placement/scoring.h"
+
+namespace carbonroute::karmada {
+
+using placement::Candidate;
+using placement::ScoredCandidate;
+
+struct KarmadaController::Listed {
+  std::vector<CarbonPolicy> policies;
+  std::map<std::string, TargetPolicy> targets;  // ObjectPath → what it places now
+  bool clusters_listed = false;
+  std::vector<PolicyCluster> karmada_clusters;  // with a location or a region
+  std::vector<std::string> unlocated;           // Cluster objects with neither
+  std::map<std::string, std::string> versions;  // collection path → list resourceVersion
+};
+
+namespace {
+
+std::vector<kube::WatchedCollection> WatchedCollections() {
+  return {{CollectionPath(PolicyKind::kCarbonAwareKarmadaPolicy), "CarbonAwareKarmadaPolicyList"},
+          {CollectionPath(PolicyKind::kCarbonPlacementPolicy), "CarbonPlacementPolicyList"},
+          {CollectionPath(TargetKind::kPropagationPolicy), "PropagationPolicyList"},
+          {CollectionPath(TargetKind::kClusterPropagationPolicy), "ClusterPropagationPolicyList"}};
+}
+
+Condition Ready(bool ready, std::string reason, std::string message) {
+  return {"Ready", ready, std::move(reason), std::move(message)};
+}
+
+}  // namespace
+
+KarmadaController::KarmadaController(KarmadaControllerOptions options,
+                                     const kube::KubeClient& api, ModelLoader load_model,
+                                     Clock& clock, KarmadaMetrics& metrics, LineLogger& log,
+                                     kube::LeaseElection* lease,
+                                     const kube::EventRecorder* events)
+    : options_(std::move(options)),
+      api_(api),
+      load_model_(std::move(load_model)),
+      clock_(clock),
+      metrics_(metrics),
+      log_(log),
+      lease_(lease),
+      events_(events) {}
+
+KarmadaController::~KarmadaController() { watches_.clear(); }
+
+bool KarmadaController::List(Listed& listed) {
+  auto list = [&](const std::string& path, const std::string& kind,
+                  const std::function<absl::Status(const kube::JsonField&)>& on_item,
+                  const std::function<void()>& on_restart) {
+    absl::StatusOr<kube::ListResult> result =
+        kube::ListAll(api_, {.path = path, .list_kind = kind}, on_item, on_restart);
+    if (result.ok()) {
+      listed.versions[path] = result->resource_version;
+      return true;
+    }
+    if (absl::IsNotFound(result.status())) {  // the CRD is not installed: nothing of the kind
+      if (absent_kinds_said_.insert(path).second) {
+        log_.Info(absl::StrCat("karmada: ", path, " answered 404 (", kind,
+                               "'s CRD is not installed): none of them"));
+      }
+      return true;
+    }
+    metrics_.Error("list");
+    log_.Warn(absl::StrCat("karmada: listing ", kind, ": ", result.status().message()));
+    return false;
+  };
+  for (PolicyKind kind : {PolicyKind::kCarbonAwareKarmadaPolicy, PolicyKind::kCarbonPlacementPolicy}) {
+    const std::size_t first = listed.policies.size();
+    const bool ok = list(
+        CollectionPath(kind), absl::StrCat(NamesOf(kind).kind, "List"),
+        [&](const kube::JsonField& item) {
+          absl::StatusOr<CarbonPolicy> policy = ReadCarbonPolicy(kind, item);
+          if (!policy.ok()) return policy.status();
+          listed.policies.push_back(*std::move(policy));
+          return absl::OkStatus();
+        },
+        [&] { listed.policies.resize(first); });
+    if (!ok) return false;
+  }
+  for (TargetKind kind : {TargetKind::kPropagationPolicy, TargetKind::kClusterPropagationPolicy}) {
+    const bool ok = list(
+        CollectionPath(kind), absl::StrCat(NamesOf(kind).kind, "List"),
+        [&](const kube::JsonField& item) {
+          absl::StatusOr<std::string> name = item["metadata"]["name"].RequiredString();
+          absl::StatusOr<std::string> ns = item["metadata"]["namespace"].OptionalString();
+          if (!name.ok()) return name.status();
+          if (!ns.ok()) return ns.status();
+          absl::StatusOr<TargetPolicy> target = ReadTargetPolicy(item);
+          if (!target.ok()) return target.status();
+          listed.targets[ObjectPath(kind, *ns, *name)] = *std::move(target);
+          return absl::OkStatus();
+        },
+        [] {});
+    if (!ok) return false;
+  }
+  if (std::any_of(listed.policies.begin(), listed.policies.end(),
+                  [](const CarbonPolicy& p) { return p.clusters_from_karmada; })) {
+    listed.clusters_listed = list(
+        kClustersPath, "ClusterList",
+        [&](const kube::JsonField& item) {
+          absl::StatusOr<std::string> name = item["metadata"]["name"].RequiredString();
+          if (!name.ok()) return name.status();
+          std::map<std::string, std::string> labels;
+          if (absl::Status read = item["metadata"]["labels"].ReadStringMap(labels); !read.ok()) {
+            return read;
+          }
+          absl::StatusOr<std::string> region = item["spec"]["region"].OptionalString();
+          if (!region.ok()) return region.status();
+          const std::string location = labels[kLocationLabel];
+          if (location.empty() && region->empty()) {
+            listed.unlocated.push_back(*name);
+          } else {
+            listed.karmada_clusters.push_back({*name, location, *region});
+          }
+          return absl::OkStatus();
+        },
+        [&] {
+          listed.karmada_clusters.clear();
+          listed.unlocated.clear();
+        });
+    if (!listed.clusters_listed) return false;
+  }
+  return true;
+}
+
+void KarmadaController::Event(const CarbonPolicy& policy, kube::EventType type,
+                              const std::string& reason, const std::string& message,
+                              absl::Time now) {
+  if (events_ == nullptr) return;
+  const KindNames& names = NamesOf(policy.kind);
+  const absl::Status recorded = events_->Record(
+      {names.group_version, names.kind, policy.namespace_name, policy.name, policy.uid}, type,
+      reason, message, now);
+  if (!recorded.ok()) {
+    metrics_.Error("event");
+    log_.Warn(absl::StrCat("karmada: an Event on ", policy.Describe(), ": ", recorded.message()));
+  }
+}
+
+void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice* choice,
+                               const std::vector<Condition>& conditions,
+                               const std::string& result, absl::Time now) {
+  metrics_.Reconciled(policy, result, now);
+  const std::string patch = StatusPatch(policy, choice, conditions, now);
+  if (written_status_[policy.uid] != patch) {
+    const absl::StatusOr<std::string> written = api_.PatchStatus(
+        ObjectPath(policy.kind, policy.namespace_name, policy.name), kube::kMergePatch, patch);
+    if (written.ok()) {
+      written_status_[policy.uid] = patch;
+    } else {
+      metrics_.Error("status");
+      log_.Warn(absl::StrCat("karmada: writing the status of ", policy.Describe(), ": ",
+                             written.status().message()));
+    }
+  }
+  // A problem (Ready False) is an Event once, when it starts or changes.
+  std::string problem;
+  for (const Condition& condition : conditions) {
+    if (condition.type == "Ready" && !condition.status) {
+      problem = absl::StrCat(condition.reason, ": ", condition.message);
+      if (problem_said_[policy.uid] != problem) {
+        Event(policy, kube::EventType::kWarning, condition.reason, condition.message, now);
+        log_.Warn(absl::StrCat("karmada: ", policy.Describe(), ": ", problem));
+      }
+    }
+  }
+  problem_said_[policy.uid] = problem;
+}
+
+void KarmadaController::Reconcile(const CarbonPolicy& policy, const Listed& listed,
+                                  const placement::PlacementModel& model, absl::Time now) {
+  if (!policy.invalid.empty()) {
+    Finish(policy, nullptr, {Ready(false, "InvalidSpec", policy.invalid)}, "invalid", now);
+    return;
+  }
+  const std::string target_path =
+      ObjectPath(policy.target_kind, policy.target_namespace, policy.target_name);
+  const auto target = listed.targets.find(target_path);
+  const std::string target_name =
+      policy.target_kind == TargetKind::kClusterPropagationPolicy
+          ? absl::StrCat(NamesOf(policy.target_kind).kind, " ", policy.target_name)
+          : absl::StrCat(NamesOf(policy.target_kind).kind, " ", policy.target_namespace, "/",
+                         policy.target_name);
+  if (target == listed.targets.end()) {
+    const std::string message = absl::StrCat(target_name, " does not exist");
+    Finish(policy, nullptr,
+           {Ready(false, "TargetNotFound", message), {"TargetNotFound", true, "NotFound", message}},
+           "target_not_found", now);
+    return;
+  }
+  const Condition found = {"TargetNotFound", false, "Found", absl::StrCat(target_name, " exists")};
+  if (target->second.uses_cluster_affinities) {
+    Finish(policy, nullptr,
+           {Ready(false, "ClusterAffinitiesUnsupported",
+                  absl::StrCat(target_name,
+                               " uses spec.placement.clusterAffinities (ordered failover "
+                               "groups); carbonroute writes clusterAffinity.clusterNames, which "
+                               "Karmada refuses beside it: use clusterAffinity")),
+            found},
+           "invalid", now);
+    return;
+  }
+
+  std::vector<Candidate> candidates;
+  const std::vector<PolicyCluster>& clusters =
+      policy.clusters_from_karmada ? listed.karmada_clusters : policy.clusters;
+  for (const PolicyCluster& cluster : clusters) {
+    candidates.push_back({cluster.name, cluster.location, cluster.region});
+  }
+  placement::Workload workload;
+  workload.expected_runtime = options_.expected_runtime;
+  if (policy.max_rtt_ms) {
+    std::string origin = policy.origin;  // a cluster of the policy stands for its region
+    for (const PolicyCluster& cluster : clusters) {
+      if (cluster.name == origin && !cluster.region.empty()) origin = cluster.region;
+    }
+    workload.max_rtt_ms[origin] = *policy.max_rtt_ms;
+  }
+  placement::ScoringOptions scoring;
+  scoring.now = now;
+  const std::vector<ScoredCandidate> scored =
+      placement::ScoreCandidates(model, candidates, workload, scoring);
+  ChoiceInput input{.policy = &policy,
+                    .scored = &scored,
+                    .current = target->second.cluster_names,
+                    .divided = target->second.divided,
+                    .now = now};
+  for (const ScoredCandidate& s : scored) {
+    const uint32_t id = model.LocationId(s.location);
+    const placement::LocationCarbon* carbon =
+        id == placement::PlacementModel::kNone ? nullptr : model.Carbon(id);
+    if (carbon == nullptr) continue;
+    std::optional<absl::Time> fetched;
+    if (carbon->age) fetched = carbon->observed_at - *carbon->age;
+    input.readings[s.name] = {carbon->valid_to, fetched};
+  }
+  PlacementChoice choice = ChoosePlacement(input);
+  const bool weights_changed =
+      !choice.weights.empty() &&
+      (!target->second.weighted || choice.weights != target->second.static_weights);
+  const bool write = (choice.changed || weights_changed) && !choice.active.empty();
+  if (write) {
+    const absl::StatusOr<std::string> patched =
+        api_.Patch(target_path, kube::kMergePatch, ClusterNamesPatch(choice.active, choice.weights));
+    if (!patched.ok()) {
+      metrics_.Error("patch");
+      Finish(policy, &choice,
+             {Ready(false, "TargetWriteFailed",
+                    absl::StrCat("patching ", target_name, ": ", patched.status().message())),
+              found},
+             "error", now);
+      return;
+    }
+    if (choice.changed) {
+      Event(policy, kube::EventType::kNormal, "CarbonPlacementMoved",
+            absl::StrCat(target_name, ": ", choice.message), now);
+      log_.Info(absl::StrCat("karmada: ", policy.Describe(), ": ", target_name, " ",
+                             choice.message));
+    }
+  }
+  metrics_.SetClusters(policy, choice, write && choice.changed);
+  std::vector<std::string> missing = choice.missing_data;
+  if (policy.clusters_from_karmada) {
+    for (const std::string& name : listed.unlocated) {
+      missing.push_back(absl::StrCat(name, " (no ", kLocationLabel, " label, no spec.region)"));
+    }
+  }
+  const Condition data =
+      missing.empty()
+          ? Condition{"DataMissing", false, "AllReadings", "every cluster has a current reading"}
+          : Condition{"DataMissing", true, "NoReading",
+                      absl::StrCat("no current carbon reading for ", absl::StrJoin(missing, ", "))};
+  const Condition ready = choice.kept_for_missing_data
+                              ? Ready(false, "DataMissing", choice.message)
+                              : Ready(true, "Placed", choice.message);
+  Finish(policy, &choice, {ready, data, found},
+         choice.kept_for_missing_data ? "data_missing" : (write ? "placed" : "unchanged"), now);
+}
+
+void KarmadaController::RunOnce() {
+  const absl::Time now = clock_.Now();
+  if (lease_ != nullptr) {
+    const bool leading = lease_->Tick(now);
+    if (!leading && !lease_->last_error().empty()) metrics_.Error("lease");
+    leading_ = leading;
+    metrics_.SetLeader(leading);
+    if (!leading) {
+      next_pass_ = absl::InfinitePast();  // a new leader reconciles at once
+      return;
+    }
+  } else {
+    metrics_.SetLeader(true);
+  }
+  if (!changed_.exchange(false) && now < next_pass_) return;
+  Listed listed;
+  if (!List(listed)) {
+    next_pass_ = now + std::min(options_.resync, absl::Seconds(5));
+    return;
+  }
+  last_list_ok_unix_ = absl::ToUnixSeconds(now);
+  model_sources::LoadedModel loaded = load_model_(now);
+  for (const absl::Status& error : loaded.errors) {
+    metrics_.Error("model");
+    log_.Warn(absl::StrCat("karmada: model source: ", error.message()));
+  }
+  if (loaded.model == nullptr) {
+    loaded.model = std::make_shared<const placement::PlacementModel>(placement::PlacementFacts{});
+  }
+  for (const CarbonPolicy& policy : listed.policies) Reconcile(policy, listed, *loaded.model, now);
+  next_pass_ = now + options_.resync;
+  for (auto& watch : watches_) {
+    const auto version = listed.versions.find(watch->collection().path);
+    if (version != listed.versions.end()) watch->Start(version->second);
+  }
+}
+
+absl::Time KarmadaController::NextWake() const {
+  absl::Time wake = next_pass_;
+  if (lease_ != nullptr) wake = std::min(wake, lease_->next_tick());
+  return wake;
+}
+
+bool KarmadaController::healthy() const {
+  if (!leading_) return true;
+  return clock_.Now() - absl::FromUnixSeconds(last_list_ok_unix_) <= 3 * options_.resync;
+}
+
+void KarmadaController::Run(absl::Notification& stop) {
+  if (options_.watch) {
+    for (kube::WatchedCollection& collection : WatchedCollections()) {
+      watches_.push_back(
+          std::make_unique<kube::ChangeWatch>(api_, std::move(collection), [this] { changed_ = true; }));
+    }
+  }
+  while (!stop.HasBeenNotified()) {
+    RunOnce();
+    absl::Time wake = NextWake();
+    if (options_.watch) wake = std::min(wake, clock_.Now() + kWatchLatency);
+    if (clock_.WaitUntil(wake, stop)) break;
+  }
+  watches_.clear();  // stops them
+}
+
+}  // namespace carbonroute::karmada

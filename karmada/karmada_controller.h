@@ -1,0 +1,128 @@
+// File: karmada/karmada_controller.h
+//
+// `scheduler-lite karmada --controller`: keeps placing the PropagationPolicies
+// and ClusterPropagationPolicies that CarbonAwareKarmadaPolicy and
+// CarbonPlacementPolicy objects name on the cleanest member clusters
+// (README "Karmada"; the decision in placement_choice.h, the objects in
+// carbon_policy.h and target_policy.h, the status in policy_status.h).
+//
+// One pass (RunOnce), at the clock's now:
+//   1. with a Lease (kube/lease_election.h), acts only while leading;
+//   2. every `resync`, and within kWatchLatency of a watched change (a policy
+//      of either kind, a PropagationPolicy or ClusterPropagationPolicy:
+//      kube/change_watch.h from the lists' versions), lists both policy kinds
+//      and both target kinds (a kind whose CRD is not installed, 404, lists
+//      as empty and is said once), and the Karmada Cluster objects when a
+//      policy takes its clusters from them; a failed list changes nothing
+//      and is tried again within 5 s;
+//   3. reads the model once (the sources `serve` takes) and, for each policy,
+//      scores its clusters (placement/scoring.h), decides
+//      (placement_choice.h), merge-patches the target only when the chosen
+//      set (or the weights) changed, records an Event on the policy for a
+//      move and for a new problem (missing data, missing target, invalid spec,
+//      clusterAffinities), and writes the status when it differs from what
+//      this process wrote last.
+// Run() repeats passes until stopped.
+//
+// Cluster objects (cluster.karmada.io/v1alpha1): a cluster's grid location is
+// its carbonroute.io/location label, else its spec.region through the
+// region map of the model (--region-zones); a cluster with neither is named
+// in the DataMissing condition.
+//
+// Ownership: borrows every argument. Thread safety: RunOnce/Run on one
+// thread; healthy() from any.
+#ifndef CARBONROUTE_KARMADA_KARMADA_CONTROLLER_H_
+#define CARBONROUTE_KARMADA_KARMADA_CONTROLLER_H_
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "base/clock.h"
+#include "base/log_line.h"
+#include "karmada/carbon_policy.h"
+#include "karmada/karmada_metrics.h"
+#include "karmada/placement_choice.h"
+#include "karmada/policy_status.h"
+#include "karmada/target_policy.h"
+#include "kube/change_watch.h"
+#include "kube/event_recorder.h"
+#include "kube/kube_client.h"
+#include "kube/lease_election.h"
+#include "model_sources/model_loader.h"
+
+namespace carbonroute::karmada {
+
+// The Karmada Cluster objects' path and the label that names a grid location.
+inline constexpr char kClustersPath[] = "/apis/cluster.karmada.io/v1alpha1/clusters";
+inline constexpr char kLocationLabel[] = "carbonroute.io/location";
+// How soon Run() looks at what a watch reported.
+inline constexpr absl::Duration kWatchLatency = absl::Seconds(1);
+
+struct KarmadaControllerOptions {
+  absl::Duration resync = absl::Minutes(5);
+  std::optional<absl::Duration> expected_runtime;  // scores by the forecast over it
+  bool watch = false;                              // Run() only
+};
+
+// Builds the model at `now` from the configured sources.
+using ModelLoader = std::function<model_sources::LoadedModel(absl::Time now)>;
+
+class KarmadaController {
+ public:
+  // `lease`: null to act alone. `events`: null to record no Events.
+  KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
+                    ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
+                    LineLogger& log, kube::LeaseElection* lease = nullptr,
+                    const kube::EventRecorder* events = nullptr);
+  ~KarmadaController();
+
+  void RunOnce();
+  absl::Time NextWake() const;
+  void Run(absl::Notification& stop);
+
+  // The last lists succeeded within three resyncs (or this replica is not leading).
+  bool healthy() const;
+
+ private:
+  struct Listed;
+  // Lists everything; false (and logs) when a list failed.
+  bool List(Listed& listed);
+  void Reconcile(const CarbonPolicy& policy, const Listed& listed,
+                 const placement::PlacementModel& model, absl::Time now);
+  // Writes the status (when it differs from the last written) and the
+  // policy's Event for a new problem; `result` goes to the metrics.
+  void Finish(const CarbonPolicy& policy, const PlacementChoice* choice,
+              const std::vector<Condition>& conditions, const std::string& result,
+              absl::Time now);
+  void Event(const CarbonPolicy& policy, kube::EventType type, const std::string& reason,
+             const std::string& message, absl::Time now);
+
+  const KarmadaControllerOptions options_;
+  const kube::KubeClient& api_;
+  const ModelLoader load_model_;
+  Clock& clock_;
+  KarmadaMetrics& metrics_;
+  LineLogger& log_;
+  kube::LeaseElection* const lease_;
+  const kube::EventRecorder* const events_;
+
+  absl::Time next_pass_ = absl::InfinitePast();
+  std::map<std::string, std::string> written_status_;  // policy uid → status patch written
+  std::map<std::string, std::string> problem_said_;    // policy uid → last problem Event
+  std::set<std::string> absent_kinds_said_;            // collections answered 404, logged
+  std::atomic<int64_t> last_list_ok_unix_{0};
+  std::atomic<bool> leading_{true};
+  std::atomic<bool> changed_{false};
+  std::vector<std::unique_ptr<kube::ChangeWatch>> watches_;
+};
+
+}  // namespace carbonroute::karmada
+
+#endif  // CARBONROUTE_KARMADA_KARMADA_CONTROLLER_H_

@@ -1,0 +1,116 @@
+#include "karmada/karmada_metrics.h"
+
+#include "contract/metric_names.h"
+
+namespace carbonroute::karmada {
+namespace {
+
+using Labels = std::map<std::string, std::string>;
+
+Labels PolicyLabels(const CarbonPolicy& policy) {
+  return {{"kind", NamesOf(policy.kind).kind},
+          {"namespace", policy.namespace_name},
+          {"policy", policy.name}};
+}
+
+Labels With(Labels labels, const std::string& key, const std::string& value) {
+  labels[key] = value;
+  return labels;
+}
+
+}  // namespace
+
+KarmadaMetrics::KarmadaMetrics(prometheus::Registry& registry)
+    : active_(prometheus::BuildGauge()
+                  .Name(metric_names::kKarmadaClusterActive)
+                  .Help("1 while the member cluster is chosen by the policy, else 0")
+                  .Register(registry)),
+      intensity_(prometheus::BuildGauge()
+                     .Name(metric_names::kKarmadaClusterIntensity)
+                     .Help("the carbon intensity the policy's choice was made on, gCO2eq/kWh")
+                     .Register(registry)),
+      moves_(prometheus::BuildCounter()
+                 .Name(metric_names::kKarmadaMoves)
+                 .Help("writes of a new clusterNames set to the policy's target")
+                 .Register(registry)),
+      reconciles_(prometheus::BuildCounter()
+                      .Name(metric_names::kKarmadaReconciles)
+                      .Help("reconciles by result: placed, unchanged, data_missing, "
+                            "target_not_found, invalid, error")
+                      .Register(registry)),
+      last_reconcile_(prometheus::BuildGauge()
+                          .Name(metric_names::kKarmadaLastReconcile)
+                          .Help("Unix seconds of the policy's last reconcile")
+                          .Register(registry)),
+      leader_(prometheus::BuildGauge()
+                  .Name(metric_names::kKarmadaLeader)
+                  .Help("1 while this replica holds the Lease (or runs alone)")
+                  .Register(registry)
+                  .Add({})),
+      errors_(prometheus::BuildCounter()
+                  .Name(metric_names::kKarmadaErrors)
+                  .Help("failed API calls and model loads, by operation")
+                  .Register(registry)),
+      seed_intensity_(prometheus::BuildGauge()
+                          .Name(metric_names::kSeedClusterIntensity)
+                          .Help("carbon intensity of the member cluster's location, gCO2eq/kWh "
+                                "(carbon-aware-karmada-operator compatible)")
+                          .Register(registry)),
+      seed_reconciles_(prometheus::BuildCounter()
+                           .Name(metric_names::kSeedReconciles)
+                           .Help("reconciles per policy (carbon-aware-karmada-operator "
+                                 "compatible)")
+                           .Register(registry)),
+      seed_errors_(prometheus::BuildCounter()
+                       .Name(metric_names::kSeedReconcileErrors)
+                       .Help("failed reconciles per policy (carbon-aware-karmada-operator "
+                             "compatible)")
+                       .Register(registry)) {}
+
+void KarmadaMetrics::Reconciled(const CarbonPolicy& policy, const std::string& result,
+                                absl::Time now) {
+  const Labels labels = PolicyLabels(policy);
+  reconciles_.Add(With(labels, "result", result)).Increment();
+  last_reconcile_.Add(labels).Set(absl::ToDoubleSeconds(now - absl::UnixEpoch()));
+  seed_reconciles_.Add({{"app", policy.name}}).Increment();
+  seed_errors_.Add({{"app", policy.name}});
+  if (result == "error" || result == "invalid" || result == "target_not_found") {
+    seed_errors_.Add({{"app", policy.name}}).Increment();
+  }
+}
+
+void KarmadaMetrics::SetClusters(const CarbonPolicy& policy, const PlacementChoice& choice,
+                                 bool moved) {
+  const Labels labels = PolicyLabels(policy);
+  if (moved) moves_.Add(labels).Increment();
+  moves_.Add(labels);
+  // Remove this policy's intensity and seed series of the last pass, then set the new ones.
+  const std::string key = labels.at("kind") + "/" + policy.namespace_name + "/" + policy.name;
+  for (const Labels& old : gauges_set_[key]) {
+    if (old.contains("active")) {
+      seed_intensity_.Remove(&seed_intensity_.Add(old));
+    } else {
+      intensity_.Remove(&intensity_.Add(old));
+    }
+  }
+  std::vector<Labels>& set = gauges_set_[key];
+  set.clear();
+  for (const ClusterDecision& cluster : choice.clusters) {
+    active_.Add(With(labels, "cluster", cluster.name)).Set(cluster.active ? 1 : 0);
+    if (!cluster.grams_per_kwh) continue;
+    Labels own = With(With(labels, "cluster", cluster.name), "location", cluster.location);
+    intensity_.Add(own).Set(*cluster.grams_per_kwh);
+    set.push_back(std::move(own));
+    Labels seed = {{"cluster", cluster.name},
+                   {"location", cluster.location},
+                   {"active", cluster.active ? "true" : "false"}};
+    seed_intensity_.Add(seed).Set(*cluster.grams_per_kwh);
+    set.push_back(std::move(seed));
+  }
+}
+
+void KarmadaMetrics::Error(const std::string& operation) {
+  errors_.Add({{"operation", operation}}).Increment();
+}
+
+}  // namespace carbonroute::karmada

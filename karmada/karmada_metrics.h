@@ -1,0 +1,57 @@
+// File: karmada/karmada_metrics.h
+//
+// The Karmada controller's metrics (names and meanings:
+// contract/metric_names.h, "scheduler-lite's Karmada controller"; docs/metrics.md),
+// registered in a prometheus-cpp registry: carbonroute's own
+// carbonroute_karmada_* series and the carbon-aware-karmada-operator's
+// carbon_aware_karmada_operator_* series beside them. Unlike the operator,
+// a cluster that changes between chosen and not chosen leaves one series
+// (the other `active` value is removed), and a cluster without a reading has
+// no intensity series (never 0).
+//
+// Thread safety: prometheus-cpp's metrics are thread-safe; Set* from one thread.
+#ifndef CARBONROUTE_KARMADA_KARMADA_METRICS_H_
+#define CARBONROUTE_KARMADA_KARMADA_METRICS_H_
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+
+#include <map>
+#include <string>
+
+#include "absl/time/time.h"
+#include "karmada/carbon_policy.h"
+#include "karmada/placement_choice.h"
+
+namespace carbonroute::karmada {
+
+class KarmadaMetrics {
+ public:
+  explicit KarmadaMetrics(prometheus::Registry& registry);
+
+  // One reconcile of `policy` ended with `result` (see kKarmadaReconciles).
+  void Reconciled(const CarbonPolicy& policy, const std::string& result, absl::Time now);
+  // The clusters as decided (gauges), and a move when the set changed.
+  void SetClusters(const CarbonPolicy& policy, const PlacementChoice& choice, bool moved);
+  void SetLeader(bool leading) { leader_.Set(leading ? 1 : 0); }
+  void Error(const std::string& operation);
+
+ private:
+  prometheus::Family<prometheus::Gauge>& active_;
+  prometheus::Family<prometheus::Gauge>& intensity_;
+  prometheus::Family<prometheus::Counter>& moves_;
+  prometheus::Family<prometheus::Counter>& reconciles_;
+  prometheus::Family<prometheus::Gauge>& last_reconcile_;
+  prometheus::Gauge& leader_;
+  prometheus::Family<prometheus::Counter>& errors_;
+  prometheus::Family<prometheus::Gauge>& seed_intensity_;
+  prometheus::Family<prometheus::Counter>& seed_reconciles_;
+  prometheus::Family<prometheus::Counter>& seed_errors_;
+  // Per policy, the labels of the series set last (to remove those that went).
+  std::map<std::string, std::vector<std::map<std::string, std::string>>> gauges_set_;
+};
+
+}  // namespace carbonroute::karmada
+
+#endif  // CARBONROUTE_KARMADA_KARMADA_METRICS_H_
