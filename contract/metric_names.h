@@ -123,7 +123,8 @@ inline constexpr char kKarmadaMoves[] = "carbonroute_karmada_moves_total";
 inline constexpr char kKarmadaReconciles[] = "carbonroute_karmada_reconciles_total";
 // gauge{kind, namespace, policy}: Unix seconds of the policy's last reconcile; the
 // CarbonrouteKarmadaPolicyNotReconciled alert.
-inline constexpr char kKarmadaLastReconcile[] = "carbonroute_karmada_last_reconcile_timestamp_seconds";
+inline constexpr char kKarmadaLastReconcile[] =
+    "carbonroute_karmada_last_reconcile_timestamp_seconds";
 // gauge: 1 while this replica holds the Lease (or runs alone), else 0.
 inline constexpr char kKarmadaLeader[] = "carbonroute_karmada_leader";
 // counter{operation}: failed API calls (list, patch, status, event, lease) and model loads (model).

@@ -92,8 +92,9 @@ void ReadClusters(const kube::JsonField& list, const char* location_key, CarbonP
     if (cluster.name.empty()) {
       invalid = absl::StrCat(entry.path(), ".name: required");
     } else if (cluster.location.empty() && cluster.region.empty()) {
-      invalid = absl::StrCat(entry.path(), " (", cluster.name, "): give a ", location_key,
-                             policy.kind == PolicyKind::kCarbonPlacementPolicy ? " or a region" : "");
+      invalid =
+          absl::StrCat(entry.path(), " (", cluster.name, "): give a ", location_key,
+                       policy.kind == PolicyKind::kCarbonPlacementPolicy ? " or a region" : "");
     } else if (!names.insert(cluster.name).second) {
       invalid = absl::StrCat(entry.path(), ".name: duplicate cluster ", Quoted(cluster.name));
     }
@@ -151,14 +152,14 @@ void ReadOwnSpec(const kube::JsonField& spec, CarbonPolicy& policy) {
   policy.origin = StringAt(spec["origin"], invalid);
   policy.max_rtt_ms = NumberAt(spec["maxRttMs"], invalid);
   if (policy.max_rtt_ms.has_value() != !policy.origin.empty() && invalid.empty()) {
-    invalid = "spec.origin and spec.maxRttMs: give both (a latency limit from the origin) or "
-              "neither";
+    invalid =
+        "spec.origin and spec.maxRttMs: give both (a latency limit from the origin) or "
+        "neither";
   } else if (policy.max_rtt_ms && !(*policy.max_rtt_ms > 0) && invalid.empty()) {
     invalid = absl::StrCat("spec.maxRttMs: expected a positive number of milliseconds, got ",
                            *policy.max_rtt_ms);
   }
-  policy.carbon_tolerance =
-      NumberAt(spec["carbonToleranceGramsPerKwh"], invalid).value_or(0.0);
+  policy.carbon_tolerance = NumberAt(spec["carbonToleranceGramsPerKwh"], invalid).value_or(0.0);
   if (policy.carbon_tolerance < 0 && invalid.empty()) {
     invalid = absl::StrCat("spec.carbonToleranceGramsPerKwh: expected ≥ 0 gCO2eq/kWh, got ",
                            policy.carbon_tolerance);
@@ -166,8 +167,8 @@ void ReadOwnSpec(const kube::JsonField& spec, CarbonPolicy& policy) {
   if (const std::string stay = StringAt(spec["minStay"], invalid); !stay.empty()) {
     if (!absl::ParseDuration(stay, &policy.min_stay) || policy.min_stay < absl::ZeroDuration()) {
       if (invalid.empty()) {
-        invalid = absl::StrCat("spec.minStay: expected a duration such as 30m or 1h, got ",
-                               Quoted(stay));
+        invalid =
+            absl::StrCat("spec.minStay: expected a duration such as 30m or 1h, got ", Quoted(stay));
       }
     }
   }

@@ -70,8 +70,8 @@ struct PolicyCluster {
 // The status this controller wrote last (what carries over a restart).
 struct PreviousStatus {
   std::vector<std::string> active_clusters;
-  std::map<std::string, absl::Time> active_since;  // cluster → chosen since (activeSince)
-  std::map<std::string, absl::Time> condition_since;  // condition type → lastTransitionTime
+  std::map<std::string, absl::Time> active_since;       // cluster → chosen since (activeSince)
+  std::map<std::string, absl::Time> condition_since;    // condition type → lastTransitionTime
   std::map<std::string, std::string> condition_status;  // condition type → "True"/"False"
 };
 

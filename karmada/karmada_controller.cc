@@ -35,10 +35,9 @@ Condition Ready(bool ready, std::string reason, std::string message) {
 
 }  // namespace
 
-KarmadaController::KarmadaController(KarmadaControllerOptions options,
-                                     const kube::KubeClient& api, ModelLoader load_model,
-                                     Clock& clock, KarmadaMetrics& metrics, LineLogger& log,
-                                     kube::LeaseElection* lease,
+KarmadaController::KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
+                                     ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
+                                     LineLogger& log, kube::LeaseElection* lease,
                                      const kube::EventRecorder* events)
     : options_(std::move(options)),
       api_(api),
@@ -72,7 +71,8 @@ bool KarmadaController::List(Listed& listed) {
     log_.Warn(absl::StrCat("karmada: listing ", kind, ": ", result.status().message()));
     return false;
   };
-  for (PolicyKind kind : {PolicyKind::kCarbonAwareKarmadaPolicy, PolicyKind::kCarbonPlacementPolicy}) {
+  for (PolicyKind kind :
+       {PolicyKind::kCarbonAwareKarmadaPolicy, PolicyKind::kCarbonPlacementPolicy}) {
     const std::size_t first = listed.policies.size();
     const bool ok = list(
         CollectionPath(kind), absl::StrCat(NamesOf(kind).kind, "List"),
@@ -146,8 +146,8 @@ void KarmadaController::Event(const CarbonPolicy& policy, kube::EventType type,
 }
 
 void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice* choice,
-                               const std::vector<Condition>& conditions,
-                               const std::string& result, absl::Time now) {
+                               const std::vector<Condition>& conditions, const std::string& result,
+                               absl::Time now) {
   metrics_.Reconciled(policy, result, now);
   const std::string patch = StatusPatch(policy, choice, conditions, now);
   if (written_status_[policy.uid] != patch) {
@@ -248,8 +248,8 @@ void KarmadaController::Reconcile(const CarbonPolicy& policy, const Listed& list
       (!target->second.weighted || choice.weights != target->second.static_weights);
   const bool write = (choice.changed || weights_changed) && !choice.active.empty();
   if (write) {
-    const absl::StatusOr<std::string> patched =
-        api_.Patch(target_path, kube::kMergePatch, ClusterNamesPatch(choice.active, choice.weights));
+    const absl::StatusOr<std::string> patched = api_.Patch(
+        target_path, kube::kMergePatch, ClusterNamesPatch(choice.active, choice.weights));
     if (!patched.ok()) {
       metrics_.Error("patch");
       Finish(policy, &choice,
@@ -262,8 +262,8 @@ void KarmadaController::Reconcile(const CarbonPolicy& policy, const Listed& list
     if (choice.changed) {
       Event(policy, kube::EventType::kNormal, "CarbonPlacementMoved",
             absl::StrCat(target_name, ": ", choice.message), now);
-      log_.Info(absl::StrCat("karmada: ", policy.Describe(), ": ", target_name, " ",
-                             choice.message));
+      log_.Info(
+          absl::StrCat("karmada: ", policy.Describe(), ": ", target_name, " ", choice.message));
     }
   }
   metrics_.SetClusters(policy, choice, write && choice.changed);
@@ -278,9 +278,8 @@ void KarmadaController::Reconcile(const CarbonPolicy& policy, const Listed& list
           ? Condition{"DataMissing", false, "AllReadings", "every cluster has a current reading"}
           : Condition{"DataMissing", true, "NoReading",
                       absl::StrCat("no current carbon reading for ", absl::StrJoin(missing, ", "))};
-  const Condition ready = choice.kept_for_missing_data
-                              ? Ready(false, "DataMissing", choice.message)
-                              : Ready(true, "Placed", choice.message);
+  const Condition ready = choice.kept_for_missing_data ? Ready(false, "DataMissing", choice.message)
+                                                       : Ready(true, "Placed", choice.state);
   Finish(policy, &choice, {ready, data, found},
          choice.kept_for_missing_data ? "data_missing" : (write ? "placed" : "unchanged"), now);
 }
@@ -336,8 +335,8 @@ bool KarmadaController::healthy() const {
 void KarmadaController::Run(absl::Notification& stop) {
   if (options_.watch) {
     for (kube::WatchedCollection& collection : WatchedCollections()) {
-      watches_.push_back(
-          std::make_unique<kube::ChangeWatch>(api_, std::move(collection), [this] { changed_ = true; }));
+      watches_.push_back(std::make_unique<kube::ChangeWatch>(api_, std::move(collection),
+                                                             [this] { changed_ = true; }));
     }
   }
   while (!stop.HasBeenNotified()) {

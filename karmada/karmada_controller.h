@@ -78,8 +78,8 @@ class KarmadaController {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
   KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
-                    ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
-                    LineLogger& log, kube::LeaseElection* lease = nullptr,
+                    ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics, LineLogger& log,
+                    kube::LeaseElection* lease = nullptr,
                     const kube::EventRecorder* events = nullptr);
   ~KarmadaController();
 
@@ -99,8 +99,7 @@ class KarmadaController {
   // Writes the status (when it differs from the last written) and the
   // policy's Event for a new problem; `result` goes to the metrics.
   void Finish(const CarbonPolicy& policy, const PlacementChoice* choice,
-              const std::vector<Condition>& conditions, const std::string& result,
-              absl::Time now);
+              const std::vector<Condition>& conditions, const std::string& result, absl::Time now);
   void Event(const CarbonPolicy& policy, kube::EventType type, const std::string& reason,
              const std::string& message, absl::Time now);
 

@@ -68,6 +68,7 @@ PlacementChoice ChoosePlacement(const ChoiceInput& input) {
   auto keep_current = [&](std::string why) {
     choice.active = input.current;
     choice.message = std::move(why);
+    choice.state = choice.message;
     for (ClusterDecision& decision : choice.clusters) {
       decision.active = current.contains(decision.name);
       if (!decision.active) continue;
@@ -80,10 +81,10 @@ PlacementChoice ChoosePlacement(const ChoiceInput& input) {
   };
   if (eligible.size() < desired && !choice.missing_data.empty()) {
     choice.kept_for_missing_data = true;
-    return keep_current(absl::StrCat(
-        "kept clusterNames ", List(input.current), ": only ", eligible.size(), " of ", desired,
-        " clusters are eligible and ", List(choice.missing_data),
-        " have no current carbon reading (missing data never widens the placement)"));
+    return keep_current(
+        absl::StrCat("kept clusterNames ", List(input.current), ": only ", eligible.size(), " of ",
+                     desired, " clusters are eligible and ", List(choice.missing_data),
+                     " have no current carbon reading (missing data never widens the placement)"));
   }
   if (eligible.empty()) {
     return keep_current(absl::StrCat("kept clusterNames ", List(input.current),
@@ -100,22 +101,31 @@ PlacementChoice ChoosePlacement(const ChoiceInput& input) {
   }
   std::map<std::string, std::string> why;
   std::vector<const ScoredCandidate*> chosen;
+  // Among the `desired` cleanest: chosen on its own merit, not by stickiness.
+  const auto top =
+      eligible.begin() + static_cast<std::ptrdiff_t>(std::min(desired, eligible.size()));
+  auto cleanest = [&](const ScoredCandidate* s) {
+    return std::find(eligible.begin(), top, s) != top;
+  };
   for (const ScoredCandidate* s : eligible) {
     if (!current.contains(s->name) || chosen.size() >= desired) continue;
     const auto since = policy.previous.active_since.find(s->name);
-    if (since != policy.previous.active_since.end() &&
-        input.now < since->second + policy.min_stay) {
-      why[s->name] = absl::StrCat("stays: chosen at ", UtcSeconds(since->second),
-                                  ", minStay ", absl::FormatDuration(policy.min_stay));
+    if (cleanest(s)) {
+      why[s->name] = absl::StrCat("chosen: ", Grams(*s->grams_per_kwh), ", among the ", desired,
+                                  " cleanest eligible");
+      chosen.push_back(s);
+    } else if (since != policy.previous.active_since.end() &&
+               input.now < since->second + policy.min_stay) {
+      why[s->name] = absl::StrCat("stays: chosen at ", UtcSeconds(since->second), ", minStay ",
+                                  absl::FormatDuration(policy.min_stay));
       chosen.push_back(s);
     } else if (!best_alternative ||
                *s->grams_per_kwh <= *best_alternative + policy.carbon_tolerance) {
-      why[s->name] =
-          best_alternative
-              ? absl::StrCat("stays: ", Grams(*s->grams_per_kwh), " is within the tolerance ",
-                             policy.carbon_tolerance, " of the best alternative ",
-                             Grams(*best_alternative))
-              : "stays: no eligible alternative";
+      why[s->name] = best_alternative
+                         ? absl::StrCat("stays: ", Grams(*s->grams_per_kwh),
+                                        " is within the tolerance ", policy.carbon_tolerance,
+                                        " of the best alternative ", Grams(*best_alternative))
+                         : "stays: no eligible alternative";
       chosen.push_back(s);
     }
   }
@@ -140,10 +150,10 @@ PlacementChoice ChoosePlacement(const ChoiceInput& input) {
     decision.active = active.contains(decision.name);
     if (decision.active) {
       const auto since = policy.previous.active_since.find(decision.name);
-      decision.active_since = current.contains(decision.name) &&
-                                      since != policy.previous.active_since.end()
-                                  ? since->second
-                                  : input.now;
+      decision.active_since =
+          current.contains(decision.name) && since != policy.previous.active_since.end()
+              ? since->second
+              : input.now;
       decision.reason = why[decision.name];
       if (const auto w = choice.weights.find(decision.name); w != choice.weights.end()) {
         decision.weight = w->second;
@@ -154,14 +164,16 @@ PlacementChoice ChoosePlacement(const ChoiceInput& input) {
     }
   }
   choice.message =
-      choice.changed
-          ? absl::StrCat("moved from ", List(input.current), " to ", List(choice.active),
-                         " (carbonToleranceGramsPerKwh ", policy.carbon_tolerance, ", minStay ",
-                         absl::FormatDuration(policy.min_stay), ")")
-          : absl::StrCat("unchanged: ", List(choice.active));
+      choice.changed ? absl::StrCat("moved from ", List(input.current), " to ", List(choice.active),
+                                    " (carbonToleranceGramsPerKwh ", policy.carbon_tolerance,
+                                    ", minStay ", absl::FormatDuration(policy.min_stay), ")")
+                     : absl::StrCat("unchanged: ", List(choice.active));
+  choice.state = absl::StrCat("placed on ", List(choice.active));
   if (choice.active.size() < desired) {
-    absl::StrAppend(&choice.message, "; only ", choice.active.size(), " of ", desired,
-                    " clusters are within the latency limit");
+    const std::string few = absl::StrCat("; only ", choice.active.size(), " of ", desired,
+                                         " clusters are within the latency limit");
+    absl::StrAppend(&choice.message, few);
+    absl::StrAppend(&choice.state, few);
   }
   return choice;
 }

@@ -46,11 +46,11 @@ namespace carbonroute::karmada {
 // One cluster's line in the policy's status.
 struct ClusterDecision {
   std::string name, location;
-  bool valid = false;                     // eligible (rule 1)
-  std::optional<double> grams_per_kwh;    // gCO2eq/kWh
-  std::optional<absl::Time> valid_to;     // the reading's validity
-  std::optional<absl::Time> fetched_at;   // when the collector fetched the reading
-  std::optional<double> rtt_ms;           // from the origin, when a limit applies
+  bool valid = false;                    // eligible (rule 1)
+  std::optional<double> grams_per_kwh;   // gCO2eq/kWh
+  std::optional<absl::Time> valid_to;    // the reading's validity
+  std::optional<absl::Time> fetched_at;  // when the collector fetched the reading
+  std::optional<double> rtt_ms;          // from the origin, when a limit applies
   bool active = false;
   std::optional<absl::Time> active_since;
   std::optional<int64_t> weight;
@@ -58,12 +58,13 @@ struct ClusterDecision {
 };
 
 struct PlacementChoice {
-  std::vector<std::string> active;  // the chosen clusters, cleanest first
+  std::vector<std::string> active;        // the chosen clusters, cleanest first
   std::vector<ClusterDecision> clusters;  // in the order scoring ranked them
   bool changed = false;                   // active differs from the target's clusterNames
   bool kept_for_missing_data = false;     // rule 2: the current clusterNames stay
   std::vector<std::string> missing_data;  // clusters without a usable reading
-  std::string message;                    // one line: what was decided and why
+  std::string message;                    // one line: what was decided and why (a move's Event)
+  std::string state;  // the same as a state, unchanged while the placement is (Ready's message)
   std::map<std::string, int64_t> weights;  // rule 5; empty when not asked for
 };
 

@@ -13,13 +13,12 @@ using Json = nlohmann::json;
 std::string StatusPatch(const CarbonPolicy& policy, const PlacementChoice* choice,
                         const std::vector<Condition>& conditions, absl::Time now) {
   Json status = Json::object();
-  status["activeClusters"] =
-      choice != nullptr ? choice->active : policy.previous.active_clusters;
+  status["activeClusters"] = choice != nullptr ? choice->active : policy.previous.active_clusters;
   Json clusters = Json::array();
   if (choice != nullptr) {
     for (const ClusterDecision& cluster : choice->clusters) {
-      Json entry = {{"name", cluster.name}, {"location", cluster.location},
-                    {"isValid", cluster.valid}};
+      Json entry = {
+          {"name", cluster.name}, {"location", cluster.location}, {"isValid", cluster.valid}};
       if (cluster.valid) {
         Json intensity = {{"units", "gCO2eq/kWh"},
                           {"value", absl::StrFormat("%.2f", *cluster.grams_per_kwh)}};

@@ -36,7 +36,7 @@
 namespace carbonroute::karmada {
 
 struct Condition {
-  std::string type;    // Ready, DataMissing, TargetNotFound
+  std::string type;  // Ready, DataMissing, TargetNotFound
   bool status = false;
   std::string reason;  // CamelCase: Placed, DataMissing, InvalidSpec, ...
   std::string message;

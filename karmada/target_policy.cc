@@ -36,8 +36,7 @@ absl::StatusOr<TargetPolicy> ReadTargetPolicy(const kube::JsonField& object) {
   target.weighted = division == "Weighted";
   auto read_weight = [&target](const kube::JsonField& entry) -> absl::Status {
     std::vector<std::string> names;
-    if (absl::Status read = ReadNames(entry["targetCluster"]["clusterNames"], names);
-        !read.ok()) {
+    if (absl::Status read = ReadNames(entry["targetCluster"]["clusterNames"], names); !read.ok()) {
       return read;
     }
     absl::StatusOr<std::optional<int64_t>> weight = entry["weight"].OptionalInt();
@@ -60,9 +59,8 @@ std::string ClusterNamesPatch(const std::vector<std::string>& clusters,
       list.push_back({{"targetCluster", {{"clusterNames", {cluster}}}},
                       {"weight", it == weights.end() ? 1 : it->second}});
     }
-    placement["replicaScheduling"] = {
-        {"replicaDivisionPreference", "Weighted"},
-        {"weightPreference", {{"staticWeightList", list}}}};
+    placement["replicaScheduling"] = {{"replicaDivisionPreference", "Weighted"},
+                                      {"weightPreference", {{"staticWeightList", list}}}};
   }
   return nlohmann::json{{"spec", {{"placement", placement}}}}.dump();
 }

@@ -31,8 +31,8 @@ namespace carbonroute::karmada {
 struct TargetPolicy {
   std::vector<std::string> cluster_names;  // spec.placement.clusterAffinity.clusterNames
   bool uses_cluster_affinities = false;    // spec.placement.clusterAffinities is set
-  bool divided = false;  // replicaScheduling.replicaSchedulingType Divided (Karmada's default)
-  bool weighted = false;                   // ... replicaDivisionPreference Weighted
+  bool divided = false;   // replicaScheduling.replicaSchedulingType Divided (Karmada's default)
+  bool weighted = false;  // ... replicaDivisionPreference Weighted
   std::map<std::string, int64_t> static_weights;  // staticWeightList entries naming one cluster
 };
 

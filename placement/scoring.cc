@@ -467,7 +467,18 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
     out.region = std::string(e.candidate.region);
     out.feasible = e.failure == Failure::kFeasible;
     out.score = out.feasible ? e.score : 0;
-    if (!origins.empty() && out.feasible) out.latency = absl::Milliseconds(e.latency_ms);
+    if (!origins.empty() && out.feasible) {
+      out.latency = absl::Milliseconds(e.latency_ms);
+    } else if (!origins.empty()) {  // excluded: its RTT still says how far, when every one is known
+      double worst_ms = 0;
+      bool all_known = true;
+      for (std::size_t o = 0; o < origins.size(); ++o) {
+        const std::optional<FoundRtt>& rtt = evaluated.Rtt(i, o);
+        all_known = all_known && rtt.has_value();
+        if (rtt) worst_ms = std::max(worst_ms, rtt->ms);
+      }
+      if (all_known) out.latency = absl::Milliseconds(worst_ms);
+    }
     if (e.carbon->has_carbon) out.grams_per_kwh = e.carbon->grams;
     out.carbon_basis = BasisText(e, window);
     if (!out.feasible || !e.carbon->has_carbon)

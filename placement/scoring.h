@@ -113,11 +113,13 @@ struct ScoredCandidate {
   std::string location;
   std::string region;
   bool feasible = false;
-  std::optional<double> grams_per_kwh;    // the carbon value used (absent: no usable data)
-  std::string carbon_basis;               // "current", "forecast 4h", or why there is none
-  std::optional<absl::Duration> latency;  // the largest RTT over the origins
-  double score = 0;                       // [0, 1]; 0 when not feasible
-  std::vector<std::string> reasons;       // why excluded, and what was assumed
+  std::optional<double> grams_per_kwh;  // the carbon value used (absent: no usable data)
+  std::string carbon_basis;             // "current", "forecast 4h", or why there is none
+  // The largest RTT over the origins (for an excluded candidate too, when
+  // every origin's RTT to it is known).
+  std::optional<absl::Duration> latency;
+  double score = 0;                  // [0, 1]; 0 when not feasible
+  std::vector<std::string> reasons;  // why excluded, and what was assumed
 };
 
 // Scores `candidates` and orders them (feasible first, by the order above;

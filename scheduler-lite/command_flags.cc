@@ -1,9 +1,9 @@
 #include "scheduler-lite/command_flags.h"
 
-#include <algorithm>
-#include <cmath>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "absl/strings/match.h"
@@ -13,8 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "base/data_files.h"
 #include "base/listen_address.h"
-#include "exporter/metrics_page.h"
 #include "contract/emissions_type.h"
+#include "exporter/metrics_page.h"
 
 namespace carbonroute::scheduler_lite {
 

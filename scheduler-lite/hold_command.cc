@@ -136,8 +136,8 @@ int HoldSubcommand::Run(ProgramContext& c) {
     return 1;
   }
   log.Info(absl::StrCat("holding objects selected by ", options_.selector, " from ",
-                        connection.Describe(), "; metrics on ",
-                        ServerUrl(web, listen_, **server), lease_.Describe()));
+                        connection.Describe(), "; metrics on ", ServerUrl(web, listen_, **server),
+                        lease_.Describe()));
   controller.Run(c.signals->stop());
   log.Info("stopped");
   return 0;

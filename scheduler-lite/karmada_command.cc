@@ -6,10 +6,10 @@
 #include "karmada/karmada_controller.h"
 #include "karmada/karmada_metrics.h"
 #include "kube/event_recorder.h"
-#include "kube/lease_election.h"
-#include "prometheus/registry.h"
 #include "kube/kube_client.h"
+#include "kube/lease_election.h"
 #include "net/url.h"
+#include "prometheus/registry.h"
 #include "scheduler-lite/command_flags.h"
 #include "scheduler-lite/karmada_patch.h"
 
@@ -56,8 +56,9 @@ class KarmadaSubcommand final : public Subcommand {
     if (controller_) {
       if (!request_.policy_file.empty() || request_.apply) {
         throw CLI::ValidationError(
-            "--controller", "reads its policies from the Karmada API server: drop --policy and "
-                            "--apply (they are the one-shot mode)");
+            "--controller",
+            "reads its policies from the Karmada API server: drop --policy and "
+            "--apply (they are the one-shot mode)");
       }
       options_.resync = DurationFlag(resync_, "--resync");
       options_.expected_runtime = request_.runtime;

@@ -206,8 +206,8 @@ std::pair<int, std::string> FakeBatchApi::List(const std::string& resource,
   Json items = Json::array();
   for (std::size_t i = std::min(offset, end); i < end; ++i) items.push_back(*matching[i]);
   Json list = {{"kind", resource == "jobs"   ? "JobList"
-                       : resource == "pods" ? "PodList"
-                                            : "List"},
+                        : resource == "pods" ? "PodList"
+                                             : "List"},
                {"metadata",
                 {{"resourceVersion", absl::StrCat(version_)},
                  {"continue", end < matching.size() ? absl::StrCat(end) : ""}}},
@@ -283,8 +283,9 @@ void FakeBatchApi::PutObject(const std::string& plural, Json object) {
   const int64_t generation =
       exists ? objects_[key]["metadata"].value("generation", int64_t{1}) : int64_t{0};
   metadata["generation"] =
-      exists && objects_[key].value("spec", Json()) == object.value("spec", Json()) ? generation
-                                                                                  : generation + 1;
+      exists && objects_[key].value("spec", Json()) == object.value("spec", Json())
+          ? generation
+          : generation + 1;
   objects_[key] = std::move(object);
   Record(key, exists ? "MODIFIED" : "ADDED");
 }
@@ -366,9 +367,9 @@ std::pair<int, std::string> FakeBatchApi::HandleResource(const ResourcePath& at,
   const std::string key = absl::StrCat(served.plural, "/", at.ns, "/", at.name);
   const auto it = objects_.find(key);
   if (it == objects_.end()) {
-    return StatusBody(404, "NotFound",
-                      absl::StrCat(served.plural, ".", served.group_version, " \"", at.name,
-                                   "\" not found"));
+    return StatusBody(
+        404, "NotFound",
+        absl::StrCat(served.plural, ".", served.group_version, " \"", at.name, "\" not found"));
   }
   if (at.status && !served.status_subresource) return StatusBody(404, "NotFound", "no status");
   if (method == "GET") return {200, it->second.dump()};

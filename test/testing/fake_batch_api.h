@@ -35,8 +35,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -75,8 +75,8 @@ class FakeBatchApi final : public net::HttpClient {
   void Delete(const std::string& resource, const std::string& ns, const std::string& name);
   // Serves PLURAL of GROUP/VERSION ("policy.karmada.io/v1alpha1") as above;
   // `namespaced` false for cluster-scoped kinds (their objects' ns is "").
-  void ServeResource(const std::string& group_version, const std::string& plural,
-                     bool namespaced, bool status_subresource = true);
+  void ServeResource(const std::string& group_version, const std::string& plural, bool namespaced,
+                     bool status_subresource = true);
   // Adds or replaces an object of a served resource (its metadata.name and,
   // when namespaced, metadata.namespace): ADDED or MODIFIED.
   void PutObject(const std::string& plural, nlohmann::json object);
