@@ -1,16 +1,20 @@
-// Validates every Kubernetes manifest under deploy/kubernetes/ (examples/
-// included) against the API's OpenAPI schemas, without a cluster:
-// kubernetes-models (npm) builds each document as its typed model and
-// validates it (JSON Schema, ajv). A kustomization.yaml is checked to name
-// files that exist.
+// Validates every Kubernetes manifest under the folders given (deploy/kubernetes/,
+// deploy/karmada/'s karmada-apiserver/, host/, examples/) against the API's OpenAPI
+// schemas, without a cluster: kubernetes-models (npm) builds each document as its
+// typed model and validates it (JSON Schema, ajv). An object of a custom kind whose
+// CustomResourceDefinition is among the folders is validated against that CRD's
+// openAPIV3Schema (ajv), as the API server would; other custom kinds (Karmada's own,
+// Knative's) are named and skipped. A kustomization.yaml is checked to name files
+// that exist.
 // With --order RENDERED, checks instead the output of `kubectl kustomize`
 // (the order `kubectl apply -k` creates objects in): no namespaced object may
 // come before the Namespace it lives in, when that Namespace is among them.
-// Usage: node check-manifests.mjs DEPLOY_DIR | --order RENDERED_YAML
+// Usage: node check-manifests.mjs DEPLOY_DIR... | --order RENDERED_YAML
 //        (run by scripts/check-manifests)
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import Ajv from 'ajv';
 
 function checkOrder(file) {
   const created = new Set();
@@ -48,46 +52,104 @@ function yamlFiles(dir) {
 
 if (process.argv[2] === '--order') checkOrder(process.argv[3]);
 
-const dir = process.argv[2];
+// Every document of every folder, parsed once: [{file, document}].
+const documents = [];
 let failures = 0;
 let checked = 0;
-for (const path of yamlFiles(dir)) {
-  const file = relative(dir, path);
-  const documents = parseAllDocuments(readFileSync(path, 'utf8'));
-  for (const document of documents) {
-    if (document.errors.length > 0) {
-      console.error(`${file}: not YAML: ${document.errors[0].message}`);
-      failures++;
-      continue;
+for (const dir of process.argv.slice(2)) {
+  for (const path of yamlFiles(dir)) {
+    const file = relative(join(dir, '..'), path);
+    for (const document of parseAllDocuments(readFileSync(path, 'utf8'))) {
+      documents.push({ dir, path, file, document });
     }
-    const object = document.toJS();
-    if (object === null) continue;
-    const { apiVersion, kind } = object;
-    const where = `${file}: ${apiVersion} ${kind} ${object.metadata?.name ?? ''}`;
-    if (kind === 'Kustomization') {
-      for (const resource of object.resources ?? []) {
-        if (!existsSync(join(dirname(path), resource))) {
-          console.error(`${where}: resources names ${resource}, which does not exist`);
-          failures++;
-        }
+  }
+}
+// A CRD's OpenAPI v3.0 schema as the JSON Schema ajv validates, with the API
+// server's strict field validation (kubectl's default since 1.27: an unknown
+// field is an error): an object schema that lists properties admits no others,
+// unless x-kubernetes-preserve-unknown-fields; boolean exclusiveMinimum/Maximum
+// (OpenAPI 3.0) become numbers (JSON Schema draft 7); nullable admits null.
+function toJsonSchema(schema) {
+  if (Array.isArray(schema)) return schema.map(toJsonSchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key.startsWith('x-kubernetes-') || key === 'nullable') continue;
+    out[key] = ['properties', 'patternProperties'].includes(key)
+      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJsonSchema(v)]))
+      : toJsonSchema(value);
+  }
+  for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']]) {
+    if (out[bound] === true) { out[bound] = out[limit]; delete out[limit]; }
+    if (out[bound] === false) delete out[bound];
+  }
+  if (out.properties && out.additionalProperties === undefined &&
+      !schema['x-kubernetes-preserve-unknown-fields']) {
+    out.additionalProperties = false;
+  }
+  if (schema.nullable && out.type) out.type = [out.type, 'null'];
+  return out;
+}
+// The CRDs among them: "group/version Kind" → a validator of the version's schema.
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+const crdSchemas = new Map();
+for (const { document } of documents) {
+  const object = document.toJS();
+  if (object?.kind !== 'CustomResourceDefinition') continue;
+  for (const version of object.spec?.versions ?? []) {
+    const schema = version.schema?.openAPIV3Schema;
+    if (schema) {
+      crdSchemas.set(`${object.spec.group}/${version.name} ${object.spec.names.kind}`,
+                     ajv.compile(toJsonSchema(schema)));
+    }
+  }
+}
+for (const { path, file, document } of documents) {
+  if (document.errors.length > 0) {
+    console.error(`${file}: not YAML: ${document.errors[0].message}`);
+    failures++;
+    continue;
+  }
+  const object = document.toJS();
+  if (object === null) continue;
+  const { apiVersion, kind } = object;
+  const where = `${file}: ${apiVersion} ${kind} ${object.metadata?.name ?? ''}`;
+  if (kind === 'Kustomization') {
+    for (const resource of object.resources ?? []) {
+      if (!existsSync(join(dirname(path), resource))) {
+        console.error(`${where}: resources names ${resource}, which does not exist`);
+        failures++;
       }
-      checked++;
-      continue;
     }
-    let Model;
-    try {
-      Model = (await import(`kubernetes-models/${apiVersion}/${kind}`))[kind];
-    } catch {
-      console.log(`${where}: no schema in kubernetes-models (not a core API kind), skipped`);
-      continue;
-    }
-    try {
-      new Model(object).validate();
+    checked++;
+    continue;
+  }
+  const crd = crdSchemas.get(`${apiVersion} ${kind}`);
+  if (crd) {
+    if (crd(object)) {
       checked++;
-    } catch (error) {
-      console.error(`${where}: ${error.message}`);
+    } else {
+      for (const error of crd.errors) {
+        console.error(`${where}: ${error.instancePath || '/'} ${error.message}` +
+                      (error.params?.additionalProperty ? ` (${error.params.additionalProperty})` : ''));
+      }
       failures++;
     }
+    continue;
+  }
+  let Model;
+  try {
+    Model = (await import(`kubernetes-models/${apiVersion}/${kind}`))[kind];
+  } catch {
+    console.log(`${where}: no schema in kubernetes-models nor a CRD here (not a core API kind), skipped`);
+    continue;
+  }
+  try {
+    new Model(object).validate();
+    checked++;
+  } catch (error) {
+    console.error(`${where}: ${error.message}`);
+    failures++;
   }
 }
 console.log(`check-manifests: ${checked} documents valid, ${failures} invalid`);

@@ -287,5 +287,34 @@ TEST(DeployManifests, TheHoldControllerHasOnlyTheAccessItNeedsAndTheExamplesOptI
   EXPECT_TRUE(run["metadata"]["annotations"]["carbonroute.io/expected-runtime"]);
 }
 
+TEST(DeployManifests, TheKarmadaControllerTakesItsFlagsAndReachesOnlyTheKarmadaApiServer) {
+  const std::vector<YAML::Node> documents = Documents("../karmada/host/controller.yaml");
+  const YAML::Node deployment = FindKind(documents, "Deployment");
+  ASSERT_TRUE(deployment);
+  EXPECT_EQ(deployment["spec"]["replicas"].as<int>(), 2);
+  const YAML::Node pod = deployment["spec"]["template"]["spec"];
+  EXPECT_FALSE(pod["automountServiceAccountToken"].as<bool>());
+  const auto args = pod["containers"][0]["args"].as<std::vector<std::string>>();
+  ASSERT_GE(args.size(), 3u);
+  EXPECT_EQ(args[1], "karmada");
+  EXPECT_EQ(args[2], "--controller");
+  EXPECT_THAT(args, ::testing::Contains("--lease-namespace=karmada-system"));
+  EXPECT_THAT(args, ::testing::Contains("--kubeconfig=/etc/karmada/config"));
+  std::string flags;
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg.find("$(") != std::string::npos) arg = arg.substr(0, arg.find('=') + 1) + "x";
+    flags += " '" + arg + "'";
+  }
+  const testing::ShellRun help = testing::Shell(std::string(CARBONROUTE_SCHEDULER_LITE_BINARY) +
+                                                " karmada" + flags + " --help 2>&1");
+  EXPECT_EQ(help.exit_code, 0) << help.output;
+  // The Lease the Deployment names is one the RBAC lets it hold.
+  const YAML::Node role = FindKind(Documents("../karmada/karmada-apiserver/rbac.yaml"), "Role");
+  EXPECT_EQ(role["metadata"]["namespace"].as<std::string>(), "karmada-system");
+  EXPECT_EQ(role["rules"][0]["resources"].as<std::vector<std::string>>(),
+            std::vector<std::string>{"leases"});
+}
+
 }  // namespace
 }  // namespace carbonroute

@@ -9,9 +9,13 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
+
+#include "yaml-cpp/yaml.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "kube/kube_client.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_batch_api.h"
@@ -107,6 +111,30 @@ TEST(KarmadaControllerBinary, PlacesTheSeedSampleAndAPolicyEditAtOnce) {
   EXPECT_EQ(api.Get("leases", "karmada-system", "carbonroute-karmada")["spec"]["holderIdentity"],
             "replica-a");
   EXPECT_EQ(controller.Terminate(), 0) << controller.Log();
+
+  // Every request it made is one deploy/karmada/karmada-apiserver/rbac.yaml allows.
+  std::set<std::string> allowed;  // "group resource verb"
+  for (const YAML::Node& document : YAML::LoadAllFromFile(
+           std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/karmada/karmada-apiserver/rbac.yaml")) {
+    for (const YAML::Node& rule : document["rules"]) {
+      for (const YAML::Node& group : rule["apiGroups"]) {
+        for (const YAML::Node& resource : rule["resources"]) {
+          for (const YAML::Node& verb : rule["verbs"]) {
+            allowed.insert(absl::StrCat(group.as<std::string>(), " ", resource.as<std::string>(),
+                                        " ", verb.as<std::string>()));
+          }
+        }
+      }
+    }
+  }
+  std::set<std::string> made;
+  for (const testing::KubeApiRequest& request : kube.requests()) {
+    const kube::RbacRule rule = kube::RuleFor(request.method, request.target);
+    made.insert(absl::StrCat(rule.api_group, " ", rule.resource, " ", rule.verb));
+  }
+  for (const std::string& request : made) EXPECT_TRUE(allowed.contains(request)) << request;
+  EXPECT_TRUE(made.contains("policy.karmada.io propagationpolicies patch"));
+  EXPECT_TRUE(made.contains("carbonaware.rossf7.github.io carbonawarekarmadapolicies/status patch"));
 }
 
 TEST(KarmadaControllerBinary, CommandLineMistakesExitTwoNamingTheFlag) {
