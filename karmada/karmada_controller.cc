@@ -313,7 +313,18 @@ void KarmadaController::RunOnce() {
   if (loaded.model == nullptr) {
     loaded.model = std::make_shared<const placement::PlacementModel>(placement::PlacementFacts{});
   }
-  for (const CarbonPolicy& policy : listed.policies) Reconcile(policy, listed, *loaded.model, now);
+  std::map<std::string, CarbonPolicy> known;
+  for (const CarbonPolicy& policy : listed.policies) {
+    Reconcile(policy, listed, *loaded.model, now);
+    known[policy.uid] = policy;
+  }
+  for (const auto& [uid, policy] : known_) {  // deleted since the last pass: its gauges go
+    if (known.contains(uid)) continue;
+    metrics_.Forget(policy);
+    written_status_.erase(uid);
+    problem_said_.erase(uid);
+  }
+  known_ = std::move(known);
   next_pass_ = now + options_.resync;
   for (auto& watch : watches_) {
     const auto version = listed.versions.find(watch->collection().path);

@@ -116,6 +116,7 @@ class KarmadaController {
   std::map<std::string, std::string> written_status_;  // policy uid → status patch written
   std::map<std::string, std::string> problem_said_;    // policy uid → last problem Event
   std::set<std::string> absent_kinds_said_;            // collections answered 404, logged
+  std::map<std::string, CarbonPolicy> known_;          // policy uid → as last listed
   std::atomic<int64_t> last_list_ok_unix_{0};
   std::atomic<bool> leading_{true};
   std::atomic<bool> changed_{false};

@@ -1,5 +1,6 @@
 #include "karmada/karmada_metrics.h"
 
+#include "absl/strings/str_cat.h"
 #include "contract/metric_names.h"
 
 namespace carbonroute::karmada {
@@ -11,6 +12,10 @@ Labels PolicyLabels(const CarbonPolicy& policy) {
   return {{"kind", NamesOf(policy.kind).kind},
           {"namespace", policy.namespace_name},
           {"policy", policy.name}};
+}
+
+std::string Key(const CarbonPolicy& policy) {
+  return absl::StrCat(NamesOf(policy.kind).kind, "/", policy.namespace_name, "/", policy.name);
 }
 
 Labels With(Labels labels, const std::string& key, const std::string& value) {
@@ -79,34 +84,44 @@ void KarmadaMetrics::Reconciled(const CarbonPolicy& policy, const std::string& r
   }
 }
 
+void KarmadaMetrics::RemoveSeries(PolicySeries& series) {
+  for (const Labels& labels : series.active) active_.Remove(&active_.Add(labels));
+  for (const Labels& labels : series.intensity) intensity_.Remove(&intensity_.Add(labels));
+  for (const Labels& labels : series.seed) seed_intensity_.Remove(&seed_intensity_.Add(labels));
+  series = {};
+}
+
 void KarmadaMetrics::SetClusters(const CarbonPolicy& policy, const PlacementChoice& choice,
                                  bool moved) {
   const Labels labels = PolicyLabels(policy);
   if (moved) moves_.Add(labels).Increment();
   moves_.Add(labels);
-  // Remove this policy's intensity and seed series of the last pass, then set the new ones.
-  const std::string key = labels.at("kind") + "/" + policy.namespace_name + "/" + policy.name;
-  for (const Labels& old : gauges_set_[key]) {
-    if (old.contains("active")) {
-      seed_intensity_.Remove(&seed_intensity_.Add(old));
-    } else {
-      intensity_.Remove(&intensity_.Add(old));
-    }
-  }
-  std::vector<Labels>& set = gauges_set_[key];
-  set.clear();
+  // This policy's series of the last pass go; the new ones are set.
+  PolicySeries& series = set_[Key(policy)];
+  RemoveSeries(series);
   for (const ClusterDecision& cluster : choice.clusters) {
-    active_.Add(With(labels, "cluster", cluster.name)).Set(cluster.active ? 1 : 0);
+    Labels active = With(labels, "cluster", cluster.name);
+    active_.Add(active).Set(cluster.active ? 1 : 0);
+    series.active.push_back(std::move(active));
     if (!cluster.grams_per_kwh) continue;
     Labels own = With(With(labels, "cluster", cluster.name), "location", cluster.location);
     intensity_.Add(own).Set(*cluster.grams_per_kwh);
-    set.push_back(std::move(own));
+    series.intensity.push_back(std::move(own));
     Labels seed = {{"cluster", cluster.name},
                    {"location", cluster.location},
                    {"active", cluster.active ? "true" : "false"}};
     seed_intensity_.Add(seed).Set(*cluster.grams_per_kwh);
-    set.push_back(std::move(seed));
+    series.seed.push_back(std::move(seed));
   }
+}
+
+void KarmadaMetrics::Forget(const CarbonPolicy& policy) {
+  const auto it = set_.find(Key(policy));
+  if (it != set_.end()) {
+    RemoveSeries(it->second);
+    set_.erase(it);
+  }
+  last_reconcile_.Remove(&last_reconcile_.Add(PolicyLabels(policy)));
 }
 
 void KarmadaMetrics::Error(const std::string& operation) {

@@ -34,6 +34,8 @@ class KarmadaMetrics {
   void Reconciled(const CarbonPolicy& policy, const std::string& result, absl::Time now);
   // The clusters as decided (gauges), and a move when the set changed.
   void SetClusters(const CarbonPolicy& policy, const PlacementChoice& choice, bool moved);
+  // Removes the gauges of a policy that no longer exists (its counters stay).
+  void Forget(const CarbonPolicy& policy);
   void SetLeader(bool leading) { leader_.Set(leading ? 1 : 0); }
   void Error(const std::string& operation);
 
@@ -48,8 +50,12 @@ class KarmadaMetrics {
   prometheus::Family<prometheus::Gauge>& seed_intensity_;
   prometheus::Family<prometheus::Counter>& seed_reconciles_;
   prometheus::Family<prometheus::Counter>& seed_errors_;
-  // Per policy, the labels of the series set last (to remove those that went).
-  std::map<std::string, std::vector<std::map<std::string, std::string>>> gauges_set_;
+  // Per policy ("kind/namespace/name"), the labels of the gauges set last (to remove those that went).
+  struct PolicySeries {
+    std::vector<std::map<std::string, std::string>> active, intensity, seed;
+  };
+  void RemoveSeries(PolicySeries& series);
+  std::map<std::string, PolicySeries> set_;
 };
 
 }  // namespace carbonroute::karmada

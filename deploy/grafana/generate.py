@@ -287,6 +287,29 @@ timeseries("Intensity avoided per release",
                    "sum(carbonroute_hold_intensity_avoided_grams_per_kwh_count)", "avoided")],
            x=18, w=6)
 
+# --- Placing across clusters (scheduler-lite karmada --controller) ---------------
+row("Placing across clusters (Karmada)")
+timeseries("Active clusters",
+           "The member clusters each Karmada policy places on over time (1 while chosen), from "
+           "the Lease holder: a step is a move.",
+           [target("max by (namespace, policy, cluster) (carbonroute_karmada_cluster_active) == 1",
+                   "{{namespace}}/{{policy}} · {{cluster}}")],
+           x=0, w=8, stacked=True, advance=False)
+timeseries("Moves",
+           "Writes of a new clusterNames set per policy, per hour (carbonToleranceGramsPerKwh "
+           "and minStay keep this low).",
+           [target("sum by (namespace, policy) "
+                   "(rate(carbonroute_karmada_moves_total[$__rate_interval])) * 3600",
+                   "{{namespace}}/{{policy}}")],
+           x=8, w=8, advance=False)
+timeseries("Member clusters' intensity",
+           "The intensity each policy's choice was made on, gCO2eq/kWh; a cluster without a "
+           "reading has no line (the policy then keeps its placement: DataMissing).",
+           [target("max by (cluster, location) "
+                   "(carbonroute_karmada_cluster_carbon_intensity_grams_per_kilowatt_hour)",
+                   "{{cluster}} ({{location}})")],
+           x=16, w=8)
+
 # --- Emissions per workload -------------------------------------------------
 # deploy/prometheus/carbonroute-emissions.yaml: Kepler's or DCGM's joules at the
 # intensity of the Node's grid location, minute by minute.

@@ -1,8 +1,8 @@
 // Integration test: the shipped Grafana dashboard (deploy/grafana/carbonroute.json)
 // and Prometheus rules (deploy/prometheus/carbonroute-rules.yaml and
 // carbonroute-emissions.yaml) against a real Prometheus (Debian package
-// `prometheus`) scraping a real collector, `scheduler-lite serve` and
-// `hold`, and a Kepler-shaped exporter. Every panel query runs through
+// `prometheus`) scraping a real collector, `scheduler-lite serve`, `hold`
+// and `karmada --controller`, and a Kepler-shaped exporter. Every panel query runs through
 // /api/v1/query_range as Grafana would send it; those this set-up feeds must
 // return data.
 #include <gmock/gmock.h>
@@ -138,6 +138,31 @@ rtt:
       dir + "/hold.log");
   ASSERT_TRUE(hold.running());
 
+  // scheduler-lite karmada --controller on the same fake API: the operator's sample policy
+  // over three of the collector's locations, for the "Placing across clusters" row.
+  const int karmada_port = testing::FreeLoopbackPort();
+  batch.ServeResource("carbonaware.rossf7.github.io/v1alpha1", "carbonawarekarmadapolicies", true);
+  batch.ServeResource("carbonroute.io/v1alpha1", "carbonplacementpolicies", true);
+  batch.ServeResource("policy.karmada.io/v1alpha1", "propagationpolicies", true, false);
+  batch.ServeResource("policy.karmada.io/v1alpha1", "clusterpropagationpolicies", false, false);
+  batch.PutObject("propagationpolicies",
+                  nlohmann::json::parse(R"({"metadata": {"name": "web", "namespace": "default"},
+                                            "spec": {"placement": {}}})"));
+  batch.PutObject("carbonawarekarmadapolicies", nlohmann::json::parse(R"({
+    "metadata": {"name": "web-carbon", "namespace": "default"},
+    "spec": {"clusterLocations": [{"name": "member-be", "location": "BE"},
+                                  {"name": "member-de", "location": "DE"},
+                                  {"name": "member-fr", "location": "FR"}],
+             "desiredClusters": 1, "karmadaTarget": "propagationpolicies.policy.karmada.io",
+             "karmadaTargetRef": {"name": "web"}}})"));
+  testing::Subprocess karmada(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "karmada", "--controller", "--kube-api-url",
+       kube.base_url(), "--metrics", absl::StrCat("http://127.0.0.1:", collector.port, "/metrics"),
+       "--web.listen-address", absl::StrCat("127.0.0.1:", karmada_port), "--resync", "1s",
+       "--data-dir", absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      dir + "/karmada.log");
+  ASSERT_TRUE(karmada.running());
+
   // Kepler (0.8 and later) on the collector's Node: one pod's container at
   // 10 W, its energy counter growing with the clock.
   testing::FakeProviderServer kepler;
@@ -164,6 +189,7 @@ rtt:
       {{"carbonroute-collector", collector.port},
        {"carbonroute-scheduler", scheduler_port},
        {"carbonroute-hold", hold_port},
+       {"carbonroute-karmada", karmada_port},
        {"kepler", kepler.port()}},
       {std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/prometheus/carbonroute-rules.yaml",
        ShortenedEmissionsRules(dir)});

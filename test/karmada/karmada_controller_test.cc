@@ -470,6 +470,23 @@ TEST(KarmadaController, OfTwoReplicasOnlyTheLeaseHolderActs) {
           R"(carbonroute_karmada_moves_total{kind="CarbonAwareKarmadaPolicy",namespace="default",policy="carbon-aware-nginx-policy"} 2)"));
 }
 
+TEST(KarmadaController, ADeletedPolicysGaugesGoSoNoAlertWaitsForIt) {
+  Harness h;
+  h.api.PutObject("propagationpolicies", NginxPropagation());
+  h.api.PutObject("carbonawarekarmadapolicies", SeedPolicy());
+  auto controller = h.Controller();
+  controller->RunOnce();
+  EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_karmada_last_reconcile_timestamp_seconds{"));
+  h.api.Delete("carbonawarekarmadapolicies", "default", "carbon-aware-nginx-policy");
+  h.clock.Advance(absl::Minutes(5));
+  controller->RunOnce();
+  const std::string metrics = h.Metrics();
+  EXPECT_THAT(metrics, Not(HasSubstr("carbonroute_karmada_last_reconcile_timestamp_seconds{")));
+  EXPECT_THAT(metrics, Not(HasSubstr("carbonroute_karmada_cluster_active{")));
+  EXPECT_THAT(metrics, Not(HasSubstr("carbon_aware_karmada_operator_cluster_carbon_intensity{")));
+  EXPECT_EQ(h.ClusterNames(), Json::parse(R"(["member1", "member2"])"));  // the placement stays
+}
+
 TEST(KarmadaController, APolicyKindWhoseCrdIsNotInstalledIsNone) {
   Harness h;
   FakeBatchApi bare([&h] { return h.clock.Now(); });  // serves no custom resource
