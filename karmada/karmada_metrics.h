@@ -50,7 +50,8 @@ class KarmadaMetrics {
   prometheus::Family<prometheus::Gauge>& seed_intensity_;
   prometheus::Family<prometheus::Counter>& seed_reconciles_;
   prometheus::Family<prometheus::Counter>& seed_errors_;
-  // Per policy ("kind/namespace/name"), the labels of the gauges set last (to remove those that went).
+  // Per policy ("kind/namespace/name"), the labels of the gauges set last (to remove those that
+  // went).
   struct PolicySeries {
     std::vector<std::map<std::string, std::string>> active, intensity, seed;
   };

@@ -11,8 +11,6 @@
 #include <regex>
 #include <set>
 
-#include "yaml-cpp/yaml.h"
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "kube/kube_client.h"
@@ -23,6 +21,7 @@
 #include "test/testing/shell.h"
 #include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
+#include "yaml-cpp/yaml.h"
 
 namespace carbonroute {
 namespace {
@@ -47,9 +46,10 @@ Json SeedPolicy(int desired) {
 TEST(KarmadaControllerBinary, PlacesTheSeedSampleAndAPolicyEditAtOnce) {
   testing::ScopedTempDir dir;
   testing::CollectorProcess collector = testing::StartCollector(
-      dir.path(), absl::StrCat("listen_address: 127.0.0.1:0\ndatabase: ", dir.path(),
-                               "/carbon.sqlite\nnode: {name: carbon-0}\n",
-                               "providers: [{type: static, values: {FR: 56, ES: 120, DE: 380}}]\n"));
+      dir.path(),
+      absl::StrCat("listen_address: 127.0.0.1:0\ndatabase: ", dir.path(),
+                   "/carbon.sqlite\nnode: {name: carbon-0}\n",
+                   "providers: [{type: static, values: {FR: 56, ES: 120, DE: 380}}]\n"));
   ASSERT_NE(collector.port, 0);
 
   testing::FakeBatchApi api([] { return absl::Now(); });
@@ -77,8 +77,11 @@ TEST(KarmadaControllerBinary, PlacesTheSeedSampleAndAPolicyEditAtOnce) {
     return api.Get("propagationpolicies", "default", "nginx-propagation")
         .value(Json::json_pointer("/spec/placement/clusterAffinity/clusterNames"), Json::array());
   };
-  ASSERT_TRUE(testing::WaitFor([&] { return cluster_names() == Json({"member1", "member2"}); },
-                               absl::Seconds(30)))
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return cluster_names() == Json({"member1", "member2"});
+      },
+      absl::Seconds(30)))
       << controller.Log();
   const Json status =
       api.Get("carbonawarekarmadapolicies", "default", "carbon-aware-nginx-policy")["status"];
@@ -105,7 +108,10 @@ TEST(KarmadaControllerBinary, PlacesTheSeedSampleAndAPolicyEditAtOnce) {
   int metrics_port = 0;
   ASSERT_TRUE(absl::SimpleAtoi(port[1].str(), &metrics_port));
   const std::string metrics = testing::HttpGet(metrics_port, "/metrics");
-  EXPECT_THAT(metrics, HasSubstr(R"(carbon_aware_karmada_operator_cluster_carbon_intensity{active="true",cluster="member1",location="FR"} 56)"));
+  EXPECT_THAT(
+      metrics,
+      HasSubstr(
+          R"(carbon_aware_karmada_operator_cluster_carbon_intensity{active="true",cluster="member1",location="FR"} 56)"));
   EXPECT_THAT(metrics, HasSubstr("carbonroute_karmada_leader 1"));
   EXPECT_TRUE(testing::IsHealthy(metrics_port));
   EXPECT_EQ(api.Get("leases", "karmada-system", "carbonroute-karmada")["spec"]["holderIdentity"],
@@ -134,7 +140,8 @@ TEST(KarmadaControllerBinary, PlacesTheSeedSampleAndAPolicyEditAtOnce) {
   }
   for (const std::string& request : made) EXPECT_TRUE(allowed.contains(request)) << request;
   EXPECT_TRUE(made.contains("policy.karmada.io propagationpolicies patch"));
-  EXPECT_TRUE(made.contains("carbonaware.rossf7.github.io carbonawarekarmadapolicies/status patch"));
+  EXPECT_TRUE(
+      made.contains("carbonaware.rossf7.github.io carbonawarekarmadapolicies/status patch"));
 }
 
 TEST(KarmadaControllerBinary, CommandLineMistakesExitTwoNamingTheFlag) {
