@@ -39,7 +39,7 @@ KarmadaController::KarmadaController(KarmadaControllerOptions options, const kub
                                      ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
                                      LineLogger& log, kube::LeaseElection* lease,
                                      const kube::EventRecorder* events)
-    : options_(std::move(options)),
+    : options_(options),
       api_(api),
       load_model_(std::move(load_model)),
       clock_(clock),

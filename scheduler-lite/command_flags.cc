@@ -180,7 +180,8 @@ void DaemonFlags::AddTo(CLI::App& cmd) {
       ->check(CLI::ExistingFile);
 }
 
-absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(ControllerServer server) {
+absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
+    const ControllerServer& server) {
   net::HttpServerOptions options;
   options.listen_address = server.listen_address;
   options.routes = {

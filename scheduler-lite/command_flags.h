@@ -90,7 +90,8 @@ struct ControllerServer {
   std::shared_ptr<prometheus::Registry> registry;
   std::function<std::string()> unhealthy;
 };
-absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(ControllerServer server);
+absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
+    const ControllerServer& server);
 // "http://127.0.0.1:9466": where the started server answers.
 std::string ServerUrl(const net::WebConfig& web, const std::string& listen_address,
                       const net::HttpServer& server);
