@@ -175,10 +175,10 @@ std::vector<ProviderConfig> Providers(bool from_nodes, int shared_by) {
   return {watttime, em};
 }
 
-std::vector<discovery::KubeNode> Nodes(int count) {
-  std::vector<discovery::KubeNode> nodes;
+std::vector<kube::KubeNode> Nodes(int count) {
+  std::vector<kube::KubeNode> nodes;
   for (int i = 0; i < count; ++i) {
-    discovery::KubeNode& node = nodes.emplace_back();
+    kube::KubeNode& node = nodes.emplace_back();
     node.name = absl::StrFormat("node-%05d", i);
     node.region = kRegions[i % 6];
     node.zone = absl::StrCat(node.region, "-a");
@@ -193,7 +193,7 @@ struct Lookups {
 
 // One collector through its first hour: returns its carbon series at the end.
 int RunCollector(const std::vector<ProviderConfig>& configs,
-                 const std::vector<discovery::KubeNode>* nodes, const Lookups& lookups,
+                 const std::vector<kube::KubeNode>* nodes, const Lookups& lookups,
                  FakeUpstream& upstream, testing::FakeClock& clock, absl::Time start) {
   clock.Advance(start - clock.Now());
   std::vector<std::unique_ptr<providers::LimitedHttpClient>> clients;
@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
     if (n > max_nodes) break;
     const auto began = std::chrono::steady_clock::now();
     Row row{n, {}, {}, 0, 0, 0};
-    const std::vector<discovery::KubeNode> nodes = Nodes(n);
+    const std::vector<kube::KubeNode> nodes = Nodes(n);
     {  // before: every Node's collector polls both providers for the 6 locations
       testing::FakeClock clock(start);
       FakeUpstream upstream(clock);

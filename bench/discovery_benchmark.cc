@@ -85,7 +85,7 @@ void DiscoveryRound(int round) {
   options.list_watch.page_size = 500;
   discovery::NodeDiscovery discovery(
       options, *http, RealClock(),
-      [&](const std::vector<discovery::KubeNode>& all, const std::optional<discovery::KubeNode>&) {
+      [&](const std::vector<kube::KubeNode>& all, const std::optional<kube::KubeNode>&) {
         probed = collector::DiscoveredPeers(self, all, rtt, {}).size();
         if (!listed.HasBeenNotified()) {
           cpu_listed = ThreadCpuSeconds();
@@ -128,10 +128,10 @@ void DiscoveryRound(int round) {
 }
 
 // `nodes` Nodes spread round-robin over `zones` zones.
-std::vector<discovery::KubeNode> Cluster(int nodes, int zones) {
-  std::vector<discovery::KubeNode> cluster;
+std::vector<kube::KubeNode> Cluster(int nodes, int zones) {
+  std::vector<kube::KubeNode> cluster;
   for (int i = 0; i < nodes; ++i) {
-    discovery::KubeNode& node = cluster.emplace_back();
+    kube::KubeNode& node = cluster.emplace_back();
     node.name = absl::StrCat("gke-prod-pool-", i);
     node.zone = absl::StrCat("zone-", i % zones);
     node.address = "10.0.0.1";
@@ -154,12 +154,12 @@ void SeriesCounts() {
   std::printf("%-7s %-6s %-8s %-22s %-24s %s\n", "nodes", "zones", "mode", "targets/collector",
               "series/collector", "series/cluster");
   for (const auto& [nodes, zones] : {std::pair{100, 5}, {1000, 20}, {5000, 50}}) {
-    const std::vector<discovery::KubeNode> cluster = Cluster(nodes, zones);
+    const std::vector<kube::KubeNode> cluster = Cluster(nodes, zones);
     for (const PeerSelectionMode mode : {PeerSelectionMode::kAll, PeerSelectionMode::kSampled}) {
       PeerSelectionConfig config;
       config.mode = mode;
       std::size_t total = 0, most = 0;
-      for (const discovery::KubeNode& source : cluster) {
+      for (const kube::KubeNode& source : cluster) {
         const std::size_t n =
             discovery::SelectPeers(source.name, source.zone, cluster, config).size();
         total += series_for(n);
@@ -178,11 +178,11 @@ void SeriesCounts() {
 // Churn: the share of all (source, target) choices that change when one Node leaves.
 void Churn() {
   constexpr int kNodes = 5000, kZones = 50;
-  const std::vector<discovery::KubeNode> cluster = Cluster(kNodes, kZones);
+  const std::vector<kube::KubeNode> cluster = Cluster(kNodes, kZones);
   PeerSelectionConfig config;
-  auto choices = [&](const std::vector<discovery::KubeNode>& nodes) {
+  auto choices = [&](const std::vector<kube::KubeNode>& nodes) {
     std::set<std::pair<std::string, std::string>> all;
-    for (const discovery::KubeNode& source : nodes) {
+    for (const kube::KubeNode& source : nodes) {
       for (std::size_t i : discovery::SelectPeers(source.name, source.zone, nodes, config)) {
         all.emplace(source.name, nodes[i].name);
       }
@@ -191,7 +191,7 @@ void Churn() {
   };
   const auto before = choices(cluster);
   for (const int removed : {0, 2500, 4999}) {
-    std::vector<discovery::KubeNode> smaller = cluster;
+    std::vector<kube::KubeNode> smaller = cluster;
     smaller.erase(smaller.begin() + removed);
     const auto after = choices(smaller);
     std::vector<std::pair<std::string, std::string>> changed;

@@ -45,18 +45,18 @@ long PeakKb(bool reset) {
 }
 
 // The fields discovery reads, with nlohmann (as hold read Jobs and Pods before kube/).
-std::vector<discovery::KubeNode> ReadWithNlohmann(const std::string& text) {
+std::vector<kube::KubeNode> ReadWithNlohmann(const std::string& text) {
   const nlohmann::json list = nlohmann::json::parse(text, nullptr, false);
-  std::vector<discovery::KubeNode> nodes;
+  std::vector<kube::KubeNode> nodes;
   for (const nlohmann::json& item : list["items"]) {
-    discovery::KubeNode& node = nodes.emplace_back();
+    kube::KubeNode& node = nodes.emplace_back();
     const nlohmann::json& metadata = item["metadata"];
     node.name = metadata.value("name", "");
     const nlohmann::json& labels = metadata["labels"];
-    node.region = labels.value(discovery::kRegionLabel, "");
-    node.zone = labels.value(discovery::kZoneLabel, "");
-    node.location = labels.value(discovery::kLocationLabel, "");
-    node.watttime_region = labels.value(discovery::kWattTimeRegionLabel, "");
+    node.region = labels.value(kube::kRegionLabel, "");
+    node.zone = labels.value(kube::kZoneLabel, "");
+    node.location = labels.value(kube::kLocationLabel, "");
+    node.watttime_region = labels.value(kube::kWattTimeRegionLabel, "");
     node.unschedulable = item["spec"].value("unschedulable", false);
     for (const nlohmann::json& address : item["status"]["addresses"]) {
       if (address.value("type", "") == "InternalIP" && node.address.empty()) {
@@ -94,7 +94,7 @@ void BM_NodeListNlohmann(benchmark::State& state) {
   const std::string& list = NodeList();
   const long before = PeakKb(true);
   for (auto _ : state) {
-    std::vector<discovery::KubeNode> nodes = ReadWithNlohmann(list);
+    std::vector<kube::KubeNode> nodes = ReadWithNlohmann(list);
     if (nodes.size() != kNodes) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(nodes);
   }

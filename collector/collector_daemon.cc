@@ -313,8 +313,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
         discovery::DiscoveryOptionsFrom(config.rtt.kubernetes, *std::move(endpoint),
                                         config.node.name),
         *daemon->discovery_http_, clock,
-        [daemon = daemon.get()](const std::vector<discovery::KubeNode>& nodes,
-                                const std::optional<discovery::KubeNode>& self) {
+        [daemon = daemon.get()](const std::vector<kube::KubeNode>& nodes,
+                                const std::optional<kube::KubeNode>& self) {
           daemon->OnDiscovered(nodes, self);
         });
   }
@@ -508,26 +508,33 @@ void CollectorDaemon::ApplyIdentity(const NodeConfig& node) {
   }
 }
 
-void CollectorDaemon::OnDiscovered(const std::vector<discovery::KubeNode>& nodes,
-                                   const std::optional<discovery::KubeNode>& self) {
+void CollectorDaemon::OnDiscovered(const std::vector<kube::KubeNode>& nodes,
+                                   const std::optional<kube::KubeNode>& self) {
   absl::MutexLock lock(&peers_mutex_);
   if (self) ApplyIdentity(IdentityFromNode(node_, *self, region_locations_));
   FollowNodeLocations(nodes);
   std::vector<PeerConfig> peers = DiscoveredPeers(node_, nodes, rtt_, region_locations_);
   if (nodes.size() != discovered_nodes_ || peers.size() != discovered_peers_.size()) {
+    const auto virtual_nodes = std::count_if(nodes.begin(), nodes.end(),
+                                             [](const kube::KubeNode& n) { return n.virtual_node; });
     spdlog::info(
-        "kubernetes discovery: {} Nodes, {} probed from here ({})", nodes.size(), peers.size(),
+        "kubernetes discovery: {} Nodes, {} probed from here ({}){}", nodes.size(), peers.size(),
         discovery::EffectiveMode(rtt_.peer_selection, nodes.size()) == PeerSelectionMode::kAll
             ? "all"
             : absl::StrCat("sampled: ", rtt_.peer_selection.same_zone, " of this zone, ",
-                           rtt_.peer_selection.per_remote_zone, " per other zone"));
+                           rtt_.peer_selection.per_remote_zone, " per other zone"),
+        virtual_nodes == 0
+            ? ""
+            : absl::StrCat("; ", virtual_nodes,
+                           " Liqo virtual nodes not probed (their InternalIP is the local "
+                           "virtual-kubelet pod; their RTT is the declared matrix's)"));
   }
   discovered_nodes_ = nodes.size();
   discovered_peers_ = std::move(peers);
   if (prober_ != nullptr) prober_->SetTargets(MergePeers(configured_peers_, discovered_peers_));
 }
 
-void CollectorDaemon::FollowNodeLocations(const std::vector<discovery::KubeNode>& nodes) {
+void CollectorDaemon::FollowNodeLocations(const std::vector<kube::KubeNode>& nodes) {
   for (const ProviderConfig& provider : node_located_) {
     NodeLocations found = LocationsOfNodes(provider, nodes, region_locations_, region_coordinates_);
     NodeLocations& logged = logged_locations_[provider.name];

@@ -137,11 +137,11 @@ class CollectorDaemon {
   absl::Status StartProber(const CollectorConfig& config);
   void RunPolls(absl::Notification& stop);
   // The discovery listener: this node's identity, then its peers.
-  void OnDiscovered(const std::vector<discovery::KubeNode>& nodes,
-                    const std::optional<discovery::KubeNode>& self);
+  void OnDiscovered(const std::vector<kube::KubeNode>& nodes,
+                    const std::optional<kube::KubeNode>& self);
   void ApplyIdentity(const NodeConfig& node) ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mutex_);
   // `locations: nodes`: hands each such provider the grid locations of `nodes`.
-  void FollowNodeLocations(const std::vector<discovery::KubeNode>& nodes)
+  void FollowNodeLocations(const std::vector<kube::KubeNode>& nodes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mutex_);
   // A call through a provider's limiter: the budget gauges, and a log line
   // when calls start or stop being held back.

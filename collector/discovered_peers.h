@@ -20,22 +20,23 @@
 #include <vector>
 
 #include "config/collector_config.h"
-#include "discovery/kube_node.h"
+#include "kube/kube_node.h"
 
 namespace carbonroute::collector {
 
 using RegionLocations = std::map<std::string, std::string, std::less<>>;
 
 // The grid location of `node`: its label, else its region's; "" if neither.
-std::string LocationOf(const discovery::KubeNode& node, const RegionLocations& regions);
+std::string LocationOf(const kube::KubeNode& node, const RegionLocations& regions);
 
 // `configured` with its empty region, zone and location filled from `self`.
-NodeConfig IdentityFromNode(const NodeConfig& configured, const discovery::KubeNode& self,
+NodeConfig IdentityFromNode(const NodeConfig& configured, const kube::KubeNode& self,
                             const RegionLocations& regions);
 
-// The peers `self` probes among `nodes` (the whole cluster, `self` included or not).
+// The peers `self` probes among `nodes` (the whole cluster, `self` included or not):
+// never a Liqo virtual node (kube/kube_node.h: its address is the local virtual-kubelet pod).
 std::vector<PeerConfig> DiscoveredPeers(const NodeConfig& self,
-                                        const std::vector<discovery::KubeNode>& nodes,
+                                        const std::vector<kube::KubeNode>& nodes,
                                         const RttConfig& rtt, const RegionLocations& regions);
 
 // `configured` followed by the `discovered` peers whose names it does not use:

@@ -7,11 +7,11 @@
 namespace carbonroute::collector {
 
 NodeLocations LocationsOfNodes(const ProviderConfig& provider,
-                               const std::vector<discovery::KubeNode>& nodes,
+                               const std::vector<kube::KubeNode>& nodes,
                                const RegionLocations& regions,
                                const RegionCoordinates& coordinates) {
-  std::vector<const discovery::KubeNode*> by_name;
-  for (const discovery::KubeNode& node : nodes) by_name.push_back(&node);
+  std::vector<const kube::KubeNode*> by_name;
+  for (const kube::KubeNode& node : nodes) by_name.push_back(&node);
   std::sort(by_name.begin(), by_name.end(),
             [](const auto* a, const auto* b) { return a->name < b->name; });
   NodeLocations result;
@@ -19,11 +19,11 @@ NodeLocations LocationsOfNodes(const ProviderConfig& provider,
     std::string node, location, why;
   };
   std::vector<Uncoded> uncoded;  // Nodes that gave no code, by name
-  for (const discovery::KubeNode* node : by_name) {
+  for (const kube::KubeNode* node : by_name) {
     const std::string location = LocationOf(*node, regions);
     if (location.empty()) {
       result.unmapped[node->name] =
-          absl::StrCat("no ", discovery::kLocationLabel, " label and region \"", node->region,
+          absl::StrCat("no ", kube::kLocationLabel, " label and region \"", node->region,
                        "\" is not in the region map");
       continue;
     }
@@ -36,7 +36,7 @@ NodeLocations LocationsOfNodes(const ProviderConfig& provider,
           uncoded.push_back(
               {node->name, location,
                absl::StrCat("grid location ", location, " has no WattTime region: no ",
-                            discovery::kWattTimeRegionLabel, " label and region \"", node->region,
+                            kube::kWattTimeRegionLabel, " label and region \"", node->region,
                             "\" is not in the coordinates table")});
           continue;
         }

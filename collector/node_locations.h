@@ -31,7 +31,7 @@
 
 #include "collector/discovered_peers.h"
 #include "config/collector_config.h"
-#include "discovery/kube_node.h"
+#include "kube/kube_node.h"
 
 namespace carbonroute::collector {
 
@@ -45,7 +45,7 @@ struct NodeLocations {
 };
 
 NodeLocations LocationsOfNodes(const ProviderConfig& provider,
-                               const std::vector<discovery::KubeNode>& nodes,
+                               const std::vector<kube::KubeNode>& nodes,
                                const RegionLocations& regions,
                                const RegionCoordinates& coordinates);
 

@@ -2,7 +2,8 @@
 //
 // What node discovery reads of a Node (core/v1), in the shape the API
 // documents (https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/),
-// through the project's one view of API objects (kube/json_view.h):
+// through the project's one view of API objects (kube/json_view.h) and the one
+// reader of a Node (kube/kube_node.h ReadNode):
 //   a Node                 GET /api/v1/nodes/{name}, an item of a list, a watch event's object
 //   a NodeList page        GET /api/v1/nodes?limit=N[&continue=T]
 //                          {"metadata": {"resourceVersion", "continue"}, "items": [Node...]}
@@ -19,21 +20,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "discovery/kube_node.h"
+#include "kube/kube_node.h"
 #include "kube/json_view.h"
 
 namespace carbonroute::discovery {
 
-// Reads the Node `value` (an item, an event's object) into `node`.
-absl::Status ReadNode(const kube::JsonField& value, KubeNode& node);
-
 struct NodeListPage {
-  std::vector<KubeNode> nodes;
+  std::vector<kube::KubeNode> nodes;
   std::string resource_version;  // of the list: where a watch starts
   std::string continue_token;    // "" on the last page
 };
 
-absl::StatusOr<KubeNode> ParseNode(absl::string_view json);
+absl::StatusOr<kube::KubeNode> ParseNode(absl::string_view json);
 absl::StatusOr<NodeListPage> ParseNodeList(absl::string_view json);
 
 }  // namespace carbonroute::discovery

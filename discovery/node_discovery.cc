@@ -72,7 +72,7 @@ void NodeDiscovery::OnFailure(const std::string& what) {
 void NodeDiscovery::OnRecovered() { last_failure_.clear(); }
 
 void NodeDiscovery::Notify() {
-  std::vector<KubeNode> nodes;
+  std::vector<kube::KubeNode> nodes;
   nodes.reserve(nodes_.size());
   for (const auto& [name, node] : nodes_) nodes.push_back(node);
   {
@@ -89,7 +89,7 @@ void NodeDiscovery::OnListStart() {
 }
 
 absl::Status NodeDiscovery::OnListItem(const kube::JsonField& item) {
-  KubeNode node;
+  kube::KubeNode node;
   if (absl::Status status = ReadNode(item, node); !status.ok()) return status;
   std::string name = node.name;
   listing_.insert_or_assign(std::move(name), std::move(node));
@@ -108,7 +108,7 @@ void NodeDiscovery::OnListed(const std::string& resource_version, int pages) {
 }
 
 absl::Status NodeDiscovery::OnEvent(kube::WatchEventType type, const kube::JsonField& object) {
-  KubeNode node;
+  kube::KubeNode node;
   if (absl::Status status = ReadNode(object, node); !status.ok()) return status;
   if (type == kube::WatchEventType::kDeleted) {
     changed_ = nodes_.erase(node.name) > 0 || changed_;
@@ -146,7 +146,7 @@ void NodeDiscovery::FetchSelfIfMissing() {
                                : response.status().ToString());
     return;
   }
-  absl::StatusOr<KubeNode> node = ParseNode(response->body);
+  absl::StatusOr<kube::KubeNode> node = ParseNode(response->body);
   if (!node.ok()) {
     spdlog::warn("kubernetes discovery: this collector's Node: {}", node.status().ToString());
     return;

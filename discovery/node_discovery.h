@@ -30,7 +30,7 @@
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "config/collector_config.h"
-#include "discovery/kube_node.h"
+#include "kube/kube_node.h"
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
 #include "kube/list_watch.h"
@@ -63,7 +63,7 @@ class NodeDiscovery final : private kube::ListWatchHandler {
   // `nodes`: every Node known, sorted by name, the collector's own included
   // when the selector admits it; `self`: the collector's own Node once known.
   using Listener =
-      std::function<void(const std::vector<KubeNode>& nodes, const std::optional<KubeNode>& self)>;
+      std::function<void(const std::vector<kube::KubeNode>& nodes, const std::optional<kube::KubeNode>& self)>;
 
   NodeDiscovery(NodeDiscoveryOptions options, net::HttpClient& http, Clock& clock,
                 Listener listener);
@@ -93,8 +93,8 @@ class NodeDiscovery final : private kube::ListWatchHandler {
   const Listener listener_;
   kube::ListWatch list_watch_;
   // Run() thread only.
-  std::map<std::string, KubeNode, std::less<>> nodes_, listing_;
-  std::optional<KubeNode> self_;
+  std::map<std::string, kube::KubeNode, std::less<>> nodes_, listing_;
+  std::optional<kube::KubeNode> self_;
   bool changed_ = false;  // since the last notification
   absl::Time list_started_;
   std::string last_failure_;  // logged once per change

@@ -44,7 +44,7 @@ PeerSelectionMode EffectiveMode(const PeerSelectionConfig& config, std::size_t n
 }
 
 std::vector<std::size_t> SelectPeers(absl::string_view source_name, absl::string_view source_zone,
-                                     const std::vector<KubeNode>& nodes,
+                                     const std::vector<kube::KubeNode>& nodes,
                                      const PeerSelectionConfig& config) {
   std::vector<std::size_t> chosen;
   const PeerSelectionMode mode = EffectiveMode(config, nodes.size());
@@ -59,7 +59,7 @@ std::vector<std::size_t> SelectPeers(absl::string_view source_name, absl::string
   std::map<absl::string_view, std::vector<std::pair<uint64_t, std::size_t>>> zones;
   const uint64_t source_hash = Fnv1a(source_name);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const KubeNode& node = nodes[i];
+    const kube::KubeNode& node = nodes[i];
     if (node.name == source_name || node.address.empty()) continue;
     zones[node.zone].emplace_back(Combine(source_hash, Fnv1a(node.name)), i);
   }

@@ -32,7 +32,7 @@
 
 #include "absl/strings/string_view.h"
 #include "config/collector_config.h"
-#include "discovery/kube_node.h"
+#include "kube/kube_node.h"
 
 namespace carbonroute::discovery {
 
@@ -42,7 +42,7 @@ PeerSelectionMode EffectiveMode(const PeerSelectionConfig& config, std::size_t n
 // Indexes into `nodes` of the Nodes `source_name` (in zone `source_zone`)
 // probes, in ascending order.
 std::vector<std::size_t> SelectPeers(absl::string_view source_name, absl::string_view source_zone,
-                                     const std::vector<KubeNode>& nodes,
+                                     const std::vector<kube::KubeNode>& nodes,
                                      const PeerSelectionConfig& config);
 
 // The rendezvous weight of (source, target): stable across processes,

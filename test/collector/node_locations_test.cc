@@ -10,9 +10,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
-discovery::KubeNode Node(std::string name, std::string region, std::string location = "",
+kube::KubeNode Node(std::string name, std::string region, std::string location = "",
                          std::string watttime_region = "") {
-  discovery::KubeNode node;
+  kube::KubeNode node;
   node.name = std::move(name);
   node.region = std::move(region);
   node.location = std::move(location);
@@ -31,7 +31,7 @@ ProviderConfig Provider(ProviderType type) {
 }
 
 TEST(LocationsOfNodes, ElectricityMapsPollsEachGridLocationOnceByItsZone) {
-  const std::vector<discovery::KubeNode> nodes = {
+  const std::vector<kube::KubeNode> nodes = {
       Node("a", "europe-west3"), Node("b", "europe-west3"), Node("c", "us-west2"),
       Node("d", "europe-north1", "FI"),  // a label outranks the region map
       Node("e", "mars-1")};              // neither
@@ -44,7 +44,7 @@ TEST(LocationsOfNodes, ElectricityMapsPollsEachGridLocationOnceByItsZone) {
 }
 
 TEST(LocationsOfNodes, WattTimeTakesTheLabelElseTheRegionsCoordinates) {
-  const std::vector<discovery::KubeNode> nodes = {
+  const std::vector<kube::KubeNode> nodes = {
       Node("z-labelled", "us-west2", "", "CAISO_SOUTH"),  // later by name: the first wins
       Node("a-plain", "us-west2"),                        // coordinates
       Node("b", "europe-west3", "", "DE"),                // a label

@@ -34,7 +34,7 @@ constexpr char kNode[] = R"({
 })";
 
 TEST(ParseNodeTest, ReadsNameAddressTopologyAndState) {
-  absl::StatusOr<KubeNode> node = ParseNode(kNode);
+  absl::StatusOr<kube::KubeNode> node = ParseNode(kNode);
   ASSERT_THAT(node, IsOk());
   EXPECT_EQ(node->name, "gke-eu-pool-1-a1b2");
   EXPECT_EQ(node->address, "10.132.0.7");  // InternalIP preferred over ExternalIP
@@ -45,8 +45,30 @@ TEST(ParseNodeTest, ReadsNameAddressTopologyAndState) {
   EXPECT_TRUE(node->unschedulable);
 }
 
+// A Liqo virtual node as liqo's virtual-kubelet creates it (pkg/virtualKubelet/
+// liqoNodeProvider/setup.go), with the region annotation GreenCourier's README has
+// users set by hand; its InternalIP is the local virtual-kubelet pod's.
+TEST(ParseNodeTest, ALiqoVirtualNodeIsRecognisedAndItsRegionAnnotationWins) {
+  absl::StatusOr<kube::KubeNode> node = ParseNode(
+      R"({"metadata": {"name": "liqo-edge-frankfurt",
+                       "labels": {"liqo.io/type": "virtual-node", "type": "virtual-kubelet",
+                                  "liqo.io/remote-cluster-id": "edge-frankfurt",
+                                  "topology.kubernetes.io/region": "europe-west1"},
+                       "annotations": {"node.kubernetes.io/region": "europe-west3"}},
+          "spec": {"taints": [{"key": "virtual-node.liqo.io/not-allowed", "value": "true",
+                               "effect": "NoExecute"}]},
+          "status": {"addresses": [{"type": "InternalIP", "address": "10.244.0.17"}]}})");
+  ASSERT_THAT(node, IsOk());
+  EXPECT_TRUE(node->virtual_node);
+  EXPECT_EQ(node->region, "europe-west3");  // set by hand for this Node: over the label
+  EXPECT_EQ(node->address, "10.244.0.17");
+  absl::StatusOr<kube::KubeNode> ordinary = ParseNode(kNode);
+  ASSERT_THAT(ordinary, IsOk());
+  EXPECT_FALSE(ordinary->virtual_node);
+}
+
 TEST(ParseNodeTest, FallsBackToExternalIpAndToleratesMissingSections) {
-  absl::StatusOr<KubeNode> node = ParseNode(
+  absl::StatusOr<kube::KubeNode> node = ParseNode(
       R"({"metadata": {"name": "edge-1"},
           "status": {"addresses": [{"type": "ExternalIP", "address": "2001:db8::7"}],
                      "conditions": [{"type": "Ready", "status": "Unknown"}]}})");

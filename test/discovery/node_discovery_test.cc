@@ -42,10 +42,10 @@ std::string Event(const std::string& type, const std::string& object) {
 // Records what the listener is told.
 class Recorder {
  public:
-  void OnNodes(const std::vector<KubeNode>& nodes, const std::optional<KubeNode>& self) {
+  void OnNodes(const std::vector<kube::KubeNode>& nodes, const std::optional<kube::KubeNode>& self) {
     absl::MutexLock lock(&mutex_);
     names_.clear();
-    for (const KubeNode& node : nodes) names_.push_back(node.name + "=" + node.address);
+    for (const kube::KubeNode& node : nodes) names_.push_back(node.name + "=" + node.address);
     self_ = self;
     ++calls_;
   }
@@ -59,7 +59,7 @@ class Recorder {
     absl::MutexLock lock(&mutex_);
     return names_;
   }
-  std::optional<KubeNode> self() const {
+  std::optional<kube::KubeNode> self() const {
     absl::MutexLock lock(&mutex_);
     return self_;
   }
@@ -67,7 +67,7 @@ class Recorder {
  private:
   mutable absl::Mutex mutex_;
   std::vector<std::string> names_ ABSL_GUARDED_BY(mutex_);
-  std::optional<KubeNode> self_ ABSL_GUARDED_BY(mutex_);
+  std::optional<kube::KubeNode> self_ ABSL_GUARDED_BY(mutex_);
   int calls_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
@@ -91,7 +91,7 @@ class NodeDiscoveryTest : public ::testing::Test {
     options.list_watch.seed = 7;
     discovery_ = std::make_unique<NodeDiscovery>(
         options, *http_, RealClock(),
-        [this](const std::vector<KubeNode>& nodes, const std::optional<KubeNode>& self) {
+        [this](const std::vector<kube::KubeNode>& nodes, const std::optional<kube::KubeNode>& self) {
           recorder_.OnNodes(nodes, self);
         });
     thread_ = std::thread([this] { discovery_->Run(stop_); });

@@ -15,10 +15,10 @@ namespace {
 
 using ::testing::ElementsAre;
 
-std::vector<KubeNode> Cluster(int nodes, int zones) {
-  std::vector<KubeNode> cluster;
+std::vector<kube::KubeNode> Cluster(int nodes, int zones) {
+  std::vector<kube::KubeNode> cluster;
   for (int i = 0; i < nodes; ++i) {
-    KubeNode& node = cluster.emplace_back();
+    kube::KubeNode& node = cluster.emplace_back();
     node.name = absl::StrCat("node-", i);
     node.zone = absl::StrCat("zone-", i % zones);
     node.address = absl::StrCat("10.", i / 250, ".", i % 250, ".1");
@@ -35,10 +35,10 @@ PeerSelectionConfig Sampled(int same_zone, int per_remote_zone) {
 }
 
 // Every (source, target) choice of the cluster.
-std::set<std::pair<std::string, std::string>> Choices(const std::vector<KubeNode>& cluster,
+std::set<std::pair<std::string, std::string>> Choices(const std::vector<kube::KubeNode>& cluster,
                                                       const PeerSelectionConfig& config) {
   std::set<std::pair<std::string, std::string>> choices;
-  for (const KubeNode& source : cluster) {
+  for (const kube::KubeNode& source : cluster) {
     for (std::size_t i : SelectPeers(source.name, source.zone, cluster, config)) {
       choices.emplace(source.name, cluster[i].name);
     }
@@ -50,13 +50,13 @@ TEST(PeerSelectionTest, AutoIsAFullMeshBelowOneHundredNodes) {
   PeerSelectionConfig config;  // auto
   EXPECT_EQ(EffectiveMode(config, 99), PeerSelectionMode::kAll);
   EXPECT_EQ(EffectiveMode(config, 100), PeerSelectionMode::kSampled);
-  std::vector<KubeNode> cluster = Cluster(4, 2);
+  std::vector<kube::KubeNode> cluster = Cluster(4, 2);
   cluster[2].address.clear();  // nothing to probe
   EXPECT_THAT(SelectPeers("node-0", "zone-0", cluster, config), ElementsAre(1, 3));
 }
 
 TEST(PeerSelectionTest, SampledTakesSameZoneAndRemoteRepresentatives) {
-  const std::vector<KubeNode> cluster = Cluster(40, 4);  // 10 per zone
+  const std::vector<kube::KubeNode> cluster = Cluster(40, 4);  // 10 per zone
   const std::vector<std::size_t> chosen = SelectPeers("node-0", "zone-0", cluster, Sampled(3, 2));
   std::map<std::string, int> per_zone;
   for (std::size_t i : chosen) {
@@ -81,13 +81,13 @@ class LargeClusterTest : public ::testing::Test {
  protected:
   static constexpr int kNodes = 5000, kZones = 50;
   const PeerSelectionConfig config_ = Sampled(5, 2);
-  const std::vector<KubeNode> cluster_ = Cluster(kNodes, kZones);
+  const std::vector<kube::KubeNode> cluster_ = Cluster(kNodes, kZones);
 };
 
 TEST_F(LargeClusterTest, BoundsTargetsAndSpreadsProbes) {
   std::map<std::string, int> probed_by;
   std::size_t most_targets = 0;
-  for (const KubeNode& source : cluster_) {
+  for (const kube::KubeNode& source : cluster_) {
     const std::vector<std::size_t> chosen =
         SelectPeers(source.name, source.zone, cluster_, config_);
     most_targets = std::max(most_targets, chosen.size());
@@ -104,7 +104,7 @@ TEST_F(LargeClusterTest, BoundsTargetsAndSpreadsProbes) {
 TEST_F(LargeClusterTest, RemovingOneNodeChangesAtMostTwoPercentOfChoices) {
   const auto before = Choices(cluster_, config_);
   for (const int removed : {0, 1234, 4999}) {
-    std::vector<KubeNode> smaller = cluster_;
+    std::vector<kube::KubeNode> smaller = cluster_;
     smaller.erase(smaller.begin() + removed);
     const auto after = Choices(smaller, config_);
     std::vector<std::pair<std::string, std::string>> changed;
