@@ -515,8 +515,8 @@ void CollectorDaemon::OnDiscovered(const std::vector<kube::KubeNode>& nodes,
   FollowNodeLocations(nodes);
   std::vector<PeerConfig> peers = DiscoveredPeers(node_, nodes, rtt_, region_locations_);
   if (nodes.size() != discovered_nodes_ || peers.size() != discovered_peers_.size()) {
-    const auto virtual_nodes = std::count_if(nodes.begin(), nodes.end(),
-                                             [](const kube::KubeNode& n) { return n.virtual_node; });
+    const auto virtual_nodes = std::count_if(
+        nodes.begin(), nodes.end(), [](const kube::KubeNode& n) { return n.virtual_node; });
     spdlog::info(
         "kubernetes discovery: {} Nodes, {} probed from here ({}){}", nodes.size(), peers.size(),
         discovery::EffectiveMode(rtt_.peer_selection, nodes.size()) == PeerSelectionMode::kAll

@@ -88,6 +88,11 @@ inline constexpr char kSchedulerModelAge[] = "carbonroute_scheduler_model_age_se
 inline constexpr char kSchedulerModelCarbonLocations[] =
     "carbonroute_scheduler_model_carbon_locations";
 
+// gauge: Nodes whose collector's carbonroute_node_info and Node object (serve watching
+// Nodes) name different grid locations; each is logged once, the collector's is used.
+inline constexpr char kSchedulerNodeLocationMismatches[] =
+    "carbonroute_scheduler_node_location_mismatches";
+
 // scheduler-lite's hold controller (`scheduler-lite hold`, hold/hold_controller.h):
 // gauge{kind}: Jobs and Pods held now (opted in, suspended or gated, not yet released).
 inline constexpr char kHoldObjects[] = "carbonroute_hold_objects";

@@ -17,7 +17,8 @@ absl::Status ReadNode(const JsonField& value, KubeNode& node) {
   CARBONROUTE_ASSIGN_OR_RETURN(const std::string annotated,
                                annotations[kRegionAnnotation].OptionalString());
   if (!annotated.empty()) node.region = annotated;  // set by hand for this Node: it wins
-  CARBONROUTE_ASSIGN_OR_RETURN(const std::string liqo_type, labels[kLiqoTypeLabel].OptionalString());
+  CARBONROUTE_ASSIGN_OR_RETURN(const std::string liqo_type,
+                               labels[kLiqoTypeLabel].OptionalString());
   node.virtual_node = liqo_type == kLiqoVirtualNode;
   CARBONROUTE_ASSIGN_OR_RETURN(node.zone, labels[kZoneLabel].OptionalString());
   CARBONROUTE_ASSIGN_OR_RETURN(node.location, labels[kLocationLabel].OptionalString());

@@ -132,6 +132,34 @@ absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::st
   return absl::OkStatus();
 }
 
+std::vector<std::string> ModelBuilder::AddApiNodes(const std::vector<kube::KubeNode>& nodes) {
+  std::vector<std::string> mismatches;
+  for (const kube::KubeNode& node : nodes) {
+    std::string location = node.location;
+    if (location.empty()) {
+      const auto mapped = model_.region_locations.find(node.region);
+      if (mapped != model_.region_locations.end()) location = mapped->second;
+    }
+    const auto known = model_.nodes.find(node.name);
+    if (known == model_.nodes.end()) {
+      model_.nodes[node.name] = {location, node.region, node.zone};
+      continue;
+    }
+    placement::NodePlacement& placement = known->second;
+    if (!location.empty() && !placement.location.empty() && location != placement.location) {
+      mismatches.push_back(
+          absl::StrCat("Node ", node.name, ": its collector's carbonroute_node_info says ",
+                       placement.location, ", the Node object ",
+                       node.location.empty() ? absl::StrCat("(region ", node.region, ") ") : "",
+                       location, "; the collector's is used"));
+    }
+    if (placement.location.empty()) placement.location = location;
+    if (placement.region.empty()) placement.region = node.region;
+    if (placement.zone.empty()) placement.zone = node.zone;
+  }
+  return mismatches;
+}
+
 std::shared_ptr<const PlacementModel> ModelBuilder::Build() const {
   return std::make_shared<const PlacementModel>(BuildFacts());
 }

@@ -37,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "contract/emissions_type.h"
+#include "kube/kube_node.h"
 #include "model_sources/exposition_parser.h"
 #include "placement/placement_facts.h"
 #include "placement/placement_model.h"
@@ -50,6 +51,13 @@ class ModelBuilder {
   void AddSamples(const std::vector<Sample>& samples);
   absl::Status AddStaticRttCsv(absl::string_view csv, absl::string_view origin);
   absl::Status AddRegionLocationsCsv(absl::string_view csv, absl::string_view origin);
+  // The Nodes the Kubernetes API lists (model_sources/api_nodes.h), after the
+  // region map: a Node no collector exports (a Liqo virtual node) is added
+  // with its grid location (its carbonroute.io/location label, else its
+  // region through the region map; "" when neither), region and zone. A Node
+  // a collector's node_info already names keeps the collector's location;
+  // when the two disagree, the answer names the Node and both locations.
+  std::vector<std::string> AddApiNodes(const std::vector<kube::KubeNode>& nodes);
 
   // What the sources said, with the zone-pair RTTs derived.
   placement::PlacementFacts BuildFacts() const;

@@ -57,6 +57,7 @@ LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::
     absl::Status status = text.ok() ? (builder.*add)(*text, *path) : text.status();
     if (!status.ok()) loaded.errors.push_back(status);
   }
+  loaded.node_mismatches = builder.AddApiNodes(sources.api_nodes);
   loaded.model = builder.Build();
   return loaded;
 }

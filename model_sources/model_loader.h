@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "kube/kube_node.h"
 #include "model_sources/metrics_source.h"
 #include "net/http_client.h"
 #include "placement/placement_model.h"
@@ -31,6 +32,10 @@ struct ModelSources {
   absl::Duration timeout = absl::Seconds(10);
   SourceAuth auth;  // TLS and credentials for the metrics URLs and Prometheus
 
+  // The Nodes the Kubernetes API lists now (serve with --watch-nodes: api_nodes.h),
+  // added after the files (ModelBuilder::AddApiNodes).
+  std::vector<kube::KubeNode> api_nodes;
+
   bool default_source = false;  // metrics_urls is the default, not the user's
   bool empty() const { return metrics_urls.empty() && prometheus_url.empty(); }
 };
@@ -39,6 +44,8 @@ struct LoadedModel {
   std::shared_ptr<const placement::PlacementModel> model;
   std::vector<absl::Status> errors;
   int sources_read = 0;  // metrics URLs + Prometheus answered
+  // Nodes whose collector and Node object name different grid locations (AddApiNodes).
+  std::vector<std::string> node_mismatches;
 };
 
 LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::Time now);

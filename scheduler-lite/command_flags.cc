@@ -256,6 +256,11 @@ void KubeFlags::AddTo(CLI::App& cmd) {
                  "service account's)");
 }
 
+bool KubeFlags::Named() const {
+  return !options_.kubeconfig.empty() || !options_.context.empty() || !options_.api_url.empty() ||
+         !options_.token_file.empty() || !options_.ca_file.empty();
+}
+
 bool KubeFlags::Resolve(kube::KubeConnection& connection, std::ostream& err) const {
   absl::StatusOr<kube::KubeConnection> resolved = kube::ResolveKubeConnection(
       options_, {.getenv = [](const char* name) { return std::getenv(name); }});

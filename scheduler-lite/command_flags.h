@@ -106,6 +106,8 @@ class KubeFlags {
   void AddTo(CLI::App& cmd);
   // The connection; false after saying why on `err` (a usage error: exit 2).
   bool Resolve(kube::KubeConnection& connection, std::ostream& err) const;
+  // Whether the user named a Kubernetes API with one of these flags.
+  bool Named() const;
 
  private:
   kube::KubeOptions options_;

@@ -2,17 +2,22 @@
 
 #include <cstdlib>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "base/log_line.h"
+#include "contract/metric_names.h"
 #include "extender/extender_service.h"
 #include "kube/kube_client.h"
+#include "model_sources/api_nodes.h"
 #include "model_sources/collector_pods.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
+#include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 #include "scheduler-lite/command_flags.h"
 
@@ -67,6 +72,12 @@ class ServeSubcommand final : public Subcommand {
                    "the collectors' port when a Pod has no prometheus.io/port annotation")
         ->check(CLI::Range(1, 65535))
         ->capture_default_str();
+    cmd.add_option("--watch-nodes", watch_nodes_,
+                   "watch the cluster's Nodes through the Kubernetes API, so a Node that runs no "
+                   "collector (a Liqo virtual node) is a candidate too: auto (in a Pod, or when "
+                   "a kube flag names an API), true, false")
+        ->check(CLI::IsMember({"auto", "true", "false"}))
+        ->capture_default_str();
     kube_.AddTo(cmd);
     daemon_.AddTo(cmd);
   }
@@ -81,9 +92,24 @@ class ServeSubcommand final : public Subcommand {
   bool WatchesStopSignals() const override { return true; }
   int Run(ProgramContext& c) override {
     if (!sources_.Resolve(request_.sources, c.err)) return 1;
-    if (!request_.collector_pods.empty()) {
+    // auto: in a Pod (the manifest grants the Nodes), or when a kube flag names an API.
+    const char* in_pod = std::getenv("KUBERNETES_SERVICE_HOST");
+    const bool nodes_asked = watch_nodes_ == "true" || (watch_nodes_ == "auto" && kube_.Named());
+    request_.watch_nodes =
+        nodes_asked || (watch_nodes_ == "auto" && in_pod != nullptr && *in_pod != '\0');
+    if (!request_.collector_pods.empty() || request_.watch_nodes) {
       kube::KubeConnection connection;
-      if (!kube_.Resolve(connection, c.err)) return 2;
+      std::ostringstream why;
+      if (!kube_.Resolve(connection, why)) {
+        if (!request_.collector_pods.empty() || nodes_asked) {
+          c.err << why.str();
+          return 2;
+        }
+        // Found only because this runs in a Pod: serve without the Nodes, saying why.
+        c.err << "scheduler-lite: not watching Nodes (--watch-nodes=auto): " << why.str();
+        request_.watch_nodes = false;
+        return ServeCommand(request_, c.http, c.clock, c.signals->stop(), c.err);
+      }
       if (request_.collector_namespace.empty()) {
         const char* pod_namespace = std::getenv("POD_NAMESPACE");
         request_.collector_namespace =
@@ -91,7 +117,8 @@ class ServeSubcommand final : public Subcommand {
             : pod_namespace != nullptr && *pod_namespace != '\0' ? pod_namespace
                                                                  : "default";
       }
-      if (request_.sources.default_source) {  // the Pods replace the default local collector
+      if (request_.sources.default_source &&
+          !request_.collector_pods.empty()) {  // the Pods replace the default local collector
         request_.sources.metrics_urls.clear();
         request_.sources.default_source = false;
       }
@@ -106,6 +133,7 @@ class ServeSubcommand final : public Subcommand {
   ServeRequest request_;
   std::string refresh_ = "30s";
   std::string max_model_age_ = "10m";
+  std::string watch_nodes_ = "auto";
   DaemonFlags daemon_;
 };
 
@@ -133,9 +161,20 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
           *kube_client, clock));
       pod_threads.emplace_back([&pods_stop, set = pods.back().get()] { set->Run(pods_stop); });
     }
-    log.Info(absl::StrCat("collectors: the Pods ", absl::StrJoin(request.collector_pods, ", "),
-                          " in namespace ", request.collector_namespace, " from ",
-                          request.kube->Describe()));
+    if (!request.collector_pods.empty()) {
+      log.Info(absl::StrCat("collectors: the Pods ", absl::StrJoin(request.collector_pods, ", "),
+                            " in namespace ", request.collector_namespace, " from ",
+                            request.kube->Describe()));
+    }
+  }
+  // The cluster's Nodes, watched on their own thread: candidates without a collector.
+  std::unique_ptr<model_sources::ApiNodes> api_nodes;
+  if (request.kube && request.watch_nodes) {
+    api_nodes = std::make_unique<model_sources::ApiNodes>(*kube_client, clock);
+    pod_threads.emplace_back([&pods_stop, nodes = api_nodes.get()] { nodes->Run(pods_stop); });
+    log.Info(absl::StrCat("Nodes: watched on ", request.kube->Describe(),
+                          " (a Node without a collector is a candidate; --watch-nodes=false "
+                          "to turn off)"));
   }
   struct StopPods {
     absl::Notification& stop;
@@ -145,6 +184,14 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
       for (std::thread& thread : threads) thread.join();
     }
   } stop_pods{pods_stop, pod_threads};
+  auto registry = std::make_shared<prometheus::Registry>();
+  prometheus::Gauge& node_mismatches =
+      prometheus::BuildGauge()
+          .Name(metric_names::kSchedulerNodeLocationMismatches)
+          .Help("Nodes whose collector and Node object name different grid locations")
+          .Register(*registry)
+          .Add({});
+  std::set<std::string> mismatches_said;  // each logged once
   absl::Mutex waiting_mutex;
   std::string waiting_for = "the first refresh";  // what /healthz's 503 names
   bool without_carbon = false;                    // said once per episode
@@ -155,8 +202,16 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
       for (std::string& url : set->urls()) sources.metrics_urls.push_back(std::move(url));
       found.push_back(set->describe());
     }
+    if (api_nodes != nullptr) {
+      sources.api_nodes = api_nodes->nodes();
+      found.push_back(api_nodes->describe());
+    }
     LoadedModel loaded = LoadModel(sources, http, clock.Now());
     for (const absl::Status& error : loaded.errors) log.Warn(error.message());
+    for (const std::string& mismatch : loaded.node_mismatches) {
+      if (mismatches_said.insert(mismatch).second) log.Warn(mismatch);
+    }
+    node_mismatches.Set(static_cast<double>(loaded.node_mismatches.size()));
     {
       absl::MutexLock lock(&waiting_mutex);
       waiting_for = absl::StrCat(
@@ -180,7 +235,6 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   };
   refresh();
   TuneAllocatorForLargeRequests();
-  auto registry = std::make_shared<prometheus::Registry>();
   ScoringOptions options;
   options.carbon_weight = request.carbon_weight;
   options.latency_weight = request.latency_weight;

@@ -47,6 +47,9 @@ struct ServeRequest {
   std::vector<std::string> collector_pods;
   std::string collector_namespace;
   int collector_port = 9464;
+  // Watch the cluster's Nodes (model_sources/api_nodes.h): Nodes without a
+  // collector (Liqo virtual nodes) are candidates too. Needs `kube`.
+  bool watch_nodes = false;
   std::optional<kube::KubeConnection> kube;
 };
 // Serves until `stop` is notified.

@@ -14,7 +14,10 @@ TEST(DiscoveredPeers, ALiqoVirtualNodeIsNeverProbed) {
   const std::vector<kube::KubeNode> nodes = {
       {.name = "node-a", .address = "10.0.0.1", .region = "europe-west1", .ready = true},
       {.name = "node-b", .address = "10.0.0.2", .region = "europe-west1", .ready = true},
-      {.name = "liqo-frankfurt", .address = "10.244.0.17", .region = "europe-west3", .ready = true,
+      {.name = "liqo-frankfurt",
+       .address = "10.244.0.17",
+       .region = "europe-west3",
+       .ready = true,
        .virtual_node = true},
   };
   const std::vector<PeerConfig> peers =
