@@ -49,6 +49,28 @@ TEST(ModelBuilder, ReadsCarbonForecastNodesAndRtt) {
   EXPECT_EQ(model->rtt.at("node-a").at("node-c").method, RttMethod::kDeclared);
 }
 
+TEST(ModelBuilder, ApiNodesWithoutACollectorJoinAndAMismatchIsNamed) {
+  ModelBuilder builder(kNow);
+  builder.AddSamples(
+      Parse("carbonroute_node_info{location=\"DE\",node=\"node-a\",region=\"europe-west3\"} 1\n"));
+  ASSERT_THAT(builder.AddRegionLocationsCsv("gcp_region,zone\neurope-west3,DE\neurope-north1,FI\n",
+                                            "regions.csv"),
+              IsOk());
+  const std::vector<std::string> mismatches = builder.AddApiNodes({
+      {.name = "node-a", .region = "europe-west3", .location = "FR"},  // its label says FR
+      {.name = "liqo-finland", .region = "europe-north1", .virtual_node = true},
+      {.name = "liqo-nowhere", .virtual_node = true},
+  });
+  ASSERT_EQ(mismatches.size(), 1u);
+  EXPECT_THAT(mismatches[0], ::testing::HasSubstr("node-a"));
+  EXPECT_THAT(mismatches[0], ::testing::HasSubstr("says DE, the Node object FR"));
+  const PlacementFacts facts = builder.BuildFacts();
+  EXPECT_EQ(facts.nodes.at("node-a").location, "DE");        // the collector's is used
+  EXPECT_EQ(facts.nodes.at("liqo-finland").location, "FI");  // its region through the map
+  EXPECT_EQ(facts.nodes.at("liqo-finland").region, "europe-north1");
+  EXPECT_EQ(facts.nodes.at("liqo-nowhere").location, "");  // known, without a location
+}
+
 TEST(ModelBuilder, AMeasuredRttWinsOverADeclaredOneInEitherOrder) {
   ModelBuilder builder(kNow);
   builder.AddSamples(
