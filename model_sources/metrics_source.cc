@@ -143,23 +143,28 @@ absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& 
   return absl::OkStatus();
 }
 
+absl::Status QueryInstant(net::HttpClient& http, const std::string& base_url,
+                          const std::string& promql, absl::Duration timeout, const SourceAuth& auth,
+                          std::vector<Sample>& out) {
+  const std::string url =
+      absl::StrCat(net::JoinUrl(base_url, "/api/v1/query"), net::Query({{"query", promql}}));
+  absl::StatusOr<std::string> body = Get(http, url, timeout, "application/json", auth);
+  if (!body.ok()) return body.status();
+  if (absl::Status parsed = ParsePrometheusVector(*body, out); !parsed.ok()) {
+    return absl::Status(parsed.code(), absl::StrCat(url, ": ", parsed.message()));
+  }
+  return absl::OkStatus();
+}
+
 SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
                              absl::Duration timeout, const SourceAuth& auth) {
   SourceResult result;
   for (const char* metric : kModelMetrics) {
-    const std::string url =
-        absl::StrCat(net::JoinUrl(base_url, "/api/v1/query"), net::Query({{"query", metric}}));
-    absl::StatusOr<std::string> body = Get(http, url, timeout, "application/json", auth);
-    if (!body.ok()) {
-      result.errors.push_back(body.status());
-      // A server that cannot be reached is said once, not once per metric.
-      if (absl::IsUnavailable(body.status()) || absl::IsDeadlineExceeded(body.status())) break;
-      continue;
-    }
-    if (absl::Status parsed = ParsePrometheusVector(*body, result.samples); !parsed.ok()) {
-      result.errors.push_back(
-          absl::Status(parsed.code(), absl::StrCat(url, ": ", parsed.message())));
-    }
+    absl::Status queried = QueryInstant(http, base_url, metric, timeout, auth, result.samples);
+    if (queried.ok()) continue;
+    result.errors.push_back(queried);
+    // A server that cannot be reached is said once, not once per metric.
+    if (absl::IsUnavailable(queried) || absl::IsDeadlineExceeded(queried)) break;
   }
   return result;
 }

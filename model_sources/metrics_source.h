@@ -60,6 +60,12 @@ SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::stri
 SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
                              absl::Duration timeout, const SourceAuth& auth = {});
 
+// One instant query (GET /api/v1/query?query=...) appended to `out`; the
+// server's error, or the answer's, naming the URL.
+absl::Status QueryInstant(net::HttpClient& http, const std::string& base_url,
+                          const std::string& promql, absl::Duration timeout, const SourceAuth& auth,
+                          std::vector<Sample>& out);
+
 // Parses a Prometheus /api/v1/query answer of resultType "vector" into samples
 // named by their __name__ label. Exposed for tests.
 absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& out);

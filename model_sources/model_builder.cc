@@ -57,7 +57,9 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
   std::map<Copy, double> valid_to, age;
   std::map<Copy, std::map<std::string, double>> forecast;
   for (const Sample& s : samples) {
-    if (!std::isfinite(s.value)) continue;
+    // +Inf RTT: a pair whose probes fail (an --rtt-source adapter says so): no limit holds.
+    const bool failing_pair = s.name == metric_names::kRtt && std::isinf(s.value) && s.value > 0;
+    if (!std::isfinite(s.value) && !failing_pair) continue;
     if (s.name == metric_names::kCarbonIntensityValidTo) {
       if (std::optional<IntensitySeries> series = SeriesOf(s)) {
         valid_to[{*series, s.Label(label::kInstance)}] = s.value;
@@ -80,16 +82,24 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
       // No method label (an older collector): a measurement.
       const RttMethod method =
           ParseRttMethod(s.Label(label::kMethod)).value_or(RttMethod::kMeasured);
-      RttEntry entry{absl::Seconds(s.value), method, model_.built_at};
+      const std::string& exporter = s.Label("exporter");
+      const std::optional<std::size_t> rank = RttRank(exporter);
+      if (method == RttMethod::kMeasured && !rank) continue;  // a source not chosen
+      RttEntry entry{absl::Seconds(s.value), method, model_.built_at,
+                     exporter == "carbonroute" ? "" : exporter};
       // A collector exports both a probe's measurement and the static
       // matrix's declaration for a peer, in no set order: the measurement
-      // wins whichever comes last; otherwise the later sample does.
+      // wins whichever comes last; of two measurements, the preferred
+      // source's (--rtt-source order); otherwise the later sample does.
       auto [it, inserted] =
           model_.rtt[s.Label(label::kSource)].try_emplace(s.Label(label::kTarget), entry);
-      if (!inserted &&
-          (method == RttMethod::kMeasured || it->second.method != RttMethod::kMeasured)) {
-        it->second = entry;
-      }
+      if (inserted) continue;
+      const bool replaces =
+          method == RttMethod::kMeasured
+              ? it->second.method != RttMethod::kMeasured ||
+                    *rank <= RttRank(it->second.exporter).value_or(rtt_sources_.size())
+              : it->second.method != RttMethod::kMeasured;
+      if (replaces) it->second = entry;
     }
   }
   for (const Sample& s : samples) {
@@ -130,6 +140,14 @@ absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::st
   if (!rows.ok()) return rows.status();
   model_.region_locations.insert(rows->begin(), rows->end());
   return absl::OkStatus();
+}
+
+std::optional<std::size_t> ModelBuilder::RttRank(const std::string& exporter) const {
+  const std::string& name = exporter.empty() ? std::string("carbonroute") : exporter;
+  for (std::size_t i = 0; i < rtt_sources_.size(); ++i) {
+    if (rtt_sources_[i] == name) return i;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> ModelBuilder::AddApiNodes(const std::vector<kube::KubeNode>& nodes) {

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "kube/kube_node.h"
 #include "model_sources/metrics_source.h"
+#include "model_sources/rtt_sources.h"
 #include "net/http_client.h"
 #include "placement/placement_model.h"
 
@@ -32,6 +33,9 @@ struct ModelSources {
   absl::Duration timeout = absl::Seconds(10);
   SourceAuth auth;  // TLS and credentials for the metrics URLs and Prometheus
 
+  // Where measured RTTs come from, in order of preference (--rtt-source; the
+  // adapters other than carbonroute read through prometheus_url: rtt_sources.h).
+  std::vector<RttSource> rtt_sources = {RttSource::kCarbonroute};
   // The Nodes the Kubernetes API lists now (serve with --watch-nodes: api_nodes.h),
   // added after the files (ModelBuilder::AddApiNodes).
   std::vector<kube::KubeNode> api_nodes;

@@ -46,6 +46,9 @@ struct RttEntry {
   absl::Duration rtt;
   RttMethod method = RttMethod::kMeasured;
   absl::Time observed_at;
+  // Who measured it when not carbonroute's own prober: "goldpinger", "monlat",
+  // "smokeping_prober" (model_sources/rtt_sources.h); named in reasons.
+  std::string exporter = "";
 };
 
 struct PlacementFacts {

@@ -22,7 +22,11 @@ struct Resolved {
   absl::string_view name, location, region;
 };
 
-std::string Ms(double ms) { return absl::StrFormat("%.2f ms", ms); }
+// A failing pair (its probes time out: an infinite RTT) is said as such.
+std::string Ms(double ms) {
+  return std::isinf(ms) ? std::string("unreachable (its probes fail)")
+                        : absl::StrFormat("%.2f ms", ms);
+}
 
 constexpr uint32_t kNoId = PlacementModel::kNone;
 
@@ -41,13 +45,22 @@ struct FoundRtt {
   double ms = 0;
   RttSource source = RttSource::kRow;
   RttMethod method = RttMethod::kMeasured;  // for kRow and kRegion
+  // kRow: the row and the target place, to name the entry's exporter in reasons.
+  uint32_t row = UINT32_MAX, target = UINT32_MAX;
 };
 
-std::string ProvenanceText(const FoundRtt& rtt) {
+std::string ProvenanceText(const PlacementModel& model, const FoundRtt& rtt) {
   switch (rtt.source) {
     case RttSource::kSameNode:
       return "same node";
     case RttSource::kRow:
+      if (rtt.row != UINT32_MAX) {
+        const RttEntry* entry = model.FindEntry(rtt.row, rtt.target);
+        if (entry != nullptr && !entry->exporter.empty()) {
+          return absl::StrCat(RttMethodName(rtt.method), " by ", entry->exporter);
+        }
+      }
+      return std::string(RttMethodName(rtt.method));
     case RttSource::kRegion:
       return std::string(RttMethodName(rtt.method));
     case RttSource::kOwnZoneMedian:
@@ -202,7 +215,7 @@ std::optional<FoundRtt> LookupRtt(const PlacementModel& model, Origin& origin,
   }
   if (origin.dense != nullptr && e.place != kNoId) {
     if (const double ms = origin.dense->ms[e.place]; !std::isnan(ms)) {
-      return FoundRtt{ms, RttSource::kRow, origin.dense->method[e.place]};
+      return FoundRtt{ms, RttSource::kRow, origin.dense->method[e.place], origin.row, e.place};
     }
   }
   if (origin.zone != kNoId && e.place != kNoId) {
@@ -388,8 +401,8 @@ bool RanksBefore(const Evaluation& a, const Evaluation& b) {
 
 // Every reason candidate `i` was excluded, or what was assumed about it,
 // written from its evaluation (the slow path: text).
-std::vector<std::string> Reasons(const std::vector<Origin>& origins, const Evaluated& evaluated,
-                                 std::size_t i, const Window* window) {
+std::vector<std::string> Reasons(const PlacementModel& model, const std::vector<Origin>& origins,
+                                 const Evaluated& evaluated, std::size_t i, const Window* window) {
   const Evaluation& e = evaluated.evaluations[i];
   std::vector<std::string> reasons;
   for (std::size_t o = 0; o < origins.size(); ++o) {
@@ -402,7 +415,7 @@ std::vector<std::string> Reasons(const std::vector<Origin>& origins, const Evalu
                                      ": the ", origin.limit_ms, " ms limit cannot be verified"));
     } else if (rtt->ms > origin.limit_ms) {
       reasons.push_back(absl::StrCat("RTT from ", *origin.from, " is ", Ms(rtt->ms), " (",
-                                     ProvenanceText(*rtt), "), over the ", origin.limit_ms,
+                                     ProvenanceText(model, *rtt), "), over the ", origin.limit_ms,
                                      " ms limit"));
     }
   }
@@ -482,7 +495,7 @@ std::vector<ScoredCandidate> ScoreCandidates(const PlacementModel& model,
     if (e.carbon->has_carbon) out.grams_per_kwh = e.carbon->grams;
     out.carbon_basis = BasisText(e, window);
     if (!out.feasible || !e.carbon->has_carbon)
-      out.reasons = Reasons(origins, evaluated, i, window);
+      out.reasons = Reasons(model, origins, evaluated, i, window);
   }
   // Sort indices, then move once: the entries are large.
   std::vector<std::size_t> order(scored.size());
@@ -515,7 +528,8 @@ CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candid
     const Evaluation& e = evaluations[i];
     if (e.failure != Failure::kFeasible) {
       if (detail == FailureDetail::kScoresOnly) continue;
-      out.failures.emplace_back(i, absl::StrJoin(Reasons(origins, evaluated, i, window), "; "));
+      out.failures.emplace_back(i,
+                                absl::StrJoin(Reasons(model, origins, evaluated, i, window), "; "));
       continue;
     }
     out.extender_scores[i] = static_cast<uint8_t>(std::llround(e.score * 10));

@@ -15,6 +15,7 @@
 #include "base/listen_address.h"
 #include "contract/emissions_type.h"
 #include "exporter/metrics_page.h"
+#include "model_sources/rtt_sources.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -103,8 +104,19 @@ void ClientFlags::AddTo(CLI::App& cmd) {
 void SourceFlags::AddTo(CLI::App& cmd) {
   cmd.add_option("--metrics", metrics_,
                  "a collector's /metrics URL (repeatable; default http://127.0.0.1:9464/metrics)");
-  cmd.add_option("--prometheus", prometheus_,
-                 "a Prometheus server's base URL, e.g. http://127.0.0.1:9090");
+  CLI::Option* prometheus = cmd.add_option(
+      "--prometheus", prometheus_, "a Prometheus server's base URL, e.g. http://127.0.0.1:9090");
+  std::vector<std::string> names;
+  for (model_sources::RttSource source : model_sources::kRttSources) {
+    names.push_back(model_sources::RttSourceName(source));
+  }
+  cmd.add_option("--rtt-source", rtt_sources_,
+                 "where measured RTTs come from, through --prometheus (repeatable, first with a "
+                 "pair wins; default carbonroute): " +
+                     absl::StrJoin(names, ", ") + " (the queries: below)")
+      ->check(CLI::IsMember(names))
+      ->needs(prometheus);
+  cmd.footer(model_sources::RttSourcesHelp());
   cmd.add_option("--rtt-matrix", rtt_matrix_,
                  std::string("static RTT matrix CSV sending_region,receiving_region,milliseconds "
                              "(default: data/") +
@@ -139,6 +151,16 @@ bool SourceFlags::Resolve(ModelSources& sources, std::ostream& err) const {
   }
   // Checked by IsMember.
   sources.emissions_type = *ParseEmissionsType(emissions_type_);
+  if (!rtt_sources_.empty()) {
+    sources.rtt_sources.clear();
+    for (const std::string& name : rtt_sources_) {
+      const model_sources::RttSource source = *model_sources::ParseRttSource(name);
+      if (std::find(sources.rtt_sources.begin(), sources.rtt_sources.end(), source) ==
+          sources.rtt_sources.end()) {
+        sources.rtt_sources.push_back(source);
+      }
+    }
+  }
   sources.auth = client_.auth();
   return true;
 }

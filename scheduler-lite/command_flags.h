@@ -156,6 +156,7 @@ class SourceFlags {
   std::string region_zones_;
   std::vector<std::string> data_dirs_;
   std::string emissions_type_ = "average";
+  std::vector<std::string> rtt_sources_;
   ClientFlags client_;
 };
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "net/url.h"
 #include "test/testing/collector_process.h"
 
 namespace carbonroute::testing {
@@ -39,7 +40,7 @@ nlohmann::json WaitForSeries(int port, const std::string& query, std::size_t ser
   nlohmann::json result = nlohmann::json::array();
   const bool answered = WaitFor(
       [&] {
-        const std::string body = HttpGet(port, "/api/v1/query?query=" + query);
+        const std::string body = HttpGet(port, "/api/v1/query?query=" + net::UrlEncode(query));
         nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
         if (parsed.is_discarded() || parsed.value("status", "") != "success") return false;
         result = parsed["data"]["result"];

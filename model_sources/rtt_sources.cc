@@ -1,0 +1,138 @@
+#include "model_sources/rtt_sources.h"
+
+#include "absl/strings/str_cat.h"
+#include "contract/metric_labels.h"
+#include "contract/metric_names.h"
+
+namespace carbonroute::model_sources {
+namespace {
+
+// kube_node_info with its internal_ip as `ip` and its node as `target`.
+constexpr char kNodeByIp[] =
+    R"q(max by (ip, target) (label_replace(label_replace(kube_node_info, "ip", "$1", "internal_ip", "(.+)"), "target", "$1", "node", "(.+)")))q";
+
+// Goldpinger: the 5-minute mean per (instance, host IP); a failing pair (half or more of its
+// observations above 250 ms) +Inf; the host IP named by kube_node_info.
+constexpr char kGoldpinger[] =
+    R"q((((sum by (goldpinger_instance, ip) (label_replace(rate(goldpinger_peers_response_time_s_sum{call_type="ping"}[5m]), "ip", "$1", "host_ip", "(.+)")) / sum by (goldpinger_instance, ip) (label_replace(rate(goldpinger_peers_response_time_s_count{call_type="ping"}[5m]), "ip", "$1", "host_ip", "(.+)"))) unless on (goldpinger_instance, ip) (sum by (goldpinger_instance, ip) (label_replace(rate(goldpinger_peers_response_time_s_bucket{call_type="ping", le="0.25"}[5m]), "ip", "$1", "host_ip", "(.+)")) < 0.5 * sum by (goldpinger_instance, ip) (label_replace(rate(goldpinger_peers_response_time_s_count{call_type="ping"}[5m]), "ip", "$1", "host_ip", "(.+)")))) or on (goldpinger_instance, ip) ((sum by (goldpinger_instance, ip) (label_replace(rate(goldpinger_peers_response_time_s_bucket{call_type="ping", le="0.25"}[5m]), "ip", "$1", "host_ip", "(.+)")) < 0.5 * sum by (goldpinger_instance, ip) (label_replace(rate(goldpinger_peers_response_time_s_count{call_type="ping"}[5m]), "ip", "$1", "host_ip", "(.+)"))) * 0 + Inf)) * on (ip) group_left (target) )q";
+
+// monlat: the last minute's latest ping, milliseconds to seconds.
+constexpr char kMonlat[] =
+    R"q(label_replace(label_replace(last_over_time(latency_between_nodes[1m]) / 1000, "source", "$1", "from", "(.+)"), "target", "$1", "to", "(.+)"))q";
+
+// smokeping_prober: the 5-minute mean per (scraped pod, target IP); the pod's Node by its IP.
+constexpr char kSmokeping[] =
+    R"q(label_replace((sum by (pod_ip, ip) (label_replace(rate(smokeping_response_duration_seconds_sum[5m]), "pod_ip", "$1", "instance", "\\[?([^\\]]+?)\\]?:[0-9]+")) / sum by (pod_ip, ip) (label_replace(rate(smokeping_response_duration_seconds_count[5m]), "pod_ip", "$1", "instance", "\\[?([^\\]]+?)\\]?:[0-9]+"))) * on (pod_ip) group_left (node) max by (pod_ip, node) (kube_pod_info), "source", "$1", "node", "(.+)") * on (ip) group_left (target) )q";
+
+// The exporter's own series, to tell "not scraped" from "not joined".
+const char* RawSeries(RttSource source) {
+  switch (source) {
+    case RttSource::kGoldpinger:
+      return "goldpinger_peers_response_time_s_count";
+    case RttSource::kMonlat:
+      return "latency_between_nodes";
+    case RttSource::kSmokepingProber:
+      return "smokeping_response_duration_seconds_count";
+    case RttSource::kCarbonroute:
+      break;
+  }
+  return metric_names::kRtt;
+}
+
+}  // namespace
+
+const char* RttSourceName(RttSource source) {
+  switch (source) {
+    case RttSource::kCarbonroute:
+      return "carbonroute";
+    case RttSource::kGoldpinger:
+      return "goldpinger";
+    case RttSource::kMonlat:
+      return "monlat";
+    case RttSource::kSmokepingProber:
+      return "smokeping_prober";
+  }
+  return "";
+}
+
+std::optional<RttSource> ParseRttSource(absl::string_view name) {
+  for (RttSource source : kRttSources) {
+    if (name == RttSourceName(source)) return source;
+  }
+  return std::nullopt;
+}
+
+std::string PromQlFor(RttSource source) {
+  switch (source) {
+    case RttSource::kGoldpinger:
+      return absl::StrCat("label_replace(", kGoldpinger, kNodeByIp,
+                          R"q(, "source", "$1", "goldpinger_instance", "(.+)"))q");
+    case RttSource::kMonlat:
+      return kMonlat;
+    case RttSource::kSmokepingProber:
+      return absl::StrCat(kSmokeping, kNodeByIp);
+    case RttSource::kCarbonroute:
+      break;
+  }
+  return "";
+}
+
+std::string RttSourcesHelp() {
+  std::string help =
+      "--rtt-source: RTT from what the cluster already runs, through --prometheus (the first "
+      "source that has a pair wins; docs/metrics.md \"RTT from other exporters\"):\n"
+      "  carbonroute: carbonroute_rtt_seconds (the collectors' probes)\n";
+  for (RttSource source : kRttSources) {
+    if (source == RttSource::kCarbonroute) continue;
+    absl::StrAppend(&help, "  ", RttSourceName(source), ": ", PromQlFor(source), "\n");
+  }
+  return help;
+}
+
+SourceResult QueryRttSource(net::HttpClient& http, const std::string& prometheus_url,
+                            RttSource source, absl::Duration timeout, const SourceAuth& auth) {
+  SourceResult result;
+  std::vector<Sample> answer;
+  if (absl::Status queried =
+          QueryInstant(http, prometheus_url, PromQlFor(source), timeout, auth, answer);
+      !queried.ok()) {
+    result.errors.push_back(queried);
+    return result;
+  }
+  for (Sample& sample : answer) {
+    if (sample.Label(label::kSource).empty() || sample.Label(label::kTarget).empty()) continue;
+    Sample rtt;
+    rtt.name = metric_names::kRtt;
+    rtt.value = sample.value;
+    rtt.labels = {{label::kSource, sample.Label(label::kSource)},
+                  {label::kTarget, sample.Label(label::kTarget)},
+                  {label::kMethod, "measured"},
+                  {"exporter", RttSourceName(source)}};
+    result.samples.push_back(std::move(rtt));
+  }
+  if (!result.samples.empty()) return result;
+  // Nothing: say why (no exporter series, or nothing to name its IPs with).
+  std::vector<Sample> raw, nodes;
+  const bool scraped =
+      QueryInstant(http, prometheus_url, absl::StrCat("count(", RawSeries(source), ")"), timeout,
+                   auth, raw)
+          .ok() &&
+      !raw.empty();
+  const bool joined =
+      source == RttSource::kMonlat ||
+      (QueryInstant(http, prometheus_url, "count(kube_node_info)", timeout, auth, nodes).ok() &&
+       !nodes.empty());
+  result.errors.push_back(absl::NotFoundError(
+      !scraped ? absl::StrCat("--rtt-source ", RttSourceName(source), ": ", prometheus_url,
+                              " has no ", RawSeries(source), " series (is the exporter scraped?)")
+      : !joined
+          ? absl::StrCat("--rtt-source ", RttSourceName(source), ": ", prometheus_url,
+                         " has no kube_node_info: its targets are IPs, named as Nodes through "
+                         "kube-state-metrics (install it, or scrape it)")
+          : absl::StrCat("--rtt-source ", RttSourceName(source),
+                         ": no pair of Nodes could be named (no target IP is a Node's "
+                         "InternalIP, or every pair is failing)")));
+  return result;
+}
+
+}  // namespace carbonroute::model_sources
