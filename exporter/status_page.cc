@@ -26,6 +26,7 @@ std::string StatusJson(const StatusSnapshot& snapshot) {
     rtt.push_back({{"source", link.source},
                    {"target", link.target},
                    {"method", link.method},
+                   {"exporter", link.exporter},
                    {"rtt_ms", Optional(link.rtt_ms)},
                    {"loss_ratio", Optional(link.loss_ratio)}});
   }

@@ -13,7 +13,8 @@
 //    "generated_at": "2026-11-26T15:00:00Z", "refresh_seconds": 10,
 //    "links": [{"path": "/metrics", "description": "..."}],
 //    "rtt": [{"source": "n1", "target": "n2", "method": "measured",
-//             "rtt_ms": 1.25, "loss_ratio": 0}, ...],
+//             "exporter": "", "rtt_ms": 1.25, "loss_ratio": 0}, ...],
+//            (exporter: who measured it when not carbonroute, e.g. "goldpinger")
 //    "carbon": [{"location": "DE", "provider": "replay",
 //                "emissions_type": "average", "grams_per_kwh": 312.5,
 //                "estimated": false, "age_seconds": 120, "state": "ok",
@@ -45,6 +46,7 @@ struct StatusRtt {
   std::string source;
   std::string target;
   std::string method;                // "measured" or "declared"
+  std::string exporter;              // who measured it, when not carbonroute ("goldpinger")
   std::optional<double> rtt_ms;      // measured: smoothed, while fresh
   std::optional<double> loss_ratio;  // measured only, 0–1
 };

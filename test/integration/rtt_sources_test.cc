@@ -19,9 +19,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "test/testing/build_paths.h"
+#include "test/testing/collector_process.h"
 #include "test/testing/fake_provider_server.h"
 #include "test/testing/prometheus_process.h"
 #include "test/testing/shell.h"
+#include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
 
 namespace carbonroute {
@@ -170,6 +172,23 @@ TEST(RttSources, EachExportersRttsHonourALimitAndAFailingGoldpingerPairNeverPass
   ranked = Rank(port, "monlat --rtt-source goldpinger");
   EXPECT_THAT(ranked["node-c"].reasons, HasSubstr("measured by monlat"));
   EXPECT_FALSE(ranked["node-d"].feasible);
+
+  // serve's status page names the exporter of each measured pair.
+  const int serve_port = testing::FreeLoopbackPort();
+  testing::Subprocess serve(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--web.listen-address",
+       absl::StrCat("127.0.0.1:", serve_port), "--prometheus",
+       absl::StrCat("http://127.0.0.1:", port), "--rtt-source", "goldpinger", "--data-dir",
+       absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      temp_dir.File("serve.log"));
+  ASSERT_TRUE(testing::WaitFor([&] { return testing::IsHealthy(serve_port); }, absl::Seconds(30)))
+      << serve.Log();
+  const Json status = Json::parse(testing::HttpGet(serve_port, "/api/v1/status"), nullptr, false);
+  ASSERT_TRUE(status.is_object());
+  int by_goldpinger = 0;
+  for (const Json& link : status["rtt"]) by_goldpinger += link["exporter"] == "goldpinger";
+  EXPECT_EQ(by_goldpinger, 3) << status["rtt"].dump();
+  EXPECT_EQ(serve.Terminate(), 0);
 
   // explain, as the closing note shows it.
   for (const char* source : {"goldpinger", "monlat", "smokeping_prober"}) {
