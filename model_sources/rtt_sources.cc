@@ -80,7 +80,7 @@ std::string PromQlFor(RttSource source) {
 std::string RttSourcesHelp() {
   std::string help =
       "--rtt-source: RTT from what the cluster already runs, through --prometheus (the first "
-      "source that has a pair wins; docs/metrics.md \"RTT from other exporters\"):\n"
+      "source that has a pair wins; docs/liqo.md):\n"
       "  carbonroute: carbonroute_rtt_seconds (the collectors' probes)\n";
   for (RttSource source : kRttSources) {
     if (source == RttSource::kCarbonroute) continue;
