@@ -20,8 +20,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "kube/kube_node.h"
 #include "kube/json_view.h"
+#include "kube/kube_node.h"
 
 namespace carbonroute::discovery {
 

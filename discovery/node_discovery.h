@@ -30,9 +30,9 @@
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "config/collector_config.h"
-#include "kube/kube_node.h"
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
+#include "kube/kube_node.h"
 #include "kube/list_watch.h"
 #include "net/http_client.h"
 
@@ -62,8 +62,8 @@ class NodeDiscovery final : private kube::ListWatchHandler {
  public:
   // `nodes`: every Node known, sorted by name, the collector's own included
   // when the selector admits it; `self`: the collector's own Node once known.
-  using Listener =
-      std::function<void(const std::vector<kube::KubeNode>& nodes, const std::optional<kube::KubeNode>& self)>;
+  using Listener = std::function<void(const std::vector<kube::KubeNode>& nodes,
+                                      const std::optional<kube::KubeNode>& self)>;
 
   NodeDiscovery(NodeDiscoveryOptions options, net::HttpClient& http, Clock& clock,
                 Listener listener);

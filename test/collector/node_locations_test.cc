@@ -11,7 +11,7 @@ using ::testing::HasSubstr;
 using ::testing::Pair;
 
 kube::KubeNode Node(std::string name, std::string region, std::string location = "",
-                         std::string watttime_region = "") {
+                    std::string watttime_region = "") {
   kube::KubeNode node;
   node.name = std::move(name);
   node.region = std::move(region);

@@ -42,7 +42,8 @@ std::string Event(const std::string& type, const std::string& object) {
 // Records what the listener is told.
 class Recorder {
  public:
-  void OnNodes(const std::vector<kube::KubeNode>& nodes, const std::optional<kube::KubeNode>& self) {
+  void OnNodes(const std::vector<kube::KubeNode>& nodes,
+               const std::optional<kube::KubeNode>& self) {
     absl::MutexLock lock(&mutex_);
     names_.clear();
     for (const kube::KubeNode& node : nodes) names_.push_back(node.name + "=" + node.address);
@@ -91,9 +92,8 @@ class NodeDiscoveryTest : public ::testing::Test {
     options.list_watch.seed = 7;
     discovery_ = std::make_unique<NodeDiscovery>(
         options, *http_, RealClock(),
-        [this](const std::vector<kube::KubeNode>& nodes, const std::optional<kube::KubeNode>& self) {
-          recorder_.OnNodes(nodes, self);
-        });
+        [this](const std::vector<kube::KubeNode>& nodes,
+               const std::optional<kube::KubeNode>& self) { recorder_.OnNodes(nodes, self); });
     thread_ = std::thread([this] { discovery_->Run(stop_); });
   }
   void TearDown() override {

@@ -175,12 +175,11 @@ TEST(RttSources, EachExportersRttsHonourALimitAndAFailingGoldpingerPairNeverPass
 
   // serve's status page names the exporter of each measured pair.
   const int serve_port = testing::FreeLoopbackPort();
-  testing::Subprocess serve(
-      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--web.listen-address",
-       absl::StrCat("127.0.0.1:", serve_port), "--prometheus",
-       absl::StrCat("http://127.0.0.1:", port), "--rtt-source", "goldpinger", "--data-dir",
-       absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
-      temp_dir.File("serve.log"));
+  testing::Subprocess serve({CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--web.listen-address",
+                             absl::StrCat("127.0.0.1:", serve_port), "--prometheus",
+                             absl::StrCat("http://127.0.0.1:", port), "--rtt-source", "goldpinger",
+                             "--data-dir", absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+                            temp_dir.File("serve.log"));
   ASSERT_TRUE(testing::WaitFor([&] { return testing::IsHealthy(serve_port); }, absl::Seconds(30)))
       << serve.Log();
   const Json status = Json::parse(testing::HttpGet(serve_port, "/api/v1/status"), nullptr, false);
