@@ -165,7 +165,9 @@ exporter::StatusSnapshot ExtenderService::Status() const {
       rtt.source = std::string(model->row_name(row));
       rtt.target = std::string(model->place_name(entry.target));
       rtt.method = std::string(RttMethodName(entry.entry.method));
-      rtt.exporter = entry.entry.exporter;
+      if (entry.entry.exporter != RttExporter::kCarbonroute) {
+        rtt.exporter = std::string(RttExporterName(entry.entry.exporter));
+      }
       rtt.rtt_ms = absl::ToDoubleMilliseconds(entry.entry.rtt);
     }
   }

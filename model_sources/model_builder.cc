@@ -82,11 +82,11 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
       // No method label (an older collector): a measurement.
       const RttMethod method =
           ParseRttMethod(s.Label(label::kMethod)).value_or(RttMethod::kMeasured);
-      const std::string& exporter = s.Label("exporter");
+      const RttExporter exporter =
+          ParseRttExporter(s.Label("exporter")).value_or(RttExporter::kCarbonroute);
       const std::optional<std::size_t> rank = RttRank(exporter);
       if (method == RttMethod::kMeasured && !rank) continue;  // a source not chosen
-      RttEntry entry{absl::Seconds(s.value), method, model_.built_at,
-                     exporter == "carbonroute" ? "" : exporter};
+      RttEntry entry{absl::Seconds(s.value), method, model_.built_at, exporter};
       // A collector exports both a probe's measurement and the static
       // matrix's declaration for a peer, in no set order: the measurement
       // wins whichever comes last; of two measurements, the preferred
@@ -142,10 +142,9 @@ absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::st
   return absl::OkStatus();
 }
 
-std::optional<std::size_t> ModelBuilder::RttRank(const std::string& exporter) const {
-  const std::string& name = exporter.empty() ? std::string("carbonroute") : exporter;
+std::optional<std::size_t> ModelBuilder::RttRank(RttExporter exporter) const {
   for (std::size_t i = 0; i < rtt_sources_.size(); ++i) {
-    if (rtt_sources_[i] == name) return i;
+    if (rtt_sources_[i] == exporter) return i;
   }
   return std::nullopt;
 }

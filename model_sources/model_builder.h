@@ -38,6 +38,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "contract/emissions_type.h"
+#include "contract/rtt_exporter.h"
 #include "kube/kube_node.h"
 #include "model_sources/exposition_parser.h"
 #include "placement/placement_facts.h"
@@ -49,12 +50,12 @@ class ModelBuilder {
  public:
   ModelBuilder(absl::Time now, EmissionsType preferred = EmissionsType::kAverage);
 
-  // Which measured RTTs count, in order of preference (--rtt-source; by exporter
-  // name, "carbonroute" for the collectors' own): a measured sample of another
-  // exporter is dropped; for one pair the earlier exporter's wins. Declared
-  // RTTs always count, after every measured one. Default: {"carbonroute"}.
-  // Call before AddSamples.
-  void SetRttSources(std::vector<std::string> exporters) { rtt_sources_ = std::move(exporters); }
+  // Which measured RTTs count, in order of preference (--rtt-source; a sample's
+  // exporter is its `exporter` label, carbonroute when it has none): a measured
+  // sample of another exporter is dropped; for one pair the earlier exporter's
+  // wins. Declared RTTs always count, after every measured one. Default:
+  // {carbonroute}. Call before AddSamples.
+  void SetRttSources(std::vector<RttExporter> exporters) { rtt_sources_ = std::move(exporters); }
   void AddSamples(const std::vector<Sample>& samples);
   absl::Status AddStaticRttCsv(absl::string_view csv, absl::string_view origin);
   absl::Status AddRegionLocationsCsv(absl::string_view csv, absl::string_view origin);
@@ -74,12 +75,11 @@ class ModelBuilder {
  private:
   bool Prefer(const placement::LocationCarbon& a, const placement::LocationCarbon& b) const;
 
-  // The rank of a sample's exporter in rtt_sources_ (the label "exporter", "" = carbonroute);
-  // nullopt when it is not one of them.
-  std::optional<std::size_t> RttRank(const std::string& exporter) const;
+  // The rank of an exporter in rtt_sources_; nullopt when it is not one of them.
+  std::optional<std::size_t> RttRank(RttExporter exporter) const;
 
   const EmissionsType preferred_;
-  std::vector<std::string> rtt_sources_ = {"carbonroute"};
+  std::vector<RttExporter> rtt_sources_ = {RttExporter::kCarbonroute};
   placement::PlacementFacts model_;
   // (source zone, target zone) → every carbonroute_zone_rtt_seconds sample of the pair.
   std::map<std::pair<std::string, std::string>, std::vector<absl::Duration>> zone_series_;

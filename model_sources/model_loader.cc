@@ -22,9 +22,7 @@ bool HasCarbonrouteSeries(const std::vector<Sample>& samples) {
 LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::Time now) {
   LoadedModel loaded;
   ModelBuilder builder(now, sources.emissions_type);
-  std::vector<std::string> rtt_sources;
-  for (RttSource source : sources.rtt_sources) rtt_sources.push_back(RttSourceName(source));
-  builder.SetRttSources(rtt_sources);
+  builder.SetRttSources(sources.rtt_sources);
   if (!sources.metrics_urls.empty()) {
     SourceResult scraped =
         ScrapeCollectors(http, sources.metrics_urls, sources.timeout, sources.auth);
@@ -49,8 +47,8 @@ LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::
     }
     builder.AddSamples(queried.samples);
     for (absl::Status& error : queried.errors) loaded.errors.push_back(std::move(error));
-    for (RttSource source : sources.rtt_sources) {
-      if (source == RttSource::kCarbonroute) continue;
+    for (RttExporter source : sources.rtt_sources) {
+      if (source == RttExporter::kCarbonroute) continue;
       SourceResult rtt =
           QueryRttSource(http, sources.prometheus_url, source, sources.timeout, sources.auth);
       builder.AddSamples(rtt.samples);

@@ -35,7 +35,7 @@ struct ModelSources {
 
   // Where measured RTTs come from, in order of preference (--rtt-source; the
   // adapters other than carbonroute read through prometheus_url: rtt_sources.h).
-  std::vector<RttSource> rtt_sources = {RttSource::kCarbonroute};
+  std::vector<RttExporter> rtt_sources = {RttExporter::kCarbonroute};
   // The Nodes the Kubernetes API lists now (serve with --watch-nodes: api_nodes.h),
   // added after the files (ModelBuilder::AddApiNodes).
   std::vector<kube::KubeNode> api_nodes;

@@ -7,6 +7,8 @@
 namespace carbonroute::model_sources {
 namespace {
 
+namespace label = metric_labels;
+
 // kube_node_info with its internal_ip as `ip` and its node as `target`.
 constexpr char kNodeByIp[] =
     R"q(max by (ip, target) (label_replace(label_replace(kube_node_info, "ip", "$1", "internal_ip", "(.+)"), "target", "$1", "node", "(.+)")))q";
@@ -25,15 +27,15 @@ constexpr char kSmokeping[] =
     R"q(label_replace((sum by (pod_ip, ip) (label_replace(rate(smokeping_response_duration_seconds_sum[5m]), "pod_ip", "$1", "instance", "\\[?([^\\]]+?)\\]?:[0-9]+")) / sum by (pod_ip, ip) (label_replace(rate(smokeping_response_duration_seconds_count[5m]), "pod_ip", "$1", "instance", "\\[?([^\\]]+?)\\]?:[0-9]+"))) * on (pod_ip) group_left (node) max by (pod_ip, node) (kube_pod_info), "source", "$1", "node", "(.+)") * on (ip) group_left (target) )q";
 
 // The exporter's own series, to tell "not scraped" from "not joined".
-const char* RawSeries(RttSource source) {
+const char* RawSeries(RttExporter source) {
   switch (source) {
-    case RttSource::kGoldpinger:
+    case RttExporter::kGoldpinger:
       return "goldpinger_peers_response_time_s_count";
-    case RttSource::kMonlat:
+    case RttExporter::kMonlat:
       return "latency_between_nodes";
-    case RttSource::kSmokepingProber:
+    case RttExporter::kSmokepingProber:
       return "smokeping_response_duration_seconds_count";
-    case RttSource::kCarbonroute:
+    case RttExporter::kCarbonroute:
       break;
   }
   return metric_names::kRtt;
@@ -41,37 +43,16 @@ const char* RawSeries(RttSource source) {
 
 }  // namespace
 
-const char* RttSourceName(RttSource source) {
+std::string PromQlFor(RttExporter source) {
   switch (source) {
-    case RttSource::kCarbonroute:
-      return "carbonroute";
-    case RttSource::kGoldpinger:
-      return "goldpinger";
-    case RttSource::kMonlat:
-      return "monlat";
-    case RttSource::kSmokepingProber:
-      return "smokeping_prober";
-  }
-  return "";
-}
-
-std::optional<RttSource> ParseRttSource(absl::string_view name) {
-  for (RttSource source : kRttSources) {
-    if (name == RttSourceName(source)) return source;
-  }
-  return std::nullopt;
-}
-
-std::string PromQlFor(RttSource source) {
-  switch (source) {
-    case RttSource::kGoldpinger:
+    case RttExporter::kGoldpinger:
       return absl::StrCat("label_replace(", kGoldpinger, kNodeByIp,
                           R"q(, "source", "$1", "goldpinger_instance", "(.+)"))q");
-    case RttSource::kMonlat:
+    case RttExporter::kMonlat:
       return kMonlat;
-    case RttSource::kSmokepingProber:
+    case RttExporter::kSmokepingProber:
       return absl::StrCat(kSmokeping, kNodeByIp);
-    case RttSource::kCarbonroute:
+    case RttExporter::kCarbonroute:
       break;
   }
   return "";
@@ -82,15 +63,15 @@ std::string RttSourcesHelp() {
       "--rtt-source: RTT from what the cluster already runs, through --prometheus (the first "
       "source that has a pair wins; docs/liqo.md):\n"
       "  carbonroute: carbonroute_rtt_seconds (the collectors' probes)\n";
-  for (RttSource source : kRttSources) {
-    if (source == RttSource::kCarbonroute) continue;
-    absl::StrAppend(&help, "  ", RttSourceName(source), ": ", PromQlFor(source), "\n");
+  for (RttExporter source : kRttExporters) {
+    if (source == RttExporter::kCarbonroute) continue;
+    absl::StrAppend(&help, "  ", RttExporterName(source), ": ", PromQlFor(source), "\n");
   }
   return help;
 }
 
 SourceResult QueryRttSource(net::HttpClient& http, const std::string& prometheus_url,
-                            RttSource source, absl::Duration timeout, const SourceAuth& auth) {
+                            RttExporter source, absl::Duration timeout, const SourceAuth& auth) {
   SourceResult result;
   std::vector<Sample> answer;
   if (absl::Status queried =
@@ -107,7 +88,7 @@ SourceResult QueryRttSource(net::HttpClient& http, const std::string& prometheus
     rtt.labels = {{label::kSource, sample.Label(label::kSource)},
                   {label::kTarget, sample.Label(label::kTarget)},
                   {label::kMethod, "measured"},
-                  {"exporter", RttSourceName(source)}};
+                  {"exporter", std::string(RttExporterName(source))}};
     result.samples.push_back(std::move(rtt));
   }
   if (!result.samples.empty()) return result;
@@ -119,17 +100,17 @@ SourceResult QueryRttSource(net::HttpClient& http, const std::string& prometheus
           .ok() &&
       !raw.empty();
   const bool joined =
-      source == RttSource::kMonlat ||
+      source == RttExporter::kMonlat ||
       (QueryInstant(http, prometheus_url, "count(kube_node_info)", timeout, auth, nodes).ok() &&
        !nodes.empty());
   result.errors.push_back(absl::NotFoundError(
-      !scraped ? absl::StrCat("--rtt-source ", RttSourceName(source), ": ", prometheus_url,
+      !scraped ? absl::StrCat("--rtt-source ", RttExporterName(source), ": ", prometheus_url,
                               " has no ", RawSeries(source), " series (is the exporter scraped?)")
       : !joined
-          ? absl::StrCat("--rtt-source ", RttSourceName(source), ": ", prometheus_url,
+          ? absl::StrCat("--rtt-source ", RttExporterName(source), ": ", prometheus_url,
                          " has no kube_node_info: its targets are IPs, named as Nodes through "
                          "kube-state-metrics (install it, or scrape it)")
-          : absl::StrCat("--rtt-source ", RttSourceName(source),
+          : absl::StrCat("--rtt-source ", RttExporterName(source),
                          ": no pair of Nodes could be named (no target IP is a Node's "
                          "InternalIP, or every pair is failing)")));
   return result;

@@ -46,27 +46,21 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "contract/rtt_exporter.h"
 #include "model_sources/metrics_source.h"
 #include "net/http_client.h"
 
 namespace carbonroute::model_sources {
 
-enum class RttSource { kCarbonroute, kGoldpinger, kMonlat, kSmokepingProber };
-
-inline constexpr RttSource kRttSources[] = {RttSource::kCarbonroute, RttSource::kGoldpinger,
-                                            RttSource::kMonlat, RttSource::kSmokepingProber};
-// "carbonroute", "goldpinger", "monlat", "smokeping_prober".
-const char* RttSourceName(RttSource source);
-std::optional<RttSource> ParseRttSource(absl::string_view name);
 // The adapter's PromQL ("" for carbonroute: its own series are read as they are).
-std::string PromQlFor(RttSource source);
+std::string PromQlFor(RttExporter source);
 // Every adapter's query, for --help and docs/.
 std::string RttSourcesHelp();
 
 // The adapter's answer as carbonroute_rtt_seconds samples (method measured,
 // exporter the source's name).
 SourceResult QueryRttSource(net::HttpClient& http, const std::string& prometheus_url,
-                            RttSource source, absl::Duration timeout, const SourceAuth& auth);
+                            RttExporter source, absl::Duration timeout, const SourceAuth& auth);
 
 }  // namespace carbonroute::model_sources
 

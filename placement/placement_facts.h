@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "contract/emissions_type.h"
 #include "contract/metric_labels.h"
+#include "contract/rtt_exporter.h"
 
 namespace carbonroute::placement {
 
@@ -46,9 +47,9 @@ struct RttEntry {
   absl::Duration rtt;
   RttMethod method = RttMethod::kMeasured;
   absl::Time observed_at;
-  // Who measured it when not carbonroute's own prober: "goldpinger", "monlat",
-  // "smokeping_prober" (model_sources/rtt_sources.h); named in reasons.
-  std::string exporter = "";
+  // Who measured it (contract/rtt_exporter.h): named in reasons when not
+  // carbonroute's own prober.
+  RttExporter exporter = RttExporter::kCarbonroute;
 };
 
 struct PlacementFacts {

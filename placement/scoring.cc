@@ -56,8 +56,9 @@ std::string ProvenanceText(const PlacementModel& model, const FoundRtt& rtt) {
     case RttSource::kRow:
       if (rtt.row != UINT32_MAX) {
         const RttEntry* entry = model.FindEntry(rtt.row, rtt.target);
-        if (entry != nullptr && !entry->exporter.empty()) {
-          return absl::StrCat(RttMethodName(rtt.method), " by ", entry->exporter);
+        if (entry != nullptr && entry->exporter != RttExporter::kCarbonroute) {
+          return absl::StrCat(RttMethodName(rtt.method), " by ", RttExporterName(entry->exporter),
+                              ": ", RttExporterCaveat(entry->exporter));
         }
       }
       return std::string(RttMethodName(rtt.method));

@@ -107,8 +107,8 @@ void SourceFlags::AddTo(CLI::App& cmd) {
   CLI::Option* prometheus = cmd.add_option(
       "--prometheus", prometheus_, "a Prometheus server's base URL, e.g. http://127.0.0.1:9090");
   std::vector<std::string> names;
-  for (model_sources::RttSource source : model_sources::kRttSources) {
-    names.push_back(model_sources::RttSourceName(source));
+  for (RttExporter source : kRttExporters) {
+    names.emplace_back(RttExporterName(source));
   }
   cmd.add_option("--rtt-source", rtt_sources_,
                  "where measured RTTs come from, through --prometheus (repeatable, first with a "
@@ -154,7 +154,7 @@ bool SourceFlags::Resolve(ModelSources& sources, std::ostream& err) const {
   if (!rtt_sources_.empty()) {
     sources.rtt_sources.clear();
     for (const std::string& name : rtt_sources_) {
-      const model_sources::RttSource source = *model_sources::ParseRttSource(name);
+      const RttExporter source = *ParseRttExporter(name);
       if (std::find(sources.rtt_sources.begin(), sources.rtt_sources.end(), source) ==
           sources.rtt_sources.end()) {
         sources.rtt_sources.push_back(source);

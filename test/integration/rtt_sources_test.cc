@@ -146,9 +146,8 @@ TEST(RttSources, EachExportersRttsHonourALimitAndAFailingGoldpingerPairNeverPass
 
   with_ksm = true;
   using model_sources::PromQlFor;
-  using model_sources::RttSource;
-  ASSERT_EQ(testing::WaitForSeries(port, PromQlFor(RttSource::kGoldpinger), 3).size(), 3u);
-  ASSERT_EQ(testing::WaitForSeries(port, PromQlFor(RttSource::kSmokepingProber), 2).size(), 2u);
+  ASSERT_EQ(testing::WaitForSeries(port, PromQlFor(RttExporter::kGoldpinger), 3).size(), 3u);
+  ASSERT_EQ(testing::WaitForSeries(port, PromQlFor(RttExporter::kSmokepingProber), 2).size(), 2u);
 
   ranked = Rank(port, "goldpinger");
   EXPECT_TRUE(ranked["node-b"].feasible) << ranked["node-b"].reasons;  // 12 ms
@@ -161,7 +160,8 @@ TEST(RttSources, EachExportersRttsHonourALimitAndAFailingGoldpingerPairNeverPass
   ranked = Rank(port, "monlat");
   EXPECT_TRUE(ranked["node-b"].feasible) << ranked["node-b"].reasons;  // 9 ms
   EXPECT_FALSE(ranked["node-c"].feasible);                             // 45 ms
-  EXPECT_THAT(ranked["node-c"].reasons, HasSubstr("45.00 ms (measured by monlat)"));
+  EXPECT_THAT(ranked["node-c"].reasons,
+              HasSubstr("45.00 ms (measured by monlat: its latest single ping)"));
 
   ranked = Rank(port, "smokeping_prober");
   EXPECT_TRUE(ranked["node-b"].feasible) << ranked["node-b"].reasons;  // 15 ms
