@@ -77,14 +77,19 @@ TEST(KarmadaControllerBinary, PlacesTheSeedSampleAndAPolicyEditAtOnce) {
     return api.Get("propagationpolicies", "default", "nginx-propagation")
         .value(Json::json_pointer("/spec/placement/clusterAffinity/clusterNames"), Json::array());
   };
+  // The target is patched first, then the status written: wait for both.
+  auto status_of_policy = [&api] {
+    return api.Get("carbonawarekarmadapolicies", "default", "carbon-aware-nginx-policy")
+        .value("status", Json::object());
+  };
   ASSERT_TRUE(testing::WaitFor(
       [&] {
-        return cluster_names() == Json({"member1", "member2"});
+        return cluster_names() == Json({"member1", "member2"}) &&
+               status_of_policy().value("activeClusters", Json()) == Json({"member1", "member2"});
       },
       absl::Seconds(30)))
       << controller.Log();
-  const Json status =
-      api.Get("carbonawarekarmadapolicies", "default", "carbon-aware-nginx-policy")["status"];
+  const Json status = status_of_policy();
   EXPECT_EQ(status["activeClusters"], Json({"member1", "member2"}));
   EXPECT_EQ(status["clusters"][0]["carbonIntensity"]["value"], "56.00");
   std::cerr << "status as written: " << status.dump(2) << "\n";
