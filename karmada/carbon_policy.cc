@@ -82,18 +82,19 @@ void ReadPrevious(const kube::JsonField& status, PreviousStatus& previous) {
   });
 }
 
-void ReadClusters(const kube::JsonField& list, const char* location_key, CarbonPolicy& policy) {
+void ReadClusters(const kube::JsonField& list, CarbonPolicy& policy) {
   std::set<std::string> names;
   std::string& invalid = policy.invalid;
   const absl::Status shape = list.ForEachElement([&](const kube::JsonField& entry) {
-    PolicyCluster cluster{StringAt(entry["name"], invalid), StringAt(entry[location_key], invalid),
-                          StringAt(entry["region"], invalid)};
+    placement::Candidate cluster{StringAt(entry["name"], invalid),
+                                 StringAt(entry["location"], invalid),
+                                 StringAt(entry["region"], invalid)};
     if (!invalid.empty()) return absl::OkStatus();
     if (cluster.name.empty()) {
       invalid = absl::StrCat(entry.path(), ".name: required");
     } else if (cluster.location.empty() && cluster.region.empty()) {
       invalid =
-          absl::StrCat(entry.path(), " (", cluster.name, "): give a ", location_key,
+          absl::StrCat(entry.path(), " (", cluster.name, "): give a location",
                        policy.kind == PolicyKind::kCarbonPlacementPolicy ? " or a region" : "");
     } else if (!names.insert(cluster.name).second) {
       invalid = absl::StrCat(entry.path(), ".name: duplicate cluster ", Quoted(cluster.name));
@@ -122,7 +123,7 @@ void ReadSeedSpec(const kube::JsonField& spec, CarbonPolicy& policy) {
   if (policy.target_name.empty() && invalid.empty()) {
     invalid = "spec.karmadaTargetRef.name: required";
   }
-  ReadClusters(spec["clusterLocations"], "location", policy);
+  ReadClusters(spec["clusterLocations"], policy);
   if (policy.clusters.empty() && invalid.empty()) {
     invalid = "spec.clusterLocations: list at least one member cluster";
   }
@@ -147,7 +148,7 @@ void ReadOwnSpec(const kube::JsonField& spec, CarbonPolicy& policy) {
   if (spec["clusters"].missing()) {
     policy.clusters_from_karmada = true;
   } else {
-    ReadClusters(spec["clusters"], "location", policy);
+    ReadClusters(spec["clusters"], policy);
   }
   policy.origin = StringAt(spec["origin"], invalid);
   policy.max_rtt_ms = NumberAt(spec["maxRttMs"], invalid);

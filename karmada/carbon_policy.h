@@ -40,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "kube/json_view.h"
+#include "placement/scoring.h"
 
 namespace carbonroute::karmada {
 
@@ -61,12 +62,6 @@ std::string CollectionPath(TargetKind kind);
 std::string ObjectPath(PolicyKind kind, const std::string& ns, const std::string& name);
 std::string ObjectPath(TargetKind kind, const std::string& ns, const std::string& name);
 
-struct PolicyCluster {
-  std::string name;
-  std::string location;  // grid location ("" → from the region)
-  std::string region;    // cloud region ("" when not known)
-};
-
 // The status this controller wrote last (what carries over a restart).
 struct PreviousStatus {
   std::vector<std::string> active_clusters;
@@ -83,7 +78,9 @@ struct CarbonPolicy {
   TargetKind target_kind = TargetKind::kPropagationPolicy;
   std::string target_name, target_namespace;
   int desired_clusters = 1;
-  std::vector<PolicyCluster> clusters;
+  // Member clusters as scoring takes them: name, grid location ("" → from the
+  // region), cloud region ("" when not known).
+  std::vector<placement::Candidate> clusters;
   bool clusters_from_karmada = false;  // no spec.clusters: every Karmada Cluster object
 
   std::string origin;                // "" without a latency limit

@@ -14,8 +14,7 @@ using placement::ScoredCandidate;
 struct KarmadaController::Listed {
   std::vector<CarbonPolicy> policies;
   std::map<std::string, TargetPolicy> targets;  // ObjectPath → what it places now
-  bool clusters_listed = false;
-  std::vector<PolicyCluster> karmada_clusters;  // with a location or a region
+  std::vector<Candidate> karmada_clusters;      // with a location or a region
   std::vector<std::string> unlocated;           // Cluster objects with neither
   std::map<std::string, std::string> versions;  // collection path → list resourceVersion
 };
@@ -103,7 +102,7 @@ bool KarmadaController::List(Listed& listed) {
   }
   if (std::any_of(listed.policies.begin(), listed.policies.end(),
                   [](const CarbonPolicy& p) { return p.clusters_from_karmada; })) {
-    listed.clusters_listed = list(
+    const bool clusters_listed = list(
         kClustersPath, "ClusterList",
         [&](const kube::JsonField& item) {
           absl::StatusOr<std::string> name = item["metadata"]["name"].RequiredString();
@@ -126,7 +125,7 @@ bool KarmadaController::List(Listed& listed) {
           listed.karmada_clusters.clear();
           listed.unlocated.clear();
         });
-    if (!listed.clusters_listed) return false;
+    if (!clusters_listed) return false;
   }
   return true;
 }
@@ -209,17 +208,13 @@ void KarmadaController::Reconcile(const CarbonPolicy& policy, const Listed& list
     return;
   }
 
-  std::vector<Candidate> candidates;
-  const std::vector<PolicyCluster>& clusters =
+  const std::vector<Candidate>& candidates =
       policy.clusters_from_karmada ? listed.karmada_clusters : policy.clusters;
-  for (const PolicyCluster& cluster : clusters) {
-    candidates.push_back({cluster.name, cluster.location, cluster.region});
-  }
   placement::Workload workload;
   workload.expected_runtime = options_.expected_runtime;
   if (policy.max_rtt_ms) {
     std::string origin = policy.origin;  // a cluster of the policy stands for its region
-    for (const PolicyCluster& cluster : clusters) {
+    for (const Candidate& cluster : candidates) {
       if (cluster.name == origin && !cluster.region.empty()) origin = cluster.region;
     }
     workload.max_rtt_ms[origin] = *policy.max_rtt_ms;

@@ -24,6 +24,22 @@ std::vector<YAML::Node> Documents(const std::string& file) {
       testing::ReadFile(std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/kubernetes/" + file));
 }
 
+// A container's args ("scheduler-lite", the subcommand, its flags) exist: the binary
+// accepts them and stops at --help. A flag valued from the downward API ($(POD_NAME))
+// gets a stand-in value.
+void ExpectTheBinaryTakes(const std::vector<std::string>& args) {
+  ASSERT_GE(args.size(), 2u);
+  EXPECT_EQ(args[0], "scheduler-lite");
+  std::string command = std::string(CARBONROUTE_SCHEDULER_LITE_BINARY);
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg.find("$(") != std::string::npos) arg = arg.substr(0, arg.find('=') + 1) + "x";
+    command += " '" + arg + "'";
+  }
+  const testing::ShellRun help = testing::Shell(command + " --help 2>&1");
+  EXPECT_EQ(help.exit_code, 0) << help.output;
+}
+
 YAML::Node FindKind(const std::vector<YAML::Node>& docs, const std::string& kind) {
   for (const YAML::Node& doc : docs) {
     if (doc["kind"] && doc["kind"].as<std::string>() == kind) return doc;
@@ -264,16 +280,7 @@ TEST(DeployManifests, TheHoldControllerHasOnlyTheAccessItNeedsAndTheExamplesOptI
   const auto args = container["args"].as<std::vector<std::string>>();
   EXPECT_EQ(args[0], "scheduler-lite");
   EXPECT_EQ(args[1], "hold");
-  // The flags exist: the binary accepts them (and stops at --help).
-  std::string flags;
-  for (std::size_t i = 2; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg.find("$(") != std::string::npos) arg = arg.substr(0, arg.find('=') + 1) + "x";
-    flags += " '" + arg + "'";
-  }
-  const testing::ShellRun help = testing::Shell(std::string(CARBONROUTE_SCHEDULER_LITE_BINARY) +
-                                                " hold" + flags + " --help 2>&1");
-  EXPECT_EQ(help.exit_code, 0) << help.output;
+  ExpectTheBinaryTakes(args);
 
   const YAML::Node job = FindKind(Documents("examples/deferred-job.yaml"), "Job");
   EXPECT_TRUE(job["spec"]["suspend"].as<bool>());
@@ -300,15 +307,7 @@ TEST(DeployManifests, TheKarmadaControllerTakesItsFlagsAndReachesOnlyTheKarmadaA
   EXPECT_EQ(args[2], "--controller");
   EXPECT_THAT(args, ::testing::Contains("--lease-namespace=karmada-system"));
   EXPECT_THAT(args, ::testing::Contains("--kubeconfig=/etc/karmada/config"));
-  std::string flags;
-  for (std::size_t i = 2; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg.find("$(") != std::string::npos) arg = arg.substr(0, arg.find('=') + 1) + "x";
-    flags += " '" + arg + "'";
-  }
-  const testing::ShellRun help = testing::Shell(std::string(CARBONROUTE_SCHEDULER_LITE_BINARY) +
-                                                " karmada" + flags + " --help 2>&1");
-  EXPECT_EQ(help.exit_code, 0) << help.output;
+  ExpectTheBinaryTakes(args);
   // The Lease the Deployment names is one the RBAC lets it hold.
   const YAML::Node role = FindKind(Documents("../karmada/karmada-apiserver/rbac.yaml"), "Role");
   EXPECT_EQ(role["metadata"]["namespace"].as<std::string>(), "karmada-system");

@@ -40,7 +40,7 @@ struct World {
     facts.region_locations["origin"] = "XX";
     const placement::PlacementModel model(facts);
     std::vector<Candidate> candidates;
-    for (const PolicyCluster& c : policy.clusters) {
+    for (const Candidate& c : policy.clusters) {
       candidates.push_back(
           {c.name, c.location, rtt_ms.contains(c.location) ? "r-" + c.location : ""});
     }
