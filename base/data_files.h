@@ -43,9 +43,14 @@ DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra
 // The shipped data files (data/, installed into the data directory), by the
 // name FindDataFile looks for; data/NOTICE.md names their public sources.
 inline constexpr char kIntensityTraceFile[] = "carbon-intensity-2022-hourly.csv";
-inline constexpr char kRegionZonesFile[] = "gcp-region-zones.csv";
+// The cloud region table (AWS, Azure, Google Cloud, Oracle Cloud): region →
+// grid zone and coordinates, wherever a location may be named by a region.
+inline constexpr char kRegionZonesFile[] = "cloud-regions.csv";
+// The temporal/spatial study's Google Cloud region → zone map: the simulator's
+// sites (its published figures are computed over these regions).
+inline constexpr char kStudyRegionZonesFile[] = "gcp-region-zones.csv";
 inline constexpr char kInterRegionRttFile[] = "gcp-inter-region-latency-ms.csv";
-inline constexpr char kRegionCoordinatesFile[] = "gcp-region-coordinates.csv";
+inline constexpr char kRegionCoordinatesFile[] = "cloud-regions.csv";
 inline constexpr char kZoneGroupsFile[] = "zones.csv";
 
 absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths);

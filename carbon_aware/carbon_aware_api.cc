@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/random/random.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -77,7 +78,7 @@ ApiResponse NoContent() { return {204, kJson, ""}; }
 // Reads the optional time parameter `name`; a malformed one is a binding error.
 std::optional<absl::Time> TimeParameter(absl::string_view query, const std::string& name,
                                         Errors& binding) {
-  std::optional<std::string> text = net::QueryParameter(query, name);
+  std::optional<std::string> text = net::QueryParameter(query, name, net::NameCase::kIgnore);
   if (!text.has_value() || text->empty()) return std::nullopt;
   absl::StatusOr<absl::Time> t = ParseDateTimeOffset(*text);
   if (t.ok()) return *t;
@@ -87,7 +88,7 @@ std::optional<absl::Time> TimeParameter(absl::string_view query, const std::stri
 
 std::vector<std::string> LocationParameters(absl::string_view query) {
   std::vector<std::string> locations;
-  for (std::string& location : net::QueryParameters(query, "location")) {
+  for (std::string& location : net::QueryParameters(query, "location", net::NameCase::kIgnore)) {
     if (!location.empty()) locations.push_back(std::move(location));
   }
   return locations;
@@ -149,7 +150,8 @@ std::vector<std::string> CarbonAwareApi::Paths() {
           "/locations"};
 }
 
-ApiResponse CarbonAwareApi::Handle(absl::string_view path, absl::string_view query) const {
+ApiResponse CarbonAwareApi::Handle(absl::string_view asked_path, absl::string_view query) const {
+  const std::string path = absl::AsciiStrToLower(asked_path);  // ASP.NET Core's routing
   if (path == "/emissions/bylocation" || path == "/emissions/bylocations") {
     return EmissionsByLocations(query, /*best=*/false);
   }
@@ -158,7 +160,7 @@ ApiResponse CarbonAwareApi::Handle(absl::string_view path, absl::string_view que
   if (path == "/emissions/average-carbon-intensity") return AverageCarbonIntensity(query);
   if (path == "/locations") return Locations();
   return Problem(404, "https://tools.ietf.org/html/rfc9110#section-15.5.5", "Not Found",
-                 absl::StrCat("no such path: ", path), {});
+                 absl::StrCat("no such path: ", asked_path), {});
 }
 
 std::vector<std::string> CarbonAwareApi::GridLocations(const std::vector<std::string>& names,
@@ -214,7 +216,7 @@ ApiResponse CarbonAwareApi::CurrentForecasts(absl::string_view query) const {
   const std::optional<absl::Time> start = TimeParameter(query, "dataStartAt", binding);
   const std::optional<absl::Time> end = TimeParameter(query, "dataEndAt", binding);
   std::optional<int> window_minutes;
-  if (std::optional<std::string> text = net::QueryParameter(query, "windowSize");
+  if (std::optional<std::string> text = net::QueryParameter(query, "windowSize", net::NameCase::kIgnore);
       text.has_value() && !text->empty()) {
     int minutes = 0;
     if (absl::SimpleAtoi(*text, &minutes)) {
@@ -301,7 +303,7 @@ ApiResponse CarbonAwareApi::AverageCarbonIntensity(absl::string_view query) cons
   const std::optional<absl::Time> start = TimeParameter(query, "startTime", binding);
   const std::optional<absl::Time> end = TimeParameter(query, "endTime", binding);
   if (!binding.empty()) return BindingProblem(binding);
-  const std::optional<std::string> location = net::QueryParameter(query, "location");
+  const std::optional<std::string> location = net::QueryParameter(query, "location", net::NameCase::kIgnore);
   Errors errors;
   if (!location.has_value() || location->empty()) {
     AddError(errors, "location", "location is not set");

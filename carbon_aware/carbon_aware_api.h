@@ -99,7 +99,8 @@ class CarbonAwareApi {
  public:
   CarbonAwareApi(const CarbonAwareData& data, LocationNames names, const Clock& clock);
 
-  // The paths Handle answers.
+  // The paths Handle answers, in lower case: Handle matches a path ignoring
+  // ASCII case and parameter names likewise, as the SDK (ASP.NET Core) does.
   static std::vector<std::string> Paths();
 
   // `query` is the part after '?' (net::HttpServerRequest::query).

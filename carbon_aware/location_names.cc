@@ -35,6 +35,11 @@ absl::StatusOr<std::string> LocationNames::GridLocation(
   if (const std::string* location = PolledIgnoringCase(name, polled)) return *location;
   for (const auto& [region, location] : regions_) {
     if (!absl::EqualsIgnoreCase(region, name)) continue;
+    if (location.empty()) {
+      return absl::NotFoundError(absl::StrCat("location '", name,
+                                              "' is a cloud region whose grid zone is unknown "
+                                              "(the region table names none)"));
+    }
     if (Polled(location, polled)) return location;
     return absl::NotFoundError(absl::StrCat("location '", name,
                                             "' is the cloud region of grid location ", location,

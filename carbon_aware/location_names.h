@@ -1,17 +1,19 @@
 // File: carbon_aware/location_names.h
 //
 // The location names carbonroute's Carbon Aware SDK API accepts: a grid
-// location the collector polls ("DE", "CAISO_NORTH"), or a cloud region whose
-// grid zone it polls ("europe-west3", from the region → zone map,
-// data/gcp-region-zones.csv), as the SDK takes cloud region names (its
+// location the collector polls ("DE", "CAISO_NORTH"), or a cloud region of
+// AWS, Azure, Google Cloud or Oracle Cloud whose grid zone it polls ("eastus",
+// "us-east-1", "europe-west3", "us-ashburn-1", from the cloud region table,
+// data/cloud-regions.csv), as the SDK takes cloud region names (its
 // LocationsController lists them with their coordinates). Case is ignored,
 // as the SDK's LocationSource ignores it (StringComparer.InvariantCultureIgnoreCase).
 // Answers name the location as it was asked for.
 //
 // Shapes: `regions` maps region → grid location; `coordinates` region →
-// "latitude,longitude" (data/gcp-region-coordinates.csv; a region without
-// coordinates is listed without them).
-// Errors: kNotFound naming the location and what it could have been.
+// "latitude,longitude" (the same table; a region without coordinates is
+// listed without them); a region mapped to "" has no known zone.
+// Errors: kNotFound naming the location and what it could have been, or
+// saying that the region's grid zone is unknown.
 // Thread safety: const methods; safe to share once built.
 #ifndef CARBONROUTE_CARBON_AWARE_LOCATION_NAMES_H_
 #define CARBONROUTE_CARBON_AWARE_LOCATION_NAMES_H_

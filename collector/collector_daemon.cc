@@ -123,8 +123,8 @@ absl::StatusOr<RegionCoordinates> DiscoveryRegionCoordinates(const CollectorConf
 }
 
 // The names the Carbon Aware SDK API takes: grid locations, and the cloud
-// regions of the shipped region → zone map with their coordinates (either
-// file missing: without them, logged).
+// regions of the shipped cloud region table with their coordinates (the
+// table missing: without them, logged).
 carbon_aware::LocationNames CarbonAwareLocationNames(const DataPaths& data) {
   RegionLocations regions;
   RegionCoordinates coordinates;
@@ -348,7 +348,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
         return daemon->ForecastPage(request);
       };
   for (const std::string& path : carbon_aware::CarbonAwareApi::Paths()) {
-    server_options.routes[path] =
+    server_options.case_insensitive_routes[path] =
         [api = daemon->carbon_aware_api_.get()](const net::HttpServerRequest& request) {
           carbon_aware::ApiResponse answer = api->Handle(request.path, request.query);
           return net::HttpServerResponse{answer.status, std::move(answer.content_type),

@@ -12,7 +12,7 @@
 // `location`, 404 if no provider polls it, 503 if the cache cannot be read.
 // /emissions/... and /locations answer the Carbon Aware SDK's Web API from
 // the cache (carbon_aware/carbon_aware_api.h), locations named as grid
-// locations or as the cloud regions of data/gcp-region-zones.csv.
+// locations or as the cloud regions of data/cloud-regions.csv.
 //
 // With rtt.discovery.kubernetes, the peers are the cluster's Nodes
 // (discovery/node_discovery.h), chosen by rtt.peer_selection

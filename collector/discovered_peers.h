@@ -9,7 +9,7 @@
 //   - the peers: the Nodes peer_selection.h chooses for this node, probed at
 //     their address with rtt.discovery.kubernetes.protocol/port;
 //   - a Node's grid location: its carbonroute.io/location label, else its
-//     region's zone in the region → location map (data/gcp-region-zones.csv).
+//     region's zone in the region → location map (data/cloud-regions.csv).
 //
 // Thread safety: pure functions.
 #ifndef CARBONROUTE_COLLECTOR_DISCOVERED_PEERS_H_

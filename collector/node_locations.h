@@ -12,7 +12,7 @@
 // is called with:
 //   electricity_maps, replay   the grid location itself (an Electricity Maps zone);
 //   watttime                   the Node's carbonroute.io/watttime-region label, else
-//                              its region's coordinates (data/gcp-region-coordinates.csv)
+//                              its region's coordinates (data/cloud-regions.csv)
 //                              as "latitude,longitude", which the provider resolves
 //                              once through /v3/region-from-loc.
 // Where the Nodes of one grid location give different codes, the first

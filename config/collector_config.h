@@ -200,7 +200,7 @@ struct KubernetesDiscoveryConfig {
   // Only Nodes matching this selector are peers (the API's labelSelector), e.g.
   // "carbonroute.io/probe!=false". "" = every Node.
   std::string label_selector;
-  // region → grid location CSV (data/gcp-region-zones.csv format) for Nodes
+  // region → grid location table (data/cloud-regions.csv, or a `gcp_region,zone` CSV) for Nodes
   // without a carbonroute.io/location label. Looked up in the data directories.
   std::string region_locations = kRegionZonesFile;
   ProbeProtocol protocol = ProbeProtocol::kIcmp;  // how discovered Nodes are probed

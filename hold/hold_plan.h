@@ -51,7 +51,7 @@ struct HoldTerms {
 };
 absl::StatusOr<HoldTerms> ReadHoldTerms(const HeldObject& object);
 
-// `region_locations`: region → grid location (data/gcp-region-zones.csv);
+// `region_locations`: region → grid location (data/cloud-regions.csv);
 // `cluster`: every grid location the cluster's carbon role exports.
 std::vector<std::string> LocationsFor(const HeldObject& object, const HoldTerms& terms,
                                       const std::map<std::string, std::string>& region_locations,

@@ -138,7 +138,9 @@ absl::Status ModelBuilder::AddRegionLocationsCsv(absl::string_view csv, absl::st
   absl::StatusOr<std::map<std::string, std::string, std::less<>>> rows =
       ParseRegionLocationsCsv(csv, origin);
   if (!rows.ok()) return rows.status();
-  model_.region_locations.insert(rows->begin(), rows->end());
+  for (auto& [region, location] : *rows) {
+    if (!location.empty()) model_.region_locations.insert({region, location});
+  }
   return absl::OkStatus();
 }
 

@@ -8,7 +8,8 @@
 //       zone_rtt_seconds{source_zone, target_zone};
 //   - a static RTT matrix CSV `sending_region,receiving_region,milliseconds`
 //     (data/gcp-inter-region-latency-ms.csv), kept as method "declared";
-//   - a region → grid location CSV `gcp_region,zone` (data/gcp-region-zones.csv).
+//   - a region → grid location table (contract/region_locations.h: data/cloud-regions.csv,
+//     or a `gcp_region,zone` CSV); a region whose zone is unknown is left out.
 //
 // Build() derives the zone-pair RTTs (PlacementFacts::zone_rtt): the median
 // of the measured entries between nodes of the two zones, else the median of

@@ -319,7 +319,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
           return queued;
         }
       }
-      if (self->options_.routes.count(url) == 0) {
+      if (self->FindRoute(url) == nullptr) {
         return Text(connection, 404, absl::StrCat("no such path: ", url, "\n"));
       }
       const char* length =
@@ -349,7 +349,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
     request.path = url;
     request.query = QueryOf(connection);
     request.body = std::move(state->body);
-    const HttpServerResponse response = self->options_.routes.at(request.path)(request);
+    const HttpServerResponse response = (*self->FindRoute(request.path))(request);
     return Reply(connection, response, self->options_.gzip && AcceptsGzip(connection));
   };
   static constexpr auto kCompleted = [](void* context, MHD_Connection*, void** request_context,
@@ -437,6 +437,14 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions 
   const MHD_DaemonInfo* info = MHD_get_daemon_info(server->daemon_, MHD_DAEMON_INFO_BIND_PORT);
   server->port_ = info != nullptr ? info->port : 0;
   return server;
+}
+
+const HttpHandler* HttpServer::FindRoute(const std::string& path) const {
+  if (auto exact = options_.routes.find(path); exact != options_.routes.end()) {
+    return &exact->second;
+  }
+  auto folded = options_.case_insensitive_routes.find(absl::AsciiStrToLower(path));
+  return folded == options_.case_insensitive_routes.end() ? nullptr : &folded->second;
 }
 
 HttpServer::~HttpServer() {

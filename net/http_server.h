@@ -94,6 +94,10 @@ struct HttpServerTls {
 struct HttpServerOptions {
   std::string listen_address;                 // "host:port" (IPv4, [IPv6] or a name); port 0 picks
   std::map<std::string, HttpHandler> routes;  // exact path → handler
+  // Lower-case path → handler, matched ignoring ASCII case after `routes`, as
+  // ASP.NET Core matches routes (the Carbon Aware SDK's Web API is one):
+  // "/emissions/byLocation" finds "/emissions/bylocation".
+  std::map<std::string, HttpHandler> case_insensitive_routes;
   int threads = 4;                            // epoll threads, each serving many connections
   std::size_t max_body_bytes = 1 << 20;
   std::size_t max_buffered_body_bytes = 0;  // all requests' bodies at once; 0 = 4 × max_body_bytes
@@ -133,6 +137,9 @@ class HttpServer {
   class Authenticator;
   struct LastMessage;
   explicit HttpServer(HttpServerOptions options);
+
+  // The handler of `path` (routes, then case_insensitive_routes); nullptr if none.
+  const HttpHandler* FindRoute(const std::string& path) const;
 
   const HttpServerOptions options_;
   const std::size_t max_buffered_bytes_;

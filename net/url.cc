@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -46,12 +47,16 @@ std::string JoinUrl(absl::string_view base, absl::string_view path) {
   return absl::StrCat(base, "/", path);
 }
 
-std::vector<std::string> QueryParameters(absl::string_view query, absl::string_view name) {
+std::vector<std::string> QueryParameters(absl::string_view query, absl::string_view name,
+                                         NameCase name_case) {
   std::vector<std::string> values;
   for (absl::string_view pair : absl::StrSplit(query, '&')) {
     std::pair<absl::string_view, absl::string_view> kv =
         absl::StrSplit(pair, absl::MaxSplits('=', 1));
-    if (kv.first != name) continue;
+    if (name_case == NameCase::kIgnore ? !absl::EqualsIgnoreCase(kv.first, name)
+                                       : kv.first != name) {
+      continue;
+    }
     std::string value;
     for (std::size_t i = 0; i < kv.second.size(); ++i) {
       const char c = kv.second[i];
@@ -69,8 +74,9 @@ std::vector<std::string> QueryParameters(absl::string_view query, absl::string_v
   return values;
 }
 
-std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name) {
-  std::vector<std::string> values = QueryParameters(query, name);
+std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name,
+                                          NameCase name_case) {
+  std::vector<std::string> values = QueryParameters(query, name, name_case);
   if (values.empty()) return std::nullopt;
   return std::move(values.front());
 }

@@ -23,14 +23,20 @@ std::string Query(const std::vector<std::pair<std::string, std::string>>& params
 // brings: JoinUrl("http://h:9090/", "/api/v1/query") is "http://h:9090/api/v1/query".
 std::string JoinUrl(absl::string_view base, absl::string_view path);
 
+// How a parameter's name is matched: exactly, or ignoring ASCII case (as
+// ASP.NET Core's model binding does: `Location=` binds `location`).
+enum class NameCase { kExact, kIgnore };
+
 // The value of parameter `name` in `query` (the part after '?', "a=1&b=x%20y"),
 // percent-decoded with '+' as a space (application/x-www-form-urlencoded); the
 // first if it appears more than once; nullopt if absent.
-std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name);
+std::optional<std::string> QueryParameter(absl::string_view query, absl::string_view name,
+                                          NameCase name_case = NameCase::kExact);
 
 // Every value of parameter `name` in `query`, in order, decoded as above
 // (`?location=DE&location=FR`); empty if absent.
-std::vector<std::string> QueryParameters(absl::string_view query, absl::string_view name);
+std::vector<std::string> QueryParameters(absl::string_view query, absl::string_view name,
+                                         NameCase name_case = NameCase::kExact);
 
 }  // namespace carbonroute::net
 

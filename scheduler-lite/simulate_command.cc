@@ -200,7 +200,7 @@ class SimulateSubcommand final : public Subcommand {
                    "data/" +
                        std::string(kIntensityTraceFile) + ")");
     cmd.add_option("--region-zones", request_.region_zones_csv,
-                   std::string("region → grid zone CSV (default: data/") + kRegionZonesFile + ")");
+                   std::string("region → grid zone CSV (default: data/") + kStudyRegionZonesFile + ")");
     cmd.add_option(
         "--rtt-matrix", request_.rtt_matrix_csv,
         std::string("RTT matrix CSV sending_region,receiving_region,milliseconds (default: "
@@ -389,7 +389,7 @@ class SimulateSubcommand final : public Subcommand {
       flags += "/--zone-groups";
     }
     if (space) {
-      files.emplace_back(&request_.region_zones_csv, kRegionZonesFile);
+      files.emplace_back(&request_.region_zones_csv, kStudyRegionZonesFile);
       files.emplace_back(&request_.rtt_matrix_csv, kInterRegionRttFile);
       flags += "/--region-zones/--rtt-matrix";
     }

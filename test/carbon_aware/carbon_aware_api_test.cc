@@ -56,7 +56,7 @@ class CarbonAwareApiTest : public ::testing::Test {
   CarbonAwareApiTest()
       : clock_(kT0 + absl::Hours(4) + absl::Minutes(10)),
         api_(data_,
-             LocationNames({{"europe-west3", "DE"}, {"us-east1", "US-CAR-SCEG"}},
+             LocationNames({{"europe-west3", "DE"}, {"us-east1", "US-CAR-SCEG"}, {"cn-north-1", ""}},
                            {{"europe-west3", "50.11,8.68"}}),
              clock_) {
     data_.observed["DE"] = Hourly(kT0, {300, 200, 100, 400});
@@ -231,6 +231,28 @@ TEST_F(CarbonAwareApiTest, AverageCarbonIntensityIsTimeWeighted) {
           "location=DE&startTime=2022-08-23T17:00:00Z&endTime=2022-08-23T20:00:00Z");
   EXPECT_EQ(uncovered_status, 400);
   EXPECT_THAT(uncovered["detail"].get<std::string>(), HasSubstr("Period out of range"));
+}
+
+// ASP.NET Core matches routes and binds query parameters ignoring case: the
+// SDK's own integration collection asks for /emissions/byLocation.
+TEST_F(CarbonAwareApiTest, PathsAndParameterNamesMatchInAnyCaseAsTheSdksServerDoes) {
+  clock_.Advance(-absl::Hours(2));
+  for (const char* path : {"/emissions/byLocation", "/EMISSIONS/BYLOCATION", "/Emissions/ByLocations"}) {
+    auto [status, body] = Get(path, "Location=DE&TIME=2022-08-23T16:00:00Z&totime=2022-08-23T17:00:00Z");
+    ASSERT_EQ(status, 200) << path << ": " << body;
+    ASSERT_EQ(body.size(), 1u) << path;
+    EXPECT_EQ(body[0]["rating"], 100.0) << path;
+  }
+  EXPECT_EQ(Get("/Locations").first, 200);
+  EXPECT_EQ(Get("/emissions/forecasts/Current", "LOCATION=DE&WindowSize=60").first, 200);
+  EXPECT_EQ(Get("/emissions/bylocationz", "location=DE").first, 404);
+}
+
+TEST_F(CarbonAwareApiTest, ARegionWhoseZoneIsUnknownSaysSo) {
+  auto [status, body] = Get("/emissions/bylocation", "location=CN-North-1");
+  ASSERT_EQ(status, 400) << body;
+  EXPECT_THAT(body["errors"]["location"][0].get<std::string>(),
+              ::testing::HasSubstr("'CN-North-1' is a cloud region whose grid zone is unknown"));
 }
 
 TEST_F(CarbonAwareApiTest, LocationsListsGridLocationsAndTheRegionsOfPolledOnes) {

@@ -50,7 +50,7 @@ constexpr int kLatencyCollectors = 20;
 
 struct GridLocation {
   const char* region;    // topology.kubernetes.io/region
-  const char* zone;      // its grid zone (data/gcp-region-zones.csv)
+  const char* zone;      // its grid zone (data/cloud-regions.csv)
   bool labelled;         // carbonroute.io/location and /watttime-region labels set
   double grams_per_kwh;  // what the fake Electricity Maps answers for it
 };
@@ -61,7 +61,7 @@ constexpr GridLocation kLocations[] = {
     {"europe-west4", "NL", true, 330},
     {"europe-west9", "FR", true, 55},
     {"us-west2", "US-CAL-CISO", false, 240},
-    {"us-central1", "US-CENT-SWPP", false, 520},
+    {"us-central1", "US-MIDW-MISO", false, 520},
     {"asia-northeast1", "JP-TK", false, 470},
 };
 

@@ -113,7 +113,7 @@ providers:
       [&] {
         intensity = Intensities(carbon.port);
         return intensity.contains("BE") && intensity.contains("DE") && intensity.contains("FI") &&
-               intensity.contains("US-CENT-SWPP");
+               intensity.contains("US-MIDW-MISO");
       },
       absl::Seconds(30)))
       << carbon.process->Log();
@@ -152,7 +152,7 @@ providers:
   // /prioritize: of the three virtual nodes, the one in the cleanest region (the replayed
   // hour's) scores highest (before serve knows them, they score 0: no carbon data).
   const std::map<std::string, std::string> location_of = {
-      {"liqo-frankfurt", "DE"}, {"liqo-finland", "FI"}, {"liqo-iowa", "US-CENT-SWPP"}};
+      {"liqo-frankfurt", "DE"}, {"liqo-finland", "FI"}, {"liqo-iowa", "US-MIDW-MISO"}};
   std::string cleanest;
   for (const auto& [name, location] : location_of) {
     if (cleanest.empty() || intensity[location] < intensity[location_of.at(cleanest)]) {

@@ -185,7 +185,9 @@ TEST(SchedulerLiteSources, ExplainingALocationNamesTheRegionsAndNodesItStandsFor
       &code);
   EXPECT_EQ(code, 0) << out;
   EXPECT_THAT(out, ::testing::StartsWith("FR (location)\n"));
-  EXPECT_THAT(out, ::testing::HasSubstr("  regions:  europe-west9\n"));  // the region map's
+  // The cloud region table's regions in France: AWS, Google Cloud, Azure, Oracle Cloud.
+  EXPECT_THAT(out, ::testing::HasSubstr("  regions:  eu-marseille-1, eu-paris-1, eu-west-3, "
+                                        "europe-west9, francecentral, francesouth\n"));
   EXPECT_THAT(out, ::testing::HasSubstr("  nodes:    node-paris\n"));
   EXPECT_THAT(out, ::testing::Not(::testing::HasSubstr("region:   unknown")));
   EXPECT_EQ(paris.process->Terminate(), 0);
