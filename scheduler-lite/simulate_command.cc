@@ -199,8 +199,9 @@ class SimulateSubcommand final : public Subcommand {
                    "hourly carbon-intensity CSV datetime,<zone>... (default: "
                    "data/" +
                        std::string(kIntensityTraceFile) + ")");
-    cmd.add_option("--region-zones", request_.region_zones_csv,
-                   std::string("region → grid zone CSV (default: data/") + kStudyRegionZonesFile + ")");
+    cmd.add_option(
+        "--region-zones", request_.region_zones_csv,
+        std::string("region → grid zone CSV (default: data/") + kStudyRegionZonesFile + ")");
     cmd.add_option(
         "--rtt-matrix", request_.rtt_matrix_csv,
         std::string("RTT matrix CSV sending_region,receiving_region,milliseconds (default: "

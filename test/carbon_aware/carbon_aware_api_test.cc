@@ -55,10 +55,11 @@ class CarbonAwareApiTest : public ::testing::Test {
  protected:
   CarbonAwareApiTest()
       : clock_(kT0 + absl::Hours(4) + absl::Minutes(10)),
-        api_(data_,
-             LocationNames({{"europe-west3", "DE"}, {"us-east1", "US-CAR-SCEG"}, {"cn-north-1", ""}},
-                           {{"europe-west3", "50.11,8.68"}}),
-             clock_) {
+        api_(
+            data_,
+            LocationNames({{"europe-west3", "DE"}, {"us-east1", "US-CAR-SCEG"}, {"cn-north-1", ""}},
+                          {{"europe-west3", "50.11,8.68"}}),
+            clock_) {
     data_.observed["DE"] = Hourly(kT0, {300, 200, 100, 400});
     data_.forecasts["DE"] = {Hourly(kT0 + absl::Hours(4), {400, 100, 50, 300, 200}),
                              kT0 + absl::Hours(3) + absl::Minutes(30)};
@@ -237,8 +238,10 @@ TEST_F(CarbonAwareApiTest, AverageCarbonIntensityIsTimeWeighted) {
 // SDK's own integration collection asks for /emissions/byLocation.
 TEST_F(CarbonAwareApiTest, PathsAndParameterNamesMatchInAnyCaseAsTheSdksServerDoes) {
   clock_.Advance(-absl::Hours(2));
-  for (const char* path : {"/emissions/byLocation", "/EMISSIONS/BYLOCATION", "/Emissions/ByLocations"}) {
-    auto [status, body] = Get(path, "Location=DE&TIME=2022-08-23T16:00:00Z&totime=2022-08-23T17:00:00Z");
+  for (const char* path :
+       {"/emissions/byLocation", "/EMISSIONS/BYLOCATION", "/Emissions/ByLocations"}) {
+    auto [status, body] =
+        Get(path, "Location=DE&TIME=2022-08-23T16:00:00Z&totime=2022-08-23T17:00:00Z");
     ASSERT_EQ(status, 200) << path << ": " << body;
     ASSERT_EQ(body.size(), 1u) << path;
     EXPECT_EQ(body[0]["rating"], 100.0) << path;

@@ -16,8 +16,8 @@
 namespace carbonroute {
 namespace {
 
-using testing::IsOk;
 using ::testing::HasSubstr;
+using testing::IsOk;
 using testing::StatusIs;
 
 TEST(ParseRegionLocationsCsv, ReadsRowsAfterTheHeader) {
@@ -60,7 +60,6 @@ TEST(ParseRegionCoordinatesCsv, RejectsCoordinatesOffTheGlobe) {
   EXPECT_THAT(ParseRegionCoordinatesCsv("gcp_region,latitude,longitude\nx,north,0\n", "c.csv"),
               StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("c.csv:2")));
 }
-
 
 TEST(ParseRegionLocationsCsv, ReadsTheCloudRegionTableWithUnknownZonesAsEmpty) {
   constexpr char kTable[] =
