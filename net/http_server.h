@@ -98,7 +98,7 @@ struct HttpServerOptions {
   // ASP.NET Core matches routes (the Carbon Aware SDK's Web API is one):
   // "/emissions/byLocation" finds "/emissions/bylocation".
   std::map<std::string, HttpHandler> case_insensitive_routes;
-  int threads = 4;                            // epoll threads, each serving many connections
+  int threads = 4;  // epoll threads, each serving many connections
   std::size_t max_body_bytes = 1 << 20;
   std::size_t max_buffered_body_bytes = 0;  // all requests' bodies at once; 0 = 4 × max_body_bytes
   bool gzip = true;

@@ -121,10 +121,11 @@ void SourceFlags::AddTo(CLI::App& cmd) {
                  std::string("static RTT matrix CSV sending_region,receiving_region,milliseconds "
                              "(default: data/") +
                      kInterRegionRttFile + ")");
-  cmd.add_option("--region-zones", region_zones_,
-                 std::string("region → grid zone table: cloud-regions.csv's columns, or gcp_region,zone "
-                             "(default: data/") +
-                     kRegionZonesFile + ")");
+  cmd.add_option(
+      "--region-zones", region_zones_,
+      std::string("region → grid zone table: cloud-regions.csv's columns, or gcp_region,zone "
+                  "(default: data/") +
+          kRegionZonesFile + ")");
   cmd.add_option("--data-dir", data_dirs_,
                  "directory searched first for the default data files (repeatable)");
   cmd.add_option("--emissions-type", emissions_type_, "preferred signal where a location has both")
