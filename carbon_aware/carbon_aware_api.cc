@@ -216,7 +216,8 @@ ApiResponse CarbonAwareApi::CurrentForecasts(absl::string_view query) const {
   const std::optional<absl::Time> start = TimeParameter(query, "dataStartAt", binding);
   const std::optional<absl::Time> end = TimeParameter(query, "dataEndAt", binding);
   std::optional<int> window_minutes;
-  if (std::optional<std::string> text = net::QueryParameter(query, "windowSize", net::NameCase::kIgnore);
+  if (std::optional<std::string> text =
+          net::QueryParameter(query, "windowSize", net::NameCase::kIgnore);
       text.has_value() && !text->empty()) {
     int minutes = 0;
     if (absl::SimpleAtoi(*text, &minutes)) {
@@ -303,7 +304,8 @@ ApiResponse CarbonAwareApi::AverageCarbonIntensity(absl::string_view query) cons
   const std::optional<absl::Time> start = TimeParameter(query, "startTime", binding);
   const std::optional<absl::Time> end = TimeParameter(query, "endTime", binding);
   if (!binding.empty()) return BindingProblem(binding);
-  const std::optional<std::string> location = net::QueryParameter(query, "location", net::NameCase::kIgnore);
+  const std::optional<std::string> location =
+      net::QueryParameter(query, "location", net::NameCase::kIgnore);
   Errors errors;
   if (!location.has_value() || location->empty()) {
     AddError(errors, "location", "location is not set");

@@ -26,15 +26,16 @@ absl::Status EmptyRegion(absl::string_view origin, std::size_t line_number) {
 
 // "latitude,longitude" from two cells; kInvalidArgument naming the line.
 absl::StatusOr<std::string> Coordinates(absl::string_view latitude_cell,
-                                        absl::string_view longitude_cell,
-                                        absl::string_view origin, std::size_t line_number) {
+                                        absl::string_view longitude_cell, absl::string_view origin,
+                                        std::size_t line_number) {
   double latitude = 0, longitude = 0;
-  if (!absl::SimpleAtod(latitude_cell, &latitude) || !absl::SimpleAtod(longitude_cell, &longitude) ||
-      latitude < -90 || latitude > 90 || longitude < -180 || longitude > 180) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        origin, ":", line_number,
-        ": expected a latitude in [-90, 90] and a longitude in [-180, 180], got \"", latitude_cell,
-        "\", \"", longitude_cell, "\""));
+  if (!absl::SimpleAtod(latitude_cell, &latitude) ||
+      !absl::SimpleAtod(longitude_cell, &longitude) || latitude < -90 || latitude > 90 ||
+      longitude < -180 || longitude > 180) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ":", line_number,
+                     ": expected a latitude in [-90, 90] and a longitude in [-180, 180], got \"",
+                     latitude_cell, "\", \"", longitude_cell, "\""));
   }
   return absl::StrCat(latitude_cell, ",", longitude_cell);
 }
