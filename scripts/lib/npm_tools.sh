@@ -23,7 +23,7 @@ npm_tools() {
     flock 9
     if [ ! -e "$dir/.complete" ]; then
       echo "$who: installing the npm tools pinned by scripts/npm/package-lock.json" \
-           "(kubernetes-models, yaml, @grafana/schema, typescript, puppeteer-core) into $dir, once" >&2
+           "(kubernetes-models, @kubernetes-models/prometheus-operator, yaml, ajv, @grafana/schema, typescript, puppeteer-core, newman) into $dir, once" >&2
       rm -rf "$dir" && mkdir -p "$dir"
       cp "$root/scripts/npm/package.json" "$lock" "$dir/"
       (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null 2>&1) ||

@@ -20,7 +20,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_provider_server.h"
@@ -64,21 +63,12 @@ class StuckListener {
   int port_ = 0;
 };
 
-// The node_modules holding puppeteer-core (scripts/lib/npm_tools.sh installs
-// them once per lockfile); empty if that failed.
-std::string NpmTools() {
-  const testing::ShellRun run =
-      testing::Shell(absl::StrCat("bash -c 'source ", CARBONROUTE_SOURCE_DIR,
-                                  "/scripts/lib/npm_tools.sh && npm_tools status-page'"));
-  return run.exit_code == 0 ? std::string(absl::StripTrailingAsciiWhitespace(run.output)) : "";
-}
-
 class StatusPage : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(std::filesystem::exists("/usr/bin/chromium"))
         << "install Debian's chromium (./scripts/test does)";
-    modules_ = NpmTools();
+    modules_ = testing::NpmTools("status-page");
     ASSERT_FALSE(modules_.empty()) << "npm tools could not be installed (scripts/lib/npm_tools.sh)";
   }
 

@@ -17,6 +17,12 @@ struct ShellRun {
 // `command` runs under /bin/sh; add " 2>&1" to collect stderr too.
 ShellRun Shell(const std::string& command);
 
+// The node_modules folder holding the npm tools scripts/npm/package-lock.json
+// pins (scripts/lib/npm_tools.sh installs them once per lockfile, outside the
+// clone), for `NODE_PATH=`; "" if they could not be installed. `who` names
+// the caller in npm_tools' messages.
+std::string NpmTools(const std::string& who);
+
 }  // namespace carbonroute::testing
 
 #endif  // CARBONROUTE_TEST_TESTING_SHELL_H_
