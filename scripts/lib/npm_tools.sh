@@ -1,7 +1,8 @@
 # Sourced by scripts/check-manifests, scripts/check-dashboard and the status
 # page test (test/integration/status_page_test.cc):
 # `npm_tools NAME` prints the node_modules folder holding the npm tools that
-# scripts/npm/package-lock.json pins (kubernetes-models, yaml, @grafana/schema,
+# scripts/npm/package-lock.json pins (kubernetes-models and its prometheus-operator models,
+# yaml, ajv, newman, @grafana/schema,
 # typescript, puppeteer-core). They are installed once per lockfile into a cache outside the
 # clone (${XDG_CACHE_HOME:-~/.cache}/carbonroute-npm/<lockfile hash>) with
 # `npm ci`, saying so; later runs, and other clones, reuse them without any

@@ -1,7 +1,7 @@
 // Integration test: the Carbon Aware SDK's Web API on a real collector (replay
 // provider, offline), as an SDK client calls it over HTTP. Every answer is
-// validated against the JSON Schemas written from the SDK's DTOs
-// (carbon_aware/schemas/) by a real validator (python3-jsonschema); the
+// validated against the SDK's own OpenAPI document
+// (test/carbon_aware/sdk-openapi/, ajv through node); the
 // forecast's optimal window is compared with `scheduler-lite window`'s for the
 // same data; no request reaches a provider (replay calls none, and the cache
 // lookups counter moves only with the poll loop).
@@ -51,16 +51,21 @@ providers:
     return Json::parse(body, nullptr, /*allow_exceptions=*/false);
   }
 
-  // Runs the validator over the answers kept under `names`.
-  void ExpectValid(const std::string& schema, const std::vector<std::string>& names) {
-    std::string command =
-        absl::StrCat("python3 ", CARBONROUTE_SOURCE_DIR, "/test/carbon_aware/validate_json.py ",
-                     CARBONROUTE_SOURCE_DIR, "/carbon_aware/schemas/", schema);
+  // Validates the answers kept under `names`, of GET `path` with `status`,
+  // against the SDK's OpenAPI document (test/carbon_aware/sdk-openapi/).
+  // The content types are the ones the unit tests assert.
+  void ExpectValid(const std::string& path, int status, const std::vector<std::string>& names) {
+    ASSERT_FALSE(modules_.empty()) << "npm tools could not be installed (scripts/lib/npm_tools.sh)";
+    std::string command = absl::StrCat(
+        "NODE_PATH=", modules_, " node ", CARBONROUTE_SOURCE_DIR,
+        "/test/carbon_aware/sdk-openapi/validate_answers.cjs ", path, " ", status, " '",
+        status == 200 ? "application/json" : "application/problem+json", "; charset=utf-8'");
     for (const std::string& name : names) absl::StrAppend(&command, " ", files_.at(name));
     const testing::ShellRun run = testing::Shell(command + " 2>&1");
-    EXPECT_EQ(run.exit_code, 0) << schema << ":\n" << run.output;
+    EXPECT_EQ(run.exit_code, 0) << path << ":\n" << run.output;
   }
 
+  std::string modules_ = testing::NpmTools("sdk-api");
   testing::ScopedTempDir dir_;  // carbon_aware_api
   testing::CollectorProcess collector_;
   std::map<std::string, std::string> files_;
@@ -102,12 +107,16 @@ TEST_F(CarbonAwareApiBinaryTest, EveryAnswerMatchesTheSchemaOfTheSdksDto) {
   EXPECT_EQ(window["errors"]["windowSize"][0], "The value '3h' is not valid for windowSize.");
   Get("/emissions/average-carbon-intensity?location=DE", 400, "no_times");
 
-  ExpectValid("emissions-data.schema.json", {"bylocation", "bylocations", "best"});
-  ExpectValid("carbon-intensity.schema.json", {"average"});
-  ExpectValid("emissions-forecast.schema.json", {"forecast"});
-  ExpectValid("locations.schema.json", {"locations"});
-  ExpectValid("problem-details.schema.json",
-              {"no_location", "bad_time", "unknown_location", "bad_window", "no_times"});
+  ExpectValid("/emissions/bylocation", 200, {"bylocation"});
+  ExpectValid("/emissions/bylocations", 200, {"bylocations"});
+  ExpectValid("/emissions/bylocations/best", 200, {"best"});
+  ExpectValid("/emissions/average-carbon-intensity", 200, {"average"});
+  ExpectValid("/emissions/forecasts/current", 200, {"forecast"});
+  ExpectValid("/locations", 200, {"locations"});
+  ExpectValid("/emissions/bylocations", 400, {"no_location"});
+  ExpectValid("/emissions/bylocation", 400, {"bad_time", "unknown_location"});
+  ExpectValid("/emissions/forecasts/current", 400, {"bad_window"});
+  ExpectValid("/emissions/average-carbon-intensity", 400, {"no_times"});
 }
 
 TEST_F(CarbonAwareApiBinaryTest, TheValidatorCatchesAnAnswerThatIsNotTheSdks) {
@@ -119,12 +128,13 @@ TEST_F(CarbonAwareApiBinaryTest, TheValidatorCatchesAnAnswerThatIsNotTheSdks) {
              "optimalDataPoint":{"location":"eastus","timestamp":"2022-06-01T14:45:00+00:00",
                                  "duration":30,"value":359.23},"forecastData":[]}])";
   files_["tutorial"] = dir_.path() + "/tutorial.json";
-  const testing::ShellRun run = testing::Shell(
-      absl::StrCat("python3 ", CARBONROUTE_SOURCE_DIR, "/test/carbon_aware/validate_json.py ",
-                   CARBONROUTE_SOURCE_DIR, "/carbon_aware/schemas/emissions-forecast.schema.json ",
-                   files_["tutorial"], " 2>&1"));
+  const testing::ShellRun run = testing::Shell(absl::StrCat(
+      "NODE_PATH=", modules_, " node ", CARBONROUTE_SOURCE_DIR,
+      "/test/carbon_aware/sdk-openapi/validate_answers.cjs /emissions/forecasts/current 200 "
+      "application/json ",
+      files_["tutorial"], " 2>&1"));
   EXPECT_EQ(run.exit_code, 1) << run.output;
-  EXPECT_THAT(run.output, HasSubstr("optimalDataPoints"));
+  EXPECT_THAT(run.output, HasSubstr("additional properties \"optimalDataPoint\""));
 }
 
 TEST_F(CarbonAwareApiBinaryTest, TheOptimalWindowIsScheduleLiteWindowsForTheSameForecast) {
