@@ -22,9 +22,10 @@ NodeLocations LocationsOfNodes(const ProviderConfig& provider,
   for (const kube::KubeNode* node : by_name) {
     const std::string location = LocationOf(*node, regions);
     if (location.empty()) {
-      result.unmapped[node->name] =
-          absl::StrCat("no ", kube::kLocationLabel, " label and region \"", node->region,
-                       "\" is not in the region map");
+      result.unmapped[node->name] = absl::StrCat(
+          "no ", kube::kLocationLabel, " label and region \"", node->region,
+          regions.contains(node->region) ? "\" has no known grid zone in the region map"
+                                         : "\" is not in the region map");
       continue;
     }
     std::string code = location;

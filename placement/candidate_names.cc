@@ -55,7 +55,20 @@ absl::StatusOr<ResolvedNames> ResolveNames(const PlacementModel& model, const st
   const std::vector<std::string> known = KnownNames(model, kind);
   ResolvedNames out;
   for (const std::string& name : names) {
-    const std::string match = Match(known, name);
+    std::string match = Match(known, name);
+    if (match.empty() && kind == "locations") {  // a cloud region stands for its grid location
+      const std::string region = Match(KnownNames(model, "regions"), name);
+      for (const auto& [known_region, location] : model.RegionLocations()) {
+        if (region.empty() || known_region != region) continue;
+        match = std::string(location);
+        out.notes.push_back(absl::StrCat("\"", name, "\" taken as location \"", match,
+                                         "\" (the grid location of region ", region, ")"));
+      }
+      if (!match.empty()) {
+        out.names.push_back(match);
+        continue;
+      }
+    }
     if (match.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown ", Singular(kind), " \"", name, "\"; known: ", KnownList(known)));

@@ -4,7 +4,9 @@
 // candidate it is (explain's node → region → location order), and whether a
 // list of names (rank --locations) names known candidates of one kind. A name
 // that matches a known one but for letter case is taken as that one, with a
-// note; an unknown name is an error that lists the known ones.
+// note; where locations are asked for, a cloud region of the region map
+// ("eastus", "us-east-1") is taken as its grid location, with a note; an
+// unknown name is an error that lists the known ones.
 //
 // Known locations are the grid locations with a reading, or named by a node
 // or by the region → location map (those may have no reading: they are

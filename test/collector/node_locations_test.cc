@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/data_files.h"
+#include "contract/region_locations.h"
+#include "test/testing/build_paths.h"
+
 namespace carbonroute::collector {
 namespace {
 
@@ -55,6 +59,24 @@ TEST(LocationsOfNodes, WattTimeTakesTheLabelElseTheRegionsCoordinates) {
   EXPECT_THAT(found.codes, ElementsAre(Pair("DE", "DE"), Pair("US-CAL-CISO", "34.05,-118.24")));
   ASSERT_EQ(found.unmapped.size(), 1u) << found.unmapped.begin()->first;
   EXPECT_THAT(found.unmapped.at("d"), HasSubstr("carbonroute.io/watttime-region"));
+}
+
+// The shipped cloud region table: AKS, EKS, GKE and OKE Nodes each find their zone.
+TEST(LocationsOfNodes, NodesOfTheFourCloudsFindTheirZoneInTheShippedTable) {
+  const std::string table = *ReadFileToString(
+      std::string(CARBONROUTE_SOURCE_DIR) + "/data/cloud-regions.csv", "cloud regions");
+  const RegionLocations regions = *ParseRegionLocationsCsv(table, "cloud-regions.csv");
+  const RegionCoordinates coordinates = *ParseRegionCoordinatesCsv(table, "cloud-regions.csv");
+  const std::vector<kube::KubeNode> nodes = {
+      Node("aks", "eastus"), Node("eks", "us-east-1"), Node("gke", "europe-west1"),
+      Node("oke", "us-ashburn-1"), Node("china", "cn-north-1")};
+  NodeLocations found =
+      LocationsOfNodes(Provider(ProviderType::kElectricityMaps), nodes, regions, coordinates);
+  EXPECT_THAT(found.codes, ElementsAre(Pair("BE", "BE"), Pair("US-MIDA-PJM", "US-MIDA-PJM")));
+  EXPECT_THAT(found.unmapped.at("china"), HasSubstr("\"cn-north-1\" has no known grid zone"));
+  // WattTime: the region's coordinates (the first Node by name of a location gives them).
+  found = LocationsOfNodes(Provider(ProviderType::kWattTime), nodes, regions, coordinates);
+  EXPECT_EQ(found.codes.at("US-MIDA-PJM"), "37.37,-79.82");  // aks: Azure's eastus
 }
 
 }  // namespace

@@ -41,6 +41,17 @@ TEST(CandidateNames, LetterCaseIsCorrectedWithANote) {
   EXPECT_THAT(names->notes, ElementsAre("\"de\" taken as location \"DE\""));
 }
 
+TEST(CandidateNames, ACloudRegionAmongLocationsIsTakenAsItsGridLocation) {
+  absl::StatusOr<ResolvedNames> names =
+      ResolveNames(PlacementModel(Model()), "locations", {"Europe-West9", "DE"});
+  ASSERT_THAT(names, IsOk());
+  EXPECT_THAT(names->names, ElementsAre("FR", "DE"));
+  EXPECT_THAT(names->notes, ElementsAre("\"Europe-West9\" taken as location \"FR\" (the grid "
+                                        "location of region europe-west9)"));
+  EXPECT_THAT(ResolveNames(PlacementModel(Model()), "locations", {"europe-west99"}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown location")));
+}
+
 TEST(CandidateNames, ExplainLooksForANodeThenARegionThenALocation) {
   EXPECT_EQ(KindOfName(PlacementModel(Model()), "demo-node")->kind, "nodes");
   EXPECT_EQ(KindOfName(PlacementModel(Model()), "europe-west9")->kind, "regions");
