@@ -298,8 +298,16 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   }
   daemon->carbon_aware_data_ = std::make_unique<CacheCarbonAwareData>(
       *daemon->store_, *daemon->poller_, std::move(provider_series));
+  carbon_aware::LocationNames names = CarbonAwareLocationNames(data);
+  if (!config.publish.keda_configmaps.empty()) {
+    absl::StatusOr<std::unique_ptr<keda::KedaPublishing>> keda = keda::KedaPublishing::Create(
+        config.publish, names, !daemon->node_located_.empty(), *daemon->carbon_aware_data_, clock,
+        {.getenv = [](const char* name) { return std::getenv(name); }});
+    if (!keda.ok()) return keda.status();
+    daemon->keda_ = *std::move(keda);
+  }
   daemon->carbon_aware_api_ = std::make_unique<carbon_aware::CarbonAwareApi>(
-      *daemon->carbon_aware_data_, CarbonAwareLocationNames(data), clock);
+      *daemon->carbon_aware_data_, std::move(names), clock);
   daemon->longest_call_ = LongestCall(config.providers);
   if (absl::Status probes = daemon->StartProber(config); !probes.ok()) return probes;
   if (endpoint) {
@@ -658,10 +666,12 @@ void CollectorDaemon::Run(absl::Notification& stop) {
   // At least every kStatusEvery, so that STATUS= follows the first poll soon.
   const absl::Duration tick = std::min(watchdog.value_or(kStatusEvery), kStatusEvery);
   std::thread notifying([&notifier, &stop, tick] { notifier.Run(tick, stop); });
-  std::thread probes, discovering;
+  std::thread probes, discovering, publishing;
   if (prober_ != nullptr) probes = std::thread([this] { prober_->Run(); });
   if (discovery_ != nullptr) discovering = std::thread([this, &stop] { discovery_->Run(stop); });
+  if (keda_ != nullptr) publishing = std::thread([this, &stop] { keda_->Run(stop); });
   RunPolls(stop);
+  if (publishing.joinable()) publishing.join();
   if (discovering.joinable()) discovering.join();
   if (prober_ != nullptr) {
     prober_->Stop();

@@ -56,6 +56,7 @@
 #include "discovery/node_discovery.h"
 #include "exporter/collector_metrics.h"
 #include "exporter/status_page.h"
+#include "keda/keda_publishing.h"
 #include "net/http_client.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
@@ -162,6 +163,7 @@ class CollectorDaemon {
   // The Carbon Aware SDK's Web API over the cache (carbon_aware/carbon_aware_api.h).
   std::unique_ptr<CacheCarbonAwareData> carbon_aware_data_;
   std::unique_ptr<carbon_aware::CarbonAwareApi> carbon_aware_api_;
+  std::unique_ptr<keda::KedaPublishing> keda_;              // null without publish.keda_configmaps
   std::vector<std::pair<std::string, std::string>> links_;  // the status page's: path, description
   absl::Duration longest_call_ = absl::Minutes(1);          // for the poll loops' promises
   ProgressMonitor progress_;

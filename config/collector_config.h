@@ -237,6 +237,30 @@ struct RttConfig {
   PeerSelectionConfig peer_selection;
 };
 
+// One ConfigMap in the shape Azure's carbon-aware-keda-operator reads (the
+// one Azure's kubernetes-carbon-intensity-exporter writes): the forecast of
+// `location` (a grid location the collector polls, or a cloud region of one).
+struct KedaConfigMapConfig {
+  std::string location;
+  std::string name = "carbon-intensity";
+  std::string namespace_name = "kube-system";
+  std::string key = "data";  // binaryData's key the operator's localConfigMap names
+};
+
+// `publish`: objects the collector writes into a Kubernetes cluster. The API
+// is found as rtt.discovery.kubernetes finds it (api_url, kubeconfig, ...;
+// none: $KUBECONFIG, in a Pod the service account, else ~/.kube/config).
+// Only the replica holding the Lease writes.
+struct PublishConfig {
+  std::vector<KedaConfigMapConfig> keda_configmaps;
+  std::string api_url, token_file, ca_file, kubeconfig, context;
+  std::string lease_name = "carbonroute-keda-configmaps";
+  std::string lease_namespace;  // "" = the first ConfigMap's namespace
+  absl::Duration lease_duration = absl::Seconds(15);
+  // How far back the observed readings go (the operator's eco-mode rules look back).
+  absl::Duration history = absl::Hours(24);
+};
+
 struct CollectorConfig {
   std::string listen_address = "127.0.0.1:9464";  // host:port of /metrics and /healthz
   std::string database = "carbonroute.sqlite";    // SQLite file, or ":memory:"
@@ -245,6 +269,7 @@ struct CollectorConfig {
   PollConfig poll;
   std::vector<ProviderConfig> providers;
   RttConfig rtt;
+  PublishConfig publish;
 };
 
 // "replay", "static", "watttime", "electricity_maps" or "uk_carbon_intensity".

@@ -1,8 +1,10 @@
 #include "config/load_collector_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -469,10 +471,91 @@ absl::Status ReadRtt(MappingReader& root, RttConfig& rtt) {
   return absl::OkStatus();
 }
 
+// A DNS-1123 subdomain (an object's name or a namespace): lower-case
+// alphanumerics, '-' and '.', starting and ending alphanumeric, at most 253.
+bool IsDnsSubdomain(absl::string_view name) {
+  if (name.empty() || name.size() > 253 || !absl::ascii_isalnum(name.front()) ||
+      !absl::ascii_isalnum(name.back())) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (absl::ascii_isalnum(c) && !absl::ascii_isupper(c)) || c == '-' || c == '.';
+  });
+}
+
+absl::Status ReadKedaConfigMap(const YAML::Node& node, const std::string& path,
+                               KedaConfigMapConfig& out) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, MappingReader::Create(node, path));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"location", "name", "namespace", "key"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("location", out.location, /*required=*/true));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", out.name));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("namespace", out.namespace_name));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("key", out.key));
+  for (auto [key, value] :
+       {std::pair{"name", &out.name}, std::pair{"namespace", &out.namespace_name}}) {
+    if (!IsDnsSubdomain(*value)) {
+      return Invalid(reader.PathOf(key),
+                     absl::StrCat("\"", *value,
+                                  "\" is not a Kubernetes name (lower-case letters, digits, '-' "
+                                  "and '.', starting and ending with a letter or digit)"));
+    }
+  }
+  if (out.key.empty() || out.key.size() > 253 ||
+      !std::all_of(out.key.begin(), out.key.end(), [](char c) {
+        return absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.';
+      })) {
+    return Invalid(reader.PathOf("key"),
+                   absl::StrCat("\"", out.key,
+                                "\" is not a ConfigMap key (letters, digits, '-', '_' and '.')"));
+  }
+  return reader.Finish();
+}
+
+absl::Status ReadPublish(MappingReader& root, PublishConfig& publish) {
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("publish"));
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ExpectOnly({"keda_configmaps", "api_url", "token_file", "ca_file", "kubeconfig",
+                         "context", "lease", "history"}));
+  CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> configmaps,
+                               reader.ReadSequence("keda_configmaps"));
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < configmaps.size(); ++i) {
+    const std::string path = absl::StrCat(reader.PathOf("keda_configmaps"), "[", i, "]");
+    KedaConfigMapConfig configmap;
+    CARBONROUTE_RETURN_IF_ERROR(ReadKedaConfigMap(configmaps[i], path, configmap));
+    const std::string where =
+        absl::StrCat(configmap.namespace_name, "/", configmap.name, " key ", configmap.key);
+    if (!seen.insert(where).second) {
+      return Invalid(path, absl::StrCat("ConfigMap ", where, " is written twice"));
+    }
+    publish.keda_configmaps.push_back(std::move(configmap));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("api_url", publish.api_url));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("token_file", publish.token_file));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("ca_file", publish.ca_file));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("kubeconfig", publish.kubeconfig));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("context", publish.context));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("history", publish.history));
+  if (publish.history < absl::ZeroDuration()) {
+    return Invalid(reader.PathOf("history"), "must not be negative");
+  }
+  CARBONROUTE_ASSIGN_OR_RETURN(MappingReader lease, reader.ReadMapping("lease"));
+  CARBONROUTE_RETURN_IF_ERROR(lease.ExpectOnly({"name", "namespace", "duration"}));
+  CARBONROUTE_RETURN_IF_ERROR(lease.ReadString("name", publish.lease_name));
+  CARBONROUTE_RETURN_IF_ERROR(lease.ReadString("namespace", publish.lease_namespace));
+  CARBONROUTE_RETURN_IF_ERROR(lease.ReadDuration("duration", publish.lease_duration));
+  CARBONROUTE_RETURN_IF_ERROR(RequirePositive(lease, "duration", publish.lease_duration));
+  if (publish.lease_namespace.empty() && !publish.keda_configmaps.empty()) {
+    publish.lease_namespace = publish.keda_configmaps.front().namespace_name;
+  }
+  CARBONROUTE_RETURN_IF_ERROR(lease.Finish());
+  return reader.Finish();
+}
+
 absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader root, MappingReader::Create(document, ""));
   CARBONROUTE_RETURN_IF_ERROR(root.ExpectOnly(
-      {"listen_address", "database", "log_level", "node", "poll", "providers", "rtt"}));
+      {"listen_address", "database", "log_level", "node", "poll", "providers", "rtt", "publish"}));
   CollectorConfig config;
   CARBONROUTE_RETURN_IF_ERROR(root.ReadString("listen_address", config.listen_address));
   CARBONROUTE_RETURN_IF_ERROR(ValidateListenAddress(config.listen_address));
@@ -488,6 +571,7 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
   CARBONROUTE_RETURN_IF_ERROR(ReadNode(root, config.node));
   CARBONROUTE_RETURN_IF_ERROR(ReadPoll(root, config.poll));
   CARBONROUTE_RETURN_IF_ERROR(ReadRtt(root, config.rtt));
+  CARBONROUTE_RETURN_IF_ERROR(ReadPublish(root, config.publish));
 
   // No provider (absent or []) is the latency role: probes only.
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> providers, root.ReadSequence("providers"));

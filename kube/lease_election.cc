@@ -1,5 +1,8 @@
 #include "kube/lease_election.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -8,6 +11,14 @@
 #include "kube/json_view.h"
 
 namespace carbonroute::kube {
+
+std::string ReplicaIdentity() {
+  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') return pod;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return absl::StrCat(host, "-", getpid());
+}
+
 namespace {
 
 using Json = nlohmann::json;

@@ -35,6 +35,10 @@ struct LeaseOptions {
   absl::Duration duration = absl::Seconds(15);
 };
 
+// This replica's name in a Lease: $POD_NAME (the downward API), else the
+// host's name and the process id ("host-1234").
+std::string ReplicaIdentity();
+
 class LeaseElection {
  public:
   LeaseElection(LeaseOptions options, const KubeClient& client)

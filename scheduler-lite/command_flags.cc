@@ -1,7 +1,5 @@
 #include "scheduler-lite/command_flags.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -244,15 +242,7 @@ void LeaseFlags::Fill() {
   if (options_.namespace_name.empty()) {
     if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr) options_.namespace_name = ns;
   }
-  if (!options_.identity.empty()) return;
-  // The Pod's name (POD_NAME, from the downward API), else the host's and the process's.
-  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') {
-    options_.identity = pod;
-    return;
-  }
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  options_.identity = absl::StrCat(host, "-", getpid());
+  if (options_.identity.empty()) options_.identity = kube::ReplicaIdentity();
 }
 
 std::string LeaseFlags::Describe() const {

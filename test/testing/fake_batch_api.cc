@@ -293,17 +293,20 @@ void FakeBatchApi::PutObject(const std::string& plural, Json object) {
 std::optional<FakeBatchApi::ResourcePath> FakeBatchApi::ParseResourcePath(
     const std::string& path) const {
   std::vector<std::string> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
-  if (parts.size() < 4 || parts[0] != "apis") return std::nullopt;
-  const std::string group_version = absl::StrCat(parts[1], "/", parts[2]);
+  // The core group is /api/VERSION (group_version "v1"), the others /apis/GROUP/VERSION.
+  const bool core = !parts.empty() && parts[0] == "api";
+  if (parts.size() < (core ? 3u : 4u) || (!core && parts[0] != "apis")) return std::nullopt;
+  const std::string group_version = core ? parts[1] : absl::StrCat(parts[1], "/", parts[2]);
   ResourcePath at;
-  std::size_t next = 3;
-  if (parts[3] == "namespaces" && parts.size() >= 6) {
-    at.ns = parts[4];
-    next = 5;
+  const std::size_t first = core ? 2 : 3;
+  std::size_t next = first;
+  if (parts[first] == "namespaces" && parts.size() >= first + 3) {
+    at.ns = parts[first + 1];
+    next = first + 2;
   }
   for (const Served& served : served_) {
     if (served.group_version == group_version && served.plural == parts[next] &&
-        served.namespaced == (next == 5 || (served.namespaced && next == 3))) {
+        served.namespaced == (next == first + 2 || (served.namespaced && next == first))) {
       at.served = &served;
     }
   }
@@ -354,6 +357,27 @@ std::pair<int, std::string> FakeBatchApi::Store(const std::string& key, const Se
   return {200, stored.dump()};
 }
 
+std::pair<int, std::string> FakeBatchApi::Create(const Served& served, const std::string& ns,
+                                                 const std::string& body) {
+  Json object = Json::parse(body, nullptr, false);
+  if (object.is_discarded() || !object.is_object())
+    return StatusBody(400, "BadRequest", "not JSON");
+  const std::string name = object["metadata"].value("name", "");
+  if (name.empty()) return StatusBody(422, "Invalid", "metadata.name: Required value");
+  const std::string key = absl::StrCat(served.plural, "/", ns, "/", name);
+  if (objects_.contains(key)) {
+    return StatusBody(409, "AlreadyExists",
+                      absl::StrCat(served.plural, " \"", name, "\" already exists"));
+  }
+  if (served.namespaced) object["metadata"]["namespace"] = ns;
+  object["metadata"]["resourceVersion"] = NextVersion();
+  object["metadata"]["uid"] = absl::StrCat("uid-", key);
+  object["metadata"]["generation"] = 1;
+  objects_[key] = object;
+  Record(key, "ADDED");
+  return {201, object.dump()};
+}
+
 std::pair<int, std::string> FakeBatchApi::HandleResource(const ResourcePath& at,
                                                          const std::string& method,
                                                          const std::string& query,
@@ -362,6 +386,7 @@ std::pair<int, std::string> FakeBatchApi::HandleResource(const ResourcePath& at,
   const Served& served = *at.served;
   if (at.name.empty()) {
     if (method == "GET") return List(served.plural, query, at.ns);
+    if (method == "POST") return Create(served, at.ns, body);
     return StatusBody(405, "MethodNotAllowed", method + " on a collection");
   }
   const std::string key = absl::StrCat(served.plural, "/", at.ns, "/", at.name);
@@ -373,6 +398,13 @@ std::pair<int, std::string> FakeBatchApi::HandleResource(const ResourcePath& at,
   }
   if (at.status && !served.status_subresource) return StatusBody(404, "NotFound", "no status");
   if (method == "GET") return {200, it->second.dump()};
+  if (method == "DELETE") {
+    it->second["metadata"]["resourceVersion"] = NextVersion();
+    Record(key, "DELETED");
+    Json deleted = std::move(it->second);
+    objects_.erase(key);
+    return {200, deleted.dump()};
+  }
   Json updated;
   if (method == "PATCH") {
     if (auto refused = ApplyPatch(it->second, content_type, body, updated)) return *refused;
@@ -387,6 +419,15 @@ std::pair<int, std::string> FakeBatchApi::HandleResource(const ResourcePath& at,
     }
   } else {
     return StatusBody(405, "MethodNotAllowed", method);
+  }
+  // An immutable ConfigMap or Secret: its data cannot change (the real server's validation).
+  if (it->second.value("immutable", false) &&
+      (updated.value("data", Json()) != it->second.value("data", Json()) ||
+       updated.value("binaryData", Json()) != it->second.value("binaryData", Json()))) {
+    return StatusBody(422, "Invalid",
+                      absl::StrCat(served.plural, " \"", at.name,
+                                   "\" is invalid: data: Forbidden: field is immutable when "
+                                   "`immutable` is set"));
   }
   return Store(key, served, std::move(updated), at.status);
 }

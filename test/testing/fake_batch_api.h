@@ -14,11 +14,13 @@
 //   - Leases: GET, POST (409 if it exists), PUT with optimistic concurrency
 //     (a stale metadata.resourceVersion answers 409);
 //   - Events: POST stores them (events());
-//   - custom resources (ServeResource: the Karmada controller's policies,
-//     PropagationPolicies, Clusters) under
-//     /apis/GROUP/VERSION/[namespaces/NS/]PLURAL[/NAME[/status]]: lists
-//     (cluster-wide or a namespace's), GET, merge or JSON PATCH, PUT with
-//     optimistic concurrency; with a status subresource, as the real server
+//   - served resources (ServeResource: the Karmada controller's policies,
+//     PropagationPolicies, Clusters; ConfigMaps, group "v1") under
+//     /apis/GROUP/VERSION/ or /api/v1/ [namespaces/NS/]PLURAL[/NAME[/status]]:
+//     lists (cluster-wide or a namespace's), POST (409 if the name is taken),
+//     GET, DELETE, merge or JSON PATCH, PUT with optimistic concurrency; an
+//     object with `immutable: true` refuses a change of its data or
+//     binaryData (422, as for ConfigMaps); with a status subresource, as the real server
 //     does it for CRDs, writes to the object keep its status and writes to
 //     /status change only the status; metadata.generation grows with every
 //     change of the spec;
@@ -73,8 +75,8 @@ class FakeBatchApi final : public net::HttpClient {
                     const std::string& pod_ip,
                     const std::map<std::string, std::string>& annotations = {});
   void Delete(const std::string& resource, const std::string& ns, const std::string& name);
-  // Serves PLURAL of GROUP/VERSION ("policy.karmada.io/v1alpha1") as above;
-  // `namespaced` false for cluster-scoped kinds (their objects' ns is "").
+  // Serves PLURAL of GROUP/VERSION ("policy.karmada.io/v1alpha1"; "v1" for the core group) as
+  // above; `namespaced` false for cluster-scoped kinds (their objects' ns is "").
   void ServeResource(const std::string& group_version, const std::string& plural, bool namespaced,
                      bool status_subresource = true);
   // Adds or replaces an object of a served resource (its metadata.name and,
@@ -124,6 +126,9 @@ class FakeBatchApi final : public net::HttpClient {
   };
   std::optional<ResourcePath> ParseResourcePath(const std::string& path) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // POST to a served collection: 201, or 409 when the name is taken.
+  std::pair<int, std::string> Create(const Served& served, const std::string& ns,
+                                     const std::string& body) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::pair<int, std::string> HandleResource(const ResourcePath& at, const std::string& method,
                                              const std::string& query,
                                              const std::string& content_type,
