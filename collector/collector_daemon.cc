@@ -168,6 +168,12 @@ absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const 
     CARBONROUTE_RETURN_IF_ERROR(DiscoveryRegionLocations(config, data).status());
     CARBONROUTE_RETURN_IF_ERROR(DiscoveryRegionCoordinates(config, data).status());
   }
+  if (!config.publish.keda_configmaps.empty()) {
+    CARBONROUTE_RETURN_IF_ERROR(
+        keda::KedaPublishing::Connection(
+            config.publish, {.getenv = [](const char* name) { return std::getenv(name); }})
+            .status());
+  }
   return absl::OkStatus();
 }
 

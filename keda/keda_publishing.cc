@@ -9,6 +9,23 @@
 
 namespace carbonroute::keda {
 
+absl::StatusOr<kube::KubeConnection> KedaPublishing::Connection(
+    const PublishConfig& config, const kube::KubeEnvironment& environment) {
+  absl::StatusOr<kube::KubeConnection> connection = kube::ResolveKubeConnection(
+      {.api_url = config.api_url,
+       .token_file = config.token_file,
+       .ca_file = config.ca_file,
+       .kubeconfig = config.kubeconfig,
+       .context = config.context,
+       .how_to_configure = "set publish.kubeconfig (a kubeconfig file) or publish.api_url"},
+      environment);
+  if (!connection.ok()) {
+    return absl::Status(connection.status().code(),
+                        absl::StrCat("publish: ", connection.status().message()));
+  }
+  return connection;
+}
+
 absl::StatusOr<std::unique_ptr<KedaPublishing>> KedaPublishing::Create(
     const PublishConfig& config, carbon_aware::LocationNames names, bool locations_from_nodes,
     const carbon_aware::CarbonAwareData& data, const Clock& clock,
@@ -24,18 +41,8 @@ absl::StatusOr<std::unique_ptr<KedaPublishing>> KedaPublishing::Create(
     options.configmaps.push_back(
         {configmap.location, configmap.name, configmap.namespace_name, configmap.key});
   }
-  absl::StatusOr<kube::KubeConnection> connection = kube::ResolveKubeConnection(
-      {.api_url = config.api_url,
-       .token_file = config.token_file,
-       .ca_file = config.ca_file,
-       .kubeconfig = config.kubeconfig,
-       .context = config.context,
-       .how_to_configure = "set publish.kubeconfig (a kubeconfig file) or publish.api_url"},
-      environment);
-  if (!connection.ok()) {
-    return absl::Status(connection.status().code(),
-                        absl::StrCat("publish: ", connection.status().message()));
-  }
+  absl::StatusOr<kube::KubeConnection> connection = Connection(config, environment);
+  if (!connection.ok()) return connection.status();
   absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> curl = net::CurlHttpClient::Create(
       absl::StrCat("carbonroute-collector/", CARBONROUTE_VERSION, " (KEDA ConfigMaps)"));
   if (!curl.ok()) {

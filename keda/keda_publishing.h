@@ -43,6 +43,10 @@ class KedaPublishing {
       const carbon_aware::CarbonAwareData& data, const Clock& clock,
       const kube::KubeEnvironment& environment);
 
+  // The API connection `config` names (what --check-config checks).
+  static absl::StatusOr<kube::KubeConnection> Connection(const PublishConfig& config,
+                                                         const kube::KubeEnvironment& environment);
+
   void Run(absl::Notification& stop) { publisher_->Run(stop); }
   const kube::KubeConnection& connection() const { return client_->connection(); }
 

@@ -96,6 +96,49 @@ rtt:
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rtt.discovery.consul")));
 }
 
+TEST(LoadCollectorConfig, PublishKedaConfigMapsWithTheOperatorsDefaults) {
+  absl::StatusOr<CollectorConfig> config = Parse(std::string(kMinimal) + R"yaml(
+publish:
+  kubeconfig: /etc/kube.config
+  keda_configmaps:
+    - {location: eastus}
+    - {location: DE, name: carbon-de, namespace: apps, key: forecast}
+)yaml");
+  ASSERT_THAT(config, IsOk());
+  const PublishConfig& publish = config->publish;
+  ASSERT_EQ(publish.keda_configmaps.size(), 2u);
+  EXPECT_EQ(publish.keda_configmaps[0].name, "carbon-intensity");
+  EXPECT_EQ(publish.keda_configmaps[0].namespace_name, "kube-system");
+  EXPECT_EQ(publish.keda_configmaps[0].key, "data");
+  EXPECT_EQ(publish.keda_configmaps[1].namespace_name, "apps");
+  EXPECT_EQ(publish.kubeconfig, "/etc/kube.config");
+  EXPECT_EQ(publish.lease_namespace, "kube-system");  // the first ConfigMap's
+  EXPECT_EQ(publish.history, absl::Hours(24));
+  EXPECT_TRUE(Parse(kMinimal)->publish.keda_configmaps.empty());
+
+  struct Case {
+    std::string yaml, says;
+  };
+  for (const Case& mistake : std::vector<Case>{
+           {"publish: {keda_configmaps: [{name: x}]}",
+            "publish.keda_configmaps[0].location: required"},
+           {"publish: {keda_configmaps: [{location: DE, name: Carbon_Intensity}]}",
+            "publish.keda_configmaps[0].name: \"Carbon_Intensity\" is not a Kubernetes name"},
+           {"publish: {keda_configmaps: [{location: DE, key: 'a/b'}]}",
+            "publish.keda_configmaps[0].key: \"a/b\" is not a ConfigMap key"},
+           {"publish: {keda_configmaps: [{location: DE}, {location: FR}]}",
+            "publish.keda_configmaps[1]: ConfigMap kube-system/carbon-intensity key data is "
+            "written twice"},
+           {"publish: {keda_configmap: []}", "keda_configmap"},
+           {"publish: {keda_configmaps: [{location: DE}], lease: {duration: 0s}}",
+            "publish.lease.duration"},
+       }) {
+    EXPECT_THAT(Parse(std::string(kMinimal) + mistake.yaml + "\n"),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(mistake.says)))
+        << mistake.yaml;
+  }
+}
+
 TEST(LoadCollectorConfig, NoProvidersIsTheLatencyRole) {
   for (const char* providers : {"", "providers: []\n"}) {
     absl::StatusOr<CollectorConfig> config = Parse(absl::StrCat("node: {name: n1}\n", providers));

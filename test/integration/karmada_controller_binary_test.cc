@@ -18,6 +18,7 @@
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_kube_api_server.h"
+#include "test/testing/rbac_rules.h"
 #include "test/testing/shell.h"
 #include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
@@ -124,24 +125,11 @@ TEST(KarmadaControllerBinary, PlacesTheSeedSampleAndAPolicyEditAtOnce) {
   EXPECT_EQ(controller.Terminate(), 0) << controller.Log();
 
   // Every request it made is one deploy/karmada/karmada-apiserver/rbac.yaml allows.
-  std::set<std::string> allowed;  // "group resource verb"
-  for (const YAML::Node& document : YAML::LoadAllFromFile(
-           std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/karmada/karmada-apiserver/rbac.yaml")) {
-    for (const YAML::Node& rule : document["rules"]) {
-      for (const YAML::Node& group : rule["apiGroups"]) {
-        for (const YAML::Node& resource : rule["resources"]) {
-          for (const YAML::Node& verb : rule["verbs"]) {
-            allowed.insert(absl::StrCat(group.as<std::string>(), " ", resource.as<std::string>(),
-                                        " ", verb.as<std::string>()));
-          }
-        }
-      }
-    }
-  }
+  const std::set<std::string> allowed = testing::AllowedByRbac(
+      std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/karmada/karmada-apiserver/rbac.yaml");
   std::set<std::string> made;
   for (const testing::KubeApiRequest& request : kube.requests()) {
-    const kube::RbacRule rule = kube::RuleFor(request.method, request.target);
-    made.insert(absl::StrCat(rule.api_group, " ", rule.resource, " ", rule.verb));
+    made.insert(testing::RbacNeededFor(request.method, request.target));
   }
   for (const std::string& request : made) EXPECT_TRUE(allowed.contains(request)) << request;
   EXPECT_TRUE(made.contains("policy.karmada.io propagationpolicies patch"));
