@@ -191,6 +191,35 @@ void ExpectWritableState(const YAML::Node& pod) {
   EXPECT_EQ(pod["securityContext"]["fsGroup"].as<int>(), user);
 }
 
+// kube-prometheus-stack scrapes what deploy/prometheus-operator/ selects: the carbon role's
+// Service by its labels and port name, the latency DaemonSet's Pods by theirs.
+TEST(DeployManifests, TheMonitorsSelectTheCollectorsAndTheirMetricsPort) {
+  const YAML::Node monitor = FindKind(Documents("../prometheus-operator/service-monitor.yaml"),
+                                      "ServiceMonitor");
+  const YAML::Node service = FindKind(Documents("collector-carbon-role.yaml"), "Service");
+  for (const auto& label : monitor["spec"]["selector"]["matchLabels"]) {
+    EXPECT_EQ(service["metadata"]["labels"][label.first.as<std::string>()].as<std::string>(""),
+              label.second.as<std::string>())
+        << "the Service lacks the label the ServiceMonitor selects";
+  }
+  EXPECT_EQ(service["spec"]["ports"][0]["name"].as<std::string>(),
+            monitor["spec"]["endpoints"][0]["port"].as<std::string>());
+  EXPECT_EQ(monitor["spec"]["namespaceSelector"]["matchNames"][0].as<std::string>(),
+            service["metadata"]["namespace"].as<std::string>());
+
+  const YAML::Node pods =
+      FindKind(Documents("../prometheus-operator/pod-monitor.yaml"), "PodMonitor");
+  const YAML::Node daemonset = FindKind(Documents("collector-daemonset.yaml"), "DaemonSet");
+  for (const auto& label : pods["spec"]["selector"]["matchLabels"]) {
+    EXPECT_EQ(daemonset["spec"]["template"]["metadata"]["labels"][label.first.as<std::string>()]
+                  .as<std::string>(""),
+              label.second.as<std::string>());
+  }
+  EXPECT_EQ(daemonset["spec"]["template"]["spec"]["containers"][0]["ports"][0]["name"]
+                .as<std::string>(),
+            pods["spec"]["podMetricsEndpoints"][0]["port"].as<std::string>());
+}
+
 TEST(DeployManifests, TheCollectorCanWriteItsCacheAsItsNonRootUser) {
   for (const auto& [file, kind] : {std::pair{"collector-daemonset.yaml", "DaemonSet"},
                                    std::pair{"collector-carbon-role.yaml", "Deployment"}}) {
