@@ -16,7 +16,6 @@ namespace carbonroute::keda {
 namespace {
 
 using Json = nlohmann::json;
-using ::testing::HasSubstr;
 
 const absl::Time kT0 = absl::FromUnixSeconds(1795478400);  // 2026-11-24T00:00:00Z
 
