@@ -118,12 +118,14 @@ void SourceFlags::AddTo(CLI::App& cmd) {
   cmd.add_option("--rtt-matrix", rtt_matrix_,
                  std::string("static RTT matrix CSV sending_region,receiving_region,milliseconds "
                              "(default: data/") +
-                     kInterRegionRttFile + ")");
+                     kInterRegionRttFile + ")")
+      ->check(CLI::ExistingFile);
   cmd.add_option(
-      "--region-zones", region_zones_,
-      std::string("region → grid zone table: cloud-regions.csv's columns, or gcp_region,zone "
-                  "(default: data/") +
-          kRegionZonesFile + ")");
+         "--region-zones", region_zones_,
+         std::string("region → grid zone table: cloud-regions.csv's columns, or gcp_region,zone "
+                     "(default: data/") +
+             kRegionZonesFile + ")")
+      ->check(CLI::ExistingFile);
   cmd.add_option("--data-dir", data_dirs_,
                  "directory searched first for the default data files (repeatable)");
   cmd.add_option("--emissions-type", emissions_type_, "preferred signal where a location has both")

@@ -55,7 +55,8 @@ class HoldSubcommand final : public Subcommand {
     cmd.add_option("--region-zones", region_zones_,
                    std::string("region → grid location CSV, for node selectors naming a region "
                                "(default: data/") +
-                       kRegionZonesFile + ")");
+                       kRegionZonesFile + ")")
+        ->check(CLI::ExistingFile);
     cmd.add_option("--data-dir", data_dirs_, "directory searched first for the default data files");
     cmd.add_option("--web.listen-address", listen_, "host:port of /metrics and /healthz")
         ->capture_default_str();

@@ -198,18 +198,22 @@ class SimulateSubcommand final : public Subcommand {
     cmd.add_option("--trace", request_.trace_csv,
                    "hourly carbon-intensity CSV datetime,<zone>... (default: "
                    "data/" +
-                       std::string(kIntensityTraceFile) + ")");
+                       std::string(kIntensityTraceFile) + ")")
+        ->check(CLI::ExistingFile);
     cmd.add_option(
-        "--region-zones", request_.region_zones_csv,
-        std::string("region → grid zone CSV (default: data/") + kStudyRegionZonesFile + ")");
+           "--region-zones", request_.region_zones_csv,
+           std::string("region → grid zone CSV (default: data/") + kStudyRegionZonesFile + ")")
+        ->check(CLI::ExistingFile);
     cmd.add_option(
-        "--rtt-matrix", request_.rtt_matrix_csv,
-        std::string("RTT matrix CSV sending_region,receiving_region,milliseconds (default: "
-                    "data/") +
-            kInterRegionRttFile + ")");
-    cmd.add_option(
-        "--zone-groups", request_.zone_groups_csv,
-        std::string("--shift time: zone → continent CSV (default: data/") + kZoneGroupsFile + ")");
+           "--rtt-matrix", request_.rtt_matrix_csv,
+           std::string("RTT matrix CSV sending_region,receiving_region,milliseconds (default: "
+                       "data/") +
+               kInterRegionRttFile + ")")
+        ->check(CLI::ExistingFile);
+    cmd.add_option("--zone-groups", request_.zone_groups_csv,
+                   std::string("--shift time: zone → continent CSV (default: data/") +
+                       kZoneGroupsFile + ")")
+        ->check(CLI::ExistingFile);
     cmd.add_option("--job-length", job_lengths_,
                    "--shift time: job lengths, whole hours, comma-separated")
         ->capture_default_str();

@@ -55,6 +55,22 @@ TEST(CliUsage, BadArgumentsExit2) {
   EXPECT_THAT(version, HasSubstr(", built 20"));
 }
 
+// A data file the user named and that cannot be read is a usage error naming it; only the
+// default files may be absent (with a warning).
+TEST(CliUsage, ANamedDataFileThatIsMissingExits2NamingIt) {
+  testing::ScopedTempDir dir;
+  const std::string missing = dir.File("nope.csv");
+  for (const std::string& args :
+       {"rank --rtt-matrix " + missing, "rank --region-zones " + missing + " --candidates regions",
+        "serve --rtt-matrix " + missing, "explain FR --region-zones " + missing,
+        "hold --region-zones " + missing, "simulate --trace " + missing,
+        "simulate --zone-groups " + missing + " --shift time"}) {
+    const ShellRun run = Shell(absl::StrCat(kSchedulerLite, " ", args));
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr(missing)) << args;
+  }
+}
+
 TEST(CliUsage, CollectorUsageErrorsExit2) {
   ShellRun run = Shell(kCollector + " --config /nonexistent/collector.yaml");
   EXPECT_EQ(run.exit_code, 2);
