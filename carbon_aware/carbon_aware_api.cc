@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/printed_number.h"
 #include "carbon_aware/emissions_math.h"
 #include "carbon_aware/sdk_time.h"
 #include "net/url.h"
@@ -118,7 +119,7 @@ std::vector<EmissionsPoint> AsEmissions(const std::vector<ForecastPoint>& points
 Json EmissionsDataJson(const EmissionsPoint& point) {
   return {{"location", point.location},
           {"time", FormatDateTimeOffset(point.time)},
-          {"rating", point.rating},
+          {"rating", PrintedNumber(point.rating)},
           {"duration", FormatTimeSpan(point.duration)}};
 }
 
@@ -127,7 +128,7 @@ Json EmissionsDataDtoJson(const EmissionsPoint& point) {
   return {{"location", point.location},
           {"timestamp", FormatDateTimeOffset(point.time)},
           {"duration", static_cast<int>(absl::ToInt64Minutes(point.duration))},
-          {"value", point.rating}};
+          {"value", PrintedNumber(point.rating)}};
 }
 
 Json PointsJson(const std::vector<EmissionsPoint>& points, Json (*encode)(const EmissionsPoint&)) {
@@ -331,7 +332,7 @@ ApiResponse CarbonAwareApi::AverageCarbonIntensity(absl::string_view query) cons
   return Ok(Json{{"location", *location},
                  {"startTime", FormatDateTimeOffset(*start)},
                  {"endTime", FormatDateTimeOffset(*end)},
-                 {"carbonIntensity", *mean}});
+                 {"carbonIntensity", PrintedNumber(*mean)}});
 }
 
 ApiResponse CarbonAwareApi::Locations() const {

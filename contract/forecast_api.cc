@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "base/printed_number.h"
 #include "base/utc_time.h"
 
 namespace carbonroute::forecast_api {
@@ -47,7 +48,7 @@ std::string EncodeAnswer(const ForecastAnswer& answer) {
     for (const ForecastPoint& p : s.points) {
       points.push_back({{"valid_from", UtcSeconds(p.valid_from)},
                         {"valid_to", UtcSeconds(p.valid_to)},
-                        {"grams_per_kwh", p.value}});
+                        {"grams_per_kwh", PrintedNumber(p.value)}});
     }
     series.push_back({{"provider", s.provider},
                       {"emissions_type", std::string(EmissionsTypeName(s.emissions_type))},

@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "base/printed_number.h"
 #include "base/utc_time.h"
 
 namespace carbonroute::keda {
@@ -96,7 +97,7 @@ std::string RecordsJson(const KedaForecast& forecast) {
     records.push_back({{"location", forecast.location},
                        {"timestamp", UtcSeconds(record.timestamp)},
                        {"duration", record.duration_minutes},
-                       {"value", record.value}});
+                       {"value", PrintedNumber(record.value)}});
   }
   return records.dump();
 }

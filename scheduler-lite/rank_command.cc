@@ -102,11 +102,9 @@ class RankSubcommand final : public Subcommand {
                    "gCO2eq/kWh: within this of the cleanest, the nearer candidate wins")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
-    if (!explain_) {
-      cmd.add_option("--format", request_.format, "table or json")
-          ->check(CLI::IsMember({"table", "json"}))
-          ->capture_default_str();
-    }
+    cmd.add_option("--format", request_.format, "table or json")
+        ->check(CLI::IsMember({"table", "json"}))
+        ->capture_default_str();
   }
   void Validate() override {
     if (!runtime_.empty()) request_.runtime = DurationFlag(runtime_, "--runtime");
@@ -202,7 +200,8 @@ int ExplainCommand(const RankRequest& request, const std::string& name, net::Htt
   const std::string kind = all.candidates.substr(0, all.candidates.size() - 1);  // "locations"
   std::optional<placement::PlacementModel::LocationMembers> members;
   if (kind == "location") members = model->MembersOf(model->LocationId(canonical));
-  out << Explanation(scored, canonical, kind, members ? &*members : nullptr);
+  out << (request.format == "json" ? ExplanationJson : Explanation)(scored, canonical, kind,
+                                                                    members ? &*members : nullptr);
   auto it = std::find_if(scored.begin(), scored.end(),
                          [&](const ScoredCandidate& s) { return s.name == canonical; });
   return it != scored.end() && it->feasible ? 0 : 3;

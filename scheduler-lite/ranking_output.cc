@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/printed_number.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -56,11 +57,12 @@ std::string RankingJson(const std::vector<ScoredCandidate>& scored) {
          {"region", s.region},
          {"feasible", s.feasible},
          {"score", FrameworkScore(s)},
-         {"grams_per_kwh",
-          s.grams_per_kwh ? nlohmann::json(*s.grams_per_kwh) : nlohmann::json(nullptr)},
+         {"grams_per_kwh", s.grams_per_kwh ? nlohmann::json(PrintedNumber(*s.grams_per_kwh))
+                                           : nlohmann::json(nullptr)},
          {"carbon_basis", s.carbon_basis},
-         {"rtt_ms", s.latency ? nlohmann::json(absl::ToDoubleMilliseconds(*s.latency))
-                              : nlohmann::json(nullptr)},
+         {"rtt_ms", s.latency
+                        ? nlohmann::json(PrintedNumber(absl::ToDoubleMilliseconds(*s.latency)))
+                        : nlohmann::json(nullptr)},
          {"reasons", s.reasons}});
   }
   return nlohmann::json{{"candidates", candidates}}.dump(2) + "\n";
@@ -106,6 +108,43 @@ std::string Explanation(const std::vector<ScoredCandidate>& scored, const std::s
   }
   for (const std::string& reason : s.reasons) absl::StrAppend(&out, "  reason:   ", reason, "\n");
   return out;
+}
+
+std::string ExplanationJson(const std::vector<ScoredCandidate>& scored, const std::string& name,
+                            const std::string& kind,
+                            const placement::PlacementModel::LocationMembers* members) {
+  auto it = std::find_if(scored.begin(), scored.end(),
+                         [&](const ScoredCandidate& s) { return s.name == name; });
+  if (it == scored.end()) {
+    return nlohmann::json{{"name", name}, {"error", "not a candidate"}}.dump(2) + "\n";
+  }
+  const ScoredCandidate& s = *it;
+  nlohmann::json out{
+      {"name", s.name},
+      {"kind", kind},
+      {"location", s.location},
+      {"region", s.region},
+      {"grams_per_kwh",
+       s.grams_per_kwh ? nlohmann::json(PrintedNumber(*s.grams_per_kwh)) : nlohmann::json(nullptr)},
+      {"carbon_basis", s.carbon_basis},
+      {"rtt_ms", s.latency ? nlohmann::json(PrintedNumber(absl::ToDoubleMilliseconds(*s.latency)))
+                           : nlohmann::json(nullptr)},
+      {"feasible", s.feasible},
+      {"rank", nullptr},
+      {"of", std::count_if(scored.begin(), scored.end(),
+                           [](const ScoredCandidate& c) { return c.feasible; })},
+      {"score", FrameworkScore(s)},
+      {"extender_score", ExtenderScore(s)},
+      {"reasons", s.reasons}};
+  if (s.feasible) {
+    out["rank"] =
+        std::count_if(scored.begin(), it + 1, [](const ScoredCandidate& c) { return c.feasible; });
+  }
+  if (members != nullptr) {
+    out["regions"] = members->regions;
+    out["nodes"] = members->nodes;
+  }
+  return out.dump(2) + "\n";
 }
 
 }  // namespace carbonroute::scheduler_lite

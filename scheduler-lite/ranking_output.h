@@ -26,6 +26,14 @@ std::string Explanation(const std::vector<placement::ScoredCandidate>& scored,
                         const std::string& name, const std::string& kind,
                         const placement::PlacementModel::LocationMembers* members = nullptr);
 
+// The same as JSON (`explain --format json`): name, kind, location, region,
+// grams_per_kwh, carbon_basis, rtt_ms, feasible, rank (null when excluded),
+// of (the feasible count), score, extender_score, reasons; a location's
+// regions and nodes.
+std::string ExplanationJson(const std::vector<placement::ScoredCandidate>& scored,
+                            const std::string& name, const std::string& kind,
+                            const placement::PlacementModel::LocationMembers* members = nullptr);
+
 }  // namespace carbonroute::scheduler_lite
 
 #endif  // CARBONROUTE_SCHEDULER_LITE_RANKING_OUTPUT_H_

@@ -251,6 +251,15 @@ TEST_F(CarbonAwareApiTest, PathsAndParameterNamesMatchInAnyCaseAsTheSdksServerDo
   EXPECT_EQ(Get("/emissions/bylocationz", "location=DE").first, 404);
 }
 
+// A value with arithmetic noise in its last bits is written as its 15-digit decimal.
+TEST_F(CarbonAwareApiTest, RatingsCarryNoArithmeticNoise) {
+  data_.observed["FR"] = {{kT0, kT0 + absl::Hours(1), 558.5999999999999}};
+  const ApiResponse answer =
+      api_.Handle("/emissions/bylocation", "location=FR&time=2022-08-23T14:00:00Z");
+  ASSERT_EQ(answer.status, 200) << answer.body;
+  EXPECT_THAT(answer.body, ::testing::HasSubstr("\"rating\":558.6,"));
+}
+
 TEST_F(CarbonAwareApiTest, ARegionWhoseZoneIsUnknownSaysSo) {
   auto [status, body] = Get("/emissions/bylocation", "location=CN-North-1");
   ASSERT_EQ(status, 400) << body;

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "net/curl_http_client.h"
@@ -18,7 +19,7 @@ using ::testing::Not;
 
 constexpr char kPage[] =
     "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
-    "estimated=\"false\",location=\"DE\",provider=\"em\"} 400\n"
+    "estimated=\"false\",location=\"DE\",provider=\"em\"} 400.57000000000005\n"
     "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"marginal\","
     "estimated=\"false\",location=\"CAISO_NORTH\",provider=\"wt\"} 300\n";
 
@@ -58,6 +59,22 @@ TEST_F(RankCommandTest, UnknownLocationsAreUsageErrors) {
   request_.only = {"de"};
   EXPECT_EQ(Run(), 0);
   EXPECT_THAT(err_.str(), HasSubstr("\"de\" taken as location \"DE\""));
+}
+
+// explain takes --format json as rank does (the README's "explain NAME [same options]");
+// numbers are written with at most 15 significant digits (400.57000000000005 → 400.57).
+TEST_F(RankCommandTest, ExplainAnswersInJsonAndNumbersCarryNoArithmeticNoise) {
+  request_.format = "json";
+  EXPECT_EQ(ExplainCommand(request_, "de", *http_, clock_, out_, err_), 0) << err_.str();
+  const nlohmann::json explained = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(explained["name"], "DE");
+  EXPECT_EQ(explained["kind"], "location");
+  EXPECT_EQ(explained["rank"], 2);
+  EXPECT_EQ(explained["of"], 2);
+  EXPECT_EQ(explained["grams_per_kwh"].dump(), "400.57");
+  out_.str("");
+  EXPECT_EQ(Run(), 0);
+  EXPECT_THAT(out_.str(), HasSubstr("\"grams_per_kwh\": 400.57,"));
 }
 
 }  // namespace
