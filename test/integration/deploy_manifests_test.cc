@@ -194,8 +194,8 @@ void ExpectWritableState(const YAML::Node& pod) {
 // kube-prometheus-stack scrapes what deploy/prometheus-operator/ selects: the carbon role's
 // Service by its labels and port name, the latency DaemonSet's Pods by theirs.
 TEST(DeployManifests, TheMonitorsSelectTheCollectorsAndTheirMetricsPort) {
-  const YAML::Node monitor = FindKind(Documents("../prometheus-operator/service-monitor.yaml"),
-                                      "ServiceMonitor");
+  const YAML::Node monitor =
+      FindKind(Documents("../prometheus-operator/service-monitor.yaml"), "ServiceMonitor");
   const YAML::Node service = FindKind(Documents("collector-carbon-role.yaml"), "Service");
   for (const auto& label : monitor["spec"]["selector"]["matchLabels"]) {
     EXPECT_EQ(service["metadata"]["labels"][label.first.as<std::string>()].as<std::string>(""),
@@ -215,9 +215,9 @@ TEST(DeployManifests, TheMonitorsSelectTheCollectorsAndTheirMetricsPort) {
                   .as<std::string>(""),
               label.second.as<std::string>());
   }
-  EXPECT_EQ(daemonset["spec"]["template"]["spec"]["containers"][0]["ports"][0]["name"]
-                .as<std::string>(),
-            pods["spec"]["podMetricsEndpoints"][0]["port"].as<std::string>());
+  EXPECT_EQ(
+      daemonset["spec"]["template"]["spec"]["containers"][0]["ports"][0]["name"].as<std::string>(),
+      pods["spec"]["podMetricsEndpoints"][0]["port"].as<std::string>());
 }
 
 TEST(DeployManifests, TheCollectorCanWriteItsCacheAsItsNonRootUser) {
