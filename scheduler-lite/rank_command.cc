@@ -87,7 +87,9 @@ class RankSubcommand final : public Subcommand {
   void AddFlags(CLI::App& cmd) override {
     if (explain_) cmd.add_option("name", name_, "node, region or location")->required();
     sources_.AddTo(cmd);
-    cmd.add_option("--candidates", request_.candidates, "auto|locations|nodes|regions")
+    cmd.add_option("--candidates", request_.candidates,
+                   "what is ranked: locations, nodes or regions; auto: nodes when --from is given "
+                   "and the model knows nodes, else locations")
         ->check(CLI::IsMember({"auto", "locations", "nodes", "regions"}))
         ->capture_default_str();
     cmd.add_option("--locations", locations_,
@@ -145,6 +147,10 @@ int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock,
   std::shared_ptr<const PlacementModel> model = LoadModelOrSay(request.sources, http, clock, err);
   if (model == nullptr) return 1;
   RankRequest resolved = request;
+  if (request.candidates == "auto" && KindOf(*model, request) == "nodes") {
+    err << "scheduler-lite: note: ranking nodes (--candidates auto with --from); give "
+           "--candidates locations or regions to rank those\n";
+  }
   if (!request.only.empty()) {  // --locations: known names only
     absl::StatusOr<ResolvedNames> names =
         ResolveNames(*model, KindOf(*model, request), request.only);

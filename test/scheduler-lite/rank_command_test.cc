@@ -21,7 +21,9 @@ constexpr char kPage[] =
     "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
     "estimated=\"false\",location=\"DE\",provider=\"em\"} 400.57000000000005\n"
     "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"marginal\","
-    "estimated=\"false\",location=\"CAISO_NORTH\",provider=\"wt\"} 300\n";
+    "estimated=\"false\",location=\"CAISO_NORTH\",provider=\"wt\"} 300\n"
+    "carbonroute_node_info{location=\"DE\",node=\"node-a\",region=\"europe-west3\","
+    "zone=\"europe-west3-a\"} 1\n";
 
 class RankCommandTest : public ::testing::Test {
  protected:
@@ -75,6 +77,19 @@ TEST_F(RankCommandTest, ExplainAnswersInJsonAndNumbersCarryNoArithmeticNoise) {
   out_.str("");
   EXPECT_EQ(Run(), 0);
   EXPECT_THAT(out_.str(), HasSubstr("\"grams_per_kwh\": 400.57,"));
+}
+
+// --candidates auto ranks nodes once --from is given: said, not silent.
+TEST_F(RankCommandTest, AutoSaysWhenFromMakesItRankNodes) {
+  EXPECT_EQ(Run(), 0) << err_.str();
+  EXPECT_THAT(err_.str(), Not(HasSubstr("ranking nodes")));
+  request_.from = "node-a";
+  EXPECT_EQ(Run(), 0) << err_.str();
+  EXPECT_THAT(err_.str(), HasSubstr("note: ranking nodes (--candidates auto with --from)"));
+  EXPECT_THAT(out_.str(), HasSubstr("node-a"));
+  request_.candidates = "locations";
+  EXPECT_EQ(Run(), 0) << err_.str();
+  EXPECT_THAT(err_.str(), Not(HasSubstr("ranking nodes")));
 }
 
 }  // namespace
