@@ -106,6 +106,12 @@ class CarbonAwareApi {
   // `query` is the part after '?' (net::HttpServerRequest::query).
   ApiResponse Handle(absl::string_view path, absl::string_view query) const;
 
+  // The polled grid location `name` stands for (location_names.h), for the
+  // collector's other endpoints; kNotFound naming it otherwise.
+  absl::StatusOr<std::string> GridLocationOf(absl::string_view name) const {
+    return names_.GridLocation(name, data_.GridLocations());
+  }
+
   // Parameter errors in the order they were found: the problem details' `errors`.
   using Errors = std::vector<std::pair<std::string, std::vector<std::string>>>;
 

@@ -379,12 +379,18 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
 }
 
 net::HttpServerResponse CollectorDaemon::ForecastPage(const net::HttpServerRequest& request) const {
-  const std::string location =
+  const std::string asked =
       net::QueryParameter(request.query, forecast_api::kLocationParameter).value_or("");
-  if (location.empty()) {
+  if (asked.empty()) {
     return {400, "application/json",
             forecast_api::EncodeError("query parameter location is required, e.g. ?location=DE")};
   }
+  // A grid location in any case, or a cloud region of one (as the SDK API takes them).
+  absl::StatusOr<std::string> grid = carbon_aware_api_->GridLocationOf(asked);
+  if (!grid.ok()) {
+    return {404, "application/json", forecast_api::EncodeError(grid.status().message())};
+  }
+  const std::string& location = *grid;
   const absl::Time now = clock_.Now();
   ForecastAnswer answer{location, {}};
   for (const std::unique_ptr<providers::Provider>& provider : providers_) {

@@ -8,8 +8,9 @@
 // heatmap, carbon by location), refreshed from /api/v1/status.
 // /healthz answers 200 "ok" once the first poll has completed, 503 before.
 // /api/v1/forecast?location=L answers the cached forecast points of every
-// provider polling L, from now on (contract/forecast_api.h): 400 without
-// `location`, 404 if no provider polls it, 503 if the cache cannot be read.
+// provider polling L (a grid location in any case, or a cloud region of one),
+// from now on (contract/forecast_api.h): 400 without `location`, 404 if no
+// provider polls it, 503 if the cache cannot be read.
 // /emissions/... and /locations answer the Carbon Aware SDK's Web API from
 // the cache (carbon_aware/carbon_aware_api.h), locations named as grid
 // locations or as the cloud regions of data/cloud-regions.csv.

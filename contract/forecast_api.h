@@ -3,7 +3,8 @@
 // The collector's forecast API, both sides of it: the collector encodes its
 // cached forecast points, scheduler-lite's `window` command decodes them.
 //
-//   GET /api/v1/forecast?location=DE
+//   GET /api/v1/forecast?location=DE   (a polled grid location in any case, or a
+//                                       cloud region of one: ?location=europe-west3)
 //   200 {"location": "DE",
 //        "series": [{"provider": "replay", "emissions_type": "average",
 //                    "points": [{"valid_from": "2026-11-23T06:00:00Z",

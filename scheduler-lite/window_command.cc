@@ -50,7 +50,9 @@ class WindowSubcommand final : public Subcommand {
   }
   void AddFlags(CLI::App& cmd) override {
     cmd.add_option("--collector", request_.collector, "collector base URL")->capture_default_str();
-    cmd.add_option("--location", request_.location, "grid location, e.g. DE")->required();
+    cmd.add_option("--location", request_.location,
+                   "grid location in any case, or a cloud region of one, e.g. DE, europe-west3")
+        ->required();
     cmd.add_option("--duration", duration_, "job duration, e.g. 2h")->required();
     cmd.add_option("--deadline", request_.deadline, "latest end: RFC 3339 or relative (+12h)")
         ->required();
@@ -100,6 +102,10 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
     err << "scheduler-lite: " << best.status().message() << "\n";
     return best.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 3;
   }
+  // Where the forecast ends, when that is before the deadline: the window was chosen within it.
+  std::optional<absl::Time> forecast_end;
+  if (!points->empty() && points->back().valid_to < *deadline)
+    forecast_end = points->back().valid_to;
   if (request.format == "json") {
     auto rounded = [](std::optional<double> x, double scale) {
       return x ? nlohmann::ordered_json(std::round(*x * scale) / scale) : nlohmann::ordered_json();
@@ -110,7 +116,9 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
         {"end", UtcSeconds(best->start + request.duration)},
         {"mean_grams_per_kwh", rounded(best->mean_grams_per_kwh, 1e3)},
         {"mean_if_started_now", rounded(best->mean_if_started_now, 1e3)},
-        {"saving_fraction", rounded(best->saving_fraction, 1e4)}};
+        {"saving_fraction", rounded(best->saving_fraction, 1e4)},
+        {"forecast_end", forecast_end ? nlohmann::ordered_json(UtcSeconds(*forecast_end))
+                                      : nlohmann::ordered_json()}};
     out << answer.dump() << "\n";
     return 0;
   }
@@ -124,6 +132,12 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
   }
   if (best->saving_fraction)
     out << absl::StrFormat("  saving: %.1f %%\n", *best->saving_fraction * 100);
+  if (forecast_end) {
+    out << absl::StrFormat(
+        "  the forecast ends %s (%s), before the deadline: the window was "
+        "chosen within it\n",
+        UtcSeconds(*forecast_end), InText(*forecast_end - now));
+  }
   return 0;
 }
 

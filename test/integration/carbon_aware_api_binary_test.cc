@@ -176,6 +176,19 @@ TEST_F(CarbonAwareApiBinaryTest, TheOptimalWindowIsScheduleLiteWindowsForTheSame
   }
   std::cout << "forecasts/current optimal: " << optimal.dump()
             << "\nscheduler-lite window: " << window.dump() << "\n";
+
+  // `window` takes what `rank` and the SDK API take: a cloud region, any case.
+  for (const char* location : {"europe-west3", "de", "Europe-North1"}) {
+    const testing::ShellRun named = testing::Shell(absl::StrCat(
+        CARBONROUTE_SCHEDULER_LITE_BINARY, " window --collector http://127.0.0.1:", collector_.port,
+        " --location ", location, " --duration 3h --deadline ", UtcSeconds(deadline), " 2>&1"));
+    EXPECT_EQ(named.exit_code, 0) << location << ": " << named.output;
+  }
+  const testing::ShellRun unknown = testing::Shell(absl::StrCat(
+      CARBONROUTE_SCHEDULER_LITE_BINARY, " window --collector http://127.0.0.1:", collector_.port,
+      " --location europe-west99 --duration 3h --deadline +12h 2>&1"));
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_THAT(unknown.output, HasSubstr("unknown location 'europe-west99'"));
 }
 
 }  // namespace

@@ -91,5 +91,21 @@ TEST_F(WindowCommandTest, JsonOutputEscapesTheLocation) {
   EXPECT_THAT(out_.str(), HasSubstr(R"("location":"DE \"north\"")"));
 }
 
+// A deadline past the forecast's end: the answer says where the forecast ends.
+TEST_F(WindowCommandTest, ADeadlinePastTheForecastSaysWhereTheForecastEnds) {
+  Serve("DE", std::vector<double>(14, 300));  // to 14:00 after the hour before kNow
+  request_.deadline = "+200h";
+  EXPECT_EQ(Run(), 0) << err_.str();
+  EXPECT_THAT(out_.str(), HasSubstr("the forecast ends 2027-01-15T22:00:00Z (in 13h40m), before "
+                                    "the deadline"));
+  request_.format = "json";
+  EXPECT_EQ(Run(), 0) << err_.str();
+  EXPECT_THAT(out_.str(), HasSubstr(R"("forecast_end":"2027-01-15T22:00:00Z")"));
+  request_.deadline = "+12h";  // within the forecast: nothing said
+  request_.format = "table";
+  EXPECT_EQ(Run(), 0) << err_.str();
+  EXPECT_THAT(out_.str(), Not(HasSubstr("forecast ends")));
+}
+
 }  // namespace
 }  // namespace carbonroute::scheduler_lite
