@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -147,17 +148,30 @@ carbon_aware::LocationNames CarbonAwareLocationNames(const DataPaths& data) {
 }  // namespace
 
 absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const DataPaths& data,
-                                           std::vector<std::string>* missing_credentials) {
+                                           std::vector<std::string>* unavailable_here) {
   NoHttpClient http;  // providers are built, never called
   for (const ProviderConfig& provider_config : config.providers) {
     absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
         providers::MakeProvider(provider_config, data, http);
     if (provider.ok()) continue;
     absl::Status error = ProviderError(provider.status(), provider_config.name);
-    if (missing_credentials == nullptr || !providers::IsMissingCredential(provider.status())) {
+    if (unavailable_here == nullptr || !providers::IsMissingCredential(provider.status())) {
       return error;
     }
-    missing_credentials->emplace_back(error.message());  // and the rest is checked
+    for (std::string& missing : providers::MissingCredentials(provider_config)) {
+      unavailable_here->push_back(std::move(missing));  // every one, and the rest is checked
+    }
+  }
+  if (config.database != ":memory:") {
+    const std::filesystem::path directory =
+        std::filesystem::absolute(config.database).parent_path();
+    std::error_code error;
+    if (!std::filesystem::is_directory(directory, error)) {
+      const std::string problem = absl::StrCat("database: the directory \"", directory.string(),
+                                               "\" of \"", config.database, "\" does not exist");
+      if (unavailable_here == nullptr) return absl::FailedPreconditionError(problem);
+      unavailable_here->push_back(problem);
+    }
   }
   if (!config.rtt.static_matrix.empty()) {
     std::string matrix;

@@ -84,12 +84,14 @@ class CollectorDaemon {
   // them, credentials and environment variables resolved), the static RTT
   // matrix and the discovery's region → location map are read, and the
   // Kubernetes API endpoint is found. The same errors as Create. For --check-config.
-  // With `missing_credentials`, a provider whose credential is not there
-  // (providers::IsMissingCredential: an unset variable, a missing file) is
-  // named in it instead, and the rest is checked (a workstation checking a
-  // production configuration).
+  // With `unavailable_here`, what this machine lacks but the one it is meant
+  // for may have is named in it instead of failing: every credential that is
+  // not there (providers::IsMissingCredential: an unset variable, a missing
+  // file; all of them, not the first per provider), and a database directory
+  // that does not exist (a unit's StateDirectory= creates it); the rest is
+  // checked (a workstation checking a production configuration).
   static absl::Status CheckStartup(const CollectorConfig& config, const DataPaths& data,
-                                   std::vector<std::string>* missing_credentials = nullptr);
+                                   std::vector<std::string>* unavailable_here = nullptr);
 
   // The bound port of the HTTP endpoint.
   int port() const { return server_->port(); }

@@ -171,7 +171,7 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
       for (const std::string& line : missing)
         std::cerr << check_config_path << ": " << line << "\n";
       std::cerr << check_config_path << ": valid, but " << missing.size()
-                << (missing.size() == 1 ? " credential is" : " credentials are")
+                << (missing.size() == 1 ? " thing it needs is" : " things it needs are")
                 << " not available here (exit 3)\n";
       return 3;
     }
@@ -192,6 +192,19 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   spdlog::set_level(spdlog::level::from_str(log_level.empty() ? config->log_level : log_level));
   node.ApplyTo(*config);
   if (!listen_address.empty()) config->listen_address = listen_address;
+  const carbonroute::DataPaths data = carbonroute::DataPathsFrom(
+      data_dirs, std::filesystem::path(config_path).parent_path().string());
+  {
+    // One rule with --check-config: what the configuration names and cannot be found (a trace,
+    // a matrix, a location) is a configuration error, exit 2; what this machine lacks (a
+    // credential, the database directory) is a start-up failure, exit 1, from Create below.
+    std::vector<std::string> unavailable;
+    const absl::Status startup = CollectorDaemon::CheckStartup(*config, data, &unavailable);
+    if (!startup.ok()) {
+      std::cerr << config_path << ": " << startup.message() << "\n";
+      return 2;
+    }
+  }
 
   Reloader reloader(config_path, node);
   carbonroute::StopSignals signals(
@@ -207,11 +220,8 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   int exit_code = 0;
   {
     absl::StatusOr<std::unique_ptr<carbonroute::collector::CollectorDaemon>> daemon =
-        carbonroute::collector::CollectorDaemon::Create(
-            *config,
-            carbonroute::DataPathsFrom(data_dirs,
-                                       std::filesystem::path(config_path).parent_path().string()),
-            carbonroute::RealClock(), /*http=*/nullptr, web_config);
+        carbonroute::collector::CollectorDaemon::Create(*config, data, carbonroute::RealClock(),
+                                                        /*http=*/nullptr, web_config);
     if (!daemon.ok()) {
       spdlog::critical("{}", std::string(daemon.status().message()));
       exit_code = 1;

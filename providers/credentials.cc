@@ -1,6 +1,7 @@
 #include "providers/credentials.h"
 
 #include <cstdlib>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "base/data_files.h"
@@ -53,6 +54,23 @@ absl::StatusOr<std::string> ResolveSecret(const SecretRef& secret, absl::string_
 
 bool IsMissingCredential(const absl::Status& status) {
   return status.GetPayload(kMissingCredentialPayload).has_value();
+}
+
+std::vector<std::string> MissingCredentials(const ProviderConfig& provider) {
+  const std::pair<const char*, const SecretRef*> secrets[] = {
+      {"username", &provider.watttime.username},
+      {"password", &provider.watttime.password},
+      {"token", &provider.electricity_maps.token}};
+  std::vector<std::string> missing;
+  for (const auto& [what, secret] : secrets) {
+    if (secret->empty()) continue;
+    absl::StatusOr<std::string> value =
+        ResolveSecret(*secret, absl::StrCat("provider \"", provider.name, "\" ", what));
+    if (!value.ok() && IsMissingCredential(value.status())) {
+      missing.emplace_back(value.status().message());
+    }
+  }
+  return missing;
 }
 
 }  // namespace carbonroute::providers

@@ -15,6 +15,7 @@
 #define CARBONROUTE_PROVIDERS_CREDENTIALS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -28,6 +29,11 @@ absl::StatusOr<std::string> ResolveSecret(const SecretRef& secret, absl::string_
 // credential is not there on this machine, as opposed to a configuration that
 // is wrong: `--check-config` on a workstation tells the two apart.
 bool IsMissingCredential(const absl::Status& status);
+
+// Every credential of `provider` that is not there on this machine, each
+// message as its provider's Create would name it ("provider \"wt\" password:
+// ..."); empty when all are there.
+std::vector<std::string> MissingCredentials(const ProviderConfig& provider);
 
 }  // namespace carbonroute::providers
 

@@ -211,15 +211,29 @@ TEST(CliUsage, AMistypedOptionIsAnsweredWithTheClosestOne) {
 }
 
 TEST(CliUsage, CheckConfigTellsMissingCredentialsFromAnInvalidConfiguration) {
-  // The shipped live configuration on a workstation: valid, its credentials elsewhere.
+  // The shipped live configuration on a workstation: valid, its credentials and its database's
+  // directory elsewhere; every one named, not the first per provider.
+  testing::ScopedTempDir dir;
+  const std::string live = dir.File("live.yaml");
+  {
+    std::string yaml =
+        testing::ReadFile(std::string(CARBONROUTE_SOURCE_DIR) + "/config/examples/live.yaml");
+    const std::size_t database = yaml.find("\ndatabase: ");
+    ASSERT_NE(database, std::string::npos);
+    yaml.replace(database + 1, yaml.find('\n', database + 1) - database - 1,
+                 "database: " + dir.File("no-such-dir/readings.sqlite"));
+    std::ofstream(live) << yaml;
+  }
   ShellRun run = Shell(absl::StrCat("env -u CREDENTIALS_DIRECTORY ", kCollector, " --check-config ",
-                                    CARBONROUTE_SOURCE_DIR, "/config/examples/live.yaml 2>&1"));
+                                    live, " --data-dir ", CARBONROUTE_SOURCE_DIR, "/data 2>&1"));
   EXPECT_EQ(run.exit_code, 3) << run.output;
   EXPECT_THAT(run.output, HasSubstr("provider \"watttime\" username: credential"));
+  EXPECT_THAT(run.output, HasSubstr("provider \"watttime\" password: credential"));
   EXPECT_THAT(run.output, HasSubstr("provider \"electricity_maps\" token: credential"));
-  EXPECT_THAT(run.output, HasSubstr("valid, but 2 credentials are not available here (exit 3)"));
+  EXPECT_THAT(run.output, HasSubstr("database: the directory \"" + dir.File("no-such-dir")));
+  EXPECT_THAT(run.output,
+              HasSubstr("valid, but 4 things it needs are not available here (exit 3)"));
   // A missing credential does not hide a real mistake elsewhere: that is exit 2.
-  testing::ScopedTempDir dir;
   const std::string config = dir.File("collector.yaml");
   std::ofstream(config) << "node: {name: n1}\nrtt: {static_matrix: no-such-matrix.csv, peers: "
                            "[{name: p, region: europe-west1}]}\nproviders: [{type: "
@@ -229,6 +243,17 @@ TEST(CliUsage, CheckConfigTellsMissingCredentialsFromAnInvalidConfiguration) {
                            " 2>&1"));
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_THAT(run.output, HasSubstr("rtt.static_matrix"));
+  // The daemon keeps the same rule: a file the configuration names is a configuration error
+  // (exit 2, before anything starts); a database directory this machine lacks is a start-up
+  // failure (exit 1).
+  run = Shell(absl::StrCat("env CARBONROUTE_TEST_UNSET=x ", kCollector, " --config ", config));
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("rtt.static_matrix"));
+  std::ofstream(config) << "node: {name: n1}\nlisten_address: 127.0.0.1:0\ndatabase: "
+                        << dir.File("no-such-dir/readings.sqlite") << "\nproviders: []\n";
+  run = Shell(absl::StrCat(kCollector, " --config ", config));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("no-such-dir"));
 }
 
 // Every line of a log as Prometheus exporters write it: logfmt (ts, level, msg) or JSON.
