@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/build_info.h"
 #include "base/clock.h"
@@ -227,8 +228,12 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
       exit_code = 1;
     } else {
       spdlog::info(
-          "node {} (region \"{}\", location \"{}\"); serving {}://{}:{}/metrics", config->node.name,
-          config->node.region, config->node.location, (*daemon)->tls() ? "https" : "http",
+          "{}; serving {}://{}:{}/metrics",
+          config->node.name.empty()
+              ? std::string("no node name (it probes no peer)")
+              : absl::StrCat("node ", config->node.name, " (region \"", config->node.region,
+                             "\", location \"", config->node.location, "\")"),
+          (*daemon)->tls() ? "https" : "http",
           config->listen_address.substr(0, config->listen_address.rfind(':')), (*daemon)->port());
       reloader.Attach([daemon = daemon->get()](const CollectorConfig& reloaded) {
         return daemon->ReloadPeers(reloaded);

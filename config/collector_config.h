@@ -115,7 +115,10 @@ struct ProviderConfig {
 };
 
 struct NodeConfig {
-  std::string name;      // this node's name: the `node`/`source` label
+  // This node's name: the `node`/`source` label. Required when the
+  // configuration probes peers (ProbesPeers); a collector that probes none
+  // (the carbon role) needs none.
+  std::string name;
   std::string region;    // cloud region, e.g. "europe-west1" (may be empty)
   std::string zone;      // cloud zone, e.g. "europe-west1-b" (may be empty)
   std::string location;  // grid location this node draws power from (may be empty)
@@ -271,6 +274,10 @@ struct CollectorConfig {
   RttConfig rtt;
   PublishConfig publish;
 };
+
+// Whether `config` probes any peer: rtt.peers with an address, or Node
+// discovery with a peer selection other than none.
+bool ProbesPeers(const CollectorConfig& config);
 
 // "replay", "static", "watttime", "electricity_maps" or "uk_carbon_intensity".
 absl::string_view ProviderTypeName(ProviderType type);

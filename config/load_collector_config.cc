@@ -48,7 +48,7 @@ absl::Status RequirePositive(const MappingReader& reader, absl::string_view key,
 absl::Status ReadNode(MappingReader& root, NodeConfig& node) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("node"));
   CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"name", "region", "zone", "location"}));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", node.name, /*required=*/true));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("name", node.name));  // see ProbesPeers
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("region", node.region));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("zone", node.zone));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("location", node.location));
@@ -572,6 +572,11 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
   CARBONROUTE_RETURN_IF_ERROR(ReadPoll(root, config.poll));
   CARBONROUTE_RETURN_IF_ERROR(ReadRtt(root, config.rtt));
   CARBONROUTE_RETURN_IF_ERROR(ReadPublish(root, config.publish));
+  if (config.node.name.empty() && ProbesPeers(config)) {
+    return Invalid("node.name",
+                   "required key is missing: this configuration probes peers, and their RTT "
+                   "series name this node as their source");
+  }
 
   // No provider (absent or []) is the latency role: probes only.
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> providers, root.ReadSequence("providers"));
@@ -596,6 +601,14 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
 }
 
 }  // namespace
+
+bool ProbesPeers(const CollectorConfig& config) {
+  if (config.rtt.kubernetes.enabled && config.rtt.peer_selection.mode != PeerSelectionMode::kNone) {
+    return true;
+  }
+  return std::any_of(config.rtt.peers.begin(), config.rtt.peers.end(),
+                     [](const PeerConfig& peer) { return !peer.address.empty(); });
+}
 
 absl::string_view ProviderTypeName(ProviderType type) {
   switch (type) {

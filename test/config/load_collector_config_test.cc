@@ -96,6 +96,18 @@ rtt:
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rtt.discovery.consul")));
 }
 
+// The carbon role probes nobody: it needs no node name (no placeholder in its manifest).
+TEST(LoadCollectorConfig, AConfigurationThatProbesNoPeerNeedsNoNodeName) {
+  absl::StatusOr<CollectorConfig> config = Parse(
+      "providers: [{type: replay, locations: [DE]}]\n"
+      "rtt: {discovery: {kubernetes: {}}, peer_selection: {mode: none}}\n");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->node.name, "");
+  EXPECT_FALSE(ProbesPeers(*config));
+  EXPECT_THAT(Parse("providers: []\nrtt: {discovery: {kubernetes: {}}}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("node.name")));
+}
+
 TEST(LoadCollectorConfig, PublishKedaConfigMapsWithTheOperatorsDefaults) {
   absl::StatusOr<CollectorConfig> config = Parse(std::string(kMinimal) + R"yaml(
 publish:
@@ -346,9 +358,11 @@ INSTANTIATE_TEST_SUITE_P(
                       "{type: wattime}\n",
                       "test.yaml: providers[1].type: unknown provider type \"wattime\"; expected "
                       "one of: replay, static"},
-        BadConfigCase{"MissingNodeName",
-                      "node: {region: x}\nproviders: [{type: replay, locations: [DE]}]\n",
-                      "test.yaml: node.name: required key is missing"},
+        BadConfigCase{"MissingNodeNameWhilePeersAreProbed",
+                      "node: {region: x}\nrtt: {peers: [{name: p, address: 127.0.0.1}]}\n"
+                      "providers: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: node.name: required key is missing: this configuration probes "
+                      "peers"},
         BadConfigCase{"MissingProviderType", "node: {name: n}\nproviders: [{locations: [DE]}]\n",
                       "test.yaml: providers[0].type: required key is missing"},
         BadConfigCase{"NodesWithoutDiscovery",
