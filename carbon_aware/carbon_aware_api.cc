@@ -55,7 +55,7 @@ ApiResponse Problem(int status, const char* type, const std::string& title,
   for (const auto& [name, messages] : errors) errors_json[name] = messages;
   body["errors"] = errors_json;
   body["traceId"] = TraceId();
-  return {status, kProblemJson, body.dump()};
+  return {status, kProblemJson, body.dump(-1, ' ', false, Json::error_handler_t::replace)};
 }
 
 // Model binding failed (a value that is not of its parameter's type).
@@ -73,7 +73,10 @@ ApiResponse Unavailable(const std::string& detail) {
   return Problem(503, kUnavailableType, "ServiceUnavailable", detail, {});
 }
 
-ApiResponse Ok(const Json& body) { return {200, kJson, body.dump()}; }
+// Names are echoed as asked; bytes that are not UTF-8 are written as U+FFFD, never thrown on.
+ApiResponse Ok(const Json& body) {
+  return {200, kJson, body.dump(-1, ' ', false, Json::error_handler_t::replace)};
+}
 ApiResponse NoContent() { return {204, kJson, ""}; }
 
 // Reads the optional time parameter `name`; a malformed one is a binding error.

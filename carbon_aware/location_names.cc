@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -24,6 +25,26 @@ const std::string* PolledIgnoringCase(absl::string_view name,
   return nullptr;
 }
 
+// Whether `name` is UTF-8 (RFC 3629) without control characters: what a
+// location name can be. Anything else is answered as such, its bytes escaped.
+bool IsPrintableUtf8(absl::string_view name) {
+  for (std::size_t i = 0; i < name.size();) {
+    const auto byte = static_cast<unsigned char>(name[i]);
+    if (byte < 0x20 || byte == 0x7f) return false;
+    const int length = byte < 0x80           ? 1
+                       : (byte >> 5) == 0x6  ? 2
+                       : (byte >> 4) == 0xe  ? 3
+                       : (byte >> 3) == 0x1e ? 4
+                                             : 0;
+    if (length == 0 || i + length > name.size()) return false;
+    for (int k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(name[i + k]) >> 6) != 0x2) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
 }  // namespace
 
 LocationNames::LocationNames(std::map<std::string, std::string, std::less<>> regions,
@@ -32,6 +53,11 @@ LocationNames::LocationNames(std::map<std::string, std::string, std::less<>> reg
 
 absl::StatusOr<std::string> LocationNames::GridLocation(
     absl::string_view name, const std::vector<std::string>& polled) const {
+  if (!IsPrintableUtf8(name)) {
+    return absl::NotFoundError(absl::StrCat("\"", absl::CHexEscape(name),
+                                            "\" is not a location name: it holds a control "
+                                            "character or bytes that are not UTF-8"));
+  }
   if (const std::string* location = PolledIgnoringCase(name, polled)) return *location;
   for (const auto& [region, location] : regions_) {
     if (!absl::EqualsIgnoreCase(region, name)) continue;

@@ -38,9 +38,13 @@ absl::Status ValidateListenAddress(std::string& address) {
 
 absl::Status RequirePositive(const MappingReader& reader, absl::string_view key, absl::Duration d) {
   if (d <= absl::ZeroDuration()) {
+    const std::string written = reader.Written(key);  // as the user wrote it: "-60s", not "-1m"
     return Invalid(reader.PathOf(key),
                    absl::StrCat("must be positive, got \"",
-                                d == absl::ZeroDuration() ? "0s" : absl::FormatDuration(d), "\""));
+                                !written.empty()            ? written
+                                : d == absl::ZeroDuration() ? "0s"
+                                                            : absl::FormatDuration(d),
+                                "\""));
   }
   return absl::OkStatus();
 }

@@ -42,16 +42,21 @@ absl::StatusOr<MappingReader> MappingReader::Create(const YAML::Node& node, std:
   // yaml-cpp keeps both entries of a duplicated key and lookups see the first:
   // the second (say, a second `node:` block) would be ignored without a word.
   if (node && node.IsMap()) {
-    std::map<std::string, int> first_line;
+    std::map<std::string, YAML::Mark> first_seen;
     for (const auto& entry : node) {
       if (!entry.first.IsScalar()) continue;
       const std::string key = entry.first.Scalar();
-      const int line = entry.first.Mark().line + 1;
-      auto [it, inserted] = first_line.emplace(key, line);
+      const YAML::Mark mark = entry.first.Mark();
+      auto [it, inserted] = first_seen.emplace(key, mark);
       if (!inserted) {
         const std::string key_path = path.empty() ? key : absl::StrCat(path, ".", key);
-        return Invalid(key_path, absl::StrCat("duplicated key, at lines ", it->second, " and ",
-                                              line, "; keep one"));
+        // Two keys on one line (a flow mapping, {a: 1, a: 2}) are told apart by their columns.
+        const std::string where =
+            it->second.line == mark.line
+                ? absl::StrCat("twice on line ", mark.line + 1, " (columns ", it->second.column + 1,
+                               " and ", mark.column + 1, ")")
+                : absl::StrCat("at lines ", it->second.line + 1, " and ", mark.line + 1);
+        return Invalid(key_path, absl::StrCat("duplicated key, ", where, "; keep one"));
       }
     }
   }
@@ -64,6 +69,13 @@ bool MappingReader::Has(absl::string_view key) const {
 
 std::string MappingReader::PathOf(absl::string_view key) const {
   return path_.empty() ? std::string(key) : absl::StrCat(path_, ".", key);
+}
+
+std::string MappingReader::Written(absl::string_view key) const {
+  if (!node_ || !node_.IsMap()) return "";
+  const YAML::Node& const_node = node_;  // const lookup does not insert
+  const YAML::Node value = const_node[std::string(key)];
+  return value && value.IsScalar() ? value.Scalar() : "";
 }
 
 YAML::Node MappingReader::Take(absl::string_view key) {
@@ -120,8 +132,14 @@ absl::Status MappingReader::ReadStringList(absl::string_view key, std::vector<st
   }
   std::vector<std::string> items;
   for (std::size_t i = 0; i < value.size(); ++i) {
-    absl::StatusOr<std::string> scalar = ScalarAt(value[i], absl::StrCat(PathOf(key), "[", i, "]"));
+    const std::string item_path = absl::StrCat(PathOf(key), "[", i, "]");
+    absl::StatusOr<std::string> scalar = ScalarAt(value[i], item_path);
     if (!scalar.ok()) return scalar.status();
+    // A list names each thing once: [DE, FR, DE] is a slip, not a wish.
+    if (auto first = std::find(items.begin(), items.end(), *scalar); first != items.end()) {
+      return Invalid(item_path, absl::StrCat("\"", *scalar, "\" is listed twice (also at [",
+                                             first - items.begin(), "]); keep one"));
+    }
     items.push_back(*std::move(scalar));
   }
   out = std::move(items);

@@ -30,6 +30,8 @@ class MappingReader {
   static absl::StatusOr<MappingReader> Create(const YAML::Node& node, std::string path);
 
   bool Has(absl::string_view key) const;
+  // The scalar at `key` as written ("-60s"), for messages; "" if absent or not a scalar.
+  std::string Written(absl::string_view key) const;
   // "parent.key", or "key" at the root.
   std::string PathOf(absl::string_view key) const;
 

@@ -174,12 +174,17 @@ MHD_Result Text(MHD_Connection* connection, int status, std::string text) {
 // The query string, from the arguments libmicrohttpd has decoded, encoded again.
 std::string QueryOf(MHD_Connection* connection) {
   std::string query;
-  MHD_get_connection_values(
+  // The sized form keeps a value's NUL bytes (%00): the handler sees what was sent.
+  MHD_get_connection_values_n(
       connection, MHD_GET_ARGUMENT_KIND,
-      [](void* out, MHD_ValueKind, const char* key, const char* value) -> MHD_Result {
+      [](void* out, MHD_ValueKind, const char* key, size_t key_size, const char* value,
+         size_t value_size) -> MHD_Result {
         auto* text = static_cast<std::string*>(out);
-        absl::StrAppend(text, text->empty() ? "" : "&", UrlEncode(key));
-        if (value != nullptr) absl::StrAppend(text, "=", UrlEncode(value));
+        absl::StrAppend(text, text->empty() ? "" : "&",
+                        UrlEncode(absl::string_view(key, key_size)));
+        if (value != nullptr) {
+          absl::StrAppend(text, "=", UrlEncode(absl::string_view(value, value_size)));
+        }
         return MHD_YES;
       },
       &query);

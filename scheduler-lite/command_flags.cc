@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "base/data_files.h"
 #include "base/listen_address.h"
 #include "contract/emissions_type.h"
@@ -44,16 +46,44 @@ void ListenFlag(std::string& text, const char* flag) {
 std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,
                                    double max_exclusive, const char* expected) {
   std::vector<double> values;
+  const bool several = absl::StrContains(text, ',');
   for (absl::string_view item : absl::StrSplit(text, ',')) {
+    item = absl::StripAsciiWhitespace(item);
     double value = 0;
     if (!absl::SimpleAtod(item, &value) || !std::isfinite(value) || value < min ||
         value >= max_exclusive) {
+      // The item alone when it is the whole text; else where in the list it is.
       throw CLI::ValidationError(flag, std::string("expected ") + expected + ", got \"" +
-                                           std::string(item) + "\" in \"" + text + "\"");
+                                           std::string(item) + "\"" +
+                                           (several ? " in \"" + text + "\"" : std::string()));
     }
     if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
   }
   return values;
+}
+
+CLI::Validator AtLeastZero() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        if (absl::SimpleAtod(text, &value) && std::isfinite(value) && value >= 0) return "";
+        return "expected a number ≥ 0, got \"" + text + "\"";
+      },
+      "NUMBER ≥ 0");
+}
+
+void AddScoringFlags(CLI::App& cmd, double& carbon_weight, double& latency_weight,
+                     double& carbon_tolerance, const std::string& whose) {
+  cmd.add_option("--carbon-weight", carbon_weight, whose + "w_c, the weight of carbon")
+      ->check(AtLeastZero())
+      ->capture_default_str();
+  cmd.add_option("--latency-weight", latency_weight, whose + "w_l, the weight of latency")
+      ->check(AtLeastZero())
+      ->capture_default_str();
+  cmd.add_option("--carbon-tolerance", carbon_tolerance,
+                 whose + "τ, gCO2eq/kWh: within this of the cleanest, the nearer candidate wins")
+      ->check(AtLeastZero())
+      ->capture_default_str();
 }
 
 std::vector<double> LatencyLimitsFlag(const std::string& text, const char* flag) {

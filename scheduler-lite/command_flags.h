@@ -48,6 +48,17 @@ std::vector<double> NumberListFlag(const std::string& text, const char* flag, do
 // of every --max-rtt-ms (rank and explain take one, simulate a list).
 std::vector<double> LatencyLimitsFlag(const std::string& text, const char* flag);
 
+// The CLI11 check of a number flag that must be ≥ 0: "expected a number ≥ 0,
+// got \"-1\"" (CLI::NonNegativeNumber prints its 300-digit upper bound).
+CLI::Validator AtLeastZero();
+
+// The scoring knobs every scoring subcommand takes, declared once
+// (placement/scoring.h): --carbon-weight (w_c), --latency-weight (w_l) and
+// --carbon-tolerance (τ, gCO2eq/kWh), each ≥ 0, bound to the caller's
+// fields; `whose` starts their help ("the carbonroute policy's " for simulate).
+void AddScoringFlags(CLI::App& cmd, double& carbon_weight, double& latency_weight,
+                     double& carbon_tolerance, const std::string& whose = "");
+
 // Each empty path of `files` becomes the shipped data file it names
 // (base/data_files.h), searched for as the collector does: `dirs` (--data-dir),
 // $CARBONROUTE_DATA_DIR, ./data, next to the binary, the installed one. A path

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "placement/candidate_names.h"
 #include "scheduler-lite/command_flags.h"
 #include "scheduler-lite/ranking_output.h"
@@ -98,12 +99,8 @@ class RankSubcommand final : public Subcommand {
     cmd.add_option("--max-rtt-ms", max_rtt_ms_, "largest RTT from --from, milliseconds");
     cmd.add_option("--runtime", runtime_,
                    "expected runtime (e.g. 2h): score on the forecast mean over it");
-    cmd.add_option("--carbon-weight", request_.carbon_weight, "w_c")->capture_default_str();
-    cmd.add_option("--latency-weight", request_.latency_weight, "w_l")->capture_default_str();
-    cmd.add_option("--carbon-tolerance", request_.carbon_tolerance,
-                   "gCO2eq/kWh: within this of the cleanest, the nearer candidate wins")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+    AddScoringFlags(cmd, request_.carbon_weight, request_.latency_weight,
+                    request_.carbon_tolerance);
     cmd.add_option("--format", request_.format, "table or json")
         ->check(CLI::IsMember({"table", "json"}))
         ->capture_default_str();
@@ -122,7 +119,13 @@ class RankSubcommand final : public Subcommand {
       throw CLI::ValidationError("--max-rtt-ms",
                                  "needs --from NODE (the origin of the latency limit)");
     }
-    request_.only = absl::StrSplit(locations_, ',', absl::SkipEmpty());
+    request_.only.clear();
+    for (absl::string_view name : absl::StrSplit(locations_, ',', absl::SkipWhitespace())) {
+      const std::string trimmed(absl::StripAsciiWhitespace(name));  // "DE, FR" is DE and FR
+      if (std::find(request_.only.begin(), request_.only.end(), trimmed) == request_.only.end()) {
+        request_.only.push_back(trimmed);
+      }
+    }
   }
   int Run(ProgramContext& c) override {
     if (!sources_.Resolve(request_.sources, c.err)) return 1;

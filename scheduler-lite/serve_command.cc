@@ -50,12 +50,8 @@ class ServeSubcommand final : public Subcommand {
                    "a model older than this cannot verify a latency limit: such pods fail the "
                    "filter on every node")
         ->capture_default_str();
-    cmd.add_option("--carbon-weight", request_.carbon_weight, "w_c")->capture_default_str();
-    cmd.add_option("--latency-weight", request_.latency_weight, "w_l")->capture_default_str();
-    cmd.add_option("--carbon-tolerance", request_.carbon_tolerance,
-                   "gCO2eq/kWh: within this of the cleanest, the nearer candidate wins")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+    AddScoringFlags(cmd, request_.carbon_weight, request_.latency_weight,
+                    request_.carbon_tolerance);
     cmd.add_option("--max-body-bytes", request_.max_body_bytes, "largest request body")
         ->capture_default_str();
     cmd.add_option("--threads", request_.threads,

@@ -260,18 +260,8 @@ class SimulateSubcommand final : public Subcommand {
     cmd.add_option("--plot", request_.plot,
                    "also draw mean intensity against the limit into FILE.svg or FILE.png "
                    "(needs gnuplot)");
-    cmd.add_option("--carbon-weight", request_.options.carbon_weight,
-                   "the carbonroute policy's w_c (as serve's)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
-    cmd.add_option("--latency-weight", request_.options.latency_weight,
-                   "the carbonroute policy's w_l (as serve's)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
-    cmd.add_option("--carbon-tolerance", request_.options.carbon_tolerance,
-                   "the carbonroute policy's carbon tolerance, gCO2eq/kWh (as serve's)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+    AddScoringFlags(cmd, request_.options.carbon_weight, request_.options.latency_weight,
+                    request_.options.carbon_tolerance, "the carbonroute policy's (as serve's) ");
     cmd.add_option("--capacity-prices", capacity_prices_,
                    "whether the carbonroute policy prices the capacity its forecast says "
                    "will run out: yes or no")

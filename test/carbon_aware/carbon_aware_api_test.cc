@@ -260,6 +260,17 @@ TEST_F(CarbonAwareApiTest, RatingsCarryNoArithmeticNoise) {
   EXPECT_THAT(answer.body, ::testing::HasSubstr("\"rating\":558.6,"));
 }
 
+// Bytes that cannot be a name are said to be so, escaped; never "not set", never a throw.
+TEST_F(CarbonAwareApiTest, ANameThatIsNotUtf8OrHoldsAControlCharacterIsSaidToBeSo) {
+  for (const char* query : {"location=%00%FF", "location=A%FF", "location=D%0AE"}) {
+    auto [status, body] = Get("/emissions/bylocation", query);
+    ASSERT_EQ(status, 400) << query;
+    EXPECT_THAT(body["errors"]["location"][0].get<std::string>(),
+                ::testing::HasSubstr("is not a location name"))
+        << query;
+  }
+}
+
 TEST_F(CarbonAwareApiTest, ARegionWhoseZoneIsUnknownSaysSo) {
   auto [status, body] = Get("/emissions/bylocation", "location=CN-North-1");
   ASSERT_EQ(status, 400) << body;

@@ -96,6 +96,20 @@ rtt:
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rtt.discovery.consul")));
 }
 
+// Messages echo what the user wrote and say where.
+TEST(LoadCollectorConfig, MessagesEchoWhatWasWrittenAndSayWhere) {
+  EXPECT_THAT(Parse(std::string(kMinimal) + "poll: {interval: -60s}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("poll.interval: must be positive, got \"-60s\"")));
+  EXPECT_THAT(Parse("node: {name: a, name: b}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("node.name: duplicated key, twice on line 1 (columns 8 and 17)")));
+  EXPECT_THAT(Parse("node: {name: n1}\nproviders: [{type: replay, locations: [DE, FR, DE]}]\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("providers[0].locations[2]: \"DE\" is listed twice (also at "
+                                 "[0]); keep one")));
+}
+
 // The carbon role probes nobody: it needs no node name (no placeholder in its manifest).
 TEST(LoadCollectorConfig, AConfigurationThatProbesNoPeerNeedsNoNodeName) {
   absl::StatusOr<CollectorConfig> config = Parse(

@@ -106,6 +106,9 @@ TEST_F(CarbonAwareApiBinaryTest, EveryAnswerMatchesTheSchemaOfTheSdksDto) {
       Get("/emissions/forecasts/current?location=DE&windowSize=3h", 400, "bad_window");
   EXPECT_EQ(window["errors"]["windowSize"][0], "The value '3h' is not valid for windowSize.");
   Get("/emissions/average-carbon-intensity?location=DE", 400, "no_times");
+  // %00 reaches the API (not cut short into "location is not set").
+  const Json nul = Get("/emissions/bylocation?location=%00%ff", 400, "nul");
+  EXPECT_THAT(nul.dump(), HasSubstr("is not a location name")) << nul;
 
   ExpectValid("/emissions/bylocation", 200, {"bylocation"});
   ExpectValid("/emissions/bylocations", 200, {"bylocations"});

@@ -22,6 +22,7 @@ namespace carbonroute {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using testing::ShellRun;
 
@@ -172,13 +173,23 @@ TEST(CliUsage, ACarbonToleranceMustBeANumberAtLeastZero) {
                               "serve --carbon-tolerance -0.5", "simulate --carbon-tolerance x"}) {
     ShellRun run = Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " ", command, " 2>&1"));
     EXPECT_EQ(run.exit_code, 2) << command << ": " << run.output;
-    EXPECT_THAT(run.output, HasSubstr("--carbon-tolerance")) << command;
+    EXPECT_THAT(run.output, HasSubstr("--carbon-tolerance: expected a number ≥ 0, got \""))
+        << command;
+    EXPECT_THAT(run.output, Not(HasSubstr("179769")))  // no 300-digit upper bound
+        << command;
+  }
+  // The three scoring knobs are one set of flags with one check (ScoringFlags).
+  for (const char* command :
+       {"rank --carbon-weight -1", "serve --latency-weight -2", "simulate --carbon-weight -3"}) {
+    ShellRun run = Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " ", command, " 2>&1"));
+    EXPECT_EQ(run.exit_code, 2) << command << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr("expected a number ≥ 0, got \"-")) << command;
   }
 }
 
 TEST(CliUsage, EveryLatencyLimitFlagIsCheckedAlike) {
   const std::string expected =
-      "--max-rtt-ms: expected latency limits in ms ≥ 0 such as 50,100,150, got \"-5\" in \"-5\"";
+      "--max-rtt-ms: expected latency limits in ms ≥ 0 such as 50,100,150, got \"-5\"\n";
   for (const char* command :
        {"rank --from demo-node --max-rtt-ms -5", "explain FR --from demo-node --max-rtt-ms -5",
         "simulate --max-rtt-ms -5"}) {
@@ -186,10 +197,34 @@ TEST(CliUsage, EveryLatencyLimitFlagIsCheckedAlike) {
     EXPECT_EQ(run.exit_code, 2) << command;
     EXPECT_THAT(run.output, HasSubstr(expected)) << command;
   }
+  ShellRun listed = Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY,
+                                       " simulate --max-rtt-ms '5, x' 2>&1"));  // spaces trimmed
+  EXPECT_THAT(listed.output, HasSubstr("got \"x\" in \"5, x\""));
   ShellRun two = Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY,
                                     " rank --from demo-node --max-rtt-ms 5,10 2>&1"));
   EXPECT_EQ(two.exit_code, 2);
   EXPECT_THAT(two.output, HasSubstr("--max-rtt-ms: expected one limit"));
+}
+
+// "DE, FR" is DE and FR, as a person types it; a name given twice is ranked once.
+TEST(CliUsage, LocationListsAreTrimmedAndNamesCountOnce) {
+  testing::FakeProviderServer collector;
+  collector.Route("/metrics", [](const testing::FakeRequest&) {
+    return testing::FakeResponse{
+        200,
+        "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+        "location=\"DE\",provider=\"p\"} 400\n"
+        "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+        "location=\"FR\",provider=\"p\"} 50\n",
+        {}};
+  });
+  const ShellRun run = Shell(absl::StrCat(kSchedulerLite, " rank --metrics ", collector.base_url(),
+                                          "/metrics --locations 'DE, FR, DE' --format json"));
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json ranked = nlohmann::json::parse(run.output, nullptr, false);
+  ASSERT_TRUE(ranked.is_object()) << run.output;
+  ASSERT_EQ(ranked["candidates"].size(), 2u) << run.output;
+  EXPECT_EQ(ranked["candidates"][0]["name"], "FR");
 }
 
 TEST(CliUsage, AMistypedOptionIsAnsweredWithTheClosestOne) {
