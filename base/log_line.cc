@@ -13,7 +13,8 @@ std::optional<LogFormat> ParseLogFormat(absl::string_view text) {
 }
 
 std::optional<LogLevel> ParseLogLevel(absl::string_view text) {
-  for (LogLevel level : {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarn, LogLevel::kError}) {
+  for (LogLevel level : {LogLevel::kTrace, LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarn,
+                         LogLevel::kError, LogLevel::kOff}) {
     if (text == LogLevelName(level)) return level;
   }
   return std::nullopt;
@@ -21,8 +22,12 @@ std::optional<LogLevel> ParseLogLevel(absl::string_view text) {
 
 absl::string_view LogLevelName(LogLevel level) {
   switch (level) {
+    case LogLevel::kTrace:
+      return "trace";
     case LogLevel::kDebug:
       return "debug";
+    case LogLevel::kOff:
+      return "off";
     case LogLevel::kInfo:
       return "info";
     case LogLevel::kWarn:
@@ -51,7 +56,7 @@ std::string FormatLogLine(LogFormat format, absl::Time time, LogLevel level,
 }
 
 void LineLogger::Log(LogLevel level, absl::string_view message) {
-  if (level < min_level_) return;
+  if (level < min_level_ || min_level_ == LogLevel::kOff) return;
   const std::string line = FormatLogLine(format_, clock_.Now(), level, message);
   absl::MutexLock lock(&mutex_);
   out_ << line << std::flush;

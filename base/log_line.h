@@ -27,11 +27,16 @@
 namespace carbonroute {
 
 enum class LogFormat { kLogfmt, kJson };
-enum class LogLevel { kDebug, kInfo, kWarn, kError };
+// kTrace is kept apart from kDebug for the collector's spdlog; a LineLogger
+// writes both. kOff drops every line.
+enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
+
+// The --log.level values both programs take (one list: the collector's spdlog levels).
+inline constexpr const char* kLogLevelNames[] = {"trace", "debug", "info", "warn", "error", "off"};
 
 // "logfmt" or "json"; nullopt otherwise.
 std::optional<LogFormat> ParseLogFormat(absl::string_view text);
-// "debug", "info", "warn", "error"; nullopt otherwise.
+// One of kLogLevelNames; nullopt otherwise.
 std::optional<LogLevel> ParseLogLevel(absl::string_view text);
 absl::string_view LogLevelName(LogLevel level);
 

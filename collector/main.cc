@@ -37,7 +37,9 @@ class LineFormatter final : public spdlog::formatter {
   explicit LineFormatter(carbonroute::LogFormat format) : format_(format) {}
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
     carbonroute::LogLevel level = carbonroute::LogLevel::kError;  // err, critical
-    if (msg.level <= spdlog::level::debug) {
+    if (msg.level == spdlog::level::trace) {
+      level = carbonroute::LogLevel::kTrace;
+    } else if (msg.level == spdlog::level::debug) {
       level = carbonroute::LogLevel::kDebug;
     } else if (msg.level == spdlog::level::info) {
       level = carbonroute::LogLevel::kInfo;
@@ -87,7 +89,8 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   app.add_option("--log.level,--log-level", log_level,
                  "trace|debug|info|warn|error|off (overrides the config; --log-level: the old "
                  "name, kept for one release)")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(carbonroute::kLogLevelNames),
+                                                     std::end(carbonroute::kLogLevelNames))));
   std::string log_format = "logfmt";
   app.add_option("--log.format", log_format, "logfmt|json")
       ->check(CLI::IsMember({"logfmt", "json"}))

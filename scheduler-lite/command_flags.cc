@@ -223,8 +223,9 @@ std::shared_ptr<const PlacementModel> LoadModelOrSay(const ModelSources& sources
 }
 
 void DaemonFlags::AddTo(CLI::App& cmd) {
-  cmd.add_option("--log.level", log_level_, "debug|info|warn|error")
-      ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+  cmd.add_option("--log.level", log_level_, "trace|debug|info|warn|error|off (as the collector's)")
+      ->check(CLI::IsMember(
+          std::vector<std::string>(std::begin(kLogLevelNames), std::end(kLogLevelNames))))
       ->capture_default_str();
   cmd.add_option("--log.format", log_format_, "logfmt|json")
       ->check(CLI::IsMember({"logfmt", "json"}))

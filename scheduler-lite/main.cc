@@ -4,6 +4,7 @@
 // (scheduler-lite/subcommand.h).
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   CLI::App app{
       "scheduler-lite: carbon- and latency-aware placement from carbonroute collectors' "
       "metrics."};
+  app.name("scheduler-lite");
   app.set_version_flag("--version", carbonroute::VersionLine("scheduler-lite"));
   app.require_subcommand(1);
 
@@ -99,9 +101,19 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
     parsers.emplace_back(cmd, subcommand.get());
   }
 
+  // Words as people type them: `help` and `help SUBCOMMAND` are --help, `-v` is --version.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "help") {
+    args.erase(args.begin());
+    args.emplace_back("--help");
+  } else if (args.size() == 1 && args[0] == "-v") {
+    args[0] = "--version";
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+
   Subcommand* chosen = nullptr;
   try {
-    app.parse(argc, argv);
+    app.parse(args);
     for (const auto& [cmd, subcommand] : parsers) {
       if (cmd->parsed()) chosen = subcommand;
     }

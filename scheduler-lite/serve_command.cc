@@ -56,6 +56,7 @@ class ServeSubcommand final : public Subcommand {
         ->capture_default_str();
     cmd.add_option("--threads", request_.threads,
                    "HTTP server threads (each serves many connections; handlers run on them)")
+        ->check(CLI::Range(1, 256).description("1 to 256"))
         ->capture_default_str();
     cmd.add_option("--collector-pods", request_.collector_pods,
                    "read the collectors found through the Kubernetes API: the Pods this label "

@@ -52,4 +52,12 @@ TEST(NormalizeListenAddress, HostPortOrPortForEveryInterface) {
 }
 
 }  // namespace
+TEST(LogLevels, BothProgramsTakeTheCollectorsSixLevels) {
+  for (const char* name : kLogLevelNames) {
+    ASSERT_TRUE(ParseLogLevel(name).has_value()) << name;
+    EXPECT_EQ(LogLevelName(*ParseLogLevel(name)), name);
+  }
+  EXPECT_FALSE(ParseLogLevel("verbose").has_value());
+}
+
 }  // namespace carbonroute

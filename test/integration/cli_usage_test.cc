@@ -72,6 +72,29 @@ TEST(CliUsage, ANamedDataFileThatIsMissingExits2NamingIt) {
   }
 }
 
+// Answered as users mean them: `help`, `help SUB`, `-v`; serve's --threads 0 is refused, and
+// serve takes the collector's --log.level values (one list, base/log_line.h).
+TEST(CliUsage, HelpAndVersionAsTypedAndOneSetOfDaemonFlags) {
+  ShellRun run = Shell(kSchedulerLite + " help");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("Usage: scheduler-lite [OPTIONS] SUBCOMMAND"));
+  run = Shell(kSchedulerLite + " help window");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("Usage: scheduler-lite window [OPTIONS]"));
+  run = Shell(kSchedulerLite + " -v");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, ::testing::StartsWith("scheduler-lite " CARBONROUTE_VERSION));
+  run = Shell(kSchedulerLite + " serve --threads 0");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("--threads: Value 0 not in range 1 to 256"));
+  for (const char* level : {"trace", "off"}) {
+    run = Shell(absl::StrCat(kSchedulerLite, " serve --log.level ", level, " --help"));
+    EXPECT_EQ(run.exit_code, 0) << level << ": " << run.output;
+    run = Shell(absl::StrCat(kCollector, " --log.level ", level, " --help"));
+    EXPECT_EQ(run.exit_code, 0) << level << ": " << run.output;
+  }
+}
+
 TEST(CliUsage, CollectorUsageErrorsExit2) {
   ShellRun run = Shell(kCollector + " --config /nonexistent/collector.yaml");
   EXPECT_EQ(run.exit_code, 2);
