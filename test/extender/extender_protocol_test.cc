@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "test/testing/build_paths.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::extender {
@@ -192,4 +194,33 @@ TEST(FilterErrorReply, SetsOnlyError) {
 }
 
 }  // namespace
+// docs/scheduler-lite.md's example request is one the extender reads, and its example answer
+// has the reply's fields.
+TEST(ParseExtenderArgs, TheDocumentedExampleIsAValidRequest) {
+  std::ifstream doc(std::string(CARBONROUTE_SOURCE_DIR) + "/docs/scheduler-lite.md");
+  std::vector<std::string> blocks;
+  std::string line, block;
+  bool in_json = false;
+  while (std::getline(doc, line)) {
+    if (line == "```json") {
+      in_json = true;
+      block.clear();
+    } else if (in_json && line == "```") {
+      in_json = false;
+      blocks.push_back(block);
+    } else if (in_json) {
+      block += line + "\n";
+    }
+  }
+  ASSERT_GE(blocks.size(), 2u);
+  absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(blocks[0]);
+  ASSERT_THAT(args, testing::IsOk()) << blocks[0];
+  ASSERT_EQ(args->candidates.size(), 3u);
+  EXPECT_EQ(args->workload.max_rtt_ms.at("edge-gw-1"), 25);
+  const nlohmann::json reply = nlohmann::json::parse(blocks[1]);
+  for (const char* field : {"NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error"}) {
+    EXPECT_TRUE(reply.contains(field)) << field;
+  }
+}
+
 }  // namespace carbonroute::extender
