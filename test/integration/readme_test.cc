@@ -98,6 +98,33 @@ TEST(Readme, ThePackagesDependenciesAreTheLibrariesTheBinariesLink) {
 }
 
 // The README is the user's path; studies and walk-throughs live in docs/.
+// Text that went stale once: every alert of the shipped rules is in the alert table, and no
+// shipped configuration or manifest uses a flag's old name (--listen, --log-level).
+TEST(Readme, TheDocsKeepUpWithTheRulesAndTheFlags) {
+  const std::string alerts = testing::ReadFile(kSource + "/docs/grafana-and-alerts.md");
+  for (const char* rules :
+       {"carbonroute-rules.yaml", "carbonroute-emissions.yaml", "carbonroute-sci.yaml"}) {
+    const std::string text = testing::ReadFile(kSource + "/deploy/prometheus/" + rules);
+    for (std::size_t at = text.find("alert: "); at != std::string::npos;
+         at = text.find("alert: ", at + 1)) {
+      const std::size_t end = text.find('\n', at);
+      const std::string name = text.substr(at + 7, end - at - 7);
+      EXPECT_NE(alerts.find("| `" + name + "` |"), std::string::npos)
+          << name << " is not in docs/grafana-and-alerts.md's table";
+    }
+  }
+  for (const char* shipped :
+       {"/config/examples/scheduler-lite.env", "/deploy/kubernetes/scheduler.yaml",
+        "/deploy/kubernetes/hold.yaml", "/deploy/karmada/host/controller.yaml",
+        "/systemd/scheduler-lite.service.in", "/docs/configuration.md"}) {
+    const std::string text = testing::ReadFile(kSource + shipped);
+    ASSERT_FALSE(text.empty()) << shipped;
+    EXPECT_EQ(text.find("--listen "), std::string::npos) << shipped;
+    EXPECT_EQ(text.find("--listen="), std::string::npos) << shipped;
+    EXPECT_EQ(text.find("--log-level"), std::string::npos) << shipped;
+  }
+}
+
 TEST(Readme, StaysAtMostFiveHundredLines) {
   const std::string readme = testing::ReadFile(kSource + "/README.md");
   EXPECT_LE(std::count(readme.begin(), readme.end(), '\n'), 500)
