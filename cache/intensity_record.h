@@ -19,7 +19,7 @@ struct IntensityRecord {
   IntensitySeries series;
   absl::Time valid_from;                     // inclusive; stored with 1 s resolution
   absl::Time valid_to;                       // exclusive
-  double value = 0;                          // in `unit`
+  double value = 0;                          // in `kind`'s unit (gCO2eq/kWh, or a percentile)
   ValueKind kind = ValueKind::kGramsPerKwh;  // stored as its unit text (contract/value_kind.h)
   bool estimated = false;
   absl::Time fetched_at;  // when the collector got it from the provider

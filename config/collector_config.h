@@ -84,7 +84,7 @@ struct StaticSettings {
 inline constexpr char kLocationsFromNodes[] = "nodes";
 
 // How one collector keeps its calls within the account's published limits
-// (providers/call_limits.h holds the figures and their sources).
+// (providers/call_limiter.h, PublishedLimits, holds the figures and their sources).
 struct ProviderLimitSettings {
   // How many collectors call with this account (the carbon role's replicas):
   // each keeps to 1/N of every published limit, so that together they stay within it.
@@ -162,7 +162,7 @@ struct PeerConfig {
   uint16_t port = 0;  // TCP port (protocol tcp); 0 = ProbeConfig::tcp_port
 };
 
-// How peers are probed (collector/prober.h).
+// How peers are probed (prober/prober.h).
 struct ProbeConfig {
   IcmpMode icmp_mode = IcmpMode::kAuto;
   absl::Duration interval = absl::Seconds(1);          // between two probes to one peer

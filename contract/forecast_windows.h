@@ -2,7 +2,7 @@
 //
 // The windows of carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour:
 // the collector exports a time-weighted mean over each (collector/poller.cc),
-// scheduler-lite reads them back by label (scheduler-lite/scoring.cc). The
+// scheduler-lite reads them back by label (placement/scoring.cc). The
 // labels are part of the metric contract (docs/architecture.md, docs/metrics.md).
 // Thread safety: constants.
 #ifndef CARBONROUTE_CONTRACT_FORECAST_WINDOWS_H_

@@ -1,7 +1,7 @@
 // File: exporter/collector_metrics.h
 //
 // carbonroute-collector's metrics: typed setters over a prometheus::Registry,
-// with the names of exporter/metric_names.h. A series that no longer has a
+// with the names of contract/metric_names.h. A series that no longer has a
 // true value is removed (never left stale, never set to 0).
 //
 // Ownership: borrows the registry, which must outlive this object.

@@ -1,4 +1,4 @@
-// File: scheduler-lite/extender_protocol.h
+// File: extender/extender_protocol.h
 //
 // The kube-scheduler extender v1 wire format (k8s.io/kube-scheduler/extender/v1,
 // types.go, https://github.com/kubernetes/kube-scheduler/blob/master/extender/v1/types.go).

@@ -1,4 +1,4 @@
-// File: scheduler-lite/extender_service.h
+// File: extender/extender_service.h
 //
 // `scheduler-lite serve`: the kube-scheduler extender over HTTP.
 //   POST /filter      ExtenderArgs → ExtenderFilterResult

@@ -1,4 +1,4 @@
-// File: scheduler-lite/exposition_parser.h
+// File: model_sources/exposition_parser.h
 //
 // Parser of the Prometheus text exposition format 0.0.4
 // (https://prometheus.io/docs/instrumenting/exposition_formats/), the format

@@ -1,4 +1,4 @@
-// File: scheduler-lite/forecast_client.h
+// File: model_sources/forecast_client.h
 //
 // The client side of a collector's forecast API (contract/forecast_api.h),
 // for the `window` command.

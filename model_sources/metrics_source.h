@@ -1,4 +1,4 @@
-// File: scheduler-lite/metrics_source.h
+// File: model_sources/metrics_source.h
 //
 // Where scheduler-lite reads the carbonroute metrics from:
 //   - ScrapeCollectors: one or more collectors' /metrics (text exposition),

@@ -1,4 +1,4 @@
-// File: scheduler-lite/model_builder.h
+// File: model_sources/model_builder.h
 //
 // Builds the PlacementModel (placement_model.h) from what the sources give:
 //   - samples of the carbonroute metrics (contract/metric_names.h), whether

@@ -1,4 +1,4 @@
-// File: scheduler-lite/model_loader.h
+// File: model_sources/model_loader.h
 //
 // Reads every configured source once and builds a PlacementModel: the CLI
 // calls it per command, `serve` on an interval (never per request).

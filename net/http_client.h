@@ -1,7 +1,7 @@
 // File: net/http_client.h
 //
 // The HTTP seam. Providers and scheduler-lite's metrics source talk HTTP only
-// through this interface; CurlHttpClient (providers/curl_http_client.h) is the
+// through this interface; CurlHttpClient (net/curl_http_client.h) is the
 // real implementation, tests use fakes or a loopback server.
 //
 // HTTP status codes are data, not errors: a 404 or 503 is a successful

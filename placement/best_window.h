@@ -1,4 +1,4 @@
-// File: scheduler-lite/best_window.h
+// File: placement/best_window.h
 //
 // The temporal query: when, between now and a deadline, should a job of a
 // given duration start so that the grid's mean carbon intensity over its run
@@ -8,7 +8,7 @@
 //
 // Candidate starts: now, and every forecast point boundary after now, such
 // that start + duration ≤ deadline. For each, the time-weighted mean over
-// [start, start + duration) (config/time_weighted_mean.h); starts whose run
+// [start, start + duration) (base/time_weighted_mean.h); starts whose run
 // the forecast does not fully cover are skipped. Ties go to the earliest start.
 // saving = (mean_now − mean_best) / mean_now.
 //

@@ -1,4 +1,4 @@
-// File: scheduler-lite/candidate_names.h
+// File: placement/candidate_names.h
 //
 // What a name given on the command line means in a model: which kind of
 // candidate it is (explain's node → region → location order), and whether a

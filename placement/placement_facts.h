@@ -1,4 +1,4 @@
-// File: scheduler-lite/placement_facts.h
+// File: placement/placement_facts.h
 //
 // What the sources said, by name, before it is compiled into the one model
 // scoring reads (PlacementModel, placement_model.h): carbon intensity per grid

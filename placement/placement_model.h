@@ -1,4 +1,4 @@
-// File: scheduler-lite/placement_model.h
+// File: placement/placement_model.h
 //
 // The one model scheduler-lite scores on: what the collectors and the static
 // files say (PlacementFacts), compiled once into dense integer ids so that

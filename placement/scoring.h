@@ -1,4 +1,4 @@
-// File: scheduler-lite/scoring.h
+// File: placement/scoring.h
 //
 // Carbon- and latency-aware scoring of candidates (nodes, regions or
 // clusters), as stated in docs/architecture.md "Scoring" and the README.
@@ -34,7 +34,7 @@
 //    - the effective carbon value e = c + p, p the location's capacity price
 //      (ScoringOptions::capacity_price, gCO2eq/kWh; 0 when not given: `serve`
 //      and `rank` never give one, the simulator gives the dual prices of its
-//      forecast's min-cost flow, simulator/capacity_prices.h);
+//      forecast's min-cost flow, simulator/carbonroute_placer.h);
 //    - the band: the candidates with e ≤ e_min + τ, τ = carbon_tolerance
 //      (gCO2eq/kWh, default 0: only equally clean candidates); never one
 //      without a carbon value; with w_c = 0 (carbon ignored), all of them;

@@ -1,4 +1,4 @@
-// File: collector/icmp_echo.h
+// File: prober/icmp_echo.h
 //
 // ICMP echo request/reply encoding for the prober (RFC 792 for IPv4, RFC 4443
 // §4 for IPv6). Pure functions over bytes; the sockets live elsewhere.

@@ -1,4 +1,4 @@
-// File: collector/name_resolution.h
+// File: prober/name_resolution.h
 //
 // Turning a peer's configured address into a socket address, for the prober.
 //

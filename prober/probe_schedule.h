@@ -1,4 +1,4 @@
-// File: collector/probe_schedule.h
+// File: prober/probe_schedule.h
 //
 // When to probe each target: every `interval`, with jitter, so that a thousand
 // targets do not all fire in the same millisecond (a burst distorts RTTs and

@@ -1,4 +1,4 @@
-// File: collector/probe_transport.h
+// File: prober/probe_transport.h
 //
 // The prober's socket layer, as an interface (a seam of docs/architecture.md): the
 // prober (prober.h) decides what to probe and when and keeps the statistics;

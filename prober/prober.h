@@ -1,4 +1,4 @@
-// File: collector/prober.h
+// File: prober/prober.h
 //
 // This node's row of the RTT matrix, measured: probes each peer on its
 // ProbeSchedule through a ProbeTransport, keeps RttStatistics per peer and

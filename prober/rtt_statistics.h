@@ -1,4 +1,4 @@
-// File: collector/rtt_statistics.h
+// File: prober/rtt_statistics.h
 //
 // Per-target statistics of a stream of probes: what the prober exports as
 // carbonroute_rtt_seconds (smoothed) and carbonroute_probe_loss_ratio.

@@ -1,4 +1,4 @@
-// File: collector/socket_probe_transport.h
+// File: prober/socket_probe_transport.h
 //
 // The real ProbeTransport: ICMP echo over IPv4 and IPv6 and TCP connect, on a
 // non-blocking epoll loop.

@@ -68,10 +68,6 @@ absl::Status FillDefaultDataFiles(
     const std::vector<std::string>& dirs,
     std::initializer_list<std::pair<std::string*, const char*>> files);
 
-// The client options of every subcommand that reads a source (a collector
-// or Prometheus behind TLS and authentication), defined once: --ca-file,
-// --client-cert/--client-key, --basic-auth-user with
-// --basic-auth-password-file, --bearer-token-file.
 // The flags of the long-running subcommands (serve, hold): --log.level,
 // --log.format and --web.config.file (TLS and Basic auth of their server).
 class DaemonFlags {
@@ -142,6 +138,10 @@ class LeaseFlags {
   kube::LeaseOptions options_;
 };
 
+// The client options of every subcommand that reads a source (a collector
+// or Prometheus behind TLS and authentication), defined once: --ca-file,
+// --client-cert/--client-key, --basic-auth-user with
+// --basic-auth-password-file, --bearer-token-file.
 class ClientFlags {
  public:
   void AddTo(CLI::App& cmd);

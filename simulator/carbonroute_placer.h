@@ -1,4 +1,4 @@
-// File: scheduler-lite/carbonroute_placer.h
+// File: simulator/carbonroute_placer.h
 //
 // The simulator's `carbonroute` policy: each period, every origin's work is
 // placed through scheduler-lite's own scoring (ScoreCompact in scoring.h, the

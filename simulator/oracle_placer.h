@@ -1,4 +1,4 @@
-// File: scheduler-lite/oracle_placer.h
+// File: simulator/oracle_placer.h
 //
 // The simulator's `oracle` policy: for one period's true mean intensities, the
 // placement of minimum total carbon within the latency limit and capacities,

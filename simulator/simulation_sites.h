@@ -1,4 +1,4 @@
-// File: scheduler-lite/simulation_sites.h
+// File: simulator/simulation_sites.h
 //
 // The sites of `scheduler-lite simulate` and the RTTs between them, from the
 // three inputs of the simulation (see README "How much would it save?"):

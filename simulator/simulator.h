@@ -1,4 +1,4 @@
-// File: scheduler-lite/simulator.h
+// File: simulator/simulator.h
 //
 // `scheduler-lite simulate`: what each placement policy would have emitted
 // over an hourly carbon-intensity trace, for a grid of latency limits and

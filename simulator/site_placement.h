@@ -1,8 +1,8 @@
-// File: scheduler-lite/site_placement.h
+// File: simulator/site_placement.h
 //
 // Where the simulator's work runs in one period, and the two policies that
 // need no per-period input: `local` and `static` (README "How much would it
-// save?"; model in scheduler-lite/simulation_sites.h).
+// save?"; model in simulator/simulation_sites.h).
 //
 // Units: work and capacity in whole units; every site has kSiteCapacity and
 // its own constant load. Work originates at every site; only an origin's

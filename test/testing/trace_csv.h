@@ -1,7 +1,7 @@
 // File: test/testing/trace_csv.h
 //
 // The shipped carbon-intensity CSV read independently of the code under test
-// (providers/intensity_trace.cc): the reference the tests compare against.
+// (contract/intensity_trace.cc): the reference the tests compare against.
 #ifndef CARBONROUTE_TEST_TESTING_TRACE_CSV_H_
 #define CARBONROUTE_TEST_TESTING_TRACE_CSV_H_
 
