@@ -1,26 +1,44 @@
 // File: contract/csv_rows.h
 //
-// The shared shape of carbonroute's small CSV files (the RTT matrix, the
-// region → location map): a header line, then rows of exactly `columns`
-// comma-separated cells; blank lines and a trailing '\r' are ignored. No
-// quoting: no cell of these files contains a comma.
+// The one reader of carbonroute's CSV files (the RTT matrix, the region
+// tables, the hourly trace, the zone groups): RFC 4180 records
+// (https://www.rfc-editor.org/rfc/rfc4180), parsed by libcsv (Debian's
+// libcsv3, https://sourceforge.net/projects/libcsv/) in strict mode: a quoted
+// field may hold commas, line breaks and doubled quotes ("Duke, South
+// Carolina"); spaces and tabs around an unquoted field are dropped; blank
+// lines are skipped; a trailing '\r' ends a line as '\n' does.
 //
-// Errors: kInvalidArgument "origin:line: expected N cells, got M", or the
-// first error `row` returns.
-// Thread safety: pure function.
+// Errors: kInvalidArgument "origin:line: malformed CSV (<libcsv's reason>)"
+// for a quote where none may be or a quoted field left open;
+// ForEachCsvRow's "origin:line: expected N cells, got M", or the first error
+// `row` returns.
+// Thread safety: pure functions.
 #ifndef CARBONROUTE_CONTRACT_CSV_ROWS_H_
 #define CARBONROUTE_CONTRACT_CSV_ROWS_H_
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace carbonroute {
 
-// Calls `row(line_number, cells)` (1-based line numbers) for every data row.
+// One record: the line it starts on (1-based) and its cells, unquoted.
+struct CsvRecord {
+  std::size_t line = 0;
+  std::vector<std::string> cells;
+};
+
+// Every record of `csv`, the header included.
+absl::StatusOr<std::vector<CsvRecord>> ReadCsvRecords(absl::string_view csv,
+                                                      absl::string_view origin);
+
+// Calls `row(line_number, cells)` for every record after the header, each of
+// exactly `columns` cells.
 absl::Status ForEachCsvRow(
     absl::string_view csv, absl::string_view origin, std::size_t columns,
     const std::function<absl::Status(std::size_t, const std::vector<absl::string_view>&)>& row);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
+#include "contract/csv_rows.h"
 
 namespace carbonroute {
 namespace {
@@ -51,14 +52,13 @@ absl::StatusOr<IntensityTrace> IntensityTrace::FromColumns(
 absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv,
                                                      absl::string_view origin) {
   IntensityTrace trace;
-  std::size_t line_number = 0;
   absl::CivilHour first_hour;
-  for (absl::string_view line : absl::StrSplit(csv, '\n')) {
-    ++line_number;
-    line = absl::StripSuffix(line, "\r");
-    if (line.empty()) continue;
-    std::vector<absl::string_view> cells = absl::StrSplit(line, ',');
-    if (line_number == 1) {
+  absl::StatusOr<std::vector<CsvRecord>> records = ReadCsvRecords(csv, origin);
+  if (!records.ok()) return records.status();
+  for (const CsvRecord& record : *records) {
+    const std::size_t line_number = record.line;
+    const std::vector<std::string>& cells = record.cells;
+    if (&record == &records->front()) {
       if (cells.size() < 2 || cells[0] != "datetime") {
         return LineError(origin, line_number, "header must be \"datetime\" followed by zone codes");
       }

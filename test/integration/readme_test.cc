@@ -62,6 +62,7 @@ TEST(Readme, ThePackagesDependenciesAreTheLibrariesTheBinariesLink) {
                                                        {"libfmt.", "fmt"},
                                                        {"libyaml-cpp.", "yaml-cpp"},
                                                        {"libz.", "zlib"},
+                                                       {"libcsv.", "libcsv3"},
                                                        {"libsystemd.", "libsystemd0"}};
   const std::set<std::string> runtime = {"libc.", "libm.", "libstdc++.", "libgcc_s."};
   std::set<std::string> needed;
