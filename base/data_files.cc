@@ -50,9 +50,25 @@ DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra
   if (!error) {
     const std::filesystem::path bin = exe.parent_path();
     paths.search_dirs.push_back((bin.parent_path() / "share" / "carbonroute").string());
-    paths.search_dirs.push_back((bin.parent_path().parent_path() / "data").string());
+    // build/bin of a checkout (its root holds CMakeLists.txt and data/), not an install's PREFIX/..
+    const std::filesystem::path checkout = bin.parent_path().parent_path();
+    if (std::filesystem::exists(checkout / "CMakeLists.txt", error) &&
+        std::filesystem::is_directory(checkout / "data", error)) {
+      paths.search_dirs.push_back((checkout / "data").string());
+    }
   }
   paths.search_dirs.push_back(CARBONROUTE_DATA_DIR);  // the configured install prefix
+  // Each folder once (an install in the configured prefix finds it twice otherwise).
+  std::vector<std::string> unique;
+  for (const std::string& dir : paths.search_dirs) {
+    const std::string normal = std::filesystem::path(dir).lexically_normal().string();
+    bool seen = false;
+    for (const std::string& kept : unique) {
+      seen = seen || std::filesystem::path(kept).lexically_normal().string() == normal;
+    }
+    if (!seen) unique.push_back(dir);
+  }
+  paths.search_dirs = std::move(unique);
   return paths;
 }
 

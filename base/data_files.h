@@ -33,8 +33,9 @@ struct DataPaths {
 
 // `first` (e.g. --data-dir flags), then $CARBONROUTE_DATA_DIR, then `extra`
 // (if not empty), then next to the running binary (<dir>/../share/carbonroute,
-// so an install under any prefix finds its data, and <dir>/../../data for a
-// binary in a checkout's build/bin), then the configured install directory.
+// so an install under any prefix finds its data, and <dir>/../../data when the
+// binary is in a checkout's build/bin: that folder holds CMakeLists.txt and
+// data/), then the configured install directory; each folder once.
 DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra);
 
 // `name` itself when it is absolute or exists relative to the working
