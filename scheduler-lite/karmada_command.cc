@@ -9,6 +9,7 @@
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 #include "net/url.h"
+#include "placement/candidate_names.h"
 #include "prometheus/registry.h"
 #include "scheduler-lite/command_flags.h"
 #include "scheduler-lite/karmada_patch.h"
@@ -154,6 +155,21 @@ int KarmadaCommand(const KarmadaRequest& request, net::HttpClient& http, Clock& 
   }
   std::shared_ptr<const PlacementModel> model = LoadModelOrSay(request.sources, http, clock, err);
   if (model == nullptr) return 1;
+  // A cluster's region or location must be one the model knows, as for rank (exit 2, never a
+  // patch placing work on a name nobody knows); letter case is corrected with a note.
+  for (placement::Candidate& cluster : policy->clusters) {
+    const bool by_region = !cluster.region.empty();
+    absl::StatusOr<placement::ResolvedNames> known =
+        placement::ResolveNames(*model, by_region ? "regions" : "locations",
+                                {by_region ? cluster.region : cluster.location});
+    if (!known.ok()) {
+      err << "scheduler-lite: " << request.policy_file << ": cluster " << cluster.name << ": "
+          << known.status().message() << "\n";
+      return 2;
+    }
+    for (const std::string& note : known->notes) err << "scheduler-lite: note: " << note << "\n";
+    (by_region ? cluster.region : cluster.location) = known->names.front();
+  }
   Workload workload;
   workload.expected_runtime = request.runtime;
   ScoringOptions options;

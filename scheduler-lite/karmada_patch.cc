@@ -63,7 +63,18 @@ absl::StatusOr<KarmadaPolicy> ParseKarmadaPolicy(absl::string_view yaml, absl::s
   for (std::size_t i = 0; i < clusters.size(); ++i) {
     const YAML::Node c = clusters[i];
     const std::string path = absl::StrCat("clusters[", i, "]");
-    if (!c.IsMap() || !c["name"] || c["name"].Scalar().empty())
+    if (!c.IsMap()) {
+      return Invalid(origin, absl::StrCat(path, ": expected {name, location} or {name, region}"));
+    }
+    for (const auto& entry : c) {  // a misspelt key is named, not mistaken for a missing one
+      const std::string key = entry.first.Scalar();
+      if (key != "name" && key != "location" && key != "region") {
+        return Invalid(
+            origin,
+            absl::StrCat(path, ".", key, ": unknown key (a cluster has name, location, region)"));
+      }
+    }
+    if (!c["name"] || c["name"].Scalar().empty())
       return Invalid(origin, absl::StrCat(path, ".name: required key is missing"));
     Candidate candidate{c["name"].Scalar(), c["location"] ? c["location"].Scalar() : "",
                         c["region"] ? c["region"].Scalar() : ""};

@@ -3,11 +3,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "base/data_files.h"
+#include "net/curl_http_client.h"
+#include "scheduler-lite/karmada_command.h"
 #include "test/testing/build_paths.h"
+#include "test/testing/fake_clock.h"
+#include "test/testing/fake_provider_server.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/temp_dir.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -82,6 +89,46 @@ TEST(KarmadaPatch, PolicyErrorsNameTheKey) {
                        "p.yaml: desiredClusters: expected a positive integer, got \"none\""));
   EXPECT_THAT(ParseKarmadaPolicy("propagationPolicy: {name: w}\nclustrs: []\n", "p.yaml"),
               StatusIs(absl::StatusCode::kInvalidArgument, "p.yaml: clustrs: unknown key"));
+  // A cluster's keys are checked too: an unknown one, or a misspelt region, is named.
+  EXPECT_THAT(ParseKarmadaPolicy("propagationPolicy: {name: w}\nclusters: [{name: a, region: "
+                                 "europe-west1, foo: 1}]\n",
+                                 "p.yaml"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "p.yaml: clusters[0].foo: unknown key (a cluster has name, location, "
+                       "region)"));
+  EXPECT_THAT(ParseKarmadaPolicy("propagationPolicy: {name: w}\nclusters: [{name: a, regoin: "
+                                 "europe-west1}]\n",
+                                 "p.yaml"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::HasSubstr("clusters[0].regoin: unknown key")));
+}
+
+// A region or location the model does not know is a usage error, as for rank, not a patch.
+TEST(KarmadaPatch, AClusterAtAnUnknownRegionOrLocationExits2WithoutAPatch) {
+  testing::FakeProviderServer collector;
+  collector.Route("/metrics", [](const testing::FakeRequest&) {
+    return testing::FakeResponse{
+        200,
+        "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+        "location=\"BE\",provider=\"p\"} 150\n",
+        {}};
+  });
+  auto http = *net::CurlHttpClient::Create("test");
+  testing::FakeClock clock(absl::FromUnixSeconds(1'800'000'000));
+  testing::ScopedTempDir dir;
+  for (const char* cluster : {"{name: a, region: europe-west99}", "{name: a, location: XX}"}) {
+    std::ofstream(dir.File("p.yaml"))
+        << "propagationPolicy: {name: w}\nclusters: [" << cluster << ", {name: b, location: BE}]\n";
+    KarmadaRequest request;
+    request.policy_file = dir.File("p.yaml");
+    request.sources.metrics_urls = {collector.base_url() + "/metrics"};
+    request.sources.region_locations_csv =
+        std::string(CARBONROUTE_SOURCE_DIR) + "/data/cloud-regions.csv";
+    std::ostringstream out, err;
+    EXPECT_EQ(KarmadaCommand(request, *http, clock, out, err), 2) << cluster << err.str();
+    EXPECT_THAT(err.str(), ::testing::HasSubstr("cluster a: unknown")) << cluster;
+    EXPECT_EQ(out.str(), "") << cluster;
+  }
 }
 
 }  // namespace
