@@ -18,13 +18,16 @@ std::optional<double> AnnotatedIntensity(const HeldObject& object, const char* a
   return value;
 }
 
-// Whether the start `object`'s annotation shows has come.
-bool PlannedStartHasCome(const HeldObject& object, absl::Time now) {
+// The start `object`'s annotation shows, if it shows one.
+std::optional<absl::Time> PlannedStart(const HeldObject& object) {
   const auto written = object.annotations.find(kReleaseAtAnnotation);
   absl::Time planned;
   std::string error;
-  return written != object.annotations.end() &&
-         absl::ParseTime(absl::RFC3339_full, written->second, &planned, &error) && planned <= now;
+  if (written == object.annotations.end() ||
+      !absl::ParseTime(absl::RFC3339_full, written->second, &planned, &error)) {
+    return std::nullopt;
+  }
+  return planned;
 }
 
 }  // namespace
@@ -85,6 +88,36 @@ void HoldController::RefreshForecasts(const std::set<std::string>& needed, absl:
   }
 }
 
+struct HoldController::Assessment {
+  absl::StatusOr<HoldTerms> terms = absl::UnknownError("not read");
+  std::vector<std::string> own_locations;  // its own (annotation, selectors); empty: the cluster's
+  std::optional<absl::Time> planned;       // the start its annotation shows
+  HoldPlan plan;                           // PlanFor's
+};
+
+HoldController::Assessment HoldController::Assess(
+    const HeldObject& object, const std::map<std::string, std::string>& region_locations) {
+  Assessment assessment;
+  assessment.terms = ReadHoldTerms(object);
+  if (assessment.terms.ok()) {
+    assessment.own_locations = LocationsFor(object, *assessment.terms, region_locations, {});
+  }
+  assessment.planned = PlannedStart(object);
+  return assessment;
+}
+
+void HoldController::PlanFor(Assessment& assessment, absl::Time now) const {
+  assessment.plan =
+      PlanRelease(assessment.terms, now, forecasts_,
+                  assessment.own_locations.empty() ? cluster_ : assessment.own_locations);
+  if (assessment.plan.release_at > now && assessment.planned && *assessment.planned <= now) {
+    // Woken a moment after the start it planned, a tie elsewhere can look
+    // better than what is left of this window: the plan it showed is kept.
+    assessment.plan.release_at = now;
+    assessment.plan.expected_intensity = assessment.plan.intensity_if_now;
+  }
+}
+
 // What one pass does to one object.
 struct HoldController::Action {
   HeldObject* object = nullptr;
@@ -123,22 +156,12 @@ absl::Status HoldController::RecordRelease(const kube::EventRecorder& events, co
       "CleanWindowRelease", message, now);
 }
 
-std::optional<HoldController::Action> HoldController::Decide(HeldObject& object, absl::Time now,
-                                                             bool leading) {
+std::optional<HoldController::Action> HoldController::Decide(HeldObject& object,
+                                                             const Assessment& assessment,
+                                                             absl::Time now, bool leading) {
   Action action;
   action.object = &object;
-  const absl::StatusOr<HoldTerms> terms = ReadHoldTerms(object);
-  std::vector<std::string> locations;
-  if (terms.ok()) {
-    locations = LocationsFor(object, *terms, options_.region_locations, cluster_);
-  }
-  action.plan = PlanRelease(terms, now, forecasts_, locations);
-  if (action.plan.release_at > now && PlannedStartHasCome(object, now)) {
-    // Woken a moment after the start it planned, a tie elsewhere can look
-    // better than what is left of this window: the plan it showed is kept.
-    action.plan.release_at = now;
-    action.plan.expected_intensity = action.plan.intensity_if_now;
-  }
+  action.plan = assessment.plan;
   const HoldPlan& plan = action.plan;
   action.at_creation = AnnotatedIntensity(object, kCreationIntensityAnnotation);
   action.first_plan = !action.at_creation.has_value();
@@ -236,17 +259,18 @@ void HoldController::Send(std::vector<Action>& actions, absl::Time now) {
 void HoldController::RunOnce() {
   const absl::Time now = clock_.Now();
   if (changed_.exchange(false) || now >= next_list_) List(now);
-  // The locations the held objects may run in.
+  // One assessment per held object and pass (by position in objects_); the
+  // locations they may run in.
+  std::map<const HeldObject*, Assessment> assessed;
   std::set<std::string> needed;
   bool needs_cluster = false;
   for (const HeldObject& object : objects_) {
     if (!object.held() || object.annotations.contains(kReleasedAtAnnotation)) continue;
-    absl::StatusOr<HoldTerms> terms = ReadHoldTerms(object);
-    if (!terms.ok()) continue;
-    const std::vector<std::string> locations =
-        LocationsFor(object, *terms, options_.region_locations, {});
-    if (locations.empty()) needs_cluster = true;
-    needed.insert(locations.begin(), locations.end());
+    Assessment& assessment =
+        assessed.emplace(&object, Assess(object, options_.region_locations)).first->second;
+    if (!assessment.terms.ok()) continue;
+    if (assessment.own_locations.empty()) needs_cluster = true;
+    needed.insert(assessment.own_locations.begin(), assessment.own_locations.end());
   }
   if (needs_cluster && now >= cluster_fetched_ + options_.forecast_refresh) {
     cluster_fetched_ = now;
@@ -279,7 +303,9 @@ void HoldController::RunOnce() {
       }
       continue;
     }
-    std::optional<Action> action = Decide(object, now, leading);
+    Assessment& assessment = assessed.at(&object);
+    PlanFor(assessment, now);
+    std::optional<Action> action = Decide(object, assessment, now, leading);
     if (action) actions.push_back(*std::move(action));
   }
   Send(actions, now);
@@ -290,19 +316,14 @@ void HoldController::RunOnce() {
       continue;
     }
     ++held[object.kind];
-    absl::StatusOr<HoldTerms> terms = ReadHoldTerms(object);
-    std::vector<std::string> locations;
-    if (terms.ok()) locations = LocationsFor(object, *terms, options_.region_locations, cluster_);
-    const HoldPlan plan = PlanRelease(terms, now, forecasts_, locations);
-    if (plan.release_at > now) next_release_ = std::min(next_release_, plan.release_at);
-    if (const auto written = object.annotations.find(kReleaseAtAnnotation);
-        written != object.annotations.end()) {
-      absl::Time planned;
-      std::string error;
-      if (absl::ParseTime(absl::RFC3339_full, written->second, &planned, &error) && planned > now) {
-        next_release_ = std::min(next_release_, planned);
-      }
+    const Assessment& assessment = assessed.at(&object);  // this pass's, not worked out again
+    if (assessment.plan.release_at > now) {
+      next_release_ = std::min(next_release_, assessment.plan.release_at);
     }
+    if (assessment.planned && *assessment.planned > now) {
+      next_release_ = std::min(next_release_, *assessment.planned);
+    }
+    const absl::StatusOr<HoldTerms>& terms = assessment.terms;
     if (terms.ok() && now >= terms->deadline - terms->runtime) ++late[object.kind];
   }
   std::erase_if(objects_, [](const HeldObject& object) { return object.uid.empty(); });

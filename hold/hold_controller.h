@@ -107,9 +107,16 @@ class HoldController {
  private:
   void List(absl::Time now);
   void RefreshForecasts(const std::set<std::string>& needed, absl::Time now);
+  struct Assessment;
+  // What one pass knows of one held object, worked out once: its terms, the
+  // locations it may run in, the start its annotation shows, then its plan.
+  static Assessment Assess(const HeldObject& object,
+                           const std::map<std::string, std::string>& region_locations);
+  void PlanFor(Assessment& assessment, absl::Time now) const;
   struct Action;
   // The PATCH `object` needs now (its plan, or its release), if any.
-  std::optional<Action> Decide(HeldObject& object, absl::Time now, bool leading);
+  std::optional<Action> Decide(HeldObject& object, const Assessment& assessment, absl::Time now,
+                               bool leading);
   // Every PATCH, kConcurrentWrites at a time; a release's Event right after its PATCH.
   void Send(std::vector<Action>& actions, absl::Time now);
   void Apply(Action& action, absl::Time now);
