@@ -359,6 +359,29 @@ absl::Status ReadProtocolAndPort(MappingReader& reader, ProbeProtocol& protocol,
   return absl::OkStatus();
 }
 
+// The keys that say where the Kubernetes API is and how to authenticate
+// (kube/kube_connection.h), read alike wherever a section talks to it.
+struct KubeConnectionKeys {
+  std::string& api_url;
+  std::string& token_file;
+  std::string& ca_file;
+  std::string& kubeconfig;
+  std::string& context;
+};
+
+absl::Status ReadKubeConnectionKeys(MappingReader& reader, const KubeConnectionKeys& keys) {
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("api_url", keys.api_url));
+  if (!keys.api_url.empty() && !absl::StartsWith(keys.api_url, "http://") &&
+      !absl::StartsWith(keys.api_url, "https://")) {
+    return Invalid(reader.PathOf("api_url"),
+                   absl::StrCat("expected an http:// or https:// URL, got \"", keys.api_url, "\""));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("token_file", keys.token_file));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("ca_file", keys.ca_file));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("kubeconfig", keys.kubeconfig));
+  return reader.ReadString("context", keys.context);
+}
+
 absl::Status ReadKubernetesDiscovery(MappingReader& rtt_reader, KubernetesDiscoveryConfig& kube) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader discovery, rtt_reader.ReadMapping("discovery"));
   CARBONROUTE_RETURN_IF_ERROR(discovery.ExpectOnly({"kubernetes"}));
@@ -368,16 +391,8 @@ absl::Status ReadKubernetesDiscovery(MappingReader& rtt_reader, KubernetesDiscov
       reader.ExpectOnly({"api_url", "token_file", "ca_file", "kubeconfig", "context",
                          "label_selector", "region_locations", "protocol", "port", "page_size",
                          "watch_timeout", "request_timeout", "backoff_initial", "backoff_max"}));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("api_url", kube.api_url));
-  if (!kube.api_url.empty() && !absl::StartsWith(kube.api_url, "http://") &&
-      !absl::StartsWith(kube.api_url, "https://")) {
-    return Invalid(reader.PathOf("api_url"),
-                   absl::StrCat("expected an http:// or https:// URL, got \"", kube.api_url, "\""));
-  }
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("token_file", kube.token_file));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("ca_file", kube.ca_file));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("kubeconfig", kube.kubeconfig));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("context", kube.context));
+  CARBONROUTE_RETURN_IF_ERROR(ReadKubeConnectionKeys(
+      reader, {kube.api_url, kube.token_file, kube.ca_file, kube.kubeconfig, kube.context}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("label_selector", kube.label_selector));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("region_locations", kube.region_locations));
   CARBONROUTE_RETURN_IF_ERROR(ReadProtocolAndPort(reader, kube.protocol, kube.port));
@@ -534,11 +549,9 @@ absl::Status ReadPublish(MappingReader& root, PublishConfig& publish) {
     }
     publish.keda_configmaps.push_back(std::move(configmap));
   }
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("api_url", publish.api_url));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("token_file", publish.token_file));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("ca_file", publish.ca_file));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("kubeconfig", publish.kubeconfig));
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("context", publish.context));
+  CARBONROUTE_RETURN_IF_ERROR(ReadKubeConnectionKeys(
+      reader,
+      {publish.api_url, publish.token_file, publish.ca_file, publish.kubeconfig, publish.context}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("history", publish.history));
   if (publish.history < absl::ZeroDuration()) {
     return Invalid(reader.PathOf("history"), "must not be negative");

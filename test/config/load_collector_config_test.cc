@@ -156,6 +156,8 @@ publish:
             "publish.keda_configmaps[1]: ConfigMap kube-system/carbon-intensity key data is "
             "written twice"},
            {"publish: {keda_configmap: []}", "keda_configmap"},
+           {"publish: {api_url: 127.0.0.1:8001, keda_configmaps: [{location: DE}]}",
+            "publish.api_url: expected an http:// or https:// URL"},
            {"publish: {keda_configmaps: [{location: DE}], lease: {duration: 0s}}",
             "publish.lease.duration"},
        }) {
