@@ -57,19 +57,19 @@ absl::StatusOr<KedaForecast> ReadKedaForecast(const carbon_aware::CarbonAwareDat
   out.location = location;
   absl::StatusOr<carbon_aware::CachedForecast> forecast = data.Forecast(grid_location, now);
   if (!forecast.ok()) return forecast.status();
-  // The forecast starts with the slot covering now; the observed readings end where it starts.
+  // The forecast starts with the slot covering now; the observed readings end where it starts
+  // (Observed returns only readings that begin before that end).
+  const bool has_forecast = !forecast->points.empty();
   const absl::Time forecast_start =
-      forecast->points.empty() ? now : std::min(now, forecast->points.front().valid_from);
-  absl::StatusOr<std::vector<ForecastPoint>> observed =
-      data.Observed(grid_location, now - history,
-                    forecast->points.empty() ? now + absl::Seconds(1) : forecast_start);
+      has_forecast ? std::min(now, forecast->points.front().valid_from) : now;
+  absl::StatusOr<std::vector<ForecastPoint>> observed = data.Observed(
+      grid_location, now - history, has_forecast ? forecast_start : now + absl::Seconds(1));
   if (!observed.ok()) return observed.status();
   absl::Time covered_to = absl::InfinitePast();
   for (const ForecastPoint& point : *observed) {
     if (point.valid_from < covered_to) continue;  // overlaps the one before
-    if (!forecast->points.empty() && point.valid_from >= forecast_start) break;
     if (std::optional<ForecastRecord> record = RecordOf(point)) {
-      if (!forecast->points.empty() && point.valid_to > forecast_start) {
+      if (has_forecast && point.valid_to > forecast_start) {
         record->duration_minutes = absl::ToInt64Minutes(forecast_start - point.valid_from);
         if (record->duration_minutes < 1) continue;
       }
@@ -83,7 +83,7 @@ absl::StatusOr<KedaForecast> ReadKedaForecast(const carbon_aware::CarbonAwareDat
       ++out.forecast_records;
     }
   }
-  if (forecast->points.empty()) {
+  if (!has_forecast) {
     out.message = "no forecast cached yet: observed readings only";
   } else {
     out.forecast_fetched_at = forecast->fetched_at;
