@@ -52,7 +52,7 @@ inline constexpr char kRegionZonesFile[] = "cloud-regions.csv";
 inline constexpr char kStudyRegionZonesFile[] = "gcp-region-zones.csv";
 inline constexpr char kInterRegionRttFile[] = "gcp-inter-region-latency-ms.csv";
 inline constexpr char kRegionCoordinatesFile[] = "cloud-regions.csv";
-inline constexpr char kZoneGroupsFile[] = "zones.csv";
+inline constexpr char kZoneGroupsFile[] = "zone-groups.csv";
 
 absl::StatusOr<std::string> FindDataFile(const std::string& name, const DataPaths& paths);
 

@@ -3,7 +3,7 @@
 // `scheduler-lite simulate`: reads the trace, the
 // region → zone map and the RTT matrix, resolves --origins, runs Simulate
 // (simulator.h) and writes the answer (simulation_output.h). With --shift
-// time: reads the trace and the zone groups (data/zones.csv), runs
+// time: reads the trace and the zone groups (data/zone-groups.csv), runs
 // SimulateTemporal (temporal_simulation.h) and writes its answer
 // (temporal_output.h).
 //

@@ -12,7 +12,7 @@
 // Policies: now, carbonroute (simulator/temporal_policy.h; with `forecast`
 // and `forecast_horizon_hours`, the noisy forecast seeded per zone) and
 // oracle. Groups: "Global" (every zone) and the
-// continents of data/zones.csv (simulator/zone_groups.h); a group with no
+// continents of data/zone-groups.csv (simulator/zone_groups.h); a group with no
 // zone in the trace has no rows.
 //
 // With `reachable` (--shift both, simulator/both_shift.h): `now` runs on

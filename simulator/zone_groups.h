@@ -1,11 +1,13 @@
 // File: simulator/zone_groups.h
 //
 // Grid zones grouped by continent, for the temporal simulation's table, from
-// data/zones.csv (the table of Sukprasert et al., EuroSys 2024, whose data this
-// is: see data/NOTICE.md): a header `zone_code,...,<group>,<group>,...` and one
-// row per zone with 1 in the columns of the groups it belongs to. The groups
-// read are the columns named in kZoneGroups; "Global" is every zone of the
-// trace, listed or not.
+// data/zone-groups.csv (the grouping Sukprasert et al., EuroSys 2024, use for
+// their temporal figures: `global_modules/static_files/name_stats.csv` of
+// umassos/decarbonization-potential, see data/NOTICE.md): a header
+// `zone_code,...,<group>,<group>,...` and one row per zone with 1 in the
+// columns of the groups it belongs to (RFC 4180: names may be quoted). The
+// groups read are the columns named in kZoneGroups; "Global" is every zone of
+// the trace, listed or not.
 //
 // Errors: kInvalidArgument naming the line for a header without zone_code or
 // without one of kZoneGroups, or a row with the wrong number of cells.
@@ -23,7 +25,7 @@
 namespace carbonroute::simulator {
 
 inline constexpr char kGlobalGroup[] = "Global";
-// The continental columns of data/zones.csv, as the study groups its zones.
+// The continental columns of data/zone-groups.csv, the groups of the study's figures.
 inline constexpr const char* kZoneGroups[] = {"Americas", "Europe", "Asia", "Oceania"};
 
 // group → zone codes (without "Global"). `origin` prefixes error messages.
