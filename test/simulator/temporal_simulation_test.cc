@@ -154,8 +154,7 @@ std::vector<CsvRecord> PublishedTable(const std::string& name) {
 // study rounds each job's sum to 2 decimals and its last arrival differs by one.
 TEST(TemporalSimulation, TheOracleGivesTheStudysPublishedFiguresForEveryGroup) {
   const std::string data = std::string(CARBONROUTE_SOURCE_DIR) + "/data/";
-  absl::StatusOr<std::string> trace_text =
-      ReadFileToString(data + kIntensityTraceFile, "trace");
+  absl::StatusOr<std::string> trace_text = ReadFileToString(data + kIntensityTraceFile, "trace");
   absl::StatusOr<std::string> groups_text = ReadFileToString(data + kZoneGroupsFile, "groups");
   ASSERT_THAT(trace_text, IsOk());
   ASSERT_THAT(groups_text, IsOk());
