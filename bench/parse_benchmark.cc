@@ -131,7 +131,7 @@ void SetBytes(benchmark::State& state, const std::string& body) {
 void BM_WattTimeForecast864(benchmark::State& state) {
   const std::string body = WattTimeForecast864();
   for (auto _ : state) {
-    auto signal = carbonroute::providers::ParseWattTimeSignal(body, "wt", "CAISO_NORTH");
+    auto signal = carbonroute::providers::ParseWattTimeSignal(body, "CAISO_NORTH");
     if (!signal.ok() || signal->points.size() != 864) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(signal);
   }
@@ -142,7 +142,7 @@ BENCHMARK(BM_WattTimeForecast864);
 void BM_UkRegionalFw48h(benchmark::State& state) {
   const std::string body = UkRegionalFw48h();
   for (auto _ : state) {
-    auto periods = carbonroute::providers::ParseUkCarbonIntensity(body, "uk", "region/13");
+    auto periods = carbonroute::providers::ParseUkCarbonIntensity(body, "region/13");
     if (!periods.ok() || periods->size() != 96) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(periods);
   }
@@ -153,7 +153,7 @@ BENCHMARK(BM_UkRegionalFw48h);
 void BM_ElectricityMapsLatest(benchmark::State& state) {
   const std::string body = ElectricityMapsLatest();
   for (auto _ : state) {
-    auto reading = carbonroute::providers::ParseElectricityMapsLatest(body, "em", "DE");
+    auto reading = carbonroute::providers::ParseElectricityMapsLatest(body, "DE");
     if (!reading.ok()) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(reading);
   }
@@ -164,7 +164,7 @@ BENCHMARK(BM_ElectricityMapsLatest);
 void BM_ElectricityMapsHistory24h(benchmark::State& state) {
   const std::string body = ElectricityMapsHistory24h();
   for (auto _ : state) {
-    auto readings = carbonroute::providers::ParseElectricityMapsHistory(body, "em", "DE");
+    auto readings = carbonroute::providers::ParseElectricityMapsHistory(body, "DE");
     if (!readings.ok() || readings->size() != 24) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(readings);
   }
@@ -175,7 +175,7 @@ BENCHMARK(BM_ElectricityMapsHistory24h);
 void BM_ElectricityMapsForecast72h(benchmark::State& state) {
   const std::string body = ElectricityMapsForecast72h();
   for (auto _ : state) {
-    auto readings = carbonroute::providers::ParseElectricityMapsForecast(body, "em", "DE");
+    auto readings = carbonroute::providers::ParseElectricityMapsForecast(body, "DE");
     if (!readings.ok() || readings->size() != 72) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(readings);
   }

@@ -446,10 +446,8 @@ exporter::StatusSnapshot CollectorDaemon::Status() {
     if (link.rtt.has_value()) rtt.rtt_ms = absl::ToDoubleMilliseconds(*link.rtt);
     if (!link.declared) rtt.loss_ratio = link.loss_ratio;
   }
-  std::map<IntensitySeries, exporter::CollectorMetrics::ShownReading> shown;
-  for (exporter::CollectorMetrics::ShownReading& reading : metrics_->Readings(now)) {
-    if (!reading.percentile) shown.emplace(reading.series, std::move(reading));
-  }
+  const std::map<IntensitySeries, exporter::CollectorMetrics::ExportedReading> exported =
+      metrics_->ExportedReadings();
   for (const std::unique_ptr<providers::Provider>& provider : providers_) {
     for (const std::string& location : poller_->Locations(provider->name())) {
       const IntensitySeries series{provider->name(), location, provider->emissions_type()};
@@ -457,10 +455,12 @@ exporter::StatusSnapshot CollectorDaemon::Status() {
       row.location = location;
       row.provider = provider->name();
       row.emissions_type = std::string(EmissionsTypeName(provider->emissions_type()));
-      if (auto it = shown.find(series); it != shown.end()) {
+      if (auto it = exported.find(series);
+          it != exported.end() && it->second.kind == ValueKind::kGramsPerKwh) {
         row.grams_per_kwh = it->second.value;
         row.estimated = it->second.estimated;
-        row.age_seconds = it->second.age_seconds;
+        row.age_seconds =
+            absl::ToDoubleSeconds(std::max(now - it->second.fetched_at, absl::ZeroDuration()));
       }
       const absl::Time paused_until = poller_->SeriesBlockedUntil(series);
       row.state = paused_until > now ? absl::StrCat("paused until ", UtcSeconds(paused_until))

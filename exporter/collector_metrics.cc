@@ -102,7 +102,7 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
 
 void CollectorMetrics::RemoveValue(IntensityGauges& series) {
   if (series.value == nullptr) return;
-  (series.percentile ? percentile_ : intensity_).Remove(series.value);
+  (series.exported.kind == ValueKind::kPercentile ? percentile_ : intensity_).Remove(series.value);
   series.value = nullptr;
 }
 
@@ -140,21 +140,18 @@ void CollectorMetrics::SetIntensity(const IntensitySeries& series, const Exporte
   }
   if (it->second.value != gauge) RemoveValue(it->second);
   it->second.value = gauge;
-  it->second.percentile = percentile;
+  it->second.exported = reading;
   gauge->Set(reading.value);
   it->second.valid_to->Set(valid_to_seconds);
   it->second.age->Set(age_seconds);
-  it->second.fetched_at = reading.fetched_at;
-  it->second.estimated = reading.estimated;
 }
 
-std::vector<CollectorMetrics::ShownReading> CollectorMetrics::Readings(absl::Time now) {
-  std::vector<ShownReading> readings;
+std::map<IntensitySeries, CollectorMetrics::ExportedReading> CollectorMetrics::ExportedReadings()
+    const {
+  std::map<IntensitySeries, ExportedReading> readings;
   absl::MutexLock lock(&mutex_);
   for (const auto& [series, gauges] : intensity_series_) {
-    if (gauges.value == nullptr) continue;
-    readings.push_back({series, gauges.percentile, gauges.value->Value(), gauges.estimated,
-                        AgeSeconds(gauges.fetched_at, now)});
+    if (gauges.value != nullptr) readings.emplace(series, gauges.exported);
   }
   return readings;
 }
@@ -162,7 +159,7 @@ std::vector<CollectorMetrics::ShownReading> CollectorMetrics::Readings(absl::Tim
 void CollectorMetrics::RefreshAges(absl::Time now) {
   absl::MutexLock lock(&mutex_);
   for (auto& [series, gauges] : intensity_series_) {
-    gauges.age->Set(AgeSeconds(gauges.fetched_at, now));
+    gauges.age->Set(AgeSeconds(gauges.exported.fetched_at, now));
   }
 }
 

@@ -115,26 +115,19 @@ class CollectorMetrics {
   // The per-peer series, for the /metrics page (MetricsPageHandler's sources).
   std::shared_ptr<const ExpositionSource> peer_series() const { return peer_series_; }
 
-  // What the status page shows (exporter/status_page.h): every reading
-  // exported now, with its age at `now`, and every RTT pair's state.
-  struct ShownReading {
-    IntensitySeries series;
-    bool percentile = false;  // the 0–100 relative signal, not gCO2eq/kWh
-    double value = 0;
-    bool estimated = false;
-    double age_seconds = 0;
-  };
-  std::vector<ShownReading> Readings(absl::Time now);
+  // What the status page shows (exporter/status_page.h): the record of every
+  // reading exported now, as SetIntensity was given it (kept here, the one
+  // place that knows what is exported, rather than read back from the
+  // gauges), and every RTT pair's state.
+  std::map<IntensitySeries, ExportedReading> ExportedReadings() const;
   std::vector<PeerSeriesTable::Link> RttLinks() const { return peer_series_->Links(); }
 
  private:
   struct IntensityGauges {
-    prometheus::Gauge* value = nullptr;  // in intensity_ or percentile_
-    bool percentile = false;
+    prometheus::Gauge* value = nullptr;  // in intensity_ (kGramsPerKwh) or percentile_
     prometheus::Gauge* valid_to = nullptr;
     prometheus::Gauge* age = nullptr;
-    absl::Time fetched_at;
-    bool estimated = false;
+    ExportedReading exported;  // what `value`, `valid_to` and `age` show
   };
   void RemoveValue(IntensityGauges& series) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
@@ -157,7 +150,7 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Gauge>& zone_rtt_;
   prometheus::Family<prometheus::Gauge>& last_poll_;
 
-  absl::Mutex mutex_;
+  mutable absl::Mutex mutex_;
   std::map<IntensitySeries, IntensityGauges> intensity_series_ ABSL_GUARDED_BY(mutex_);
   std::map<std::pair<IntensitySeries, std::string>, prometheus::Gauge*> forecast_series_
       ABSL_GUARDED_BY(mutex_);

@@ -17,17 +17,12 @@ absl::Duration Granularity(simdjson::dom::element point) {
 
 // One point; nullopt when carbonIntensity is null.
 absl::StatusOr<std::optional<Reading>> ParsePoint(simdjson::dom::element point,
-                                                  absl::string_view provider,
-                                                  absl::string_view location,
                                                   absl::string_view what, bool forecast) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::optional<double> value,
                                json::NullableNumber(point, "carbonIntensity", what));
   if (!value) return std::optional<Reading>();
   CARBONROUTE_ASSIGN_OR_RETURN(absl::Time datetime, json::Time(point, "datetime", what));
   Reading reading;
-  reading.provider = std::string(provider);
-  reading.location = std::string(location);
-  reading.emissions_type = EmissionsType::kAverage;
   reading.value = *value;
   reading.valid_from = datetime;
   reading.valid_to = datetime + Granularity(point);
@@ -37,9 +32,8 @@ absl::StatusOr<std::optional<Reading>> ParsePoint(simdjson::dom::element point,
   return std::optional<Reading>(std::move(reading));
 }
 
-absl::StatusOr<std::vector<Reading>> ParseSeries(absl::string_view body, absl::string_view provider,
-                                                 absl::string_view location, const char* key,
-                                                 bool forecast) {
+absl::StatusOr<std::vector<Reading>> ParseSeries(absl::string_view body, absl::string_view location,
+                                                 const char* key, bool forecast) {
   const std::string what = absl::StrCat("electricity_maps ", location, " ", key);
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element series, json::Field(root, key, what));
@@ -47,8 +41,7 @@ absl::StatusOr<std::vector<Reading>> ParseSeries(absl::string_view body, absl::s
   if (series.get_array().get(points)) return json::FieldError(what, key, "expected an array");
   std::vector<Reading> readings;
   for (simdjson::dom::element point : points) {
-    CARBONROUTE_ASSIGN_OR_RETURN(std::optional<Reading> reading,
-                                 ParsePoint(point, provider, location, what, forecast));
+    CARBONROUTE_ASSIGN_OR_RETURN(std::optional<Reading> reading, ParsePoint(point, what, forecast));
     if (reading) readings.push_back(*std::move(reading));
   }
   return readings;
@@ -57,26 +50,23 @@ absl::StatusOr<std::vector<Reading>> ParseSeries(absl::string_view body, absl::s
 }  // namespace
 
 absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body,
-                                                   absl::string_view provider,
                                                    absl::string_view location) {
   const std::string what = absl::StrCat("electricity_maps ", location, " latest");
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, what));
   CARBONROUTE_ASSIGN_OR_RETURN(std::optional<Reading> reading,
-                               ParsePoint(root, provider, location, what, /*forecast=*/false));
+                               ParsePoint(root, what, /*forecast=*/false));
   if (!reading) return absl::UnavailableError(absl::StrCat(what, ": carbonIntensity is null"));
   return *std::move(reading);
 }
 
 absl::StatusOr<std::vector<Reading>> ParseElectricityMapsHistory(absl::string_view body,
-                                                                 absl::string_view provider,
                                                                  absl::string_view location) {
-  return ParseSeries(body, provider, location, "history", /*forecast=*/false);
+  return ParseSeries(body, location, "history", /*forecast=*/false);
 }
 
 absl::StatusOr<std::vector<Reading>> ParseElectricityMapsForecast(absl::string_view body,
-                                                                  absl::string_view provider,
                                                                   absl::string_view location) {
-  return ParseSeries(body, provider, location, "forecast", /*forecast=*/true);
+  return ParseSeries(body, location, "forecast", /*forecast=*/true);
 }
 
 }  // namespace carbonroute::providers

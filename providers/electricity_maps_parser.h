@@ -23,17 +23,14 @@ namespace carbonroute::providers {
 
 // /v3/carbon-intensity/latest.
 absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body,
-                                                   absl::string_view provider,
                                                    absl::string_view location);
 
 // /v3/carbon-intensity/history ({"history": [...]}, oldest first). Null values are skipped.
 absl::StatusOr<std::vector<Reading>> ParseElectricityMapsHistory(absl::string_view body,
-                                                                 absl::string_view provider,
                                                                  absl::string_view location);
 
 // /v3/carbon-intensity/forecast ({"forecast": [{carbonIntensity, datetime}], "updatedAt"}).
 absl::StatusOr<std::vector<Reading>> ParseElectricityMapsForecast(absl::string_view body,
-                                                                  absl::string_view provider,
                                                                   absl::string_view location);
 
 }  // namespace carbonroute::providers

@@ -57,20 +57,20 @@ absl::StatusOr<std::string> ElectricityMapsProvider::Get(absl::string_view endpo
 absl::StatusOr<Reading> ElectricityMapsProvider::Current(absl::string_view location,
                                                          absl::Time now) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string body, Get("latest", location, now));
-  return ParseElectricityMapsLatest(body, config_.name, location);
+  return ParseElectricityMapsLatest(body, location);
 }
 
 absl::StatusOr<std::vector<Reading>> ElectricityMapsProvider::Forecast(absl::string_view location,
                                                                        absl::Time now,
                                                                        absl::Duration) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string body, Get("forecast", location, now));
-  return ParseElectricityMapsForecast(body, config_.name, location);
+  return ParseElectricityMapsForecast(body, location);
 }
 
 absl::StatusOr<std::vector<Reading>> ElectricityMapsProvider::History(absl::string_view location,
                                                                       absl::Time now) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string body, Get("history", location, now));
-  return ParseElectricityMapsHistory(body, config_.name, location);
+  return ParseElectricityMapsHistory(body, location);
 }
 
 }  // namespace carbonroute::providers

@@ -1,24 +1,22 @@
 // File: providers/reading.h
 //
-// One carbon-intensity value for a grid location over a validity interval, as
-// a provider reports it. Providers produce these; the collector stores them in
-// the cache and exports them. The cache has its own record type, so providers/
-// and cache/ never include each other.
+// One carbon-intensity value over a validity interval, as a provider reports
+// it. Providers produce these for the location asked; which series a reading
+// belongs to (provider, location, emissions type: contract/intensity_series.h)
+// is the caller's to know, as the poller does, so a reading does not repeat it.
+// The collector stores readings in the cache and exports them. The cache has
+// its own record type, so providers/ and cache/ never include each other.
 #ifndef CARBONROUTE_PROVIDERS_READING_H_
 #define CARBONROUTE_PROVIDERS_READING_H_
 
 #include <string>
 
 #include "absl/time/time.h"
-#include "contract/emissions_type.h"
 #include "contract/value_kind.h"
 
 namespace carbonroute::providers {
 
 struct Reading {
-  std::string provider;  // the provider's configured name (metric label `provider`)
-  std::string location;  // the provider's grid location code (metric label `location`)
-  EmissionsType emissions_type = EmissionsType::kAverage;
   ValueKind kind = ValueKind::kGramsPerKwh;  // contract/value_kind.h
   double value = 0;                          // in the unit `kind` names
   bool estimated = false;  // true when the provider says the value is an estimate, not measured

@@ -39,9 +39,6 @@ absl::StatusOr<Reading> ReplayProvider::ReadingForHour(absl::string_view locatio
                                             absl::FormatTime(hour_start)));
   }
   Reading reading;
-  reading.provider = name_;
-  reading.location = std::string(location);
-  reading.emissions_type = EmissionsType::kAverage;
   reading.kind = ValueKind::kGramsPerKwh;
   reading.value = *value;
   reading.valid_from = hour_start;

@@ -27,9 +27,6 @@ absl::StatusOr<Reading> StaticProvider::Current(absl::string_view location, absl
   const absl::Time start =
       absl::UnixEpoch() + absl::Floor(now - absl::UnixEpoch(), settings_.validity);
   Reading reading;
-  reading.provider = name_;
-  reading.location = std::string(location);
-  reading.emissions_type = settings_.emissions_type;
   reading.value = it->second;
   reading.valid_from = start;
   reading.valid_to = start + settings_.validity;

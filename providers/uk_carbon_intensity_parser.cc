@@ -33,7 +33,6 @@ absl::StatusOr<simdjson::dom::array> Periods(simdjson::dom::element data, absl::
 }  // namespace
 
 absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view body,
-                                                            absl::string_view provider,
                                                             absl::string_view location) {
   const std::string what = absl::StrCat("uk_carbon_intensity ", location);
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, what));
@@ -77,9 +76,6 @@ absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view bo
     if (!actual && !forecast) continue;
     if (to <= from) return json::FieldError(what, "to", "must be after from");
     Reading reading;
-    reading.provider = std::string(provider);
-    reading.location = std::string(location);
-    reading.emissions_type = EmissionsType::kAverage;
     reading.value = actual ? *actual : *forecast;
     reading.estimated = !actual.has_value();
     reading.valid_from = from;

@@ -27,7 +27,6 @@
 namespace carbonroute::providers {
 
 absl::StatusOr<std::vector<Reading>> ParseUkCarbonIntensity(absl::string_view body,
-                                                            absl::string_view provider,
                                                             absl::string_view location);
 
 }  // namespace carbonroute::providers

@@ -55,7 +55,7 @@ absl::StatusOr<std::vector<Reading>> UkCarbonIntensityProvider::Fetch(const std:
   CARBONROUTE_ASSIGN_OR_RETURN(net::HttpResponse response, http_.Send(request));
   CARBONROUTE_RETURN_IF_ERROR(
       StatusFromHttp(response, absl::StrCat("uk_carbon_intensity ", location), now));
-  return ParseUkCarbonIntensity(response.body, config_.name, location);
+  return ParseUkCarbonIntensity(response.body, location);
 }
 
 absl::StatusOr<Reading> UkCarbonIntensityProvider::Current(absl::string_view location,

@@ -7,7 +7,6 @@
 namespace carbonroute::providers {
 
 absl::StatusOr<WattTimeSignal> ParseWattTimeSignal(absl::string_view body,
-                                                   absl::string_view provider,
                                                    absl::string_view location) {
   const std::string what = absl::StrCat("watttime ", location);
   CARBONROUTE_ASSIGN_OR_RETURN(simdjson::dom::element root, json::Parse(body, what));
@@ -48,9 +47,6 @@ absl::StatusOr<WattTimeSignal> ParseWattTimeSignal(absl::string_view body,
                                  json::NullableNumber(point, "value", what));
     if (!value) continue;
     Reading reading;
-    reading.provider = std::string(provider);
-    reading.location = std::string(location);
-    reading.emissions_type = EmissionsType::kMarginal;
     reading.kind = kind;
     reading.value = *value * factor;
     reading.valid_from = point_time;

@@ -33,7 +33,6 @@ struct WattTimeSignal {
 
 // /v3/forecast and /v3/signal-index bodies. Points with a null value are skipped.
 absl::StatusOr<WattTimeSignal> ParseWattTimeSignal(absl::string_view body,
-                                                   absl::string_view provider,
                                                    absl::string_view location);
 
 // /login: {"token": "..."}.

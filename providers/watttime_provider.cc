@@ -99,8 +99,7 @@ absl::StatusOr<std::vector<Reading>> WattTimeProvider::Signal(absl::string_view 
       std::string body,
       Get(std::string(index ? "/v3/signal-index" : "/v3/forecast") + net::Query(params), what,
           now));
-  CARBONROUTE_ASSIGN_OR_RETURN(WattTimeSignal signal,
-                               ParseWattTimeSignal(body, config_.name, location));
+  CARBONROUTE_ASSIGN_OR_RETURN(WattTimeSignal signal, ParseWattTimeSignal(body, location));
   return std::move(signal.points);
 }
 

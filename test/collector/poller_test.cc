@@ -585,15 +585,14 @@ class DayAheadProvider final : public providers::Provider {
   const std::string& name() const override { return name_; }
   const std::vector<std::string>& locations() const override { return locations_; }
   EmissionsType emissions_type() const override { return EmissionsType::kAverage; }
-  absl::StatusOr<providers::Reading> Current(absl::string_view location, absl::Time now) override {
-    return Point(location, Hour(now), 300);
+  absl::StatusOr<providers::Reading> Current(absl::string_view, absl::Time now) override {
+    return Point(Hour(now), 300);
   }
-  absl::StatusOr<std::vector<providers::Reading>> Forecast(absl::string_view location,
-                                                           absl::Time now,
+  absl::StatusOr<std::vector<providers::Reading>> Forecast(absl::string_view, absl::Time now,
                                                            absl::Duration) override {
     ++forecast_calls;
     std::vector<providers::Reading> points;
-    for (int i = 0; i < 24; ++i) points.push_back(Point(location, Hour(now) + absl::Hours(i), 280));
+    for (int i = 0; i < 24; ++i) points.push_back(Point(Hour(now) + absl::Hours(i), 280));
     return points;
   }
   int forecast_calls = 0;
@@ -602,10 +601,8 @@ class DayAheadProvider final : public providers::Provider {
   static absl::Time Hour(absl::Time t) {
     return absl::FromUnixSeconds(absl::ToUnixSeconds(t) / 3600 * 3600);
   }
-  providers::Reading Point(absl::string_view location, absl::Time from, double value) const {
+  static providers::Reading Point(absl::Time from, double value) {
     providers::Reading reading;
-    reading.provider = name_;
-    reading.location = std::string(location);
     reading.valid_from = from;
     reading.valid_to = from + absl::Hours(1);
     reading.value = value;

@@ -5,8 +5,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace carbonroute::providers;  // NOLINT: fuzz target
   const absl::string_view body = carbonroute::fuzz::Text(data, size);
-  (void)ParseElectricityMapsLatest(body, "em", "DE");
-  (void)ParseElectricityMapsHistory(body, "em", "DE");
-  (void)ParseElectricityMapsForecast(body, "em", "DE");
+  (void)ParseElectricityMapsLatest(body, "DE");
+  (void)ParseElectricityMapsHistory(body, "DE");
+  (void)ParseElectricityMapsForecast(body, "DE");
   return 0;
 }

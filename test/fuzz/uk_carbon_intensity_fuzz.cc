@@ -4,7 +4,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view body = carbonroute::fuzz::Text(data, size);
-  (void)carbonroute::providers::ParseUkCarbonIntensity(body, "uk", "national");
-  (void)carbonroute::providers::ParseUkCarbonIntensity(body, "uk", "regionid/13");
+  (void)carbonroute::providers::ParseUkCarbonIntensity(body, "national");
+  (void)carbonroute::providers::ParseUkCarbonIntensity(body, "regionid/13");
   return 0;
 }

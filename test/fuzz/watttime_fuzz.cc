@@ -5,7 +5,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace carbonroute::providers;  // NOLINT: fuzz target
   const absl::string_view body = carbonroute::fuzz::Text(data, size);
-  (void)ParseWattTimeSignal(body, "watttime", "CAISO_NORTH");
+  (void)ParseWattTimeSignal(body, "CAISO_NORTH");
   (void)ParseWattTimeToken(body);
   (void)ParseWattTimeRegion(body);
   (void)ParseWattTimeAccess(body, "co2_moer");

@@ -69,9 +69,6 @@ TEST_F(ReplayProviderTest, ValueAtSameUtcHourOfYearEqualsCsv) {
       absl::StatusOr<Reading> reading = provider->Current(zone, c.now);
       ASSERT_THAT(reading, IsOk());
       EXPECT_EQ(reading->value, csv_->At(c.row, zone)) << zone << " at " << c.row;
-      EXPECT_EQ(reading->location, zone);
-      EXPECT_EQ(reading->provider, "replay");
-      EXPECT_EQ(reading->emissions_type, EmissionsType::kAverage);
       EXPECT_FALSE(reading->estimated);
       EXPECT_TRUE(reading->Covers(c.now));
       EXPECT_EQ(reading->valid_to - reading->valid_from, absl::Hours(1));

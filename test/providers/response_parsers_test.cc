@@ -26,7 +26,7 @@ absl::Time Rfc3339(const char* text) {
 
 TEST(WattTimeParser, ForecastConvertsLbsPerMwhAndUsesThePeriod) {
   absl::StatusOr<WattTimeSignal> signal =
-      ParseWattTimeSignal(ProviderTestdata("watttime_forecast.json"), "wt", "CAISO_NORTH");
+      ParseWattTimeSignal(ProviderTestdata("watttime_forecast.json"), "CAISO_NORTH");
   ASSERT_THAT(signal, IsOk());
   EXPECT_EQ(signal->units, "lbs_co2_per_mwh");
   EXPECT_EQ(signal->generated_at, Rfc3339("2022-07-15T00:00:00Z"));
@@ -34,18 +34,15 @@ TEST(WattTimeParser, ForecastConvertsLbsPerMwhAndUsesThePeriod) {
   const Reading& first = signal->points[0];
   EXPECT_DOUBLE_EQ(first.value, 1048.4131919701972 * 0.453592);  // ≈ 475.55 gCO2eq/kWh
   EXPECT_EQ(first.kind, ValueKind::kGramsPerKwh);
-  EXPECT_EQ(first.emissions_type, EmissionsType::kMarginal);
   EXPECT_EQ(first.valid_from, Rfc3339("2022-07-15T00:00:00Z"));
   EXPECT_EQ(first.valid_to, Rfc3339("2022-07-15T00:05:00Z"));
   EXPECT_EQ(first.source_units, "lbs_co2_per_mwh");
-  EXPECT_EQ(first.provider, "wt");
-  EXPECT_EQ(first.location, "CAISO_NORTH");
   EXPECT_EQ(signal->points[1].valid_from, first.valid_to);
 }
 
 TEST(WattTimeParser, SignalIndexIsAPercentile) {
   absl::StatusOr<WattTimeSignal> signal =
-      ParseWattTimeSignal(ProviderTestdata("watttime_signal_index.json"), "wt", "PSCO");
+      ParseWattTimeSignal(ProviderTestdata("watttime_signal_index.json"), "PSCO");
   ASSERT_THAT(signal, IsOk());
   ASSERT_EQ(signal->points.size(), 1u);
   EXPECT_EQ(signal->points[0].kind, ValueKind::kPercentile);
@@ -57,7 +54,7 @@ TEST(WattTimeParser, UnitsAreReadNotAssumed) {
   std::string body = ProviderTestdata("watttime_forecast.json");
   body.replace(body.find("lbs_co2_per_mwh"), 15, "kg_co2_per_mwh");
   EXPECT_THAT(
-      ParseWattTimeSignal(body, "wt", "CAISO_NORTH"),
+      ParseWattTimeSignal(body, "CAISO_NORTH"),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("meta.units: \"kg_co2_per_mwh\" is not a unit carbonroute converts")));
 }
@@ -66,15 +63,15 @@ TEST(WattTimeParser, EmptyDataMalformedAndHtmlBodies) {
   EXPECT_THAT(
       ParseWattTimeSignal(
           R"({"data": [], "meta": {"units": "lbs_co2_per_mwh", "data_point_period_seconds": 300}})",
-          "wt", "X"),
+          "X"),
       StatusIs(absl::StatusCode::kUnavailable, "watttime X: the response has no data points"));
-  EXPECT_THAT(ParseWattTimeSignal(R"({"data": [{"point_time": )", "wt", "X"),
+  EXPECT_THAT(ParseWattTimeSignal(R"({"data": [{"point_time": )", "X"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("watttime X: response is not valid JSON")));
   EXPECT_THAT(
-      ParseWattTimeSignal(ProviderTestdata("watttime_403.html"), "wt", "X"),
+      ParseWattTimeSignal(ProviderTestdata("watttime_403.html"), "X"),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("response is not valid JSON")));
-  EXPECT_THAT(ParseWattTimeSignal(R"({"data": [], "meta": {"units": "percentile"}})", "wt", "X"),
+  EXPECT_THAT(ParseWattTimeSignal(R"({"data": [], "meta": {"units": "percentile"}})", "X"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "watttime X meta: data_point_period_seconds: missing"));
 }
@@ -97,19 +94,18 @@ TEST(WattTimeParser, LoginRegionAndAccess) {
 }
 
 TEST(ElectricityMapsParser, LatestIsAnHourlyEstimate) {
-  absl::StatusOr<Reading> reading = ParseElectricityMapsLatest(
-      ProviderTestdata("electricity_maps_latest.json"), "em", "US-CAR-DUK");
+  absl::StatusOr<Reading> reading =
+      ParseElectricityMapsLatest(ProviderTestdata("electricity_maps_latest.json"), "US-CAR-DUK");
   ASSERT_THAT(reading, IsOk());
   EXPECT_EQ(reading->value, 216);
   EXPECT_TRUE(reading->estimated);
-  EXPECT_EQ(reading->emissions_type, EmissionsType::kAverage);
   EXPECT_EQ(reading->valid_from, Rfc3339("2024-03-06T19:00:00Z"));  // datetime, not updatedAt
   EXPECT_EQ(reading->valid_to, Rfc3339("2024-03-06T20:00:00Z"));
 }
 
 TEST(ElectricityMapsParser, HistorySkipsNullsAndHonoursGranularity) {
   absl::StatusOr<std::vector<Reading>> history =
-      ParseElectricityMapsHistory(ProviderTestdata("electricity_maps_history.json"), "em", "DE");
+      ParseElectricityMapsHistory(ProviderTestdata("electricity_maps_history.json"), "DE");
   ASSERT_THAT(history, IsOk());
   ASSERT_EQ(history->size(), 2u);
   EXPECT_EQ((*history)[0].value, 599);
@@ -120,7 +116,7 @@ TEST(ElectricityMapsParser, HistorySkipsNullsAndHonoursGranularity) {
 
 TEST(ElectricityMapsParser, ForecastPointsAreEstimates) {
   absl::StatusOr<std::vector<Reading>> forecast =
-      ParseElectricityMapsForecast(ProviderTestdata("electricity_maps_forecast.json"), "em", "DE");
+      ParseElectricityMapsForecast(ProviderTestdata("electricity_maps_forecast.json"), "DE");
   ASSERT_THAT(forecast, IsOk());
   ASSERT_EQ(forecast->size(), 3u);
   EXPECT_EQ((*forecast)[2].value, 538);
@@ -129,16 +125,16 @@ TEST(ElectricityMapsParser, ForecastPointsAreEstimates) {
 }
 
 TEST(ElectricityMapsParser, NullLatestIsUnavailable) {
-  EXPECT_THAT(ParseElectricityMapsLatest(
-                  R"({"zone":"DE","carbonIntensity":null,"datetime":"2024-03-06T19:00:00.000Z"})",
-                  "em", "DE"),
-              StatusIs(absl::StatusCode::kUnavailable,
-                       "electricity_maps DE latest: carbonIntensity is null"));
+  EXPECT_THAT(
+      ParseElectricityMapsLatest(
+          R"({"zone":"DE","carbonIntensity":null,"datetime":"2024-03-06T19:00:00.000Z"})", "DE"),
+      StatusIs(absl::StatusCode::kUnavailable,
+               "electricity_maps DE latest: carbonIntensity is null"));
 }
 
 TEST(UkCarbonIntensityParser, NationalPrefersActualElseForecast) {
   absl::StatusOr<std::vector<Reading>> periods =
-      ParseUkCarbonIntensity(ProviderTestdata("uk_national.json"), "uk", "national");
+      ParseUkCarbonIntensity(ProviderTestdata("uk_national.json"), "national");
   ASSERT_THAT(periods, IsOk());
   ASSERT_EQ(periods->size(), 2u);
   EXPECT_EQ((*periods)[0].value, 263);
@@ -151,7 +147,7 @@ TEST(UkCarbonIntensityParser, NationalPrefersActualElseForecast) {
 
 TEST(UkCarbonIntensityParser, RegionIdShape) {
   absl::StatusOr<std::vector<Reading>> periods =
-      ParseUkCarbonIntensity(ProviderTestdata("uk_regionid.json"), "uk", "region/3");
+      ParseUkCarbonIntensity(ProviderTestdata("uk_regionid.json"), "region/3");
   ASSERT_THAT(periods, IsOk());
   ASSERT_EQ(periods->size(), 1u);
   EXPECT_EQ((*periods)[0].value, 266);
@@ -162,7 +158,7 @@ TEST(UkCarbonIntensityParser, RegionIdShape) {
 // object is assumed from the regionid shape, and parsed defensively.
 TEST(UkCarbonIntensityParser, RegionalForwardWindowObjectShape) {
   absl::StatusOr<std::vector<Reading>> periods =
-      ParseUkCarbonIntensity(ProviderTestdata("uk_regional_fw48h.json"), "uk", "region/13");
+      ParseUkCarbonIntensity(ProviderTestdata("uk_regional_fw48h.json"), "region/13");
   ASSERT_THAT(periods, IsOk());
   ASSERT_EQ(periods->size(), 2u);
   EXPECT_EQ((*periods)[1].value, 175);
@@ -174,20 +170,19 @@ TEST(UkCarbonIntensityParser, AllRegionsShapePicksTheRegion) {
       R"({"data":[{"from":"2018-01-20T12:00Z","to":"2018-01-20T12:30Z","regions":[
       {"regionid":3,"dnoregion":"Electricity North West","shortname":"North West England",
        "intensity":{"forecast":266,"index":"moderate"},"generationmix":[{"fuel":"gas","perc":43.6}]}]}]})";
-  absl::StatusOr<std::vector<Reading>> periods = ParseUkCarbonIntensity(body, "uk", "region/3");
+  absl::StatusOr<std::vector<Reading>> periods = ParseUkCarbonIntensity(body, "region/3");
   ASSERT_THAT(periods, IsOk());
   ASSERT_EQ(periods->size(), 1u);
   EXPECT_EQ((*periods)[0].value, 266);
-  EXPECT_THAT(ParseUkCarbonIntensity(body, "uk", "region/4"),
+  EXPECT_THAT(ParseUkCarbonIntensity(body, "region/4"),
               StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
-  EXPECT_THAT(ParseUkCarbonIntensity(body, "uk", "national"),
+  EXPECT_THAT(ParseUkCarbonIntensity(body, "national"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a region/<id>")));
 }
 
 TEST(UkCarbonIntensityParser, ErrorBodyIsInvalid) {
   EXPECT_THAT(
-      ParseUkCarbonIntensity(R"({"error":{"code":"400 Bad Request","message":"x"}})", "uk",
-                             "national"),
+      ParseUkCarbonIntensity(R"({"error":{"code":"400 Bad Request","message":"x"}})", "national"),
       StatusIs(absl::StatusCode::kInvalidArgument, "uk_carbon_intensity national: data: missing"));
 }
 

@@ -27,7 +27,7 @@ TEST(StaticProvider, ReadingIsAlignedToValidity) {
   absl::StatusOr<Reading> reading = provider.Current("A", now);
   ASSERT_THAT(reading, IsOk());
   EXPECT_EQ(reading->value, 120);
-  EXPECT_EQ(reading->emissions_type, EmissionsType::kMarginal);
+  EXPECT_EQ(provider.emissions_type(), EmissionsType::kMarginal);
   EXPECT_EQ(reading->valid_from, absl::FromUnixSeconds(1'800'000'000));
   EXPECT_EQ(reading->valid_to, absl::FromUnixSeconds(1'800'000'000 + 1800));
 }
