@@ -204,18 +204,25 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     daemon->node_ = config.node;
     daemon->configured_peers_ = config.rtt.peers;
   }
+  // Where the Nodes are listed, found first: a mistake there is named before the cache is opened.
   std::optional<kube::KubeConnection> endpoint;
   if (config.rtt.kubernetes.enabled) {
     absl::StatusOr<kube::KubeConnection> found = DiscoveryConnection(config);
     if (!found.ok()) return found.status();
     endpoint = *std::move(found);
-    absl::StatusOr<RegionLocations> regions = DiscoveryRegionLocations(config, data);
-    if (!regions.ok()) return regions.status();
-    daemon->region_locations_ = *std::move(regions);
-    absl::StatusOr<RegionCoordinates> coordinates = DiscoveryRegionCoordinates(config, data);
-    if (!coordinates.ok()) return coordinates.status();
-    daemon->region_coordinates_ = *std::move(coordinates);
   }
+  daemon->registry_ = std::make_shared<prometheus::Registry>();
+  daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
+  CARBONROUTE_RETURN_IF_ERROR(daemon->BuildCarbon(config, data, std::move(http)));
+  CARBONROUTE_RETURN_IF_ERROR(daemon->BuildLatency(config, data));
+  if (endpoint)
+    CARBONROUTE_RETURN_IF_ERROR(daemon->BuildDiscovery(config, data, *std::move(endpoint)));
+  CARBONROUTE_RETURN_IF_ERROR(daemon->StartEndpoint(config, web));
+  return daemon;
+}
+
+absl::Status CollectorDaemon::BuildCarbon(const CollectorConfig& config, const DataPaths& data,
+                                          std::unique_ptr<net::HttpClient> http) {
   if (http == nullptr &&
       std::none_of(config.providers.begin(), config.providers.end(), providers::CallsAnApi)) {
     http = std::make_unique<NoHttpClient>();
@@ -226,8 +233,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
     if (!curl.ok()) return Prefixed(curl.status(), "starting the HTTP client");
     http = *std::move(curl);
   }
-  daemon->http_ = std::move(http);
-
+  http_ = std::move(http);
   absl::StatusOr<std::unique_ptr<cache::ReadingStore>> store =
       cache::ReadingStore::Open(config.database);
   if (!store.ok()) return Prefixed(store.status(), "opening the cache");
@@ -237,28 +243,56 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
         "and an empty cache created: readings are fetched from the providers again",
         config.database, (*store)->moved_aside_reason(), (*store)->moved_aside());
   }
-  daemon->store_ = *std::move(store);
+  store_ = *std::move(store);
+  absl::StatusOr<std::vector<providers::Provider*>> borrowed = BuildProviders(config, data);
+  if (!borrowed.ok()) return borrowed.status();
+  SeedMonthlyBudgets();
+  poller_ = std::make_unique<Poller>(*std::move(borrowed), *store_, *metrics_, config.poll);
+  for (const ProviderConfig& provider : node_located_) {
+    // None until the first list of Nodes.
+    CARBONROUTE_RETURN_IF_ERROR(poller_->SetLocations(provider.name, {}));
+  }
+  std::vector<IntensitySeries> provider_series;
+  for (const std::unique_ptr<providers::Provider>& provider : providers_) {
+    provider_series.push_back({provider->name(), "", provider->emissions_type()});
+  }
+  carbon_aware_data_ =
+      std::make_unique<CacheCarbonAwareData>(*store_, *poller_, std::move(provider_series));
+  carbon_aware::LocationNames names = CarbonAwareLocationNames(data);
+  if (!config.publish.keda_configmaps.empty()) {
+    absl::StatusOr<std::unique_ptr<keda::KedaPublishing>> keda = keda::KedaPublishing::Create(
+        config.publish, names, !node_located_.empty(), *carbon_aware_data_, clock_,
+        {.getenv = [](const char* name) { return std::getenv(name); }});
+    if (!keda.ok()) return keda.status();
+    keda_ = *std::move(keda);
+  }
+  carbon_aware_api_ =
+      std::make_unique<carbon_aware::CarbonAwareApi>(*carbon_aware_data_, std::move(names), clock_);
+  longest_call_ = LongestCall(config.providers);
+  return absl::OkStatus();
+}
 
+absl::StatusOr<std::vector<providers::Provider*>> CollectorDaemon::BuildProviders(
+    const CollectorConfig& config, const DataPaths& data) {
   std::vector<providers::Provider*> borrowed;
   for (const ProviderConfig& provider_config : config.providers) {
-    net::HttpClient* http_client = daemon->http_.get();
+    net::HttpClient* http_client = http_.get();
     if (providers::CallsAnApi(provider_config)) {
-      daemon->limited_http_.emplace_back(
+      limited_http_.emplace_back(
           provider_config.name,
           std::make_unique<providers::LimitedHttpClient>(
-              *daemon->http_, providers::PublishedLimits(provider_config), clock,
+              *http_, providers::PublishedLimits(provider_config), clock_,
               provider_config.type == ProviderType::kWattTime ? "/login" : "",
-              [daemon = daemon.get(), name = provider_config.name](
-                  const providers::LimitedCall& call) { daemon->OnLimitedCall(name, call); }));
-      http_client = daemon->limited_http_.back().second.get();
+              [this, name = provider_config.name](const providers::LimitedCall& call) {
+                OnLimitedCall(name, call);
+              }));
+      http_client = limited_http_.back().second.get();
     }
     absl::StatusOr<std::unique_ptr<providers::Provider>> provider =
         providers::MakeProvider(provider_config, data, *http_client);
-    if (!provider.ok()) {
-      return ProviderError(provider.status(), provider_config.name);
-    }
+    if (!provider.ok()) return ProviderError(provider.status(), provider_config.name);
     if (provider_config.locations_from_nodes) {
-      daemon->node_located_.push_back(provider_config);
+      node_located_.push_back(provider_config);
       spdlog::info("provider {} ({}): the grid locations of the cluster's Nodes",
                    provider_config.name, std::string(ProviderTypeName(provider_config.type)));
     } else {
@@ -267,16 +301,17 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
                    (*provider)->locations().size());
     }
     borrowed.push_back(provider->get());
-    daemon->providers_.push_back(*std::move(provider));
+    providers_.push_back(*std::move(provider));
   }
+  return borrowed;
+}
 
-  daemon->registry_ = std::make_shared<prometheus::Registry>();
-  daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
-  for (const auto& [name, limited] : daemon->limited_http_) {
+void CollectorDaemon::SeedMonthlyBudgets() {
+  for (const auto& [name, limited] : limited_http_) {
     if (limited->limiter().monthly_budget() <= 0) continue;
     // The calls this month's earlier runs sent count against the budget too.
-    const absl::Time month = providers::CalendarMonthStart(clock.Now());
-    absl::StatusOr<int64_t> sent = daemon->store_->ProviderCalls(name, month);
+    const absl::Time month = providers::CalendarMonthStart(clock_.Now());
+    absl::StatusOr<int64_t> sent = store_->ProviderCalls(name, month);
     if (sent.ok()) {
       limited->limiter().SeedMonth(month, *sent);
     } else {
@@ -285,111 +320,98 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
           "budget counts from now",
           name, sent.status().ToString());
     }
-    daemon->metrics_->SetProviderBudget(name, limited->limiter().monthly_budget(),
-                                        limited->limiter().BudgetLeft(clock.Now()).value_or(0));
+    metrics_->SetProviderBudget(name, limited->limiter().monthly_budget(),
+                                limited->limiter().BudgetLeft(clock_.Now()).value_or(0));
   }
+}
+
+absl::Status CollectorDaemon::BuildLatency(const CollectorConfig& config, const DataPaths& data) {
   // The carbon role (discovery with peer selection "none") speaks for the cluster's
   // grid locations, not for the Node it runs on: the latency role there exports its node_info.
-  daemon->exports_node_info_ = !(config.rtt.kubernetes.enabled &&
-                                 config.rtt.peer_selection.mode == PeerSelectionMode::kNone);
-  if (daemon->exports_node_info_)
-    daemon->metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region,
-                                  config.node.zone);
+  exports_node_info_ = !(config.rtt.kubernetes.enabled &&
+                         config.rtt.peer_selection.mode == PeerSelectionMode::kNone);
+  if (exports_node_info_) {
+    metrics_->SetNodeInfo(config.node.name, config.node.location, config.node.region,
+                          config.node.zone);
+  }
   if (!config.rtt.static_matrix.empty()) {
     std::string matrix;
     absl::StatusOr<std::vector<DeclaredRtt>> row =
         DeclaredRow(config.node, config.rtt, data, matrix);
     if (!row.ok()) return row.status();
     for (const DeclaredRtt& entry : *row) {
-      daemon->metrics_->SetDeclaredRtt(config.node.name, entry.target, entry.rtt);
+      metrics_->SetDeclaredRtt(config.node.name, entry.target, entry.rtt);
     }
     spdlog::info("declared RTTs to {} of {} peers from {}", row->size(), config.rtt.peers.size(),
                  matrix);
   }
-  daemon->poller_ = std::make_unique<Poller>(std::move(borrowed), *daemon->store_,
-                                             *daemon->metrics_, config.poll);
-  for (const ProviderConfig& provider : daemon->node_located_) {
-    // None until the first list of Nodes.
-    CARBONROUTE_RETURN_IF_ERROR(daemon->poller_->SetLocations(provider.name, {}));
-  }
-  std::vector<IntensitySeries> provider_series;
-  for (const std::unique_ptr<providers::Provider>& provider : daemon->providers_) {
-    provider_series.push_back({provider->name(), "", provider->emissions_type()});
-  }
-  daemon->carbon_aware_data_ = std::make_unique<CacheCarbonAwareData>(
-      *daemon->store_, *daemon->poller_, std::move(provider_series));
-  carbon_aware::LocationNames names = CarbonAwareLocationNames(data);
-  if (!config.publish.keda_configmaps.empty()) {
-    absl::StatusOr<std::unique_ptr<keda::KedaPublishing>> keda = keda::KedaPublishing::Create(
-        config.publish, names, !daemon->node_located_.empty(), *daemon->carbon_aware_data_, clock,
-        {.getenv = [](const char* name) { return std::getenv(name); }});
-    if (!keda.ok()) return keda.status();
-    daemon->keda_ = *std::move(keda);
-  }
-  daemon->carbon_aware_api_ = std::make_unique<carbon_aware::CarbonAwareApi>(
-      *daemon->carbon_aware_data_, std::move(names), clock);
-  daemon->longest_call_ = LongestCall(config.providers);
-  if (absl::Status probes = daemon->StartProber(config); !probes.ok()) return probes;
-  if (endpoint) {
-    absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> curl = net::CurlHttpClient::Create(
-        absl::StrCat("carbonroute-collector/", CARBONROUTE_VERSION, " (node discovery)"));
-    if (!curl.ok()) return Prefixed(curl.status(), "rtt.discovery.kubernetes");
-    daemon->discovery_http_ = *std::move(curl);
-    spdlog::info("kubernetes discovery: Nodes from {} (peer selection {})", endpoint->Describe(),
-                 std::string(PeerSelectionModeName(config.rtt.peer_selection.mode)));
-    daemon->discovery_ = std::make_unique<discovery::NodeDiscovery>(
-        discovery::DiscoveryOptionsFrom(config.rtt.kubernetes, *std::move(endpoint),
-                                        config.node.name),
-        *daemon->discovery_http_, clock,
-        [daemon = daemon.get()](const std::vector<kube::KubeNode>& nodes,
-                                const std::optional<kube::KubeNode>& self) {
-          daemon->OnDiscovered(nodes, self);
-        });
-  }
+  return StartProber(config);
+}
 
-  daemon->first_poll_done_ = std::make_shared<std::atomic<bool>>(false);
+absl::Status CollectorDaemon::BuildDiscovery(const CollectorConfig& config, const DataPaths& data,
+                                             kube::KubeConnection endpoint) {
+  absl::StatusOr<RegionLocations> regions = DiscoveryRegionLocations(config, data);
+  if (!regions.ok()) return regions.status();
+  region_locations_ = *std::move(regions);
+  absl::StatusOr<RegionCoordinates> coordinates = DiscoveryRegionCoordinates(config, data);
+  if (!coordinates.ok()) return coordinates.status();
+  region_coordinates_ = *std::move(coordinates);
+  absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> curl = net::CurlHttpClient::Create(
+      absl::StrCat("carbonroute-collector/", CARBONROUTE_VERSION, " (node discovery)"));
+  if (!curl.ok()) return Prefixed(curl.status(), "rtt.discovery.kubernetes");
+  discovery_http_ = *std::move(curl);
+  spdlog::info("kubernetes discovery: Nodes from {} (peer selection {})", endpoint.Describe(),
+               std::string(PeerSelectionModeName(config.rtt.peer_selection.mode)));
+  discovery_ = std::make_unique<discovery::NodeDiscovery>(
+      discovery::DiscoveryOptionsFrom(config.rtt.kubernetes, std::move(endpoint), config.node.name),
+      *discovery_http_, clock_,
+      [this](const std::vector<kube::KubeNode>& nodes, const std::optional<kube::KubeNode>& self) {
+        OnDiscovered(nodes, self);
+      });
+  return absl::OkStatus();
+}
+
+absl::Status CollectorDaemon::StartEndpoint(const CollectorConfig& config,
+                                            const net::WebConfig& web) {
+  first_poll_done_ = std::make_shared<std::atomic<bool>>(false);
   net::HttpServerOptions server_options;
   server_options.listen_address = config.listen_address;
   server_options.routes["/metrics"] = exporter::MetricsPageHandler(
-      daemon->registry_,
-      [daemon = daemon.get()] { daemon->metrics_->RefreshAges(daemon->clock_.Now()); },
-      {daemon->metrics_->peer_series()});
-  daemon->links_ = {{"/metrics", "the metrics, Prometheus text format"},
-                    {"/healthz", "200 once the first poll is done"},
-                    {std::string(forecast_api::kPath) + "?location=DE",
-                     "a grid location's cached forecast, JSON"},
-                    {"/emissions/forecasts/current?location=DE",
-                     "the Carbon Aware SDK's Web API, from the cache"},
-                    {"/locations", "the locations that API knows"},
-                    {exporter::kStatusApiPath, "this page's data, JSON"}};
+      registry_, [this] { metrics_->RefreshAges(clock_.Now()); }, {metrics_->peer_series()});
+  links_ = {{"/metrics", "the metrics, Prometheus text format"},
+            {"/healthz", "200 once the first poll is done"},
+            {std::string(forecast_api::kPath) + "?location=DE",
+             "a grid location's cached forecast, JSON"},
+            {"/emissions/forecasts/current?location=DE",
+             "the Carbon Aware SDK's Web API, from the cache"},
+            {"/locations", "the locations that API knows"},
+            {exporter::kStatusApiPath, "this page's data, JSON"}};
   server_options.routes["/"] = exporter::StatusPageHandler();
   server_options.routes[exporter::kStatusApiPath] =
-      exporter::StatusApiHandler([daemon = daemon.get()] { return daemon->Status(); });
-  server_options.routes["/healthz"] =
-      [ready = daemon->first_poll_done_](const net::HttpServerRequest&) {
-        return ready->load() ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
-                             : net::HttpServerResponse{503, "text/plain; charset=utf-8",
-                                                       "starting: first poll not done\n"};
-      };
-  server_options.routes[forecast_api::kPath] =
-      [daemon = daemon.get()](const net::HttpServerRequest& request) {
-        return daemon->ForecastPage(request);
-      };
+      exporter::StatusApiHandler([this] { return Status(); });
+  server_options.routes["/healthz"] = [ready = first_poll_done_](const net::HttpServerRequest&) {
+    return ready->load() ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
+                         : net::HttpServerResponse{503, "text/plain; charset=utf-8",
+                                                   "starting: first poll not done\n"};
+  };
+  server_options.routes[forecast_api::kPath] = [this](const net::HttpServerRequest& request) {
+    return ForecastPage(request);
+  };
   for (const std::string& path : carbon_aware::CarbonAwareApi::Paths()) {
     server_options.case_insensitive_routes[path] =
-        [api = daemon->carbon_aware_api_.get()](const net::HttpServerRequest& request) {
+        [api = carbon_aware_api_.get()](const net::HttpServerRequest& request) {
           carbon_aware::ApiResponse answer = api->Handle(request.path, request.query);
           return net::HttpServerResponse{answer.status, std::move(answer.content_type),
                                          std::move(answer.body)};
         };
   }
   net::ApplyWebConfig(web, server_options);
-  daemon->tls_ = web.tls.has_value();
+  tls_ = web.tls.has_value();
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
       net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) return Prefixed(server.status(), "starting the HTTP endpoint");
-  daemon->server_ = *std::move(server);
-  return daemon;
+  server_ = *std::move(server);
+  return absl::OkStatus();
 }
 
 net::HttpServerResponse CollectorDaemon::ForecastPage(const net::HttpServerRequest& request) const {

@@ -137,6 +137,23 @@ class CollectorDaemon {
 
  private:
   CollectorDaemon(Clock& clock) : clock_(clock) {}
+  // Create, one part each (errors as Create's, prefixed):
+  // The carbon side: the HTTP client, the cache, the providers behind their
+  // limiters, the poller, the SDK API and the KEDA publisher.
+  absl::Status BuildCarbon(const CollectorConfig& config, const DataPaths& data,
+                           std::unique_ptr<net::HttpClient> http);
+  absl::StatusOr<std::vector<providers::Provider*>> BuildProviders(const CollectorConfig& config,
+                                                                   const DataPaths& data);
+  // Each monthly budget counts the calls this month's earlier runs made (the cache's count).
+  void SeedMonthlyBudgets();
+  // The latency side: node_info, the declared RTT row and the prober.
+  absl::Status BuildLatency(const CollectorConfig& config, const DataPaths& data);
+  // rtt.discovery.kubernetes: the Nodes, the peers of the latency side and the
+  // grid locations of the carbon side (`locations: nodes`).
+  absl::Status BuildDiscovery(const CollectorConfig& config, const DataPaths& data,
+                              kube::KubeConnection endpoint);
+  // The HTTP endpoint: /metrics, /healthz, the status page, the forecast and SDK APIs.
+  absl::Status StartEndpoint(const CollectorConfig& config, const net::WebConfig& web);
   // Errors: those of SocketProbeTransport::Create, prefixed "rtt.peers".
   absl::Status StartProber(const CollectorConfig& config);
   void RunPolls(absl::Notification& stop);

@@ -12,7 +12,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
-#include "base/listen_address.h"
 #include "contract/emissions_type.h"
 #include "exporter/metrics_page.h"
 #include "model_sources/rtt_sources.h"
@@ -31,16 +30,6 @@ absl::Duration DurationFlag(const std::string& text, const char* flag) {
         flag, "expected a positive duration such as 2h or 90m, got \"" + text + "\"");
   }
   return d;
-}
-
-void ListenFlag(std::string& text, const char* flag) {
-  std::optional<std::string> normalized = NormalizeListenAddress(text);
-  if (!normalized) {
-    throw CLI::ValidationError(
-        flag, "expected host:port such as 127.0.0.1:8888, or :8888 for every interface, got \"" +
-                  text + "\"");
-  }
-  text = *std::move(normalized);
 }
 
 std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,
@@ -222,20 +211,6 @@ std::shared_ptr<const PlacementModel> LoadModelOrSay(const ModelSources& sources
   return loaded.model;
 }
 
-void DaemonFlags::AddTo(CLI::App& cmd) {
-  cmd.add_option("--log.level", log_level_, "trace|debug|info|warn|error|off (as the collector's)")
-      ->check(CLI::IsMember(
-          std::vector<std::string>(std::begin(kLogLevelNames), std::end(kLogLevelNames))))
-      ->capture_default_str();
-  cmd.add_option("--log.format", log_format_, "logfmt|json")
-      ->check(CLI::IsMember({"logfmt", "json"}))
-      ->capture_default_str();
-  cmd.add_option("--web.config.file", web_config_file_,
-                 "TLS and Basic auth of this server, in Prometheus exporters' web "
-                 "configuration format (tls_server_config, basic_auth_users)")
-      ->check(CLI::ExistingFile);
-}
-
 absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
     const ControllerServer& server) {
   net::HttpServerOptions options;
@@ -317,17 +292,6 @@ bool KubeFlags::Resolve(kube::KubeConnection& connection, std::ostream& err) con
     return false;
   }
   connection = *std::move(resolved);
-  return true;
-}
-
-bool LoadWebConfigFlag(const std::string& file, net::WebConfig& web, std::ostream& err) {
-  if (file.empty()) return true;
-  absl::StatusOr<net::WebConfig> loaded = net::LoadWebConfig(file);
-  if (!loaded.ok()) {
-    err << "scheduler-lite: --web.config.file: " << loaded.status().message() << "\n";
-    return false;
-  }
-  web = *std::move(loaded);
   return true;
 }
 

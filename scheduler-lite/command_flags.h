@@ -36,10 +36,6 @@ namespace carbonroute::scheduler_lite {
 // A positive duration such as 2h or 90m.
 absl::Duration DurationFlag(const std::string& text, const char* flag);
 
-// `text` ("host:port" with a port 0–65535, or ":port" for every interface)
-// made "host:port"; a CLI::ValidationError naming `flag` otherwise.
-void ListenFlag(std::string& text, const char* flag);
-
 // A comma-separated list of numbers in [min, max_exclusive), duplicates dropped.
 std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,
                                    double max_exclusive, const char* expected);
@@ -67,25 +63,6 @@ void AddScoringFlags(CLI::App& cmd, double& carbon_weight, double& latency_weigh
 absl::Status FillDefaultDataFiles(
     const std::vector<std::string>& dirs,
     std::initializer_list<std::pair<std::string*, const char*>> files);
-
-// The flags of the long-running subcommands (serve, hold): --log.level,
-// --log.format and --web.config.file (TLS and Basic auth of their server).
-class DaemonFlags {
- public:
-  void AddTo(CLI::App& cmd);
-  LogLevel log_level() const { return *ParseLogLevel(log_level_); }
-  LogFormat log_format() const { return *ParseLogFormat(log_format_); }
-  const std::string& web_config_file() const { return web_config_file_; }
-
- private:
-  std::string log_level_ = "info";
-  std::string log_format_ = "logfmt";
-  std::string web_config_file_;
-};
-
-// Reads the web configuration `file` ("" = plain HTTP, no auth) into `web`;
-// false after saying why on `err` (a usage error: exit 2).
-bool LoadWebConfigFlag(const std::string& file, net::WebConfig& web, std::ostream& err);
 
 // The web server of a long-running controller (hold, karmada --controller):
 // `/` (a landing page), `/metrics` (the registry) and `/healthz` (200 "ok",

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/data_files.h"
 #include "base/log_line.h"
+#include "cli/daemon_flags.h"
 #include "contract/region_locations.h"
 #include "exporter/metrics_page.h"
 #include "hold/forecast_source.h"
@@ -58,8 +59,6 @@ class HoldSubcommand final : public Subcommand {
                        kRegionZonesFile + ")")
         ->check(CLI::ExistingFile);
     cmd.add_option("--data-dir", data_dirs_, "directory searched first for the default data files");
-    cmd.add_option("--web.listen-address", listen_, "host:port of /metrics and /healthz")
-        ->capture_default_str();
     daemon_.AddTo(cmd);
   }
   void Validate() override {
@@ -70,7 +69,7 @@ class HoldSubcommand final : public Subcommand {
     if (options_.selector.empty()) {
       throw CLI::ValidationError("--selector", "must not be empty (it would hold every Job)");
     }
-    ListenFlag(listen_, "--web.listen-address");
+    daemon_.Check();
     lease_.Fill();
   }
   bool WatchesStopSignals() const override { return true; }
@@ -86,13 +85,12 @@ class HoldSubcommand final : public Subcommand {
   LeaseFlags lease_{"carbonroute-hold"};
   std::string region_zones_;
   std::vector<std::string> data_dirs_;
-  std::string listen_ = "127.0.0.1:9466";
-  DaemonFlags daemon_;
+  cli::DaemonFlags daemon_{{.listen_address = "127.0.0.1:9466"}};
 };
 
 int HoldSubcommand::Run(ProgramContext& c) {
-  net::WebConfig web;  // read first: a mistake in it is a usage error
-  if (!LoadWebConfigFlag(daemon_.web_config_file(), web, c.err)) return 2;
+  const net::WebConfig& web = daemon_.web();
+  const std::string& listen = daemon_.listen_address();
   if (absl::Status found = FillDefaultDataFiles(data_dirs_, {{&region_zones_, kRegionZonesFile}});
       !found.ok()) {
     c.err << "scheduler-lite: " << found.message() << " (give --region-zones or --data-dir)\n";
@@ -111,7 +109,8 @@ int HoldSubcommand::Run(ProgramContext& c) {
   options_.region_locations = {regions->begin(), regions->end()};
   kube::KubeConnection connection;
   if (!kube_.Resolve(connection, c.err)) return 2;
-  LineLogger log(c.err, daemon_.log_format(), daemon_.log_level(), c.clock);
+  LineLogger log(c.err, daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo),
+                 c.clock);
   const kube::KubeClient api(connection, c.http);
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
   auto registry = std::make_shared<prometheus::Registry>();
@@ -123,7 +122,7 @@ int HoldSubcommand::Run(ProgramContext& c) {
                                   election ? &*election : nullptr, &events);
 
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
-      {.listen_address = listen_,
+      {.listen_address = listen,
        .web = &web,
        .title = "scheduler-lite hold",
        .registry = registry,
@@ -137,7 +136,7 @@ int HoldSubcommand::Run(ProgramContext& c) {
     return 1;
   }
   log.Info(absl::StrCat("holding objects selected by ", options_.selector, " from ",
-                        connection.Describe(), "; metrics on ", ServerUrl(web, listen_, **server),
+                        connection.Describe(), "; metrics on ", ServerUrl(web, listen, **server),
                         lease_.Describe()));
   controller.Run(c.signals->stop());
   log.Info("stopped");

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/data_files.h"
 #include "base/log_line.h"
+#include "cli/daemon_flags.h"
 #include "karmada/karmada_controller.h"
 #include "karmada/karmada_metrics.h"
 #include "kube/event_recorder.h"
@@ -46,9 +47,6 @@ class KarmadaSubcommand final : public Subcommand {
                    "when a policy or its target changes)")
         ->capture_default_str();
     lease_.AddTo(cmd);
-    cmd.add_option("--web.listen-address", listen_,
-                   "--controller: host:port of /metrics and /healthz")
-        ->capture_default_str();
     daemon_.AddTo(cmd);
     kube_.AddTo(cmd);
   }
@@ -64,7 +62,7 @@ class KarmadaSubcommand final : public Subcommand {
       options_.resync = DurationFlag(resync_, "--resync");
       options_.expected_runtime = request_.runtime;
       options_.watch = true;
-      ListenFlag(listen_, "--web.listen-address");
+      daemon_.Check();
       lease_.Fill();
     } else if (request_.policy_file.empty()) {
       throw CLI::ValidationError("--policy",
@@ -94,18 +92,19 @@ class KarmadaSubcommand final : public Subcommand {
   std::string resync_ = "5m";
   karmada::KarmadaControllerOptions options_;
   LeaseFlags lease_{"carbonroute-karmada"};
-  std::string listen_ = "127.0.0.1:9467";
-  DaemonFlags daemon_;
+  cli::DaemonFlags daemon_{
+      {.listen_address = "127.0.0.1:9467", .served = "--controller's /metrics and /healthz"}};
 };
 
 int KarmadaSubcommand::RunController(ProgramContext& c) {
-  net::WebConfig web;  // read first: a mistake in it is a usage error
-  if (!LoadWebConfigFlag(daemon_.web_config_file(), web, c.err)) return 2;
+  const net::WebConfig& web = daemon_.web();
+  const std::string& listen = daemon_.listen_address();
   model_sources::ModelSources sources;
   if (!sources_.Resolve(sources, c.err)) return 1;
   kube::KubeConnection connection;
   if (!kube_.Resolve(connection, c.err)) return 2;
-  LineLogger log(c.err, daemon_.log_format(), daemon_.log_level(), c.clock);
+  LineLogger log(c.err, daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo),
+                 c.clock);
   const kube::KubeClient api(connection, c.http);
   auto registry = std::make_shared<prometheus::Registry>();
   karmada::KarmadaMetrics metrics(*registry);
@@ -118,7 +117,7 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
       [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
       c.clock, metrics, log, election ? &*election : nullptr, &events);
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
-      {.listen_address = listen_,
+      {.listen_address = listen,
        .web = &web,
        .title = "scheduler-lite karmada --controller",
        .registry = registry,
@@ -133,7 +132,7 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
   }
   log.Info(absl::StrCat("placing Karmada policies on ", connection.Describe(), " every ",
                         absl::FormatDuration(options_.resync), "; metrics on ",
-                        ServerUrl(web, listen_, **server), lease_.Describe()));
+                        ServerUrl(web, listen, **server), lease_.Describe()));
   controller.Run(c.signals->stop());
   log.Info("stopped");
   return 0;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "base/log_line.h"
+#include "cli/daemon_flags.h"
 #include "contract/metric_names.h"
 #include "extender/extender_service.h"
 #include "kube/kube_client.h"
@@ -40,10 +41,6 @@ class ServeSubcommand final : public Subcommand {
   }
   void AddFlags(CLI::App& cmd) override {
     sources_.AddTo(cmd);
-    cmd.add_option("--web.listen-address,--listen", request_.listen,
-                   "host:port, or :port for every interface (--listen: the old name, kept for "
-                   "one release)")
-        ->capture_default_str();
     cmd.add_option("--refresh", refresh_, "how often the model is rebuilt from its sources")
         ->capture_default_str();
     cmd.add_option("--max-model-age", max_model_age_,
@@ -81,10 +78,11 @@ class ServeSubcommand final : public Subcommand {
   void Validate() override {
     request_.refresh = DurationFlag(refresh_, "--refresh");
     request_.max_model_age = DurationFlag(max_model_age_, "--max-model-age");
-    ListenFlag(request_.listen, "--web.listen-address");  // before any source is loaded
-    request_.log_level = daemon_.log_level();
+    daemon_.Check();  // before any source is loaded
+    request_.listen = daemon_.listen_address();
+    request_.log_level = daemon_.log_level().value_or(LogLevel::kInfo);
     request_.log_format = daemon_.log_format();
-    request_.web_config_file = daemon_.web_config_file();
+    request_.web = daemon_.web();
   }
   bool WatchesStopSignals() const override { return true; }
   int Run(ProgramContext& c) override {
@@ -131,15 +129,16 @@ class ServeSubcommand final : public Subcommand {
   std::string refresh_ = "30s";
   std::string max_model_age_ = "10m";
   std::string watch_nodes_ = "auto";
-  DaemonFlags daemon_;
+  cli::DaemonFlags daemon_{{.listen_address = ServeRequest().listen,
+                            .served = "/filter, /prioritize, /metrics and /healthz",
+                            .old_listen_flag = "--listen"}};
 };
 
 }  // namespace
 
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
                  absl::Notification& stop, std::ostream& err) {
-  net::WebConfig web;  // read first: a mistake in it is a usage error, before any source is asked
-  if (!LoadWebConfigFlag(request.web_config_file, web, err)) return 2;
+  const net::WebConfig& web = request.web;
   // A daemon from here on: every line with a time and a level (--log.format, --log.level).
   LineLogger log(err, request.log_format, request.log_level, clock);
   ModelStore models;

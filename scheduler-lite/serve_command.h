@@ -22,6 +22,7 @@
 #include "kube/kube_connection.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
+#include "net/web_config.h"
 #include "placement/scoring.h"
 #include "scheduler-lite/subcommand.h"
 
@@ -38,7 +39,7 @@ struct ServeRequest {
   double carbon_tolerance = placement::kDefaultCarbonTolerance;  // gCO2eq/kWh
   std::size_t max_body_bytes = 64 << 20;  // full NodeLists of thousands of nodes
   int threads = 4;                        // epoll threads, each serving many connections
-  std::string web_config_file;            // net/web_config.h; "" = plain HTTP, no auth
+  net::WebConfig web;                     // TLS and Basic auth (--web.config.file)
   LogFormat log_format = LogFormat::kLogfmt;
   LogLevel log_level = LogLevel::kInfo;
   // Collectors found through the Kubernetes API (model_sources/collector_pods.h):

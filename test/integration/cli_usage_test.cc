@@ -93,6 +93,23 @@ TEST(CliUsage, HelpAndVersionAsTypedAndOneSetOfDaemonFlags) {
     run = Shell(absl::StrCat(kCollector, " --log.level ", level, " --help"));
     EXPECT_EQ(run.exit_code, 0) << level << ": " << run.output;
   }
+  // Every daemon of both programs takes the same four flags (cli/daemon_flags.h),
+  // and a listen address that is not host:port is the same usage error in each.
+  for (const std::string& daemon : {kCollector, kSchedulerLite + " serve", kSchedulerLite + " hold",
+                                    kSchedulerLite + " karmada --controller"}) {
+    run = Shell(daemon + " --help");
+    EXPECT_EQ(run.exit_code, 0) << daemon << ": " << run.output;
+    for (const char* flag :
+         {"--log.level", "--log.format", "--web.listen-address", "--web.config.file"}) {
+      EXPECT_THAT(run.output, HasSubstr(flag)) << daemon;
+    }
+    run = Shell(daemon + " --web.listen-address host:" +
+                (daemon == kCollector ? " --config /dev/null" : ""));
+    EXPECT_EQ(run.exit_code, 2) << daemon << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr("expected host:port such as 127.0.0.1:9464, or :9464 for "
+                                      "every interface, got \"host:\""))
+        << daemon;
+  }
 }
 
 TEST(CliUsage, CollectorUsageErrorsExit2) {
