@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace carbonroute::keda {
 namespace {
@@ -49,12 +50,7 @@ absl::Status KedaPublisher::Write(const PublishedConfigMap& configmap, const Ked
       "keda: ConfigMap {}/{} refused an update ({}); deleting it and creating it again, "
       "not immutable, so that later updates keep it in place",
       configmap.namespace_name, configmap.name, std::string(patched.status().message()));
-  kube::KubeRequest remove{.method = "DELETE", .path = PathOf(configmap)};
-  absl::StatusOr<net::HttpResponse> removed = client_.Call(std::move(remove));
-  if (!removed.ok()) return removed.status();
-  if (removed->status != 200 && removed->status != 202 && removed->status != 404) {
-    return kube::ApiError("DELETE", PathOf(configmap), *removed);
-  }
+  CARBONROUTE_RETURN_IF_ERROR(client_.Delete(PathOf(configmap)));
   return client_.Create(CollectionOf(configmap), object).status();
 }
 

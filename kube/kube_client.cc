@@ -95,6 +95,10 @@ absl::StatusOr<std::string> KubeClient::Patch(const std::string& path,
                 {200});
 }
 
+absl::Status KubeClient::Delete(const std::string& path) const {
+  return Expect({.method = "DELETE", .path = path}, {200, 202, 404}).status();
+}
+
 absl::StatusOr<std::string> KubeClient::UpdateStatus(const std::string& path,
                                                      std::string body) const {
   return Update(absl::StrCat(path, "/status"), std::move(body));

@@ -78,6 +78,8 @@ class KubeClient {
   absl::StatusOr<std::string> Update(const std::string& path, std::string body) const;
   absl::StatusOr<std::string> Patch(const std::string& path, absl::string_view content_type,
                                     std::string body) const;
+  // DELETE: OK when the object is gone, by this call (200, 202) or before it (404).
+  absl::Status Delete(const std::string& path) const;
   absl::StatusOr<std::string> UpdateStatus(const std::string& path, std::string body) const;
   absl::StatusOr<std::string> PatchStatus(const std::string& path, absl::string_view content_type,
                                           std::string body) const;

@@ -17,7 +17,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1661263200);  // 2022-08-23T14:00:00Z
+const absl::Time kApiHour = absl::FromUnixSeconds(1661263200);  // 2022-08-23T14:00:00Z
 
 std::vector<ForecastPoint> Hourly(absl::Time from, std::vector<double> values) {
   std::vector<ForecastPoint> points;
@@ -54,15 +54,15 @@ class FakeData final : public CarbonAwareData {
 class CarbonAwareApiTest : public ::testing::Test {
  protected:
   CarbonAwareApiTest()
-      : clock_(kT0 + absl::Hours(4) + absl::Minutes(10)),
+      : clock_(kApiHour + absl::Hours(4) + absl::Minutes(10)),
         api_(
             data_,
             LocationNames({{"europe-west3", "DE"}, {"us-east1", "US-CAR-SCEG"}, {"cn-north-1", ""}},
                           {{"europe-west3", "50.11,8.68"}}),
             clock_) {
-    data_.observed["DE"] = Hourly(kT0, {300, 200, 100, 400});
-    data_.forecasts["DE"] = {Hourly(kT0 + absl::Hours(4), {400, 100, 50, 300, 200}),
-                             kT0 + absl::Hours(3) + absl::Minutes(30)};
+    data_.observed["DE"] = Hourly(kApiHour, {300, 200, 100, 400});
+    data_.forecasts["DE"] = {Hourly(kApiHour + absl::Hours(4), {400, 100, 50, 300, 200}),
+                             kApiHour + absl::Hours(3) + absl::Minutes(30)};
   }
 
   // The answer's status, and its body parsed (null when empty).
@@ -253,7 +253,7 @@ TEST_F(CarbonAwareApiTest, PathsAndParameterNamesMatchInAnyCaseAsTheSdksServerDo
 
 // A value with arithmetic noise in its last bits is written as its 15-digit decimal.
 TEST_F(CarbonAwareApiTest, RatingsCarryNoArithmeticNoise) {
-  data_.observed["FR"] = {{kT0, kT0 + absl::Hours(1), 558.5999999999999}};
+  data_.observed["FR"] = {{kApiHour, kApiHour + absl::Hours(1), 558.5999999999999}};
   const ApiResponse answer =
       api_.Handle("/emissions/bylocation", "location=FR&time=2022-08-23T14:00:00Z");
   ASSERT_EQ(answer.status, 200) << answer.body;

@@ -28,7 +28,8 @@ using ::testing::HasSubstr;
 using testing::IsOk;
 using ::testing::Not;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);  // 2027-01-15T08:00:00Z, on the hour
+const absl::Time kPollStart =
+    absl::FromUnixSeconds(1'800'000'000);  // 2027-01-15T08:00:00Z, on the hour
 
 std::unique_ptr<CountingProvider> StaticCounting(std::map<std::string, double> values) {
   StaticSettings settings;
@@ -53,7 +54,7 @@ class PollerTest : public ::testing::Test {
   PollConfig config_;
   // Times provider calls; nothing advances it unless a test says so, so a
   // call's answer comes at the poll's own `now`.
-  testing::FakeClock clock_{kT0};
+  testing::FakeClock clock_{kPollStart};
 };
 
 TEST_F(PollerTest, CacheServesReadingsUntilTheirValidityEnds) {
@@ -62,16 +63,17 @@ TEST_F(PollerTest, CacheServesReadingsUntilTheirValidityEnds) {
   config_.forecast_horizon = absl::ZeroDuration();
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
 
-  PollStats first = poller.PollOnce(kT0 + absl::Minutes(10));
+  PollStats first = poller.PollOnce(kPollStart + absl::Minutes(10));
   EXPECT_EQ(provider->current_calls, 3);
   EXPECT_EQ(first.exported_series, 3);
-  EXPECT_EQ(first.next_poll, kT0 + absl::Minutes(11));  // now + interval comes before valid_to
+  EXPECT_EQ(first.next_poll,
+            kPollStart + absl::Minutes(11));  // now + interval comes before valid_to
 
-  PollStats second = poller.PollOnce(kT0 + absl::Minutes(59));
+  PollStats second = poller.PollOnce(kPollStart + absl::Minutes(59));
   EXPECT_EQ(provider->current_calls, 3);  // no upstream call while the cache covers now
   EXPECT_EQ(second.cache_hits, 3);
 
-  poller.PollOnce(kT0 + absl::Hours(1));
+  poller.PollOnce(kPollStart + absl::Hours(1));
   EXPECT_EQ(provider->current_calls, 6);  // a new validity window
   EXPECT_EQ(provider->forecast_calls, 0);
 }
@@ -80,8 +82,9 @@ TEST_F(PollerTest, NextPollIsCappedByTheInterval) {
   auto provider = StaticCounting({{"A", 100}});
   auto store = Open(":memory:");
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  EXPECT_EQ(poller.PollOnce(kT0).next_poll, kT0 + absl::Seconds(60));
-  EXPECT_EQ(poller.PollOnce(kT0 + absl::Seconds(3590)).next_poll, kT0 + absl::Hours(1));
+  EXPECT_EQ(poller.PollOnce(kPollStart).next_poll, kPollStart + absl::Seconds(60));
+  EXPECT_EQ(poller.PollOnce(kPollStart + absl::Seconds(3590)).next_poll,
+            kPollStart + absl::Hours(1));
 }
 
 TEST_F(PollerTest, ExportsReadingValidToAndForecastMeans) {
@@ -89,7 +92,7 @@ TEST_F(PollerTest, ExportsReadingValidToAndForecastMeans) {
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::Hours(4);
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  poller.PollOnce(kT0 + absl::Minutes(5));
+  poller.PollOnce(kPollStart + absl::Minutes(5));
   const std::string text = Scrape();
   EXPECT_THAT(text,
               HasSubstr("carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type="
@@ -97,7 +100,7 @@ TEST_F(PollerTest, ExportsReadingValidToAndForecastMeans) {
   EXPECT_THAT(text, HasSubstr(absl::StrCat(
                         "carbonroute_carbon_intensity_valid_to_timestamp_seconds{emissions_type="
                         "\"average\",location=\"A\",provider=\"fixed\"} ",
-                        absl::ToUnixSeconds(kT0 + absl::Hours(1)))));
+                        absl::ToUnixSeconds(kPollStart + absl::Hours(1)))));
   EXPECT_THAT(text, HasSubstr("carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour{"
                               "emissions_type=\"average\",location=\"A\",provider=\"fixed\",window="
                               "\"4h\"} 100"));
@@ -113,11 +116,11 @@ TEST_F(PollerTest, FailingProviderRemovesTheSeriesAndCountsTheOutcome) {
   config_.forecast_horizon = absl::ZeroDuration();
   config_.grace = absl::ZeroDuration();
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  poller.PollOnce(kT0);
+  poller.PollOnce(kPollStart);
   EXPECT_THAT(Scrape(), HasSubstr("location=\"A\",provider=\"fixed\"} 100"));
 
   provider->fail_with = absl::UnavailableError("upstream down");
-  PollStats stats = poller.PollOnce(kT0 + absl::Hours(1));  // the cached reading has expired
+  PollStats stats = poller.PollOnce(kPollStart + absl::Hours(1));  // the cached reading has expired
   EXPECT_EQ(stats.provider_errors, 1);
   const std::string text = Scrape();
   EXPECT_THAT(text, Not(HasSubstr("carbonroute_carbon_intensity_grams_per_kilowatt_hour{")));
@@ -127,7 +130,7 @@ TEST_F(PollerTest, FailingProviderRemovesTheSeriesAndCountsTheOutcome) {
           "carbonroute_provider_requests_total{outcome=\"unavailable\",provider=\"fixed\"} 1"));
 
   provider->fail_with = absl::OkStatus();
-  poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(1));
+  poller.PollOnce(kPollStart + absl::Hours(1) + absl::Minutes(1));
   EXPECT_THAT(Scrape(), HasSubstr("location=\"A\",provider=\"fixed\"} 100"));
 }
 
@@ -139,7 +142,7 @@ TEST_F(PollerTest, RestartReusingTheDatabaseMakesNoProviderCalls) {
     auto provider = StaticCounting({{"A", 100}, {"B", 200}});
     auto store = Open(path);
     Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-    poller.PollOnce(kT0 + absl::Minutes(10));
+    poller.PollOnce(kPollStart + absl::Minutes(10));
     EXPECT_EQ(provider->current_calls, 2);
     EXPECT_EQ(provider->forecast_calls, 2);
   }
@@ -148,7 +151,7 @@ TEST_F(PollerTest, RestartReusingTheDatabaseMakesNoProviderCalls) {
   prometheus::Registry registry;
   exporter::CollectorMetrics metrics(registry);
   Poller restarted({provider.get()}, *store, metrics, config_);
-  PollStats stats = restarted.PollOnce(kT0 + absl::Minutes(20));
+  PollStats stats = restarted.PollOnce(kPollStart + absl::Minutes(20));
   EXPECT_EQ(provider->current_calls, 0);
   EXPECT_EQ(provider->forecast_calls, 0);
   EXPECT_EQ(stats.exported_series, 2);
@@ -170,7 +173,7 @@ TEST_F(PollerTest, SimulatedDayOfReplayMakesTheCallsValidityImplies) {
   Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
 
   // One simulated day, starting half past an hour.
-  const absl::Time start = kT0 + absl::Minutes(30);
+  const absl::Time start = kPollStart + absl::Minutes(30);
   testing::FakeClock clock(start);
   clock.StopAt(start + absl::Hours(24));
   absl::Notification never;
@@ -194,10 +197,10 @@ TEST_F(PollerTest, LastGoodReadingIsKeptThroughTheGraceWithItsAge) {
   config_.forecast_horizon = absl::ZeroDuration();
   config_.grace = absl::Minutes(30);
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  poller.PollOnce(kT0);  // valid until kT0 + 1h
+  poller.PollOnce(kPollStart);  // valid until kPollStart + 1h
   provider->fail_with = absl::UnavailableError("upstream down");
 
-  PollStats during = poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(10));
+  PollStats during = poller.PollOnce(kPollStart + absl::Hours(1) + absl::Minutes(10));
   EXPECT_EQ(during.provider_errors, 1);
   EXPECT_EQ(during.exported_series, 1);
   std::string text = Scrape();
@@ -205,7 +208,7 @@ TEST_F(PollerTest, LastGoodReadingIsKeptThroughTheGraceWithItsAge) {
   EXPECT_THAT(text, HasSubstr("carbonroute_carbon_intensity_age_seconds{emissions_type=\"average\","
                               "location=\"A\",provider=\"fixed\"} 4200"));  // fetched 70 min ago
 
-  poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(30));  // valid_to + grace reached
+  poller.PollOnce(kPollStart + absl::Hours(1) + absl::Minutes(30));  // valid_to + grace reached
   text = Scrape();
   EXPECT_THAT(text, Not(HasSubstr("carbonroute_carbon_intensity_grams_per_kilowatt_hour{")));
   EXPECT_THAT(text, Not(HasSubstr("carbonroute_carbon_intensity_age_seconds{")));
@@ -220,7 +223,7 @@ TEST_F(PollerTest, TransientFailuresBackOffExponentiallyWithJitter) {
   provider->fail_with = absl::UnavailableError("HTTP 503");
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/7, clock_);
 
-  absl::Time now = kT0;
+  absl::Time now = kPollStart;
   for (int failure = 1; failure <= 6; ++failure) {
     const int calls_before = provider->current_calls;
     poller.PollOnce(now);
@@ -244,7 +247,7 @@ TEST_F(PollerTest, TransientFailuresBackOffExponentiallyWithJitter) {
   EXPECT_THAT(Scrape(), HasSubstr("location=\"A\",provider=\"fixed\"} 100"));
   // A success resets the count: the next failure backs off from 30 s again.
   provider->fail_with = absl::UnavailableError("HTTP 503");
-  const absl::Time next_hour = kT0 + absl::Hours(2);  // the stored reading has expired
+  const absl::Time next_hour = kPollStart + absl::Hours(2);  // the stored reading has expired
   poller.PollOnce(next_hour);
   EXPECT_LT(poller.ProviderBlockedUntil("fixed") - next_hour, absl::Seconds(45));
 }
@@ -257,8 +260,8 @@ TEST_F(PollerTest, RateLimitHonoursRetryAfter) {
   limited.SetPayload(providers::kRetryAfterPayload, absl::Cord("120"));
   provider->fail_with = limited;
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/3, clock_);
-  poller.PollOnce(kT0);
-  EXPECT_EQ(poller.ProviderBlockedUntil("fixed"), kT0 + absl::Seconds(120));
+  poller.PollOnce(kPollStart);
+  EXPECT_EQ(poller.ProviderBlockedUntil("fixed"), kPollStart + absl::Seconds(120));
   EXPECT_THAT(
       Scrape(),
       HasSubstr(
@@ -272,10 +275,10 @@ TEST_F(PollerTest, ConfigurationErrorIsNotRetriedInALoop) {
   config_.config_error_retry = absl::Hours(6);
   provider->fail_with = absl::FailedPreconditionError("zone not in this token's plan");
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  absl::Time now = kT0;
+  absl::Time now = kPollStart;
   for (int i = 0; i < 60; ++i, now += absl::Minutes(1)) poller.PollOnce(now);
   EXPECT_EQ(provider->current_calls, 2);  // once per location in the first hour, not 120 times
-  poller.PollOnce(kT0 + absl::Hours(6));
+  poller.PollOnce(kPollStart + absl::Hours(6));
   EXPECT_EQ(provider->current_calls, 4);
 }
 
@@ -300,7 +303,7 @@ TEST_F(PollerTest, AFailingLocationStarvesNoOtherLocationOfItsProvider) {
   config_.backoff_max = absl::Seconds(8);
   Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   for (int second = 0; second < 24; ++second) {
-    poller.PollOnce(kT0 + absl::Seconds(second));
+    poller.PollOnce(kPollStart + absl::Seconds(second));
     EXPECT_THAT(Scrape(), HasSubstr(R"(location="B",provider="fixed"} 200)")) << second;
   }
   EXPECT_EQ(provider.calls_by_location["B"], 24);  // every reading, on time
@@ -318,7 +321,7 @@ TEST_F(PollerTest, ASuccessElsewhereDoesNotResetAFailingLocationsBackoff) {
   config_.backoff_max = absl::Hours(1);
   Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   const IntensitySeries a{"fixed", "A", EmissionsType::kAverage};
-  absl::Time now = kT0;
+  absl::Time now = kPollStart;
   absl::Duration previous;
   for (int failure = 1; failure <= 5; ++failure) {
     poller.PollOnce(now);
@@ -344,12 +347,12 @@ TEST_F(PollerTest, RetryAfterCountsFromTheAnswerNotFromThePollsStart) {
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::ZeroDuration();
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  poller.PollOnce(kT0);
-  EXPECT_EQ(poller.ProviderBlockedUntil("fixed"), kT0 + absl::Seconds(3) + absl::Seconds(5));
+  poller.PollOnce(kPollStart);
+  EXPECT_EQ(poller.ProviderBlockedUntil("fixed"), kPollStart + absl::Seconds(3) + absl::Seconds(5));
   // Not called again before then.
-  poller.PollOnce(kT0 + absl::Seconds(7));
+  poller.PollOnce(kPollStart + absl::Seconds(7));
   EXPECT_EQ(provider->current_calls, 1);
-  poller.PollOnce(kT0 + absl::Seconds(8));
+  poller.PollOnce(kPollStart + absl::Seconds(8));
   EXPECT_EQ(provider->current_calls, 2);
 }
 
@@ -362,10 +365,10 @@ TEST_F(PollerTest, BackoffCountsFromTheTimeout) {
   config_.forecast_horizon = absl::ZeroDuration();
   config_.backoff_initial = absl::Seconds(2);
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  poller.PollOnce(kT0);
+  poller.PollOnce(kPollStart);
   const absl::Time until = poller.SeriesBlockedUntil({"fixed", "A", EmissionsType::kAverage});
-  EXPECT_GE(until, kT0 + absl::Seconds(10) + absl::Seconds(1));  // 2 s × [0.5, 1.5) after it
-  EXPECT_LT(until, kT0 + absl::Seconds(10) + absl::Seconds(3));
+  EXPECT_GE(until, kPollStart + absl::Seconds(10) + absl::Seconds(1));  // 2 s × [0.5, 1.5) after it
+  EXPECT_LT(until, kPollStart + absl::Seconds(10) + absl::Seconds(3));
 }
 
 TEST_F(PollerTest, AStalledProviderDelaysNoOtherProvidersReading) {
@@ -404,9 +407,9 @@ TEST_F(PollerTest, AStalledPollLoopIsOverdueOnceItsPromiseHasPassed) {
   ProgressMonitor progress;
   std::thread runner(
       [&] { poller.Run(clock_, stop, nullptr, &progress, /*longest_call=*/absl::Minutes(2)); });
-  held.WaitForNotification();  // the poll of kT0 is stuck in its one call
+  held.WaitForNotification();  // the poll of kPollStart is stuck in its one call
   // One location: kPollSlack (1 min) + 1 × 3 calls × 2 min.
-  const absl::Time promise = kT0 + absl::Minutes(7);
+  const absl::Time promise = kPollStart + absl::Minutes(7);
   EXPECT_THAT(progress.OverdueAt(promise), ::testing::IsEmpty());
   const std::vector<ProgressMonitor::Overdue> overdue =
       progress.OverdueAt(promise + absl::Seconds(1));
@@ -432,7 +435,7 @@ TEST_F(PollerTest, ProviderSeriesAreCountedByWhatPausesThem) {
   auto store = Open(":memory:");
   Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   EXPECT_THAT(poller.SeriesStates(), ::testing::IsEmpty());
-  poller.PollOnce(kT0);
+  poller.PollOnce(kPollStart);
   const std::string scrape = Scrape();
   EXPECT_THAT(scrape, HasSubstr(R"(carbonroute_provider_series{provider="fixed",state="ok"} 1)"));
   EXPECT_THAT(scrape,
@@ -450,7 +453,8 @@ TEST_F(PollerTest, ProviderSeriesAreCountedByWhatPausesThem) {
   // An account-wide pause (HTTP 401) outranks each series' own.
   provider.fail_location.clear();
   provider.fail_with = absl::UnauthenticatedError("HTTP 401");
-  poller.PollOnce(kT0 + absl::Hours(7));  // after every pause above, so C and the others are called
+  poller.PollOnce(kPollStart +
+                  absl::Hours(7));  // after every pause above, so C and the others are called
   EXPECT_THAT(Scrape(), HasSubstr(R"(carbonroute_provider_series{provider="fixed",)"
                                   R"(state="configuration_error"} 3)"));
 }
@@ -461,7 +465,7 @@ TEST_F(PollerTest, EveryUpstreamCallIsCountedIncludingOnesTheProviderRetried) {
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::ZeroDuration();
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  poller.PollOnce(kT0);
+  poller.PollOnce(kPollStart);
   EXPECT_THAT(
       Scrape(),
       HasSubstr(
@@ -478,9 +482,9 @@ TEST_F(PollerTest, AStopRequestEndsAPollBetweenTwoSeries) {
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   absl::Notification stop;
   stop.Notify();
-  poller.PollOnce(kT0, &stop);
+  poller.PollOnce(kPollStart, &stop);
   EXPECT_EQ(provider->current_calls, 0);
-  poller.PollOnce(kT0);
+  poller.PollOnce(kPollStart);
   EXPECT_EQ(provider->current_calls, 300);
 }
 
@@ -492,9 +496,9 @@ TEST_F(PollerTest, AShortStaticValidityStoresOneForecastRowPerLocation) {
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::Hours(192);
   Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  poller.PollOnce(kT0 + absl::Milliseconds(300));
-  absl::StatusOr<std::vector<cache::IntensityRecord>> points =
-      store->ForecastBetween({"fixed", "L0", EmissionsType::kAverage}, kT0, kT0 + absl::Hours(200));
+  poller.PollOnce(kPollStart + absl::Milliseconds(300));
+  absl::StatusOr<std::vector<cache::IntensityRecord>> points = store->ForecastBetween(
+      {"fixed", "L0", EmissionsType::kAverage}, kPollStart, kPollStart + absl::Hours(200));
   ASSERT_THAT(points, IsOk());
   EXPECT_EQ(points->size(), 1u);
   EXPECT_THAT(Scrape(), HasSubstr(R"(location="L0",provider="fixed",window="24h"} 100)"));
@@ -505,12 +509,12 @@ TEST_F(PollerTest, ARefusedRequestIsAConfigurationErrorNotAParseError) {
   net::HttpResponse refused;
   refused.status = 422;
   refused.body = R"({"error":"zone=XX is not a valid zone"})";
-  provider->fail_location["A"] = providers::StatusFromHttp(refused, "fixed A", kT0);
+  provider->fail_location["A"] = providers::StatusFromHttp(refused, "fixed A", kPollStart);
   auto store = Open(":memory:");
   config_.forecast_horizon = absl::ZeroDuration();
   config_.config_error_retry = absl::Hours(6);
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  for (absl::Time now = kT0; now < kT0 + absl::Hours(2); now += absl::Minutes(1)) {
+  for (absl::Time now = kPollStart; now < kPollStart + absl::Hours(2); now += absl::Minutes(1)) {
     poller.PollOnce(now);
   }
   EXPECT_EQ(provider->calls_by_location["A"],
@@ -540,13 +544,13 @@ TEST_F(PollerTest, FollowsLocationsGivenAtRunTime) {
   config_.grace = absl::Minutes(30);
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
   ASSERT_THAT(poller.SetLocations("fixed", {}), IsOk());
-  poller.PollOnce(kT0);
+  poller.PollOnce(kPollStart);
   EXPECT_EQ(provider->current_calls, 0);
   EXPECT_THAT(Scrape(), HasSubstr("carbonroute_provider_locations{provider=\"fixed\"} 0"));
 
   ASSERT_THAT(poller.SetLocations("fixed", {{"grid-a", "A"}, {"grid-b", "B"}}, 3), IsOk());
   EXPECT_THAT(poller.Locations("fixed"), ::testing::ElementsAre("grid-a", "grid-b"));
-  poller.PollOnce(kT0 + absl::Minutes(1));
+  poller.PollOnce(kPollStart + absl::Minutes(1));
   EXPECT_EQ(provider->calls_by_location["A"], 1);  // called with the code ...
   EXPECT_EQ(provider->calls_by_location["B"], 1);
   std::string page = Scrape();  // ... exported under the label
@@ -556,14 +560,15 @@ TEST_F(PollerTest, FollowsLocationsGivenAtRunTime) {
 
   // grid-a's last Node goes; grid-c comes.
   ASSERT_THAT(poller.SetLocations("fixed", {{"grid-b", "B"}, {"grid-c", "C"}}), IsOk());
-  PollStats stats = poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(5));
+  PollStats stats = poller.PollOnce(kPollStart + absl::Hours(1) + absl::Minutes(5));
   EXPECT_EQ(provider->calls_by_location["C"], 1);
-  EXPECT_EQ(provider->calls_by_location["A"], 1);                        // no longer called
-  EXPECT_LE(stats.next_poll, kT0 + absl::Hours(1) + absl::Minutes(35));  // wakes to remove it
-  // Its reading ended at kT0 + 1h: still exported within grace of it ...
+  EXPECT_EQ(provider->calls_by_location["A"], 1);  // no longer called
+  EXPECT_LE(stats.next_poll,
+            kPollStart + absl::Hours(1) + absl::Minutes(35));  // wakes to remove it
+  // Its reading ended at kPollStart + 1h: still exported within grace of it ...
   EXPECT_THAT(Scrape(), HasSubstr("location=\"grid-a\"")) << Scrape();
   // ... and every series of it is gone grace after it was dropped.
-  poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(35));
+  poller.PollOnce(kPollStart + absl::Hours(1) + absl::Minutes(35));
   page = Scrape();
   EXPECT_THAT(page, Not(HasSubstr("location=\"grid-a\"")));
   EXPECT_THAT(page, HasSubstr("location=\"grid-c\",provider=\"fixed\"} 300"));
@@ -620,8 +625,8 @@ TEST_F(PollerTest, AForecastShorterThanTheHorizonIsAskedAgainHourlyNotEveryQuart
   // Six hours polled every minute from 00:07: fetched at 00:07, then once its reach (24 h
   // from its first point) less an hour is no longer ahead, i.e. when the next hour is
   // due in it: at 01:01, 02:01, … 06:01.
-  for (absl::Time t = kT0 + absl::Minutes(7); t < kT0 + absl::Hours(6) + absl::Minutes(7);
-       t += absl::Minutes(1)) {
+  for (absl::Time t = kPollStart + absl::Minutes(7);
+       t < kPollStart + absl::Hours(6) + absl::Minutes(7); t += absl::Minutes(1)) {
     poller.PollOnce(t);
   }
   EXPECT_EQ(provider.forecast_calls, 7);  // was 24: every 15 minutes
@@ -641,10 +646,10 @@ TEST_F(PollerTest, AgesAreTrueAtEveryScrapeThroughALongPause) {
   config_.forecast_horizon = absl::ZeroDuration();
   config_.grace = absl::Hours(8);
   Poller poller({provider.get()}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
-  poller.PollOnce(kT0 + absl::Minutes(10));  // fetched at 00:10, valid to 01:00
+  poller.PollOnce(kPollStart + absl::Minutes(10));  // fetched at 00:10, valid to 01:00
   // The provider then fails with a configuration error: paused for 6 h, no poll writes the age.
   provider->fail_with = absl::PermissionDeniedError("not in the plan");
-  poller.PollOnce(kT0 + absl::Hours(1) + absl::Minutes(1));
+  poller.PollOnce(kPollStart + absl::Hours(1) + absl::Minutes(1));
   net::HttpHandler page =
       exporter::MetricsPageHandler(registry_, [&] { metrics_.RefreshAges(clock_.Now()); });
   auto age_in = [&](const std::string& body) {

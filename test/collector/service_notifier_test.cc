@@ -12,12 +12,12 @@
 namespace carbonroute::collector {
 namespace {
 
-const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);
+const absl::Time kNotifyStart = absl::FromUnixSeconds(1'800'000'000);
 
 class ServiceNotifierTest : public ::testing::Test {
  protected:
   ProgressMonitor progress_;
-  testing::FakeClock clock_{kT0};
+  testing::FakeClock clock_{kNotifyStart};
   std::vector<std::string> sent_;
   ServiceNotifier notifier_{progress_, [] { return "3 locations, 0 failing"; }, clock_,
                             [this](const std::string& message) { sent_.push_back(message); }};
@@ -25,18 +25,19 @@ class ServiceNotifierTest : public ::testing::Test {
 
 TEST_F(ServiceNotifierTest, PingsTheWatchdogOnlyWhileNoLoopIsOverdue) {
   const ProgressMonitor::LoopId loop = progress_.Register("poll loop of replay");
-  progress_.Expect(loop, kT0 + absl::Minutes(1));
-  EXPECT_EQ(notifier_.Tick(kT0), "STATUS=3 locations, 0 failing\nWATCHDOG=1");
-  EXPECT_EQ(notifier_.Tick(kT0 + absl::Minutes(2)),
+  progress_.Expect(loop, kNotifyStart + absl::Minutes(1));
+  EXPECT_EQ(notifier_.Tick(kNotifyStart), "STATUS=3 locations, 0 failing\nWATCHDOG=1");
+  EXPECT_EQ(notifier_.Tick(kNotifyStart + absl::Minutes(2)),
             "STATUS=stuck: poll loop of replay (1m late); 3 locations, 0 failing");
-  progress_.Expect(loop, kT0 + absl::Minutes(5));  // it came back
-  EXPECT_EQ(notifier_.Tick(kT0 + absl::Minutes(2)), "STATUS=3 locations, 0 failing\nWATCHDOG=1");
+  progress_.Expect(loop, kNotifyStart + absl::Minutes(5));  // it came back
+  EXPECT_EQ(notifier_.Tick(kNotifyStart + absl::Minutes(2)),
+            "STATUS=3 locations, 0 failing\nWATCHDOG=1");
   EXPECT_EQ(sent_.size(), 3u);
 }
 
 TEST_F(ServiceNotifierTest, RunTicksUntilStopped) {
   absl::Notification stop;
-  clock_.StopAt(kT0 + absl::Seconds(25));
+  clock_.StopAt(kNotifyStart + absl::Seconds(25));
   notifier_.Run(absl::Seconds(10), stop);  // ticks at 0, 10 and 20 s, then the clock says stop
   EXPECT_EQ(sent_.size(), 3u);
 }

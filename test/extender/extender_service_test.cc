@@ -21,13 +21,13 @@ namespace {
 using ::testing::HasSubstr;
 using testing::IsOk;
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+const absl::Time kServiceNow = absl::FromUnixSeconds(1'800'000'000);
 
 class ExtenderServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto model = std::make_shared<PlacementFacts>();
-    model->built_at = kNow - absl::Seconds(10);
+    model->built_at = kServiceNow - absl::Seconds(10);
     LocationCarbon se;
     se.grams_per_kwh = 30;
     model->carbon["SE"] = se;
@@ -56,7 +56,7 @@ class ExtenderServiceTest : public ::testing::Test {
     return response.ok() ? *response : net::HttpResponse{};
   }
 
-  testing::FakeClock clock_{kNow};
+  testing::FakeClock clock_{kServiceNow};
   ModelStore models_;
   std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
   std::unique_ptr<ExtenderService> service_;
@@ -126,10 +126,10 @@ TEST_F(ExtenderServiceTest, HealthNeedsAModel) {
 TEST_F(ExtenderServiceTest, WithoutAnyCarbonReadingItFailsOpenAndSaysWhy) {
   // The carbon role is down: the latency role's nodes and RTTs, no carbon.
   auto facts = std::make_shared<PlacementFacts>();
-  facts->built_at = kNow;
+  facts->built_at = kServiceNow;
   facts->nodes = {{"n-se", {"SE", "r1"}}, {"n-pl", {"PL", "r2"}}};
-  facts->rtt["n-app"]["n-se"] = {absl::Milliseconds(30), RttMethod::kMeasured, kNow};
-  facts->rtt["n-app"]["n-pl"] = {absl::Milliseconds(5), RttMethod::kMeasured, kNow};
+  facts->rtt["n-app"]["n-se"] = {absl::Milliseconds(30), RttMethod::kMeasured, kServiceNow};
+  facts->rtt["n-app"]["n-pl"] = {absl::Milliseconds(5), RttMethod::kMeasured, kServiceNow};
   models_.Set(std::make_shared<const PlacementModel>(*facts));
   const std::string args =
       R"({"Pod":{"metadata":{"name":"p","labels":{"delay_n-app":"25"}}},"Nodes":null,)"
@@ -170,9 +170,9 @@ TEST_F(ExtenderServiceTest, ALatencyLimitIsNotMetWithoutAFreshModel) {
             nlohmann::json({"n-pl", "n-se"}));
   // A model older than the bound (10 min) is as good as none for a limit.
   auto facts = std::make_shared<PlacementFacts>();
-  facts->built_at = kNow - absl::Minutes(11);
+  facts->built_at = kServiceNow - absl::Minutes(11);
   facts->nodes = {{"n-se", {"SE", "r1"}}, {"n-pl", {"PL", "r2"}}};
-  facts->rtt["n-se"]["n-pl"] = {absl::Milliseconds(5), RttMethod::kMeasured, kNow};
+  facts->rtt["n-se"]["n-pl"] = {absl::Milliseconds(5), RttMethod::kMeasured, kServiceNow};
   models_.Set(std::make_shared<const PlacementModel>(*facts));
   filter = Post("/filter", limited);
   ASSERT_EQ(failed(filter).size(), 2u);
@@ -212,10 +212,10 @@ TEST_F(ExtenderServiceTest, TheRootIsTheStatusPageOverTheModel) {
 
   // With RTT rows: every row's entries, measured and declared.
   PlacementFacts facts;
-  facts.built_at = kNow;
+  facts.built_at = kServiceNow;
   facts.nodes = {{"n-se", {"SE", "r1"}}, {"n-pl", {"PL", "r2"}}};
-  facts.rtt["n-se"]["n-pl"] = {absl::Milliseconds(25), RttMethod::kMeasured, kNow};
-  facts.rtt["r1"]["r2"] = {absl::Milliseconds(30), RttMethod::kDeclared, kNow};
+  facts.rtt["n-se"]["n-pl"] = {absl::Milliseconds(25), RttMethod::kMeasured, kServiceNow};
+  facts.rtt["r1"]["r2"] = {absl::Milliseconds(30), RttMethod::kDeclared, kServiceNow};
   models_.Set(std::make_shared<const PlacementModel>(facts));
   const nlohmann::json rows = nlohmann::json::parse(Post("/api/v1/status", "", "GET").body)["rtt"];
   ASSERT_EQ(rows.size(), 2u) << rows;

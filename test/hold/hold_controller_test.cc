@@ -25,7 +25,7 @@ using testing::FakeBatchApi;
 using testing::FakeClock;
 using ::testing::HasSubstr;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1795600800);  // 2026-11-25T10:00:00Z
+const absl::Time kHoldStart = absl::FromUnixSeconds(1795600800);  // 2026-11-25T10:00:00Z
 
 // Hourly intensity from T0 for two days, different in each location.
 double Intensity(const std::string& location, int hour) {
@@ -43,7 +43,7 @@ class FixedForecasts final : public ForecastSource {
     if (location != "DE" && location != "FR") return absl::NotFoundError("no " + location);
     std::vector<ForecastPoint> points;
     for (int h = 0; h < 48; ++h) {
-      const absl::Time start = kT0 + absl::Hours(h);
+      const absl::Time start = kHoldStart + absl::Hours(h);
       const double dip = h == dip_hour ? -1000 : 0;  // a new forecast: a clean hour appears
       points.push_back(
           {start, start + absl::Hours(1), std::max(1.0, Intensity(location, h) + dip)});
@@ -61,12 +61,12 @@ std::pair<absl::Time, double> BestStart(const std::vector<std::string>& location
   absl::Time best_start = absl::InfiniteFuture();
   double best = INFINITY;
   for (const std::string& location : locations) {
-    for (int h = static_cast<int>((from - kT0) / absl::Hours(1));
-         kT0 + absl::Hours(h + runtime_hours) <= deadline; ++h) {
+    for (int h = static_cast<int>((from - kHoldStart) / absl::Hours(1));
+         kHoldStart + absl::Hours(h + runtime_hours) <= deadline; ++h) {
       double sum = 0;
       for (int i = 0; i < runtime_hours; ++i) sum += Intensity(location, h + i);
       const double mean = sum / runtime_hours;
-      const absl::Time start = kT0 + absl::Hours(h);
+      const absl::Time start = kHoldStart + absl::Hours(h);
       if (mean < best || (mean == best && start < best_start)) {
         best = mean;
         best_start = start;
@@ -77,7 +77,7 @@ std::pair<absl::Time, double> BestStart(const std::vector<std::string>& location
 }
 
 struct Harness {
-  FakeClock clock{kT0};
+  FakeClock clock{kHoldStart};
   FakeBatchApi api{[this] { return clock.Now(); }};
   kube::KubeClient kube{kube::KubeConnection{.server = "http://fake"}, api};
   FixedForecasts forecasts;
@@ -115,17 +115,18 @@ struct Harness {
 
 TEST(HoldController, AJobIsReleasedAtTheBestWindowAndSaysItsPlanMeanwhile) {
   Harness h;
-  h.api.AddJob("batch", "nightly", kT0, {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
+  h.api.AddJob("batch", "nightly", kHoldStart,
+               {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
   auto controller = h.Controller();
   controller->RunOnce();
-  const auto [start, mean] = BestStart({"DE", "FR"}, kT0, 3, kT0 + absl::Hours(20));
-  ASSERT_GT(start, kT0);
+  const auto [start, mean] = BestStart({"DE", "FR"}, kHoldStart, 3, kHoldStart + absl::Hours(20));
+  ASSERT_GT(start, kHoldStart);
   EXPECT_EQ(h.Annotation("jobs", "nightly", kReleaseAtAnnotation), AnnotationTime(start));
   EXPECT_EQ(h.Annotation("jobs", "nightly", kExpectedIntensityAnnotation),
             AnnotationIntensity(mean));
   EXPECT_EQ(h.api.Get("jobs", "batch", "nightly")["spec"]["suspend"], true);
 
-  h.RunUntil(*controller, kT0 + absl::Hours(30));
+  h.RunUntil(*controller, kHoldStart + absl::Hours(30));
   const nlohmann::json job = h.api.Get("jobs", "batch", "nightly");
   EXPECT_EQ(job["spec"]["suspend"], false);
   EXPECT_EQ(h.Annotation("jobs", "nightly", kReleasedAtAnnotation), AnnotationTime(start));
@@ -148,10 +149,11 @@ TEST(HoldController, AJobIsReleasedAtTheBestWindowAndSaysItsPlanMeanwhile) {
 // `kubectl describe job nightly` shows what was done: one Event per release.
 TEST(HoldController, EachReleaseIsAnEventOnTheObject) {
   Harness h;
-  h.api.AddJob("batch", "nightly", kT0, {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
-  h.api.AddJob("batch", "broken", kT0, {{kRuntimeAnnotation, "soon"}});
+  h.api.AddJob("batch", "nightly", kHoldStart,
+               {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
+  h.api.AddJob("batch", "broken", kHoldStart, {{kRuntimeAnnotation, "soon"}});
   auto controller = h.Controller(nullptr, /*record_events=*/true);
-  h.RunUntil(*controller, kT0 + absl::Hours(30));
+  h.RunUntil(*controller, kHoldStart + absl::Hours(30));
   const std::vector<nlohmann::json> events = h.api.events();
   ASSERT_EQ(events.size(), 2u);
   std::map<std::string, nlohmann::json> by_name;
@@ -166,7 +168,7 @@ TEST(HoldController, EachReleaseIsAnEventOnTheObject) {
   EXPECT_EQ(released["reason"], "CleanWindowRelease");
   EXPECT_EQ(released["type"], "Normal");
   EXPECT_EQ(released["source"]["component"], "carbonroute-hold");
-  const auto [start, mean] = BestStart({"DE", "FR"}, kT0, 3, kT0 + absl::Hours(20));
+  const auto [start, mean] = BestStart({"DE", "FR"}, kHoldStart, 3, kHoldStart + absl::Hours(20));
   EXPECT_THAT(released["message"].get<std::string>(),
               HasSubstr(absl::StrCat("released by carbonroute (window) at ",
                                      AnnotationIntensity(mean), " gCO2eq/kWh")));
@@ -178,32 +180,33 @@ TEST(HoldController, EachReleaseIsAnEventOnTheObject) {
 TEST(HoldController, APodLosesOnlyItsGate) {
   Harness h;
   h.api.AddPod(
-      "batch", "render", kT0,
+      "batch", "render", kHoldStart,
       {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "6h"}, {kLocationsAnnotation, "FR"}},
       {"example.com/quota", "carbonroute.io/clean-window"});
   auto controller = h.Controller();
-  h.RunUntil(*controller, kT0 + absl::Hours(8));
+  h.RunUntil(*controller, kHoldStart + absl::Hours(8));
   const nlohmann::json pod = h.api.Get("pods", "batch", "render");
   ASSERT_EQ(pod["spec"]["schedulingGates"].size(), 1u);
   EXPECT_EQ(pod["spec"]["schedulingGates"][0]["name"], "example.com/quota");
-  const auto [start, mean] = BestStart({"FR"}, kT0, 1, kT0 + absl::Hours(6));
+  const auto [start, mean] = BestStart({"FR"}, kHoldStart, 1, kHoldStart + absl::Hours(6));
   EXPECT_EQ(h.Annotation("pods", "render", kReleasedAtAnnotation), AnnotationTime(start));
 }
 
 TEST(HoldController, FailsOpenAtOnce) {
   Harness h;
   // Past its latest start when the controller starts (a restart after a long outage).
-  h.api.AddJob("batch", "late", kT0 - absl::Hours(10),
+  h.api.AddJob("batch", "late", kHoldStart - absl::Hours(10),
                {{kRuntimeAnnotation, "2h"}, {kDeadlineAnnotation, "11h"}});
   // No forecast covers its locations.
   h.api.AddJob(
-      "batch", "nowhere", kT0,
+      "batch", "nowhere", kHoldStart,
       {{kRuntimeAnnotation, "2h"}, {kDeadlineAnnotation, "11h"}, {kLocationsAnnotation, "XX"}});
   // Malformed annotations.
-  h.api.AddJob("batch", "typo", kT0,
+  h.api.AddJob("batch", "typo", kHoldStart,
                {{kRuntimeAnnotation, "two hours"}, {kDeadlineAnnotation, "11h"}});
   // Opted in, but not suspended: left alone.
-  h.api.AddJob("batch", "running", kT0, {{kRuntimeAnnotation, "2h"}, {kDeadlineAnnotation, "11h"}},
+  h.api.AddJob("batch", "running", kHoldStart,
+               {{kRuntimeAnnotation, "2h"}, {kDeadlineAnnotation, "11h"}},
                /*suspend=*/false);
   auto controller = h.Controller();
   controller->RunOnce();
@@ -212,7 +215,8 @@ TEST(HoldController, FailsOpenAtOnce) {
   EXPECT_EQ(h.Annotation("jobs", "typo", kReleaseReasonAnnotation), "invalid");
   for (const char* name : {"late", "nowhere", "typo"}) {
     EXPECT_EQ(h.api.Get("jobs", "batch", name)["spec"]["suspend"], false) << name;
-    EXPECT_EQ(h.Annotation("jobs", name, kReleasedAtAnnotation), AnnotationTime(kT0)) << name;
+    EXPECT_EQ(h.Annotation("jobs", name, kReleasedAtAnnotation), AnnotationTime(kHoldStart))
+        << name;
   }
   EXPECT_EQ(h.Patches("/apis/batch/v1/namespaces/batch/jobs/running"), 0);
   EXPECT_THAT(h.log_text.str(), HasSubstr("Job batch/running opted in but is not held"));
@@ -225,25 +229,25 @@ TEST(HoldController, FailsOpenAtOnce) {
 TEST(HoldController, ANewForecastThatMovesTheWindowMovesThePlanShown) {
   Harness h;
   h.api.AddJob(
-      "batch", "nightly", kT0,
+      "batch", "nightly", kHoldStart,
       {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "20h"}, {kLocationsAnnotation, "DE"}});
   auto controller = h.Controller();
   controller->RunOnce();
-  const auto [start, mean] = BestStart({"DE"}, kT0, 1, kT0 + absl::Hours(20));
+  const auto [start, mean] = BestStart({"DE"}, kHoldStart, 1, kHoldStart + absl::Hours(20));
   EXPECT_EQ(h.Annotation("jobs", "nightly", kReleaseAtAnnotation), AnnotationTime(start));
   // The next forecast (after --forecast-refresh, 5 min) shows hour 15 far cleaner.
-  ASSERT_NE(start, kT0 + absl::Hours(15));
+  ASSERT_NE(start, kHoldStart + absl::Hours(15));
   h.forecasts.dip_hour = 15;
   h.clock.Advance(absl::Minutes(6));
   controller->RunOnce();
   EXPECT_EQ(h.Annotation("jobs", "nightly", kReleaseAtAnnotation),
-            AnnotationTime(kT0 + absl::Hours(15)));
+            AnnotationTime(kHoldStart + absl::Hours(15)));
   EXPECT_EQ(h.Annotation("jobs", "nightly", kExpectedIntensityAnnotation), "1.0");
 }
 
 TEST(FakeBatchApi, AGateCannotBeAddedAfterCreation) {
-  testing::FakeBatchApi api([] { return kT0; });
-  api.AddPod("batch", "p", kT0, {}, {});
+  testing::FakeBatchApi api([] { return kHoldStart; });
+  api.AddPod("batch", "p", kHoldStart, {}, {});
   const auto [status, body] =
       api.Handle("PATCH", "/api/v1/namespaces/batch/pods/p", "application/merge-patch+json",
                  R"({"spec":{"schedulingGates":[{"name":"carbonroute.io/clean-window"}]}})");
@@ -253,8 +257,10 @@ TEST(FakeBatchApi, AGateCannotBeAddedAfterCreation) {
 
 TEST(HoldController, WhenTheLeaderStopsTheOtherReplicaTakesOverAfterTheLease) {
   Harness h;
-  h.api.AddJob("batch", "early", kT0, {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "1h"}});
-  h.api.AddJob("batch", "later", kT0, {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "6h"}});
+  h.api.AddJob("batch", "early", kHoldStart,
+               {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "1h"}});
+  h.api.AddJob("batch", "later", kHoldStart,
+               {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "6h"}});
   kube::LeaseElection a({"carbonroute", "carbonroute-hold", "replica-a", absl::Seconds(15)},
                         h.kube);
   kube::LeaseElection b({"carbonroute", "carbonroute-hold", "replica-b", absl::Seconds(15)},
@@ -266,7 +272,7 @@ TEST(HoldController, WhenTheLeaderStopsTheOtherReplicaTakesOverAfterTheLease) {
   EXPECT_EQ(first->releases().size(), 1u);  // "early": past its latest start at once
   EXPECT_TRUE(second->releases().empty());
   // replica-a stops; replica-b keeps going and takes the Lease once it has expired.
-  for (absl::Time t = kT0; t < kT0 + absl::Hours(6); t += absl::Seconds(5)) {
+  for (absl::Time t = kHoldStart; t < kHoldStart + absl::Hours(6); t += absl::Seconds(5)) {
     h.clock.Advance(t - h.clock.Now());
     second->RunOnce();
   }
@@ -278,18 +284,20 @@ TEST(HoldController, WhenTheLeaderStopsTheOtherReplicaTakesOverAfterTheLease) {
 
 TEST(HoldController, AJobDeletedWhileHeldIsForgotten) {
   Harness h;
-  h.api.AddJob("batch", "gone", kT0, {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
+  h.api.AddJob("batch", "gone", kHoldStart,
+               {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
   auto controller = h.Controller();
   controller->RunOnce();
   h.api.Delete("jobs", "batch", "gone");
-  h.RunUntil(*controller, kT0 + absl::Hours(20));
+  h.RunUntil(*controller, kHoldStart + absl::Hours(20));
   EXPECT_TRUE(controller->releases().empty());
   EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_hold_errors_total{operation=\"patch\"} 0"));
 }
 
 TEST(HoldController, ARestartKeepsThePlanAndTheIntensityAtCreation) {
   Harness h;
-  h.api.AddJob("batch", "nightly", kT0, {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
+  h.api.AddJob("batch", "nightly", kHoldStart,
+               {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}});
   auto first = h.Controller();
   first->RunOnce();
   const std::string at_creation = h.Annotation("jobs", "nightly", kCreationIntensityAnnotation);
@@ -297,7 +305,7 @@ TEST(HoldController, ARestartKeepsThePlanAndTheIntensityAtCreation) {
   first.reset();  // the controller restarts an hour later
   h.clock.Advance(absl::Hours(1));
   auto second = h.Controller();
-  h.RunUntil(*second, kT0 + absl::Hours(30));
+  h.RunUntil(*second, kHoldStart + absl::Hours(30));
   ASSERT_EQ(second->releases().size(), 1u);
   EXPECT_EQ(AnnotationIntensity(*second->releases()[0].intensity_at_creation), at_creation);
   EXPECT_EQ(h.Annotation("jobs", "nightly", kCreationIntensityAnnotation), at_creation);
@@ -306,7 +314,7 @@ TEST(HoldController, ARestartKeepsThePlanAndTheIntensityAtCreation) {
 TEST(HoldController, TwoReplicasWithALeaseExactlyOneActs) {
   Harness h;
   for (int i = 0; i < 5; ++i) {
-    h.api.AddJob("batch", absl::StrCat("job-", i), kT0,
+    h.api.AddJob("batch", absl::StrCat("job-", i), kHoldStart,
                  {{kRuntimeAnnotation, absl::StrCat(i + 1, "h")}, {kDeadlineAnnotation, "18h"}});
   }
   kube::LeaseElection a({"carbonroute", "carbonroute-hold", "replica-a", absl::Seconds(15)},
@@ -316,7 +324,7 @@ TEST(HoldController, TwoReplicasWithALeaseExactlyOneActs) {
   auto first = h.Controller(&a);
   auto second = h.Controller(&b);
   // Both run, interleaved, pass by pass, as two Pods would.
-  for (absl::Time t = kT0; t < kT0 + absl::Hours(20); t += absl::Minutes(5)) {
+  for (absl::Time t = kHoldStart; t < kHoldStart + absl::Hours(20); t += absl::Minutes(5)) {
     h.clock.Advance(t - h.clock.Now());
     first->RunOnce();
     second->RunOnce();
@@ -338,10 +346,10 @@ TEST(HoldController, TwoReplicasWithALeaseExactlyOneActs) {
 TEST(HoldController, ListsPageByPageAndStartsAgainOnAnExpiredToken) {
   Harness h;
   for (int i = 0; i < 7; ++i) {
-    h.api.AddJob("batch", absl::StrCat("job-", i), kT0,
+    h.api.AddJob("batch", absl::StrCat("job-", i), kHoldStart,
                  {{kRuntimeAnnotation, "1h"}, {kDeadlineAnnotation, "3h"}});
   }
-  h.api.AddJob("batch", "other", kT0, {}, true, {{"team", "x"}});  // not selected
+  h.api.AddJob("batch", "other", kHoldStart, {}, true, {{"team", "x"}});  // not selected
   h.api.ExpireContinueTokens(1);
   absl::StatusOr<ObjectList> jobs =
       ListHeld(h.kube, HeldKind::kJob, "carbonroute.io/defer=true", 3);

@@ -20,19 +20,19 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-const std::string kSchedulerLite = CARBONROUTE_SCHEDULER_LITE_BINARY;
+const std::string kSimulateCli = CARBONROUTE_SCHEDULER_LITE_BINARY;
 const std::string kData = std::string(CARBONROUTE_SOURCE_DIR) + "/data";
 
 // Runs `simulate ARGS` in `dir` on the shipped data (stdout and stderr).
 testing::ShellRun Simulate(const std::string& dir, const std::string& args) {
-  return testing::Shell(absl::StrCat("cd ", dir, " && ", kSchedulerLite, " simulate --data-dir ",
+  return testing::Shell(absl::StrCat("cd ", dir, " && ", kSimulateCli, " simulate --data-dir ",
                                      kData, " ", args, " 2>&1"));
 }
 
 TEST(SimulateCli, CsvHasTheContractHeaderAndOneRowPerPolicyLimitAndIdleLevel) {
   testing::ScopedTempDir dir;
   const testing::ShellRun run = testing::Shell(
-      absl::StrCat("cd ", dir.path(), " && ", kSchedulerLite, " simulate --data-dir ", kData,
+      absl::StrCat("cd ", dir.path(), " && ", kSimulateCli, " simulate --data-dir ", kData,
                    " --max-rtt-ms 50,100 --idle-capacity 50 --runtime 24h"
                    " --origins europe-west1,DE --format csv 2>/dev/null"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -126,7 +126,7 @@ TEST(SimulateCli, TimeShiftCsvHasTheContractHeaderAndHandComputedMeans) {
                                        << "2022-01-01T03:00:00Z,2,5\n";
   std::ofstream(dir.File("groups.csv")) << "zone_code,Americas,Europe,Asia,Oceania\nA,,1,,\n";
   const testing::ShellRun run = testing::Shell(absl::StrCat(
-      "cd ", dir.path(), " && ", kSchedulerLite,
+      "cd ", dir.path(), " && ", kSimulateCli,
       " simulate --shift time --trace trace.csv --zone-groups groups.csv --job-length 2h"
       " --slack 1h,1d --group Europe,Global --policies now,oracle --format csv 2>&1"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -143,7 +143,7 @@ TEST(SimulateCli, TimeShiftCsvHasTheContractHeaderAndHandComputedMeans) {
                          "oracle,Europe,2,1,yes,2.000,0.333,1.0000\n"));
   EXPECT_THAT(run.output, HasSubstr("\noracle,Global,2,24,yes,"));
   const testing::ShellRun json = testing::Shell(absl::StrCat(
-      "cd ", dir.path(), " && ", kSchedulerLite,
+      "cd ", dir.path(), " && ", kSimulateCli,
       " simulate --shift time --trace trace.csv --zone-groups groups.csv --job-length 1h"
       " --slack 0h --interruptible no --policies oracle --group Global --format json"));
   ASSERT_EQ(json.exit_code, 0) << json.output;
@@ -169,7 +169,7 @@ TEST(SimulateCli, BothShiftsCsvHasTheLimitColumnAndHandComputedMeans) {
   std::ofstream(dir.File("rtt.csv")) << "sending_region,receiving_region,milliseconds\n"
                                      << "a1,b1,20\nb1,a1,20\n";
   const testing::ShellRun run = testing::Shell(absl::StrCat(
-      "cd ", dir.path(), " && ", kSchedulerLite,
+      "cd ", dir.path(), " && ", kSimulateCli,
       " simulate --shift both --trace trace.csv --zone-groups groups.csv --region-zones "
       "zones.csv --rtt-matrix rtt.csv --max-rtt-ms 20,10 --job-length 1h --slack 0h"
       " --interruptible no --group Global --policies now,oracle --format csv 2>&1"));
@@ -196,7 +196,7 @@ TEST(SimulateCli, TimeShiftCarbonrouteSeesOnlyItsForecastHorizon) {
   std::ofstream(dir.File("groups.csv")) << "zone_code,Americas,Europe,Asia,Oceania\n";
   auto mean = [&](const std::string& horizon) {
     const testing::ShellRun run = testing::Shell(absl::StrCat(
-        "cd ", dir.path(), " && ", kSchedulerLite,
+        "cd ", dir.path(), " && ", kSimulateCli,
         " simulate --shift time --trace trace.csv --zone-groups groups.csv --job-length 1h"
         " --slack 45h --interruptible no --group Global --policies carbonroute --format csv"
         " --forecast-horizon ",
@@ -262,7 +262,7 @@ TEST(SimulateCli, TimeShiftMistakesExit2NamingTheValue) {
 }
 
 TEST(SimulateCli, HelpStatesTheModel) {
-  const testing::ShellRun run = testing::Shell(kSchedulerLite + " simulate --help");
+  const testing::ShellRun run = testing::Shell(kSimulateCli + " simulate --help");
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_THAT(run.output, HasSubstr("a site to itself is 5 ms"));
   EXPECT_THAT(run.output, HasSubstr("100 * (1 - idle/100)"));

@@ -21,7 +21,7 @@ using testing::FakeBatchApi;
 using testing::FakeClock;
 using ::testing::HasSubstr;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1795600800);  // 2026-11-25T10:00:00Z
+const absl::Time kControllerStart = absl::FromUnixSeconds(1795600800);  // 2026-11-25T10:00:00Z
 constexpr char kPolicyPath[] =
     "/apis/policy.karmada.io/v1alpha1/namespaces/default/propagationpolicies/nginx-propagation";
 
@@ -46,7 +46,7 @@ Json NginxPropagation() {
 }
 
 struct Harness {
-  FakeClock clock{kT0};
+  FakeClock clock{kControllerStart};
   FakeBatchApi api{[this] { return clock.Now(); }};
   kube::KubeClient kube{kube::KubeConnection{.server = "http://fake"}, api};
   // What the collectors say now, gCO2eq/kWh by grid location; none when down.
@@ -74,7 +74,8 @@ struct Harness {
       loaded.errors.push_back(absl::UnavailableError("http://collector:9464/metrics: refused"));
     } else {
       // Hourly readings, each fetched two minutes before its hour began.
-      const absl::Time hour = kT0 + absl::Floor(now - kT0, absl::Hours(1));
+      const absl::Time hour =
+          kControllerStart + absl::Floor(now - kControllerStart, absl::Hours(1));
       for (const auto& [location, grams] : intensity) {
         placement::LocationCarbon carbon;
         carbon.provider = "static";

@@ -17,7 +17,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1795478400);  // 2026-11-24T00:00:00Z
+const absl::Time kPublishStart = absl::FromUnixSeconds(1795478400);  // 2026-11-24T00:00:00Z
 
 class KedaPublisherTest : public ::testing::Test {
  protected:
@@ -25,7 +25,7 @@ class KedaPublisherTest : public ::testing::Test {
     api_.ServeResource("v1", "configmaps", /*namespaced=*/true, /*status_subresource=*/false);
     for (int h = 0; h < 3; ++h) {
       data_.observed["US-MIDA-PJM"].push_back(
-          {kT0 + absl::Hours(h), kT0 + absl::Hours(h + 1), 300.0 + h});
+          {kPublishStart + absl::Hours(h), kPublishStart + absl::Hours(h + 1), 300.0 + h});
     }
     SetForecast({380, 360, 340});
   }
@@ -34,7 +34,8 @@ class KedaPublisherTest : public ::testing::Test {
     carbon_aware::CachedForecast& forecast = data_.forecast["US-MIDA-PJM"];
     forecast.points.clear();
     for (std::size_t i = 0; i < values.size(); ++i) {
-      forecast.points.push_back({kT0 + absl::Hours(2 + i), kT0 + absl::Hours(3 + i), values[i]});
+      forecast.points.push_back(
+          {kPublishStart + absl::Hours(2 + i), kPublishStart + absl::Hours(3 + i), values[i]});
     }
     forecast.fetched_at = clock_.Now();
   }
@@ -61,7 +62,7 @@ class KedaPublisherTest : public ::testing::Test {
     return count;
   }
 
-  testing::FakeClock clock_{kT0 + absl::Hours(2) + absl::Minutes(20)};
+  testing::FakeClock clock_{kPublishStart + absl::Hours(2) + absl::Minutes(20)};
   testing::FakeBatchApi api_{[this] { return clock_.Now(); }};
   kube::KubeClient kube_{kube::KubeConnection{.server = "http://fake"}, api_};
   testing::FakeCarbonAwareData data_;
@@ -99,7 +100,7 @@ TEST_F(KedaPublisherTest, CreatesTheConfigMapThenUpdatesItInPlaceOnlyWhenTheFore
   EXPECT_EQ(configmap["data"]["minForecast"], "150.000000");
   records = testing::DecodeAsTheOperatorDoes(configmap, "data");
   ASSERT_TRUE(records.ok());
-  EXPECT_EQ(testing::CurrentSlot(*records, kT0 + absl::Minutes(3 * 60 + 30))->value, 150);
+  EXPECT_EQ(testing::CurrentSlot(*records, kPublishStart + absl::Minutes(3 * 60 + 30))->value, 150);
 }
 
 TEST_F(KedaPublisherTest, OnlyTheReplicaHoldingTheLeaseWrites) {

@@ -186,6 +186,21 @@ TEST(DescribeStatus, ReasonAndMessageElseTheShortenedBody) {
   EXPECT_EQ(DescribeStatus(std::string(500, 'x')).size(), 203u);
 }
 
+// DELETE removes the object; one already gone is not an error.
+TEST(KubeClient, DeleteIsDoneWhenTheObjectIsGone) {
+  testing::FakeBatchApi api([] { return absl::FromUnixSeconds(1'800'000'000); });
+  api.ServeResource("v1", "configmaps", /*namespaced=*/true, /*status_subresource=*/false);
+  api.PutObject("configmaps", {{"apiVersion", "v1"},
+                               {"kind", "ConfigMap"},
+                               {"metadata", {{"name", "a"}, {"namespace", "default"}}}});
+  const KubeClient client({.server = "http://fake"}, api);
+  const std::string path = "/api/v1/namespaces/default/configmaps/a";
+  EXPECT_THAT(client.Get(path), IsOk());
+  EXPECT_THAT(client.Delete(path), IsOk());
+  EXPECT_THAT(client.Get(path), StatusIs(absl::StatusCode::kNotFound, ::testing::_));
+  EXPECT_THAT(client.Delete(path), IsOk());  // already gone
+}
+
 // Pages in order; an expired continue token starts the list again, once.
 TEST(ListAll, PagesAndAnExpiredContinueToken) {
   testing::FakeBatchApi api([] { return absl::FromUnixSeconds(1'800'000'000); });

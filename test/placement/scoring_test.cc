@@ -9,17 +9,17 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+const absl::Time kScoringNow = absl::FromUnixSeconds(1'800'000'000);
 
-PlacementFacts Model() {
+PlacementFacts ScoringModel() {
   PlacementFacts m;
-  m.built_at = kNow;
+  m.built_at = kScoringNow;
   auto carbon = [](double g, std::map<std::string, double> forecast = {}) {
     LocationCarbon c;
     c.provider = "replay";
     c.emissions_type = EmissionsType::kAverage;
     c.grams_per_kwh = g;
-    c.valid_to = kNow + absl::Minutes(30);
+    c.valid_to = kScoringNow + absl::Minutes(30);
     c.forecast_mean = std::move(forecast);
     return c;
   };
@@ -30,9 +30,10 @@ PlacementFacts Model() {
   m.nodes["n-se"] = {"SE", "europe-north1"};
   m.nodes["n-fr"] = {"FR", "europe-west9"};
   m.nodes["n-pl"] = {"PL", "europe-central2"};
-  m.rtt["edge"]["n-se"] = {absl::Milliseconds(25), RttMethod::kMeasured, kNow};
-  m.rtt["edge"]["n-pl"] = {absl::Milliseconds(30), RttMethod::kMeasured, kNow};
-  m.rtt["europe-west9"]["europe-north1"] = {absl::Milliseconds(40), RttMethod::kDeclared, kNow};
+  m.rtt["edge"]["n-se"] = {absl::Milliseconds(25), RttMethod::kMeasured, kScoringNow};
+  m.rtt["edge"]["n-pl"] = {absl::Milliseconds(30), RttMethod::kMeasured, kScoringNow};
+  m.rtt["europe-west9"]["europe-north1"] = {absl::Milliseconds(40), RttMethod::kDeclared,
+                                            kScoringNow};
   return m;
 }
 
@@ -55,7 +56,8 @@ const ScoredCandidate& Find(const std::vector<ScoredCandidate>& scored, const st
 }
 
 TEST(ScoreCandidates, CleanestFirstAndScoreRanges) {
-  const auto scored = ScoreCandidates(PlacementModel(Model()), Nodes(), {}, {.now = kNow});
+  const auto scored =
+      ScoreCandidates(PlacementModel(ScoringModel()), Nodes(), {}, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-fr", "n-pl"));
   EXPECT_EQ(ExtenderScore(scored[0]), 10);
   EXPECT_EQ(FrameworkScore(scored[0]), 100);
@@ -69,7 +71,8 @@ TEST(ScoreCandidates, CleanestFirstAndScoreRanges) {
 
 TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
   Workload inside{{{"edge", 30}}, std::nullopt};
-  auto scored = ScoreCandidates(PlacementModel(Model()), Nodes(), inside, {.now = kNow});
+  auto scored =
+      ScoreCandidates(PlacementModel(ScoringModel()), Nodes(), inside, {.now = kScoringNow});
   // n-se 25 ms (inside), n-pl 30 ms (on the limit: allowed), n-fr in edge's region: 5 ms
   // convention. τ = 0: the band is SE (30 g) alone, score 1; outside it carbon alone
   // orders: FR ĉ = (60 − 30) / (700 − 30) = 0.0448, score (1 − 1/6)·(1 − 0.0448) = 0.796;
@@ -80,7 +83,7 @@ TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
   EXPECT_EQ(Find(scored, "n-fr").latency, absl::Milliseconds(5));
 
   Workload tight{{{"edge", 29.9}}, std::nullopt};
-  scored = ScoreCandidates(PlacementModel(Model()), Nodes(), tight, {.now = kNow});
+  scored = ScoreCandidates(PlacementModel(ScoringModel()), Nodes(), tight, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored),
               ElementsAre("n-se", "n-fr"));  // now SE is the cleanest by the full range
   EXPECT_FALSE(Find(scored, "n-pl").feasible);
@@ -93,8 +96,8 @@ TEST(ScoreCandidates, WithinTheCarbonToleranceTheNearerWins) {
   const Workload inside{{{"edge", 30}}, std::nullopt};
   // τ = 30: the band is SE (30 g, 25 ms) and FR (60 g, 5 ms); l̂ over the band:
   // FR 0 → 1, SE 1 → 1 − 1/6. PL (700 g): ĉ = (700 − 60) / (700 − 60) = 1 → 0.
-  ScoringOptions tolerant{.carbon_tolerance = 30, .now = kNow};
-  auto scored = ScoreCandidates(PlacementModel(Model()), Nodes(), inside, tolerant);
+  ScoringOptions tolerant{.carbon_tolerance = 30, .now = kScoringNow};
+  auto scored = ScoreCandidates(PlacementModel(ScoringModel()), Nodes(), inside, tolerant);
   EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
   EXPECT_NEAR(Find(scored, "n-fr").score, 1, 1e-9);
   EXPECT_NEAR(Find(scored, "n-se").score, 1 - 1.0 / 6, 1e-9);
@@ -103,68 +106,69 @@ TEST(ScoreCandidates, WithinTheCarbonToleranceTheNearerWins) {
 
   // Just under the gap: FR is outside the band again, SE alone in it.
   tolerant.carbon_tolerance = 29.9;
-  scored = ScoreCandidates(PlacementModel(Model()), Nodes(), inside, tolerant);
+  scored = ScoreCandidates(PlacementModel(ScoringModel()), Nodes(), inside, tolerant);
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-fr", "n-pl"));
 
   // w_l = 0: the band ties at 1, and the order still puts the nearer first.
-  ScoringOptions no_latency{.latency_weight = 0, .carbon_tolerance = 30, .now = kNow};
-  scored = ScoreCandidates(PlacementModel(Model()), Nodes(), inside, no_latency);
+  ScoringOptions no_latency{.latency_weight = 0, .carbon_tolerance = 30, .now = kScoringNow};
+  scored = ScoreCandidates(PlacementModel(ScoringModel()), Nodes(), inside, no_latency);
   EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
   EXPECT_EQ(Find(scored, "n-se").score, 1);
-  const CompactScores compact = ScoreCompact(PlacementModel(Model()), Nodes(), inside, no_latency);
+  const CompactScores compact =
+      ScoreCompact(PlacementModel(ScoringModel()), Nodes(), inside, no_latency);
   ASSERT_TRUE(compact.best.has_value());
   EXPECT_EQ(Nodes()[*compact.best].name, "n-fr");
 }
 
 // A capacity price is added to the location's carbon value before anything else.
 TEST(ScoreCandidates, ACapacityPriceMakesALocationDirtier) {
-  const PlacementModel model(Model());
+  const PlacementModel model(ScoringModel());
   std::vector<double> price(model.location_count(), 0.0);
   price[model.LocationId("SE")] = 45;  // SE: 30 + 45 = 75 > FR's 60
-  const ScoringOptions priced{.capacity_price = &price, .now = kNow};
+  const ScoringOptions priced{.capacity_price = &price, .now = kScoringNow};
   const auto scored = ScoreCandidates(model, Nodes(), {}, priced);
   EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
   EXPECT_EQ(Find(scored, "n-se").grams_per_kwh, 30);  // the reading itself is reported
 }
 
 TEST(ScoreCandidates, MissingRttAndUnknownOriginFailClosed) {
-  PlacementFacts model = Model();
+  PlacementFacts model = ScoringModel();
   model.rtt["edge"].erase("n-pl");  // and no static entry between the regions
   auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {{{"edge", 100}}, std::nullopt},
-                                {.now = kNow});
+                                {.now = kScoringNow});
   EXPECT_FALSE(Find(scored, "n-pl").feasible);
   EXPECT_THAT(Find(scored, "n-pl").reasons[0],
               HasSubstr("no RTT from edge to n-pl: the 100 ms limit cannot be verified"));
 
   scored = ScoreCandidates(PlacementModel(model), Nodes(), {{{"nowhere", 100}}, std::nullopt},
-                           {.now = kNow});
+                           {.now = kScoringNow});
   EXPECT_TRUE(Feasible(scored).empty());
   EXPECT_THAT(scored[0].reasons, ElementsAre("unknown origin \"nowhere\" in the latency limit"));
 }
 
 TEST(ScoreCandidates, StaticMatrixBetweenRegionsIsUsed) {
-  PlacementFacts model = Model();
+  PlacementFacts model = ScoringModel();
   model.rtt["edge"].erase("n-se");
   auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {{{"edge", 45}}, std::nullopt},
-                                {.now = kNow});
+                                {.now = kScoringNow});
   EXPECT_EQ(Find(scored, "n-se").latency, absl::Milliseconds(40));
   EXPECT_TRUE(Find(scored, "n-se").feasible);
 }
 
 TEST(ScoreCandidates, RuntimeUsesTheForecastMean) {
   // Over 2 h (the 4h window), FR's forecast (40) beats SE's (90).
-  auto scored =
-      ScoreCandidates(PlacementModel(Model()), Nodes(), {{}, absl::Hours(2)}, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(ScoringModel()), Nodes(), {{}, absl::Hours(2)},
+                                {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-se", "n-pl"));
   EXPECT_EQ(Find(scored, "n-fr").carbon_basis, "forecast 4h");
   EXPECT_EQ(Find(scored, "n-pl").carbon_basis, "current (no 4h forecast)");
 }
 
 TEST(ScoreCandidates, StaleOrMissingCarbonIsScoredAsDirtiestNeverZero) {
-  PlacementFacts model = Model();
-  model.carbon["SE"].valid_to = kNow - absl::Hours(1);  // beyond the 30 min allowance
+  PlacementFacts model = ScoringModel();
+  model.carbon["SE"].valid_to = kScoringNow - absl::Hours(1);  // beyond the 30 min allowance
   model.carbon.erase("PL");
-  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {}, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {}, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored),
               ElementsAre("n-fr", "n-pl", "n-se"));  // both at ĉ = 1: ties by name
   EXPECT_EQ(Find(scored, "n-se").grams_per_kwh, std::nullopt);
@@ -174,40 +178,41 @@ TEST(ScoreCandidates, StaleOrMissingCarbonIsScoredAsDirtiestNeverZero) {
 }
 
 TEST(ScoreCandidates, AllEqualInputsDoNotDivideByZeroAndTiesAreByName) {
-  PlacementFacts model = Model();
+  PlacementFacts model = ScoringModel();
   for (auto& [location, carbon] : model.carbon) carbon.grams_per_kwh = 100;
-  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {}, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {}, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-fr", "n-pl", "n-se"));
   for (const ScoredCandidate& s : scored) EXPECT_EQ(ExtenderScore(s), 10);
-  EXPECT_TRUE(ScoreCandidates(PlacementModel(model), {}, {}, {.now = kNow}).empty());
+  EXPECT_TRUE(ScoreCandidates(PlacementModel(model), {}, {}, {.now = kScoringNow}).empty());
 }
 
 TEST(ScoreCandidates, LatencyWeightBreaksNearTies) {
-  PlacementFacts model = Model();
+  PlacementFacts model = ScoringModel();
   model.carbon["PL"].grams_per_kwh = 30;  // as clean as SE, but 30 ms away instead of 25
   auto scored = ScoreCandidates(PlacementModel(model), {{"n-pl", "", ""}, {"n-se", "", ""}},
-                                {{{"edge", 50}}, std::nullopt}, {.now = kNow});
+                                {{{"edge", 50}}, std::nullopt}, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-pl"));
   EXPECT_LT(scored[1].score, scored[0].score);
 }
 
 TEST(ScoreCandidates, UnknownCandidateIsFeasibleButDirtiest) {
-  auto scored = ScoreCandidates(PlacementModel(Model()), {{"n-se", "", ""}, {"mystery", "", ""}},
-                                {}, {.now = kNow});
+  auto scored = ScoreCandidates(PlacementModel(ScoringModel()),
+                                {{"n-se", "", ""}, {"mystery", "", ""}}, {}, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "mystery"));
   EXPECT_THAT(Find(scored, "mystery").reasons[0], HasSubstr("no grid location known"));
 }
 
 TEST(ScoreCompact, AgreesWithScoreCandidates) {
-  PlacementFacts model = Model();
+  PlacementFacts model = ScoringModel();
   model.carbon.erase("PL");
   const std::vector<Candidate> candidates = {
       {"n-pl", "", ""}, {"n-fr", "", ""}, {"n-se", "", ""}, {"x", "", ""}};
   for (const Workload& workload : {Workload{}, Workload{{{"edge", 26}}, absl::Hours(2)},
                                    Workload{{{"nowhere", 5}}, std::nullopt}}) {
     const CompactScores compact =
-        ScoreCompact(PlacementModel(model), candidates, workload, {.now = kNow});
-    const auto sorted = ScoreCandidates(PlacementModel(model), candidates, workload, {.now = kNow});
+        ScoreCompact(PlacementModel(model), candidates, workload, {.now = kScoringNow});
+    const auto sorted =
+        ScoreCandidates(PlacementModel(model), candidates, workload, {.now = kScoringNow});
     std::vector<ScoredCandidate> full(sorted.size());
     for (const ScoredCandidate& s : sorted) full[s.input_index] = s;  // back to input order
     ASSERT_EQ(compact.extender_scores.size(), full.size());
@@ -289,25 +294,26 @@ TEST(SameRegionRtt, IsNeverLargerThanTheNearestNeighboursAndTheSameInEveryPath) 
 // A sampled mesh: "edge" (zone z1) measured only one node of zone z2 and
 // none of zone z3; another node of z1 measured z3.
 TEST(ScoreCandidates, ZonePairRttStandsInForNodesTheRowDoesNotList) {
-  PlacementFacts m = Model();
+  PlacementFacts m = ScoringModel();
   m.nodes["edge"].zone = "z1";
   m.nodes["n-z1"] = {"FR", "europe-west9", "z1"};
   for (const char* name : {"n-z2a", "n-z2b"}) m.nodes[name] = {"SE", "europe-north1", "z2"};
   m.nodes["n-z3"] = {"PL", "europe-central2", "z3"};
-  m.rtt["edge"]["n-z2a"] = {absl::Milliseconds(12), RttMethod::kMeasured, kNow};
+  m.rtt["edge"]["n-z2a"] = {absl::Milliseconds(12), RttMethod::kMeasured, kScoringNow};
   m.zone_rtt["z1"]["z3"] = absl::Milliseconds(35);
   m.zone_rtt["z1"]["z2"] = absl::Milliseconds(99);  // the row's own 12 ms is preferred
   Workload limited;
   limited.max_rtt_ms = {{"edge", 20}};
   const std::vector<Candidate> candidates = {{"n-z2b", "", ""}, {"n-z3", "", ""}};
-  const auto scored = ScoreCandidates(PlacementModel(m), candidates, limited, {.now = kNow});
+  const auto scored = ScoreCandidates(PlacementModel(m), candidates, limited, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-z2b"));
   EXPECT_EQ(Find(scored, "n-z2b").latency, absl::Milliseconds(12));
   EXPECT_THAT(Find(scored, "n-z3").reasons,
               ElementsAre(HasSubstr("RTT from edge is 35.00 ms (measured: zone-pair median)")));
   Workload relaxed_limit;
   relaxed_limit.max_rtt_ms = {{"edge", 50}};
-  const auto relaxed = ScoreCandidates(PlacementModel(m), candidates, relaxed_limit, {.now = kNow});
+  const auto relaxed =
+      ScoreCandidates(PlacementModel(m), candidates, relaxed_limit, {.now = kScoringNow});
   EXPECT_THAT(Feasible(relaxed), ElementsAre("n-z2b", "n-z3"));
   EXPECT_THAT(Find(relaxed, "n-z2b").reasons, ::testing::IsEmpty());
 }
