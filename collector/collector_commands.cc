@@ -5,7 +5,10 @@
 #include <systemd/sd-daemon.h>
 
 #include <filesystem>
+#include <iostream>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/clock.h"
