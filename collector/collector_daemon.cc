@@ -262,7 +262,7 @@ absl::Status CollectorDaemon::BuildCarbon(const CollectorConfig& config, const D
   if (!config.publish.keda_configmaps.empty()) {
     absl::StatusOr<std::unique_ptr<keda::KedaPublishing>> keda = keda::KedaPublishing::Create(
         config.publish, names, !node_located_.empty(), *carbon_aware_data_, clock_,
-        {.getenv = [](const char* name) { return std::getenv(name); }});
+        {.getenv = [](const char* name) { return std::getenv(name); }}, registry_.get());
     if (!keda.ok()) return keda.status();
     keda_ = *std::move(keda);
   }

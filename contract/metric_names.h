@@ -93,6 +93,20 @@ inline constexpr char kSchedulerModelCarbonLocations[] =
 inline constexpr char kSchedulerNodeLocationMismatches[] =
     "carbonroute_scheduler_node_location_mismatches";
 
+// The collector's KEDA ConfigMaps (`publish.keda_configmaps`, keda/keda_publisher.h);
+// `namespace`, `configmap`: the ConfigMap.
+// gauge: 1 while this replica holds the publishing Lease (it writes), else 0.
+inline constexpr char kKedaLeader[] = "carbonroute_keda_leader";
+// counter{namespace, configmap, result}: passes that wrote (written) or failed to
+// write or read (failed); a pass with nothing new counts neither.
+inline constexpr char kKedaWrites[] = "carbonroute_keda_configmap_writes_total";
+// gauge{namespace, configmap}: the records (EmissionsDataDTO) the ConfigMap holds now.
+inline constexpr char kKedaRecords[] = "carbonroute_keda_configmap_records";
+// gauge{namespace, configmap}: Unix seconds of the last pass that left the ConfigMap
+// current (written, or already holding the same records).
+inline constexpr char kKedaLastCurrent[] =
+    "carbonroute_keda_configmap_last_current_timestamp_seconds";
+
 // scheduler-lite's hold controller (`scheduler-lite hold`, hold/hold_controller.h):
 // gauge{kind}: Jobs and Pods held now (opted in, suspended or gated, not yet released).
 inline constexpr char kHoldObjects[] = "carbonroute_hold_objects";

@@ -27,11 +27,13 @@ std::string CollectionOf(const PublishedConfigMap& configmap) {
 }  // namespace
 
 KedaPublisher::KedaPublisher(KedaPublisherOptions options, const kube::KubeClient& client,
-                             const carbon_aware::CarbonAwareData& data, const Clock& clock)
+                             const carbon_aware::CarbonAwareData& data, const Clock& clock,
+                             KedaMetrics* metrics)
     : options_(std::move(options)),
       client_(client),
       data_(data),
       clock_(clock),
+      metrics_(metrics),
       lease_(options_.lease, client) {}
 
 absl::Status KedaPublisher::Write(const PublishedConfigMap& configmap, const KedaForecast& forecast,
@@ -67,6 +69,7 @@ PublishCounts KedaPublisher::RunOnce() {
     if (leading) written_.clear();  // another replica may have written since
     was_leading_ = leading;
   }
+  if (metrics_ != nullptr) metrics_->SetLeader(leading);
   if (!leading) return counts;
   for (const PublishedConfigMap& configmap : options_.configmaps) {
     const std::string key = KeyOf(configmap);
@@ -80,6 +83,10 @@ PublishCounts KedaPublisher::RunOnce() {
       const auto last = written_.find(key);
       if (last != written_.end() && last->second == *forecast) {
         ++counts.unchanged;
+        if (metrics_ != nullptr) {
+          metrics_->Current(configmap.namespace_name, configmap.name, /*written=*/false,
+                            forecast->records.size(), now);
+        }
         continue;
       }
       status = Write(configmap, *forecast, now);
@@ -90,11 +97,16 @@ PublishCounts KedaPublisher::RunOnce() {
         spdlog::info("keda: ConfigMap {}/{} written: {} records of {}", configmap.namespace_name,
                      configmap.name, forecast->records.size(), configmap.location);
       }
+      if (metrics_ != nullptr) {
+        metrics_->Current(configmap.namespace_name, configmap.name, /*written=*/true,
+                          forecast->records.size(), now);
+      }
       written_[key] = *std::move(forecast);
       last_error_.erase(key);
       continue;
     }
     ++counts.failed;
+    if (metrics_ != nullptr) metrics_->Failed(configmap.namespace_name, configmap.name);
     const std::string error(status.message());
     if (last_error_[key] != error) {
       spdlog::warn("keda: ConfigMap {}/{} ({}): {}", configmap.namespace_name, configmap.name,

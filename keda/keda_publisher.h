@@ -35,6 +35,7 @@
 #include "base/clock.h"
 #include "carbon_aware/carbon_aware_api.h"
 #include "keda/keda_forecast.h"
+#include "keda/keda_metrics.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 
@@ -64,8 +65,10 @@ struct PublishCounts {
 
 class KedaPublisher {
  public:
+  // `metrics` (may be null) is borrowed and must outlive the publisher.
   KedaPublisher(KedaPublisherOptions options, const kube::KubeClient& client,
-                const carbon_aware::CarbonAwareData& data, const Clock& clock);
+                const carbon_aware::CarbonAwareData& data, const Clock& clock,
+                KedaMetrics* metrics = nullptr);
 
   // One pass at `clock.Now()`: the Lease, then every ConfigMap if leading.
   PublishCounts RunOnce();
@@ -82,6 +85,7 @@ class KedaPublisher {
   const kube::KubeClient& client_;
   const carbon_aware::CarbonAwareData& data_;
   const Clock& clock_;
+  KedaMetrics* const metrics_;
   kube::LeaseElection lease_;
   bool was_leading_ = false;
   std::map<std::string, KedaForecast> written_;    // namespace/name/key → last written

@@ -29,7 +29,7 @@ absl::StatusOr<kube::KubeConnection> KedaPublishing::Connection(
 absl::StatusOr<std::unique_ptr<KedaPublishing>> KedaPublishing::Create(
     const PublishConfig& config, carbon_aware::LocationNames names, bool locations_from_nodes,
     const carbon_aware::CarbonAwareData& data, const Clock& clock,
-    const kube::KubeEnvironment& environment) {
+    const kube::KubeEnvironment& environment, prometheus::Registry* registry) {
   KedaPublisherOptions options;
   for (std::size_t i = 0; i < config.keda_configmaps.size(); ++i) {
     const KedaConfigMapConfig& configmap = config.keda_configmaps[i];
@@ -64,8 +64,9 @@ absl::StatusOr<std::unique_ptr<KedaPublishing>> KedaPublishing::Create(
   spdlog::info("keda: {} ConfigMap(s) through {}; Lease {}/{} as {}", options.configmaps.size(),
                publishing->client_->connection().Describe(), options.lease.namespace_name,
                options.lease.name, options.lease.identity);
-  publishing->publisher_ =
-      std::make_unique<KedaPublisher>(std::move(options), *publishing->client_, data, clock);
+  if (registry != nullptr) publishing->metrics_ = std::make_unique<KedaMetrics>(*registry);
+  publishing->publisher_ = std::make_unique<KedaPublisher>(std::move(options), *publishing->client_,
+                                                           data, clock, publishing->metrics_.get());
   return publishing;
 }
 

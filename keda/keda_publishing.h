@@ -28,6 +28,7 @@
 #include "carbon_aware/carbon_aware_api.h"
 #include "carbon_aware/location_names.h"
 #include "config/collector_config.h"
+#include "keda/keda_metrics.h"
 #include "keda/keda_publisher.h"
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
@@ -38,10 +39,11 @@ namespace carbonroute::keda {
 class KedaPublishing {
  public:
   // `locations_from_nodes`: some provider polls the Nodes' locations, known later.
+  // `registry` (may be null; borrowed, must outlive this) gets keda_metrics.h's metrics.
   static absl::StatusOr<std::unique_ptr<KedaPublishing>> Create(
       const PublishConfig& config, carbon_aware::LocationNames names, bool locations_from_nodes,
       const carbon_aware::CarbonAwareData& data, const Clock& clock,
-      const kube::KubeEnvironment& environment);
+      const kube::KubeEnvironment& environment, prometheus::Registry* registry = nullptr);
 
   // The API connection `config` names (what --check-config checks).
   static absl::StatusOr<kube::KubeConnection> Connection(const PublishConfig& config,
@@ -55,6 +57,7 @@ class KedaPublishing {
 
   std::unique_ptr<net::HttpClient> http_;
   std::unique_ptr<kube::KubeClient> client_;
+  std::unique_ptr<KedaMetrics> metrics_;  // null without a registry
   std::unique_ptr<KedaPublisher> publisher_;
 };
 

@@ -2,10 +2,17 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "kube/kube_client.h"
 #include "test/keda/fake_carbon_aware_data.h"
 #include "test/keda/operator_decoding.h"
@@ -14,6 +21,9 @@
 
 namespace carbonroute::keda {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 using Json = nlohmann::json;
 
@@ -147,6 +157,49 @@ TEST_F(KedaPublisherTest, AnUnknownLocationOrAnUnreadableCacheIsAFailureAndNothi
   SetForecast({5, 6, 7});
   EXPECT_EQ(publisher.RunOnce().failed, 2);
   EXPECT_EQ(ConfigMap()["data"]["minForecast"], "340.000000");  // what was written stays
+}
+
+// The value of the exposition line that starts with `series`; NaN when none does.
+double SeriesValue(const std::string& page, const std::string& series) {
+  for (absl::string_view line : absl::StrSplit(page, '\n')) {
+    double value = 0;
+    if (absl::ConsumePrefix(&line, series + " ") && absl::SimpleAtod(line, &value)) return value;
+  }
+  return std::nan("");
+}
+
+// What the metrics say of two ConfigMaps over three passes: writes by result,
+// records, the last pass that left each current; only the Lease holder is leader.
+TEST_F(KedaPublisherTest, TheMetricsFollowEveryConfigMapAndTheLease) {
+  prometheus::Registry registry;
+  KedaMetrics metrics(registry);
+  KedaPublisherOptions options = Options("replica-a");
+  options.configmaps.push_back({"westeurope", "other", "kube-system", "data"});
+  KedaPublisher publisher(std::move(options), kube_, data_, clock_, &metrics);
+  prometheus::Registry other_registry;
+  KedaMetrics other_metrics(other_registry);
+  KedaPublisher other(Options("replica-b"), kube_, data_, clock_, &other_metrics);
+  publisher.RunOnce();  // written, and westeurope failed
+  clock_.Advance(absl::Seconds(10));
+  publisher.RunOnce();  // unchanged: current, not written
+  other.RunOnce();      // not the leader
+  const std::string page = prometheus::TextSerializer().Serialize(registry.Collect());
+  const std::string cm = R"({configmap="carbon-intensity",namespace="kube-system"})";
+  EXPECT_THAT(page, HasSubstr("carbonroute_keda_leader 1"));
+  EXPECT_THAT(
+      page,
+      HasSubstr(
+          R"(carbonroute_keda_configmap_writes_total{configmap="carbon-intensity",namespace="kube-system",result="written"} 1)"));
+  EXPECT_THAT(
+      page,
+      HasSubstr(
+          R"(carbonroute_keda_configmap_writes_total{configmap="other",namespace="kube-system",result="failed"} 2)"));
+  EXPECT_THAT(page, HasSubstr("carbonroute_keda_configmap_records" + cm + " 5"));
+  EXPECT_EQ(SeriesValue(page, "carbonroute_keda_configmap_last_current_timestamp_seconds" + cm),
+            absl::ToDoubleSeconds(clock_.Now() - absl::UnixEpoch()));
+  EXPECT_THAT(page, Not(HasSubstr(R"(records{configmap="other")")));  // never current
+  EXPECT_THAT(prometheus::TextSerializer().Serialize(other_registry.Collect()),
+              HasSubstr("carbonroute_keda_leader 0"));
 }
 
 }  // namespace
