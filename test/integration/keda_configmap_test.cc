@@ -26,6 +26,7 @@
 namespace carbonroute {
 namespace {
 
+using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
 TEST(KedaConfigMap, TheOperatorReadsTheCollectorsForecastFromTheConfigMap) {
@@ -89,6 +90,16 @@ TEST(KedaConfigMap, TheOperatorReadsTheCollectorsForecastFromTheConfigMap) {
     EXPECT_EQ(record.location, "eastus");
   }
   EXPECT_NE(testing::CurrentSlot(*records, absl::Now()), nullptr);
+
+  // The collector's /metrics says so too: the leader, one write, the records the operator reads.
+  const std::string metrics = testing::HttpGet(collector.port, "/metrics");
+  EXPECT_THAT(metrics, HasSubstr("carbonroute_keda_leader 1"));
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat(
+                           "carbonroute_keda_configmap_records{configmap=\"carbon-intensity\","
+                           "namespace=\"kube-system\"} ",
+                           records->size())));
+  EXPECT_THAT(metrics, HasSubstr("carbonroute_keda_configmap_writes_total{configmap=\"carbon-"
+                                 "intensity\",namespace=\"kube-system\",result=\"written\"}"));
 
   // What the collector asked of the API: the Lease, then the ConfigMap, in kube-system; all
   // allowed by the carbon role's RBAC (deploy/kubernetes/collector-carbon-role.yaml).
