@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -60,13 +61,11 @@ DataPaths DataPathsFrom(std::vector<std::string> first, const std::string& extra
   paths.search_dirs.push_back(CARBONROUTE_DATA_DIR);  // the configured install prefix
   // Each folder once (an install in the configured prefix finds it twice otherwise).
   std::vector<std::string> unique;
+  std::set<std::string> seen;  // lexically normal forms
   for (const std::string& dir : paths.search_dirs) {
-    const std::string normal = std::filesystem::path(dir).lexically_normal().string();
-    bool seen = false;
-    for (const std::string& kept : unique) {
-      seen = seen || std::filesystem::path(kept).lexically_normal().string() == normal;
+    if (seen.insert(std::filesystem::path(dir).lexically_normal().string()).second) {
+      unique.push_back(dir);
     }
-    if (!seen) unique.push_back(dir);
   }
   paths.search_dirs = std::move(unique);
   return paths;

@@ -481,8 +481,7 @@ exporter::StatusSnapshot CollectorDaemon::Status() {
           it != exported.end() && it->second.kind == ValueKind::kGramsPerKwh) {
         row.grams_per_kwh = it->second.value;
         row.estimated = it->second.estimated;
-        row.age_seconds =
-            absl::ToDoubleSeconds(std::max(now - it->second.fetched_at, absl::ZeroDuration()));
+        row.age_seconds = it->second.AgeSeconds(now);
       }
       const absl::Time paused_until = poller_->SeriesBlockedUntil(series);
       row.state = paused_until > now ? absl::StrCat("paused until ", UtcSeconds(paused_until))

@@ -106,12 +106,6 @@ void CollectorMetrics::RemoveValue(IntensityGauges& series) {
   series.value = nullptr;
 }
 
-namespace {
-double AgeSeconds(absl::Time fetched_at, absl::Time now) {
-  return absl::ToDoubleSeconds(std::max(now - fetched_at, absl::ZeroDuration()));
-}
-}  // namespace
-
 void CollectorMetrics::SetIntensity(const IntensitySeries& series, const ExportedReading& reading,
                                     absl::Time now) {
   const bool percentile = reading.kind == ValueKind::kPercentile;
@@ -121,7 +115,7 @@ void CollectorMetrics::SetIntensity(const IntensitySeries& series, const Exporte
   // constructor under the family's lock): a scrape between creating and
   // setting it would otherwise read 0, a value never true here.
   const double valid_to_seconds = absl::ToDoubleSeconds(reading.valid_to - absl::UnixEpoch());
-  const double age_seconds = AgeSeconds(reading.fetched_at, now);
+  const double age_seconds = reading.AgeSeconds(now);
   auto it = intensity_series_.find(series);
   if (it == intensity_series_.end()) {
     IntensityGauges created;
@@ -159,7 +153,7 @@ std::map<IntensitySeries, CollectorMetrics::ExportedReading> CollectorMetrics::E
 void CollectorMetrics::RefreshAges(absl::Time now) {
   absl::MutexLock lock(&mutex_);
   for (auto& [series, gauges] : intensity_series_) {
-    gauges.age->Set(AgeSeconds(gauges.exported.fetched_at, now));
+    gauges.age->Set(gauges.exported.AgeSeconds(now));
   }
 }
 

@@ -9,6 +9,7 @@
 #ifndef CARBONROUTE_EXPORTER_COLLECTOR_METRICS_H_
 #define CARBONROUTE_EXPORTER_COLLECTOR_METRICS_H_
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -44,6 +45,11 @@ class CollectorMetrics {
     bool estimated = false;                    // label estimated="true" (gCO2eq/kWh only)
     absl::Time valid_to;                       // the end of its validity
     absl::Time fetched_at;                     // when the collector got it from the provider
+
+    // Seconds from fetched_at to `now`, 0 when `now` is earlier (the age gauge's value).
+    double AgeSeconds(absl::Time now) const {
+      return absl::ToDoubleSeconds(std::max(now - fetched_at, absl::ZeroDuration()));
+    }
   };
   // Exports `reading` as the series' value, its valid_to and its age at `now`.
   void SetIntensity(const IntensitySeries& series, const ExportedReading& reading, absl::Time now);
