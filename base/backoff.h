@@ -1,7 +1,8 @@
 // File: base/backoff.h
 //
-// Exponential backoff with jitter, as the collector's retry loops use it (the
-// provider poller, Kubernetes discovery): after the n-th consecutive failure,
+// Exponential backoff with jitter, as every retry loop uses it (the
+// collector's provider poller, kube/list_watch.h's list-then-watch under
+// Node discovery and the controllers' watches): after the n-th consecutive failure,
 // initial × 2^(n−1), capped at max, times a factor drawn uniformly from
 // [0.5, 1.5), so that many collectors failing together do not retry in step
 // ("Exponential Backoff And Jitter", AWS Architecture Blog, 2015).

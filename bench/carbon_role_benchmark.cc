@@ -36,9 +36,9 @@
 #include "base/utc_time.h"
 #include "cache/reading_store.h"
 #include "collector/node_locations.h"
-#include "collector/poller.h"
 #include "contract/region_locations.h"
 #include "exporter/collector_metrics.h"
+#include "polling/poller.h"
 #include "prometheus/registry.h"
 #include "providers/call_limiter.h"
 #include "providers/make_provider.h"
@@ -201,8 +201,7 @@ int RunCollector(const std::vector<ProviderConfig>& configs,
   std::vector<providers::Provider*> borrowed;
   for (const ProviderConfig& config : configs) {
     clients.push_back(std::make_unique<providers::LimitedHttpClient>(
-        upstream, providers::PublishedLimits(config), clock,
-        config.type == ProviderType::kWattTime ? "/login" : ""));
+        upstream, providers::PublishedLimits(config), clock));
     owned.push_back(*providers::MakeProvider(config, DataPaths{}, *clients.back()));
     borrowed.push_back(owned.back().get());
   }
@@ -210,7 +209,7 @@ int RunCollector(const std::vector<ProviderConfig>& configs,
   prometheus::Registry registry;
   exporter::CollectorMetrics metrics(registry);
   PollConfig poll;
-  collector::Poller poller(borrowed, *store, metrics, poll, /*jitter_seed=*/1, clock);
+  polling::Poller poller(borrowed, *store, metrics, poll, /*jitter_seed=*/1, clock);
   for (const ProviderConfig& config : configs) {
     if (!config.locations_from_nodes) continue;
     collector::NodeLocations found =
@@ -221,7 +220,7 @@ int RunCollector(const std::vector<ProviderConfig>& configs,
   for (providers::Provider* provider : borrowed) provider->Start(start).IgnoreError();
   for (absl::Time t = start; t < start + absl::Hours(1);) {
     clock.Advance(t - clock.Now());
-    const collector::PollStats stats = poller.PollOnce(t);
+    const polling::PollStats stats = poller.PollOnce(t);
     t = std::max(stats.next_poll, t + absl::Seconds(1));
   }
   int series = 0;

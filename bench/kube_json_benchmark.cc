@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "bench/gke_node_json.h"
 #include "discovery/kube_api_json.h"
+#include "kube/kube_client.h"
 
 namespace carbonroute {
 namespace {
@@ -82,9 +83,14 @@ void BM_NodeListSimdjsonJsonView(benchmark::State& state) {
   const std::string& list = NodeList();
   const long before = PeakKb(true);
   for (auto _ : state) {
-    absl::StatusOr<discovery::NodeListPage> page = discovery::ParseNodeList(list);
-    if (!page.ok() || page->nodes.size() != kNodes) state.SkipWithError("parse failed");
-    benchmark::DoNotOptimize(page);
+    kube::JsonDocument document;
+    std::vector<kube::KubeNode> nodes;
+    absl::StatusOr<kube::ListPage> page =
+        kube::ReadListPage(document, list, "NodeList", [&nodes](const kube::JsonField& item) {
+          return kube::ReadNode(item, nodes.emplace_back());
+        });
+    if (!page.ok() || nodes.size() != kNodes) state.SkipWithError("parse failed");
+    benchmark::DoNotOptimize(nodes);
   }
   Report(state, before, PeakKb(false));
 }

@@ -17,16 +17,15 @@
 
 #include "cache/reading_store.h"
 #include "carbon_aware/carbon_aware_api.h"
-#include "collector/poller.h"
 #include "contract/intensity_series.h"
+#include "polling/poller.h"
 
 namespace carbonroute::collector {
 
 class CacheCarbonAwareData : public carbon_aware::CarbonAwareData {
  public:
-  // `providers`: each provider's name and emissions type, in configuration order.
-  CacheCarbonAwareData(cache::ReadingStore& store, const Poller& poller,
-                       std::vector<IntensitySeries> providers);
+  CacheCarbonAwareData(cache::ReadingStore& store, const polling::Poller& poller)
+      : store_(store), poller_(poller) {}
 
   std::vector<std::string> GridLocations() const override;
   absl::StatusOr<std::vector<ForecastPoint>> Observed(const std::string& location, absl::Time from,
@@ -39,8 +38,7 @@ class CacheCarbonAwareData : public carbon_aware::CarbonAwareData {
   std::vector<IntensitySeries> SeriesOf(const std::string& location) const;
 
   cache::ReadingStore& store_;
-  const Poller& poller_;
-  std::vector<IntensitySeries> providers_;  // location left empty
+  const polling::Poller& poller_;
 };
 
 }  // namespace carbonroute::collector

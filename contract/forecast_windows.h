@@ -1,7 +1,7 @@
 // File: contract/forecast_windows.h
 //
 // The windows of carbonroute_carbon_intensity_forecast_mean_grams_per_kilowatt_hour:
-// the collector exports a time-weighted mean over each (collector/poller.cc),
+// the collector exports a time-weighted mean over each (polling/poller.cc),
 // scheduler-lite reads them back by label (placement/scoring.cc). The
 // labels are part of the metric contract (docs/architecture.md, docs/metrics.md).
 // Thread safety: constants.

@@ -25,7 +25,7 @@ inline constexpr char kEstimated[] = "estimated";           // EstimatedLabel()
 inline constexpr char kWindow[] = "window";                 // ForecastWindow::label
 inline constexpr char kUnits[] = "units";  // a provider's own unit, e.g. "lbs_co2_per_mwh"
 inline constexpr char kOutcome[] = "outcome";
-inline constexpr char kState[] = "state";    // collector/poller.h SeriesStateLabel()
+inline constexpr char kState[] = "state";    // polling/poller.h SeriesStateLabel()
 inline constexpr char kSource[] = "source";  // the probing node's name
 inline constexpr char kTarget[] = "target";  // the peer's configured name
 inline constexpr char kMethod[] = "method";  // RttMethodName()
@@ -39,6 +39,19 @@ inline constexpr char kSourceZone[] = "source_zone";  // carbonroute_zone_rtt_se
 inline constexpr char kTargetZone[] = "target_zone";
 inline constexpr char kVerb[] = "verb";  // extender verb: "filter", "prioritize"
 inline constexpr char kCode[] = "code";  // HTTP status code
+// The controllers' (scheduler-lite hold, karmada --controller, the KEDA publisher).
+inline constexpr char kKind[] = "kind";            // an API object's kind: "Job", "Pod", ...
+inline constexpr char kReason[] = "reason";        // why a held object was released
+inline constexpr char kNamespace[] = "namespace";  // an API object's namespace
+inline constexpr char kPolicy[] = "policy";        // a placement policy's name
+inline constexpr char kConfigMap[] = "configmap";  // a KEDA ConfigMap's name
+inline constexpr char kCluster[] = "cluster";      // a Karmada member cluster
+inline constexpr char kActive[] = "active";        // "true" / "false": the cluster is placed on
+inline constexpr char kResult[] = "result";        // what a reconcile or a write came to
+// The carbon-aware-karmada-operator's own series: its policy's name.
+inline constexpr char kApp[] = "app";
+// Which exporter an RTT series comes from (model_sources/rtt_sources.h).
+inline constexpr char kExporter[] = "exporter";
 
 // carbonroute_cache_lookups_total{outcome}.
 inline constexpr char kCacheHit[] = "hit";

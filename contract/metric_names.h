@@ -35,7 +35,7 @@ inline constexpr char kProbeLossRatio[] = "carbonroute_probe_loss_ratio";
 // counter{source, target}: probes sent / answered within the timeout.
 inline constexpr char kProbesSent[] = "carbonroute_probe_sent_total";
 inline constexpr char kProbesReceived[] = "carbonroute_probe_received_total";
-// counter{provider, outcome}: upstream calls by outcome (collector/poller.h OutcomeLabel:
+// counter{provider, outcome}: upstream calls by outcome (polling/poller.h OutcomeLabel:
 // ok, not_found, parse_error, bad_request, timeout, unavailable, rate_limited, unauthenticated,
 // permission_denied, not_in_plan, error).
 inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total";

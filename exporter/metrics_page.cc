@@ -2,50 +2,17 @@
 
 #include <algorithm>
 #include <cstring>
-#include <ostream>
-#include <streambuf>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "exporter/process_metrics.h"
-#include "prometheus/text_serializer.h"
+#include "exporter/text_exposition.h"
 
 namespace carbonroute::exporter {
 namespace {
 
 // How much text the page prepares ahead of what the client has taken.
 constexpr std::size_t kPieceBytes = 32 * 1024;
-
-// An output stream buffer that appends to a std::string, through a small put
-// area: the serializer writes in pieces of a few bytes, and the put area
-// turns each into a memcpy rather than a virtual call and a string append.
-class AppendToString : public std::streambuf {
- public:
-  explicit AppendToString(std::string& out) : out_(out) {
-    setp(buffer_, buffer_ + sizeof(buffer_));
-  }
-  ~AppendToString() override { Flush(); }
-
-  void Flush() {
-    out_.append(pbase(), static_cast<std::size_t>(pptr() - pbase()));
-    setp(buffer_, buffer_ + sizeof(buffer_));
-  }
-
- protected:
-  int_type overflow(int_type c) override {
-    Flush();
-    if (!traits_type::eq_int_type(c, traits_type::eof())) sputc(traits_type::to_char_type(c));
-    return traits_type::not_eof(c);
-  }
-  int sync() override {
-    Flush();
-    return 0;
-  }
-
- private:
-  std::string& out_;
-  char buffer_[4 * 1024];
-};
 
 // The page: the registry's families one at a time, then each source's snapshot.
 class MetricsPageStream : public net::BodyStream {
@@ -77,10 +44,7 @@ class MetricsPageStream : public net::BodyStream {
   void Prepare() {
     while (text_.empty()) {
       if (next_family_ < families_.size()) {
-        AppendToString buffer(text_);
-        std::ostream stream(&buffer);
-        prometheus::TextSerializer().Serialize(stream, {families_[next_family_]});
-        buffer.Flush();
+        AppendFamily(text_, families_[next_family_]);
         families_[next_family_++] = {};  // its memory goes back as the page advances
       } else if (next_snapshot_ < snapshots_.size()) {
         if (!snapshots_[next_snapshot_]->WriteSome(text_, kPieceBytes)) {

@@ -1,7 +1,7 @@
 // File: exporter/metrics_page.h
 //
 // The /metrics route: a registry rendered in the Prometheus text exposition
-// format 0.0.4 by prometheus-cpp's TextSerializer, with the standard process
+// format 0.0.4 (each family by AppendFamily, exporter/text_exposition.h), with the standard process
 // metrics and carbonroute_build_info (exporter/process_metrics.h) and the
 // families of any ExpositionSource (exporter/text_exposition.h: the
 // collector's per-peer series); and the landing page of GET /.

@@ -1,10 +1,13 @@
 // File: exporter/text_exposition.h
 //
-// Writing the Prometheus text exposition format 0.0.4 ourselves, for the
-// parts of /metrics that are too large to go through prometheus-cpp's
-// Collect() copy and TextSerializer (the per-peer probe series,
-// exporter/peer_series_table.h), and the seam through which such parts join
-// the page (exporter/metrics_page.h).
+// Writing the Prometheus text exposition format 0.0.4 ourselves: the
+// registry's families (AppendFamily: prometheus-cpp 1.0.1's TextSerializer
+// prints every double with 16 significant digits, 552.6799999999999 for
+// 552.68; Prometheus's own client libraries print the shortest text that
+// reads back as the same double, as this does), the parts of /metrics that
+// are too large to go through prometheus-cpp's Collect() copy (the per-peer
+// probe series, exporter/peer_series_table.h), and the seam through which
+// such parts join the page (exporter/metrics_page.h).
 // Format: https://prometheus.io/docs/instrumenting/exposition_formats/
 // ("Text format details": label values escape \, " and newline; values are
 // Go floats, with +Inf, -Inf and NaN).
@@ -19,6 +22,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "prometheus/metric_family.h"
 
 namespace carbonroute::exporter {
 
@@ -30,6 +34,13 @@ void AppendLabelValue(std::string& out, absl::string_view value);
 // Appends "# HELP name help\n# TYPE name type\n" (`help` has no \ or newline).
 void AppendFamilyHeader(std::string& out, absl::string_view name, absl::string_view help,
                         absl::string_view type);
+
+// Appends one family as prometheus-cpp's TextSerializer lays it out (HELP
+// when there is help, TYPE, then each metric: a counter, gauge or untyped
+// value; a summary's _count, _sum and quantiles; a histogram's _count, _sum
+// and cumulative _bucket lines with le="+Inf" last; a timestamp when set),
+// every double through AppendSampleValue.
+void AppendFamily(std::string& out, const prometheus::MetricFamily& family);
 
 // A page part frozen at one instant, written out piece by piece.
 class ExpositionSnapshot {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/json_escape.h"
+#include "kube/kube_node.h"
 
 namespace carbonroute::extender {
 
@@ -21,9 +22,6 @@ namespace {
 
 constexpr std::string_view kDelayPrefix = "delay_";
 constexpr std::string_view kExpectedRuntime = "carbonroute.io/expected-runtime";
-constexpr std::string_view kRegionLabel = "topology.kubernetes.io/region";
-constexpr std::string_view kRegionAnnotation = "node.kubernetes.io/region";
-constexpr std::string_view kLocationLabel = "carbonroute.io/location";
 
 absl::Status Invalid(absl::string_view what) {
   return absl::InvalidArgumentError(std::string(what));
@@ -69,7 +67,7 @@ absl::Status ReadPod(simdjson::dom::element pod, Workload& workload) {
       }
       const std::string from = Text(key.substr(kDelayPrefix.size()));
       if (from.empty()) return Invalid("Pod label delay_ names no origin");
-      workload.max_rtt_ms[from] = ms;
+      workload.max_rtt[from] = absl::Milliseconds(ms);
     }
   absl::StatusOr<std::optional<simdjson::dom::object>> annotations =
       StringMap(pod, "annotations", "Pod");
@@ -102,10 +100,11 @@ absl::Status ReadNode(simdjson::dom::element node, std::size_t index, ExtenderAr
       StringMap(node, "annotations", path);
   if (!annotations.ok()) return annotations.status();
   std::string_view text;
-  if (StringAt(*labels, kRegionLabel, text) || StringAt(*annotations, kRegionAnnotation, text)) {
+  if (StringAt(*labels, kube::kRegionLabel, text) ||
+      StringAt(*annotations, kube::kRegionAnnotation, text)) {
     candidate.region = Text(text);
   }
-  if (StringAt(*labels, kLocationLabel, text)) candidate.location = Text(text);
+  if (StringAt(*labels, kube::kLocationLabel, text)) candidate.location = Text(text);
   args.candidates.push_back(std::move(candidate));
   args.raw_nodes.push_back(simdjson::minify(node));
   return absl::OkStatus();

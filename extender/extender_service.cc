@@ -74,8 +74,9 @@ void ExtenderService::SetModelGauges() {
 
 std::string ExtenderService::UnverifiableReason(const PlacementModel* model, absl::Time now,
                                                 const placement::Workload& workload) const {
-  const auto& [origin, limit] = *workload.max_rtt_ms.begin();
-  return absl::StrCat("latency limit delay_", origin, "=", limit, "ms cannot be verified: ",
+  const auto& [origin, limit] = *workload.max_rtt.begin();
+  return absl::StrCat("latency limit delay_", origin, "=", absl::ToDoubleMilliseconds(limit),
+                      "ms cannot be verified: ",
                       model == nullptr
                           ? "no placement model yet (no source could be read)"
                           : absl::StrCat("the placement model is ",
@@ -104,7 +105,7 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
     if (usable) {
       scores = ScoreCompact(*model, args->candidates, args->workload, options,
                             filter ? FailureDetail::kReasons : FailureDetail::kScoresOnly);
-    } else if (filter && !args->workload.max_rtt_ms.empty()) {
+    } else if (filter && !args->workload.max_rtt.empty()) {
       // A limit that cannot be verified is not met: fail closed, on every node.
       const std::string reason = UnverifiableReason(model.get(), options.now, args->workload);
       for (std::size_t i = 0; i < args->candidates.size(); ++i)

@@ -12,8 +12,9 @@
 // or with one older than max_model_age, a pod's latency limits cannot be
 // verified: /filter fails it on every node (FailedAndUnresolvableNodes, the
 // reason naming the limit and the model's state), never passing it unchecked. Malformed
-// input → HTTP 400 with the Error field set (filter) or the message (prioritize);
-// a wrong method → 405. Never a crash.
+// input → HTTP 400 with an ExtenderFilterResult whose Error field names the
+// mistake, for /filter and /prioritize alike (FilterErrorReply); a wrong
+// method → 405. Never a crash.
 //
 // Ownership: borrows the store, the clock and the registry (all must outlive it).
 // Thread safety: handlers run concurrently on the HTTP server's threads.

@@ -64,32 +64,6 @@ std::string HeldObject::Path() const {
                       namespace_name, kind == HeldKind::kJob ? "/jobs/" : "/pods/", name);
 }
 
-absl::StatusOr<HeldObject> ParseHeldObject(absl::string_view json, HeldKind kind) {
-  kube::JsonDocument document;
-  CARBONROUTE_ASSIGN_OR_RETURN(const kube::JsonField root, document.Parse(json, KindName(kind)));
-  return ReadHeldObject(root, kind);
-}
-
-absl::StatusOr<ObjectList> ParseObjectList(absl::string_view json, HeldKind kind) {
-  kube::JsonDocument document;
-  CARBONROUTE_ASSIGN_OR_RETURN(const kube::JsonField root,
-                               document.Parse(json, absl::StrCat(KindName(kind), "List")));
-  CARBONROUTE_RETURN_IF_ERROR(root.RequireObject());
-  ObjectList list;
-  const kube::JsonField metadata = root["metadata"];
-  CARBONROUTE_RETURN_IF_ERROR(metadata.ExpectObjectOrMissing());
-  CARBONROUTE_ASSIGN_OR_RETURN(list.resource_version, metadata["resourceVersion"].OptionalString());
-  CARBONROUTE_ASSIGN_OR_RETURN(list.continue_token, metadata["continue"].OptionalString());
-  absl::Status items = root["items"].ForEachElement([&](const kube::JsonField& item) {
-    absl::StatusOr<HeldObject> object = ReadHeldObject(item, kind);
-    if (!object.ok()) return object.status();
-    list.items.push_back(*std::move(object));
-    return absl::OkStatus();
-  });
-  if (!items.ok()) return items;
-  return list;
-}
-
 absl::StatusOr<ObjectList> ListHeld(const kube::KubeClient& client, HeldKind kind,
                                     const std::string& label_selector, int page_size) {
   ObjectList list;

@@ -74,8 +74,6 @@ struct ObjectList {
 
 // One object (an item of a list, a watch event's object).
 absl::StatusOr<HeldObject> ReadHeldObject(const kube::JsonField& item, HeldKind kind);
-absl::StatusOr<ObjectList> ParseObjectList(absl::string_view json, HeldKind kind);
-absl::StatusOr<HeldObject> ParseHeldObject(absl::string_view json, HeldKind kind);
 
 // The collection path of `kind` across namespaces: /apis/batch/v1/jobs, /api/v1/pods.
 absl::string_view CollectionPath(HeldKind kind);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -30,6 +31,17 @@ std::optional<absl::Time> PlannedStart(const HeldObject& object) {
   return planned;
 }
 
+kube::ControllerLoopOptions LoopOptions(const HoldControllerOptions& options) {
+  kube::ControllerLoopOptions loop{.resync = options.resync, .list_while_following = true};
+  if (options.watch) {
+    for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
+      loop.watched.push_back({std::string(CollectionPath(kind)),
+                              absl::StrCat(KindName(kind), "List"), options.selector});
+    }
+  }
+  return loop;
+}
+
 }  // namespace
 
 HoldController::HoldController(HoldControllerOptions options, const kube::KubeClient& api,
@@ -39,37 +51,27 @@ HoldController::HoldController(HoldControllerOptions options, const kube::KubeCl
     : options_(std::move(options)),
       api_(api),
       source_(forecasts),
-      clock_(clock),
       metrics_(metrics),
       log_(log),
-      lease_(lease),
-      events_(events) {
-  resync_seconds_ = std::max<int64_t>(1, absl::ToInt64Seconds(options_.resync));
-}
+      events_(events),
+      loop_(LoopOptions(options_), api, clock, *this, lease) {}
 
-bool HoldController::healthy() const {
-  return absl::ToUnixSeconds(clock_.Now()) - last_list_ok_unix_.load() <= 3 * resync_seconds_;
-}
-
-void HoldController::List(absl::Time now) {
+absl::StatusOr<kube::ListedVersions> HoldController::List(absl::Time /*now*/) {
   std::vector<HeldObject> listed;
-  std::map<HeldKind, std::string> versions;
+  kube::ListedVersions versions;
   for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
     absl::StatusOr<ObjectList> objects = ListHeld(api_, kind, options_.selector);
     if (!objects.ok()) {
       metrics_.Error("list");
       log_.Warn(absl::StrCat("hold: listing ", KindName(kind), "s: ", objects.status().message(),
                              "; keeping the ", objects_.size(), " objects known"));
-      next_list_ = now + std::min(options_.resync, absl::Seconds(5));
-      return;
+      return objects.status();
     }
-    versions[kind] = objects->resource_version;
+    versions[std::string(CollectionPath(kind))] = objects->resource_version;
     for (HeldObject& object : objects->items) listed.push_back(std::move(object));
   }
   objects_ = std::move(listed);
-  last_list_ok_unix_ = absl::ToUnixSeconds(now);
-  next_list_ = now + options_.resync;
-  for (auto& [kind, watch] : watches_) watch->Start(versions[kind]);
+  return versions;
 }
 
 void HoldController::RefreshForecasts(const std::set<std::string>& needed, absl::Time now) {
@@ -195,7 +197,7 @@ void HoldController::Apply(Action& action, absl::Time now) {
                            response.ok()
                                ? kube::ApiError("PATCH", object.Path(), *response).message()
                                : response.status().message()));
-    next_list_ = std::min(next_list_, now + absl::Seconds(5));  // it may have changed: look again
+    loop_.ListBy(now + kube::kListRetry);  // it may have changed: look again
     return;
   }
   if (!action.release) {
@@ -256,9 +258,8 @@ void HoldController::Send(std::vector<Action>& actions, absl::Time now) {
   for (std::thread& thread : pool) thread.join();
 }
 
-void HoldController::RunOnce() {
-  const absl::Time now = clock_.Now();
-  if (changed_.exchange(false) || now >= next_list_) List(now);
+void HoldController::Reconcile(const kube::ControllerPass& pass) {
+  const absl::Time now = pass.now;
   // One assessment per held object and pass (by position in objects_); the
   // locations they may run in.
   std::map<const HeldObject*, Assessment> assessed;
@@ -284,8 +285,8 @@ void HoldController::RunOnce() {
   if (needs_cluster) needed.insert(cluster_.begin(), cluster_.end());
   RefreshForecasts(needed, now);
 
-  const bool leading = lease_ == nullptr || lease_->Tick(now);
-  if (lease_ != nullptr && !leading && !lease_->last_error().empty()) metrics_.Error("lease");
+  const bool leading = pass.leading;
+  if (!pass.lease_error.empty()) metrics_.Error("lease");
   metrics_.SetLeader(leading);
   next_release_ = absl::InfiniteFuture();
   std::map<HeldKind, int> held, late;
@@ -329,33 +330,6 @@ void HoldController::RunOnce() {
   std::erase_if(objects_, [](const HeldObject& object) { return object.uid.empty(); });
   for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod})
     metrics_.SetHeld(kind, held[kind], late[kind]);
-}
-
-absl::Time HoldController::NextWake() const {
-  // Forecasts are refreshed by the passes the lists make (every resync).
-  absl::Time wake = std::min(next_list_, next_release_);
-  if (lease_ != nullptr) wake = std::min(wake, lease_->next_tick());
-  return wake;
-}
-
-void HoldController::Run(absl::Notification& stop) {
-  if (options_.watch) {
-    for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
-      watches_[kind] = std::make_unique<kube::ChangeWatch>(
-          api_,
-          kube::WatchedCollection{std::string(CollectionPath(kind)),
-                                  absl::StrCat(KindName(kind), "List"), options_.selector},
-          [this] { changed_ = true; });
-    }
-  }
-  while (!stop.HasBeenNotified()) {
-    RunOnce();
-    absl::Time wake = NextWake();
-    // A watch event is looked at within kWatchLatency.
-    if (options_.watch) wake = std::min(wake, clock_.Now() + kWatchLatency);
-    if (clock_.WaitUntil(wake, stop)) break;
-  }
-  watches_.clear();  // stops them
 }
 
 }  // namespace carbonroute::hold

@@ -25,9 +25,11 @@
 //      also an Event on the object (reason CleanWindowRelease; `kubectl
 //      describe` shows it), when an EventRecorder is given; an Event that
 //      cannot be written is counted (error "event") and changes nothing else.
-// Run() repeats passes, waking at the earliest of the next list, the next
-// Lease renewal and the earliest planned release,
-// so a release happens when planned (not at the next resync).
+// The passes run on kube/controller_loop.h (the Lease, the lists and
+// watches, the wake-up, the health answer); this class is the loop's
+// Reconciler. Run() wakes at the earliest of the next list, the next Lease
+// renewal and the earliest planned release, so a release happens when
+// planned (not at the next resync).
 //
 // The controller holds no state of its own beyond what the API objects and
 // the forecasts say: a restart lists everything again, reads each object's
@@ -39,7 +41,6 @@
 #ifndef CARBONROUTE_HOLD_HOLD_CONTROLLER_H_
 #define CARBONROUTE_HOLD_HOLD_CONTROLLER_H_
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,7 +57,7 @@
 #include "hold/hold_metrics.h"
 #include "hold/hold_patches.h"
 #include "hold/hold_plan.h"
-#include "kube/change_watch.h"
+#include "kube/controller_loop.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
@@ -73,12 +74,9 @@ struct HoldControllerOptions {
   absl::Duration forecast_refresh = absl::Minutes(5);
   std::map<std::string, std::string> region_locations;  // region → grid location
   // Watch for changes between lists (kube/change_watch.h): a new object is planned
-  // within kWatchLatency instead of within `resync`. Run() only.
+  // within kube::kWatchLatency instead of within `resync`. Run() only.
   bool watch = false;
 };
-
-// How soon Run() looks at what a watch reported.
-inline constexpr absl::Duration kWatchLatency = absl::Seconds(1);
 
 // One release, as the controller did it (for tests and the log).
 struct Release {
@@ -88,24 +86,27 @@ struct Release {
   std::optional<double> intensity_at_creation;
 };
 
-class HoldController {
+class HoldController final : private kube::Reconciler {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
   HoldController(HoldControllerOptions options, const kube::KubeClient& api,
                  ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics, LineLogger& log,
                  kube::LeaseElection* lease = nullptr, const kube::EventRecorder* events = nullptr);
 
-  void RunOnce();
-  absl::Time NextWake() const;
+  void RunOnce() { loop_.RunOnce(); }
+  absl::Time NextWake() const { return loop_.NextWake(); }
   // Passes until `stop` is notified.
-  void Run(absl::Notification& stop);
+  void Run(absl::Notification& stop) { loop_.Run(stop); }
 
   // The last list succeeded within three resyncs.
-  bool healthy() const;
+  bool healthy() const { return loop_.healthy(); }
   const std::vector<Release>& releases() const { return releases_; }
 
  private:
-  void List(absl::Time now);
+  // kube::Reconciler
+  absl::StatusOr<kube::ListedVersions> List(absl::Time now) override;
+  void Reconcile(const kube::ControllerPass& pass) override;
+  absl::Time NextDue() const override { return next_release_; }
   void RefreshForecasts(const std::set<std::string>& needed, absl::Time now);
   struct Assessment;
   // What one pass knows of one held object, worked out once: its terms, the
@@ -126,11 +127,10 @@ class HoldController {
   const HoldControllerOptions options_;
   const kube::KubeClient& api_;
   ForecastSource& source_;
-  Clock& clock_;
   HoldMetrics& metrics_;
   LineLogger& log_;
-  kube::LeaseElection* const lease_;
   const kube::EventRecorder* const events_;
+  kube::ControllerLoop loop_;
 
   std::vector<HeldObject> objects_;
   std::set<std::string> reported_;  // uids reported as opted in but not held
@@ -138,12 +138,7 @@ class HoldController {
   std::map<std::string, absl::Time> fetched_;  // location → last attempt
   std::vector<std::string> cluster_;
   absl::Time cluster_fetched_ = absl::InfinitePast();
-  absl::Time next_list_ = absl::InfinitePast();
   absl::Time next_release_ = absl::InfiniteFuture();
-  std::atomic<int64_t> last_list_ok_unix_{0};
-  std::atomic<int64_t> resync_seconds_{30};
-  std::atomic<bool> changed_{false};  // a watch saw a change: list at the next pass
-  std::map<HeldKind, std::unique_ptr<kube::ChangeWatch>> watches_;
   std::vector<Release> releases_;
 };
 

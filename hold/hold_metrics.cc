@@ -1,8 +1,10 @@
 #include "hold/hold_metrics.h"
 
+#include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 
 namespace carbonroute::hold {
+namespace label = metric_labels;
 namespace {
 
 std::string Kind(HeldKind kind) { return std::string(KindName(kind)); }
@@ -46,37 +48,39 @@ HoldMetrics::HoldMetrics(prometheus::Registry& registry)
                   .Help("failed API calls and forecast reads, by operation")
                   .Register(registry)) {
   for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
-    held_.Add({{"kind", Kind(kind)}});
-    past_deadline_.Add({{"kind", Kind(kind)}});
-    delay_.Add({{"kind", Kind(kind)}}, DelayBuckets());
-    avoided_.Add({{"kind", Kind(kind)}}, prometheus::Summary::Quantiles{});
+    held_.Add({{label::kKind, Kind(kind)}});
+    past_deadline_.Add({{label::kKind, Kind(kind)}});
+    delay_.Add({{label::kKind, Kind(kind)}}, DelayBuckets());
+    avoided_.Add({{label::kKind, Kind(kind)}}, prometheus::Summary::Quantiles{});
     for (ReleaseReason reason : kReleaseReasons) {
-      releases_.Add({{"kind", Kind(kind)}, {"reason", std::string(ReasonName(reason))}});
+      releases_.Add(
+          {{label::kKind, Kind(kind)}, {label::kReason, std::string(ReasonName(reason))}});
     }
   }
   for (const char* operation : {"list", "patch", "lease", "forecast", "event"}) {
-    errors_.Add({{"operation", operation}});
+    errors_.Add({{label::kOperation, operation}});
   }
 }
 
 void HoldMetrics::SetHeld(HeldKind kind, int held, int past_deadline) {
-  held_.Add({{"kind", Kind(kind)}}).Set(held);
-  past_deadline_.Add({{"kind", Kind(kind)}}).Set(past_deadline);
+  held_.Add({{label::kKind, Kind(kind)}}).Set(held);
+  past_deadline_.Add({{label::kKind, Kind(kind)}}).Set(past_deadline);
 }
 
 void HoldMetrics::Released(HeldKind kind, ReleaseReason reason, absl::Duration delay,
                            std::optional<double> avoided_grams_per_kwh) {
-  releases_.Add({{"kind", Kind(kind)}, {"reason", std::string(ReasonName(reason))}}).Increment();
-  delay_.Add({{"kind", Kind(kind)}}, DelayBuckets())
+  releases_.Add({{label::kKind, Kind(kind)}, {label::kReason, std::string(ReasonName(reason))}})
+      .Increment();
+  delay_.Add({{label::kKind, Kind(kind)}}, DelayBuckets())
       .Observe(std::max(0.0, absl::ToDoubleSeconds(delay)));
   if (avoided_grams_per_kwh) {
-    avoided_.Add({{"kind", Kind(kind)}}, prometheus::Summary::Quantiles{})
+    avoided_.Add({{label::kKind, Kind(kind)}}, prometheus::Summary::Quantiles{})
         .Observe(*avoided_grams_per_kwh);
   }
 }
 
 void HoldMetrics::Error(const std::string& operation) {
-  errors_.Add({{"operation", operation}}).Increment();
+  errors_.Add({{label::kOperation, operation}}).Increment();
 }
 
 }  // namespace carbonroute::hold

@@ -5,13 +5,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/time_weighted_mean.h"
+#include "kube/kube_node.h"
 #include "placement/best_window.h"
 
 namespace carbonroute::hold {
 namespace {
-
-constexpr char kLocationLabel[] = "carbonroute.io/location";
-constexpr char kRegionLabel[] = "topology.kubernetes.io/region";
 
 absl::Status AnnotationError(absl::string_view annotation, absl::string_view value,
                              absl::string_view expected) {
@@ -62,11 +60,11 @@ std::vector<std::string> LocationsFor(const HeldObject& object, const HoldTerms&
                                       const std::map<std::string, std::string>& region_locations,
                                       const std::vector<std::string>& cluster) {
   if (!terms.locations.empty()) return terms.locations;
-  if (const auto location = object.node_selector.find(kLocationLabel);
+  if (const auto location = object.node_selector.find(kube::kLocationLabel);
       location != object.node_selector.end()) {
     return {location->second};
   }
-  if (const auto region = object.node_selector.find(kRegionLabel);
+  if (const auto region = object.node_selector.find(kube::kRegionLabel);
       region != object.node_selector.end()) {
     if (const auto found = region_locations.find(region->second); found != region_locations.end()) {
       return {found->second};

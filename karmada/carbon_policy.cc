@@ -1,5 +1,6 @@
 #include "karmada/carbon_policy.h"
 
+#include <cmath>
 #include <set>
 
 #include "absl/strings/numbers.h"
@@ -151,15 +152,16 @@ void ReadOwnSpec(const kube::JsonField& spec, CarbonPolicy& policy) {
     ReadClusters(spec["clusters"], policy);
   }
   policy.origin = StringAt(spec["origin"], invalid);
-  policy.max_rtt_ms = NumberAt(spec["maxRttMs"], invalid);
-  if (policy.max_rtt_ms.has_value() != !policy.origin.empty() && invalid.empty()) {
+  const std::optional<double> max_rtt_ms = NumberAt(spec["maxRttMs"], invalid);
+  if (max_rtt_ms.has_value() != !policy.origin.empty() && invalid.empty()) {
     invalid =
         "spec.origin and spec.maxRttMs: give both (a latency limit from the origin) or "
         "neither";
-  } else if (policy.max_rtt_ms && !(*policy.max_rtt_ms > 0) && invalid.empty()) {
+  } else if (max_rtt_ms && !(*max_rtt_ms > 0 && std::isfinite(*max_rtt_ms)) && invalid.empty()) {
     invalid = absl::StrCat("spec.maxRttMs: expected a positive number of milliseconds, got ",
-                           *policy.max_rtt_ms);
+                           *max_rtt_ms);
   }
+  if (max_rtt_ms && invalid.empty()) policy.max_rtt = absl::Milliseconds(*max_rtt_ms);
   policy.carbon_tolerance = NumberAt(spec["carbonToleranceGramsPerKwh"], invalid).value_or(0.0);
   if (policy.carbon_tolerance < 0 && invalid.empty()) {
     invalid = absl::StrCat("spec.carbonToleranceGramsPerKwh: expected ≥ 0 gCO2eq/kWh, got ",

@@ -83,9 +83,9 @@ struct CarbonPolicy {
   std::vector<placement::Candidate> clusters;
   bool clusters_from_karmada = false;  // no spec.clusters: every Karmada Cluster object
 
-  std::string origin;                // "" without a latency limit
-  std::optional<double> max_rtt_ms;  // with `origin`
-  double carbon_tolerance = 0;       // gCO2eq/kWh
+  std::string origin;                     // "" without a latency limit
+  std::optional<absl::Duration> max_rtt;  // spec.maxRttMs, with `origin`
+  double carbon_tolerance = 0;            // gCO2eq/kWh
   absl::Duration min_stay = absl::ZeroDuration();
   bool replica_weights = false;
 

@@ -21,11 +21,16 @@ struct KarmadaController::Listed {
 
 namespace {
 
-std::vector<kube::WatchedCollection> WatchedCollections() {
-  return {{CollectionPath(PolicyKind::kCarbonAwareKarmadaPolicy), "CarbonAwareKarmadaPolicyList"},
-          {CollectionPath(PolicyKind::kCarbonPlacementPolicy), "CarbonPlacementPolicyList"},
-          {CollectionPath(TargetKind::kPropagationPolicy), "PropagationPolicyList"},
-          {CollectionPath(TargetKind::kClusterPropagationPolicy), "ClusterPropagationPolicyList"}};
+kube::ControllerLoopOptions LoopOptions(const KarmadaControllerOptions& options) {
+  kube::ControllerLoopOptions loop{.resync = options.resync};
+  if (options.watch) {
+    loop.watched = {
+        {CollectionPath(PolicyKind::kCarbonAwareKarmadaPolicy), "CarbonAwareKarmadaPolicyList"},
+        {CollectionPath(PolicyKind::kCarbonPlacementPolicy), "CarbonPlacementPolicyList"},
+        {CollectionPath(TargetKind::kPropagationPolicy), "PropagationPolicyList"},
+        {CollectionPath(TargetKind::kClusterPropagationPolicy), "ClusterPropagationPolicyList"}};
+  }
+  return loop;
 }
 
 Condition Ready(bool ready, std::string reason, std::string message) {
@@ -41,15 +46,22 @@ KarmadaController::KarmadaController(KarmadaControllerOptions options, const kub
     : options_(options),
       api_(api),
       load_model_(std::move(load_model)),
-      clock_(clock),
       metrics_(metrics),
       log_(log),
-      lease_(lease),
-      events_(events) {}
+      events_(events),
+      loop_(LoopOptions(options_), api, clock, *this, lease) {}
 
-KarmadaController::~KarmadaController() { watches_.clear(); }
+KarmadaController::~KarmadaController() = default;
 
-bool KarmadaController::List(Listed& listed) {
+absl::StatusOr<kube::ListedVersions> KarmadaController::List(absl::Time /*now*/) {
+  auto listed = std::make_unique<Listed>();
+  if (!ListInto(*listed)) return absl::UnavailableError("a list failed");  // logged
+  kube::ListedVersions versions = listed->versions;
+  listed_ = std::move(listed);
+  return versions;
+}
+
+bool KarmadaController::ListInto(Listed& listed) {
   auto list = [&](const std::string& path, const std::string& kind,
                   const std::function<absl::Status(const kube::JsonField&)>& on_item,
                   const std::function<void()>& on_restart) {
@@ -113,7 +125,7 @@ bool KarmadaController::List(Listed& listed) {
           }
           absl::StatusOr<std::string> region = item["spec"]["region"].OptionalString();
           if (!region.ok()) return region.status();
-          const std::string location = labels[kLocationLabel];
+          const std::string location = labels[kube::kLocationLabel];
           if (location.empty() && region->empty()) {
             listed.unlocated.push_back(*name);
           } else {
@@ -174,8 +186,8 @@ void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice
   problem_said_[policy.uid] = problem;
 }
 
-void KarmadaController::Reconcile(const CarbonPolicy& policy, const Listed& listed,
-                                  const placement::PlacementModel& model, absl::Time now) {
+void KarmadaController::ReconcilePolicy(const CarbonPolicy& policy, const Listed& listed,
+                                        const placement::PlacementModel& model, absl::Time now) {
   if (!policy.invalid.empty()) {
     Finish(policy, nullptr, {Ready(false, "InvalidSpec", policy.invalid)}, "invalid", now);
     return;
@@ -212,12 +224,12 @@ void KarmadaController::Reconcile(const CarbonPolicy& policy, const Listed& list
       policy.clusters_from_karmada ? listed.karmada_clusters : policy.clusters;
   placement::Workload workload;
   workload.expected_runtime = options_.expected_runtime;
-  if (policy.max_rtt_ms) {
+  if (policy.max_rtt) {
     std::string origin = policy.origin;  // a cluster of the policy stands for its region
     for (const Candidate& cluster : candidates) {
       if (cluster.name == origin && !cluster.region.empty()) origin = cluster.region;
     }
-    workload.max_rtt_ms[origin] = *policy.max_rtt_ms;
+    workload.max_rtt[origin] = *policy.max_rtt;
   }
   placement::ScoringOptions scoring;
   scoring.now = now;
@@ -265,7 +277,8 @@ void KarmadaController::Reconcile(const CarbonPolicy& policy, const Listed& list
   std::vector<std::string> missing = choice.missing_data;
   if (policy.clusters_from_karmada) {
     for (const std::string& name : listed.unlocated) {
-      missing.push_back(absl::StrCat(name, " (no ", kLocationLabel, " label, no spec.region)"));
+      missing.push_back(
+          absl::StrCat(name, " (no ", kube::kLocationLabel, " label, no spec.region)"));
     }
   }
   const Condition data =
@@ -279,27 +292,12 @@ void KarmadaController::Reconcile(const CarbonPolicy& policy, const Listed& list
          choice.kept_for_missing_data ? "data_missing" : (write ? "placed" : "unchanged"), now);
 }
 
-void KarmadaController::RunOnce() {
-  const absl::Time now = clock_.Now();
-  if (lease_ != nullptr) {
-    const bool leading = lease_->Tick(now);
-    if (!leading && !lease_->last_error().empty()) metrics_.Error("lease");
-    leading_ = leading;
-    metrics_.SetLeader(leading);
-    if (!leading) {
-      next_pass_ = absl::InfinitePast();  // a new leader reconciles at once
-      return;
-    }
-  } else {
-    metrics_.SetLeader(true);
-  }
-  if (!changed_.exchange(false) && now < next_pass_) return;
-  Listed listed;
-  if (!List(listed)) {
-    next_pass_ = now + std::min(options_.resync, absl::Seconds(5));
-    return;
-  }
-  last_list_ok_unix_ = absl::ToUnixSeconds(now);
+void KarmadaController::Reconcile(const kube::ControllerPass& pass) {
+  if (!pass.lease_error.empty()) metrics_.Error("lease");
+  metrics_.SetLeader(pass.leading);
+  if (!pass.leading || !pass.listed) return;
+  const absl::Time now = pass.now;
+  const Listed& listed = *listed_;
   model_sources::LoadedModel loaded = load_model_(now);
   for (const absl::Status& error : loaded.errors) {
     metrics_.Error("model");
@@ -310,7 +308,7 @@ void KarmadaController::RunOnce() {
   }
   std::map<std::string, CarbonPolicy> known;
   for (const CarbonPolicy& policy : listed.policies) {
-    Reconcile(policy, listed, *loaded.model, now);
+    ReconcilePolicy(policy, listed, *loaded.model, now);
     known[policy.uid] = policy;
   }
   for (const auto& [uid, policy] : known_) {  // deleted since the last pass: its gauges go
@@ -320,38 +318,6 @@ void KarmadaController::RunOnce() {
     problem_said_.erase(uid);
   }
   known_ = std::move(known);
-  next_pass_ = now + options_.resync;
-  for (auto& watch : watches_) {
-    const auto version = listed.versions.find(watch->collection().path);
-    if (version != listed.versions.end()) watch->Start(version->second);
-  }
-}
-
-absl::Time KarmadaController::NextWake() const {
-  absl::Time wake = next_pass_;
-  if (lease_ != nullptr) wake = std::min(wake, lease_->next_tick());
-  return wake;
-}
-
-bool KarmadaController::healthy() const {
-  if (!leading_) return true;
-  return clock_.Now() - absl::FromUnixSeconds(last_list_ok_unix_) <= 3 * options_.resync;
-}
-
-void KarmadaController::Run(absl::Notification& stop) {
-  if (options_.watch) {
-    for (kube::WatchedCollection& collection : WatchedCollections()) {
-      watches_.push_back(std::make_unique<kube::ChangeWatch>(api_, std::move(collection),
-                                                             [this] { changed_ = true; }));
-    }
-  }
-  while (!stop.HasBeenNotified()) {
-    RunOnce();
-    absl::Time wake = NextWake();
-    if (options_.watch) wake = std::min(wake, clock_.Now() + kWatchLatency);
-    if (clock_.WaitUntil(wake, stop)) break;
-  }
-  watches_.clear();  // stops them
 }
 
 }  // namespace carbonroute::karmada

@@ -22,6 +22,8 @@
 //      move and for a new problem (missing data, missing target, invalid spec,
 //      clusterAffinities), and writes the status when it differs from what
 //      this process wrote last.
+// The passes run on kube/controller_loop.h (the Lease, the lists and watches,
+// the wake-up, the health answer); this class is the loop's Reconciler.
 // Run() repeats passes until stopped.
 //
 // Cluster objects (cluster.karmada.io/v1alpha1): a cluster's grid location is
@@ -34,7 +36,6 @@
 #ifndef CARBONROUTE_KARMADA_KARMADA_CONTROLLER_H_
 #define CARBONROUTE_KARMADA_KARMADA_CONTROLLER_H_
 
-#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -51,19 +52,18 @@
 #include "karmada/placement_choice.h"
 #include "karmada/policy_status.h"
 #include "karmada/target_policy.h"
-#include "kube/change_watch.h"
+#include "kube/controller_loop.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
+#include "kube/kube_node.h"
 #include "kube/lease_election.h"
 #include "model_sources/model_loader.h"
 
 namespace carbonroute::karmada {
 
-// The Karmada Cluster objects' path and the label that names a grid location.
+// The Karmada Cluster objects' path (a cluster's grid location is its
+// kube::kLocationLabel, as a Node's).
 inline constexpr char kClustersPath[] = "/apis/cluster.karmada.io/v1alpha1/clusters";
-inline constexpr char kLocationLabel[] = "carbonroute.io/location";
-// How soon Run() looks at what a watch reported.
-inline constexpr absl::Duration kWatchLatency = absl::Seconds(1);
 
 struct KarmadaControllerOptions {
   absl::Duration resync = absl::Minutes(5);
@@ -74,28 +74,32 @@ struct KarmadaControllerOptions {
 // Builds the model at `now` from the configured sources.
 using ModelLoader = std::function<model_sources::LoadedModel(absl::Time now)>;
 
-class KarmadaController {
+class KarmadaController final : private kube::Reconciler {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
   KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
                     ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics, LineLogger& log,
                     kube::LeaseElection* lease = nullptr,
                     const kube::EventRecorder* events = nullptr);
-  ~KarmadaController();
+  ~KarmadaController() override;
 
-  void RunOnce();
-  absl::Time NextWake() const;
-  void Run(absl::Notification& stop);
+  void RunOnce() { loop_.RunOnce(); }
+  absl::Time NextWake() const { return loop_.NextWake(); }
+  void Run(absl::Notification& stop) { loop_.Run(stop); }
 
   // The last lists succeeded within three resyncs (or this replica is not leading).
-  bool healthy() const;
+  bool healthy() const { return loop_.healthy(); }
 
  private:
   struct Listed;
+  // kube::Reconciler: lists everything into listed_ (an error, logged, when a
+  // list failed); then, on a pass that listed while leading, reconciles.
+  absl::StatusOr<kube::ListedVersions> List(absl::Time now) override;
+  void Reconcile(const kube::ControllerPass& pass) override;
   // Lists everything; false (and logs) when a list failed.
-  bool List(Listed& listed);
-  void Reconcile(const CarbonPolicy& policy, const Listed& listed,
-                 const placement::PlacementModel& model, absl::Time now);
+  bool ListInto(Listed& listed);
+  void ReconcilePolicy(const CarbonPolicy& policy, const Listed& listed,
+                       const placement::PlacementModel& model, absl::Time now);
   // Writes the status (when it differs from the last written) and the
   // policy's Event for a new problem; `result` goes to the metrics.
   void Finish(const CarbonPolicy& policy, const PlacementChoice* choice,
@@ -106,21 +110,16 @@ class KarmadaController {
   const KarmadaControllerOptions options_;
   const kube::KubeClient& api_;
   const ModelLoader load_model_;
-  Clock& clock_;
   KarmadaMetrics& metrics_;
   LineLogger& log_;
-  kube::LeaseElection* const lease_;
   const kube::EventRecorder* const events_;
 
-  absl::Time next_pass_ = absl::InfinitePast();
+  std::unique_ptr<Listed> listed_;                     // the last successful lists
   std::map<std::string, std::string> written_status_;  // policy uid → status patch written
   std::map<std::string, std::string> problem_said_;    // policy uid → last problem Event
   std::set<std::string> absent_kinds_said_;            // collections answered 404, logged
   std::map<std::string, CarbonPolicy> known_;          // policy uid → as last listed
-  std::atomic<int64_t> last_list_ok_unix_{0};
-  std::atomic<bool> leading_{true};
-  std::atomic<bool> changed_{false};
-  std::vector<std::unique_ptr<kube::ChangeWatch>> watches_;
+  kube::ControllerLoop loop_;
 };
 
 }  // namespace carbonroute::karmada

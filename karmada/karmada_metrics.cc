@@ -1,17 +1,19 @@
 #include "karmada/karmada_metrics.h"
 
 #include "absl/strings/str_cat.h"
+#include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 
 namespace carbonroute::karmada {
+namespace label = metric_labels;
 namespace {
 
 using Labels = std::map<std::string, std::string>;
 
 Labels PolicyLabels(const CarbonPolicy& policy) {
-  return {{"kind", NamesOf(policy.kind).kind},
-          {"namespace", policy.namespace_name},
-          {"policy", policy.name}};
+  return {{label::kKind, NamesOf(policy.kind).kind},
+          {label::kNamespace, policy.namespace_name},
+          {label::kPolicy, policy.name}};
 }
 
 std::string Key(const CarbonPolicy& policy) {
@@ -75,12 +77,12 @@ KarmadaMetrics::KarmadaMetrics(prometheus::Registry& registry)
 void KarmadaMetrics::Reconciled(const CarbonPolicy& policy, const std::string& result,
                                 absl::Time now) {
   const Labels labels = PolicyLabels(policy);
-  reconciles_.Add(With(labels, "result", result)).Increment();
+  reconciles_.Add(With(labels, label::kResult, result)).Increment();
   last_reconcile_.Add(labels).Set(absl::ToDoubleSeconds(now - absl::UnixEpoch()));
-  seed_reconciles_.Add({{"app", policy.name}}).Increment();
-  seed_errors_.Add({{"app", policy.name}});
+  seed_reconciles_.Add({{label::kApp, policy.name}}).Increment();
+  seed_errors_.Add({{label::kApp, policy.name}});
   if (result == "error" || result == "invalid" || result == "target_not_found") {
-    seed_errors_.Add({{"app", policy.name}}).Increment();
+    seed_errors_.Add({{label::kApp, policy.name}}).Increment();
   }
 }
 
@@ -107,9 +109,9 @@ void KarmadaMetrics::SetClusters(const CarbonPolicy& policy, const PlacementChoi
     Labels own = With(With(labels, "cluster", cluster.name), "location", cluster.location);
     intensity_.Add(own).Set(*cluster.grams_per_kwh);
     series.intensity.push_back(std::move(own));
-    Labels seed = {{"cluster", cluster.name},
-                   {"location", cluster.location},
-                   {"active", cluster.active ? "true" : "false"}};
+    Labels seed = {{label::kCluster, cluster.name},
+                   {label::kLocation, cluster.location},
+                   {label::kActive, cluster.active ? "true" : "false"}};
     seed_intensity_.Add(seed).Set(*cluster.grams_per_kwh);
     series.seed.push_back(std::move(seed));
   }
@@ -125,7 +127,7 @@ void KarmadaMetrics::Forget(const CarbonPolicy& policy) {
 }
 
 void KarmadaMetrics::Error(const std::string& operation) {
-  errors_.Add({{"operation", operation}}).Increment();
+  errors_.Add({{label::kOperation, operation}}).Increment();
 }
 
 }  // namespace carbonroute::karmada

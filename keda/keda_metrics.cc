@@ -1,12 +1,14 @@
 #include "keda/keda_metrics.h"
 
+#include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 
 namespace carbonroute::keda {
+namespace label = metric_labels;
 namespace {
 
 prometheus::Labels Of(const std::string& namespace_name, const std::string& name) {
-  return {{"namespace", namespace_name}, {"configmap", name}};
+  return {{label::kNamespace, namespace_name}, {label::kConfigMap, name}};
 }
 
 }  // namespace
@@ -35,14 +37,14 @@ void KedaMetrics::Current(const std::string& namespace_name, const std::string& 
   prometheus::Labels labels = Of(namespace_name, name);
   records_.Add(labels).Set(static_cast<double>(records));
   last_current_.Add(labels).Set(absl::ToDoubleSeconds(now - absl::UnixEpoch()));
-  labels["result"] = "written";
+  labels[label::kResult] = "written";
   prometheus::Counter& writes = writes_.Add(labels);
   if (written) writes.Increment();
 }
 
 void KedaMetrics::Failed(const std::string& namespace_name, const std::string& name) {
   prometheus::Labels labels = Of(namespace_name, name);
-  labels["result"] = "failed";
+  labels[label::kResult] = "failed";
   writes_.Add(labels).Increment();
 }
 

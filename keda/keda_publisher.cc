@@ -27,14 +27,14 @@ std::string CollectionOf(const PublishedConfigMap& configmap) {
 }  // namespace
 
 KedaPublisher::KedaPublisher(KedaPublisherOptions options, const kube::KubeClient& client,
-                             const carbon_aware::CarbonAwareData& data, const Clock& clock,
+                             const carbon_aware::CarbonAwareData& data, Clock& clock,
                              KedaMetrics* metrics)
     : options_(std::move(options)),
       client_(client),
       data_(data),
-      clock_(clock),
       metrics_(metrics),
-      lease_(options_.lease, client) {}
+      lease_(options_.lease, client),
+      loop_({.resync = options_.interval}, client, clock, *this, &lease_) {}
 
 absl::Status KedaPublisher::Write(const PublishedConfigMap& configmap, const KedaForecast& forecast,
                                   absl::Time now) {
@@ -57,20 +57,26 @@ absl::Status KedaPublisher::Write(const PublishedConfigMap& configmap, const Ked
 }
 
 PublishCounts KedaPublisher::RunOnce() {
-  PublishCounts counts;
-  const absl::Time now = clock_.Now();
-  const bool leading = lease_.Tick(now);
+  loop_.RunOnce();
+  return counts_;
+}
+
+void KedaPublisher::Reconcile(const kube::ControllerPass& pass) {
+  counts_ = {};
+  PublishCounts& counts = counts_;
+  const absl::Time now = pass.now;
+  const bool leading = pass.leading;
   if (leading != was_leading_) {
     spdlog::info("keda: {} the Lease {}/{}{}", leading ? "holding" : "not holding",
                  options_.lease.namespace_name, options_.lease.name,
-                 leading                       ? "; writing the ConfigMaps"
-                 : lease_.last_error().empty() ? ""
-                                               : ": " + lease_.last_error());
+                 leading                    ? "; writing the ConfigMaps"
+                 : pass.lease_error.empty() ? ""
+                                            : ": " + pass.lease_error);
     if (leading) written_.clear();  // another replica may have written since
     was_leading_ = leading;
   }
   if (metrics_ != nullptr) metrics_->SetLeader(leading);
-  if (!leading) return counts;
+  if (!leading) return;
   for (const PublishedConfigMap& configmap : options_.configmaps) {
     const std::string key = KeyOf(configmap);
     absl::StatusOr<std::string> grid_location = options_.grid_location(configmap.location);
@@ -113,17 +119,6 @@ PublishCounts KedaPublisher::RunOnce() {
                    configmap.location, error);
       last_error_[key] = error;
     }
-  }
-  return counts;
-}
-
-void KedaPublisher::Run(absl::Notification& stop) {
-  while (!stop.HasBeenNotified()) {
-    RunOnce();
-    const absl::Time now = clock_.Now();
-    absl::Time next = now + options_.interval;
-    if (lease_.leading()) next = std::min(next, lease_.next_tick());
-    stop.WaitForNotificationWithTimeout(std::max(next - now, absl::Milliseconds(100)));
   }
 }
 

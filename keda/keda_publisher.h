@@ -20,6 +20,10 @@
 // Errors: a failed write is logged (once per distinct error and ConfigMap)
 // and tried again on the next pass; nothing stops the collector. A location
 // the cache cannot answer for is logged the same way.
+// The passes run on kube/controller_loop.h (the Lease, a pass every
+// `interval` or sooner when the Lease needs renewing, waits on the Clock);
+// this class is the loop's Reconciler, with nothing to list.
+//
 // Ownership: borrows the client, the data and the clock, which must outlive it.
 // Thread safety: RunOnce and Run on one thread.
 #ifndef CARBONROUTE_KEDA_KEDA_PUBLISHER_H_
@@ -36,6 +40,7 @@
 #include "carbon_aware/carbon_aware_api.h"
 #include "keda/keda_forecast.h"
 #include "keda/keda_metrics.h"
+#include "kube/controller_loop.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 
@@ -63,20 +68,24 @@ struct PublishCounts {
   int failed = 0;
 };
 
-class KedaPublisher {
+class KedaPublisher final : private kube::Reconciler {
  public:
   // `metrics` (may be null) is borrowed and must outlive the publisher.
   KedaPublisher(KedaPublisherOptions options, const kube::KubeClient& client,
-                const carbon_aware::CarbonAwareData& data, const Clock& clock,
+                const carbon_aware::CarbonAwareData& data, Clock& clock,
                 KedaMetrics* metrics = nullptr);
 
   // One pass at `clock.Now()`: the Lease, then every ConfigMap if leading.
   PublishCounts RunOnce();
   // Passes every `interval` (sooner when the Lease needs renewing) until `stop`.
-  void Run(absl::Notification& stop);
+  void Run(absl::Notification& stop) { loop_.Run(stop); }
   bool leading() const { return lease_.leading(); }
 
  private:
+  // kube::Reconciler: nothing to list; a pass publishes while leading.
+  absl::StatusOr<kube::ListedVersions> List(absl::Time) override { return kube::ListedVersions{}; }
+  void Reconcile(const kube::ControllerPass& pass) override;
+
   // Writes one ConfigMap; the error, if any.
   absl::Status Write(const PublishedConfigMap& configmap, const KedaForecast& forecast,
                      absl::Time now);
@@ -84,10 +93,11 @@ class KedaPublisher {
   const KedaPublisherOptions options_;
   const kube::KubeClient& client_;
   const carbon_aware::CarbonAwareData& data_;
-  const Clock& clock_;
   KedaMetrics* const metrics_;
   kube::LeaseElection lease_;
+  kube::ControllerLoop loop_;
   bool was_leading_ = false;
+  PublishCounts counts_;                           // the last pass's
   std::map<std::string, KedaForecast> written_;    // namespace/name/key → last written
   std::map<std::string, std::string> last_error_;  // namespace/name/key → last logged error
 };

@@ -28,7 +28,7 @@ absl::StatusOr<kube::KubeConnection> KedaPublishing::Connection(
 
 absl::StatusOr<std::unique_ptr<KedaPublishing>> KedaPublishing::Create(
     const PublishConfig& config, carbon_aware::LocationNames names, bool locations_from_nodes,
-    const carbon_aware::CarbonAwareData& data, const Clock& clock,
+    const carbon_aware::CarbonAwareData& data, Clock& clock,
     const kube::KubeEnvironment& environment, prometheus::Registry* registry) {
   KedaPublisherOptions options;
   for (std::size_t i = 0; i < config.keda_configmaps.size(); ++i) {

@@ -42,7 +42,7 @@ class KedaPublishing {
   // `registry` (may be null; borrowed, must outlive this) gets keda_metrics.h's metrics.
   static absl::StatusOr<std::unique_ptr<KedaPublishing>> Create(
       const PublishConfig& config, carbon_aware::LocationNames names, bool locations_from_nodes,
-      const carbon_aware::CarbonAwareData& data, const Clock& clock,
+      const carbon_aware::CarbonAwareData& data, Clock& clock,
       const kube::KubeEnvironment& environment, prometheus::Registry* registry = nullptr);
 
   // The API connection `config` names (what --check-config checks).

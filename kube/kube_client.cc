@@ -99,11 +99,6 @@ absl::Status KubeClient::Delete(const std::string& path) const {
   return Expect({.method = "DELETE", .path = path}, {200, 202, 404}).status();
 }
 
-absl::StatusOr<std::string> KubeClient::UpdateStatus(const std::string& path,
-                                                     std::string body) const {
-  return Update(absl::StrCat(path, "/status"), std::move(body));
-}
-
 absl::StatusOr<std::string> KubeClient::PatchStatus(const std::string& path,
                                                     absl::string_view content_type,
                                                     std::string body) const {
@@ -179,6 +174,25 @@ absl::Status ApiError(absl::string_view method, absl::string_view path,
   return absl::FailedPreconditionError(head);
 }
 
+absl::StatusOr<ListPage> ReadListPage(
+    JsonDocument& document, absl::string_view body, absl::string_view list_kind,
+    const std::function<absl::Status(const JsonField&)>& on_item) {
+  absl::StatusOr<JsonField> root = document.Parse(body, list_kind);
+  if (!root.ok()) return root.status();
+  if (absl::Status status = root->RequireObject(); !status.ok()) return status;
+  const JsonField metadata = (*root)["metadata"];
+  if (absl::Status status = metadata.ExpectObjectOrMissing(); !status.ok()) return status;
+  ListPage page;
+  absl::StatusOr<std::string> version = metadata["resourceVersion"].OptionalString();
+  if (!version.ok()) return version.status();
+  page.resource_version = *std::move(version);
+  absl::StatusOr<std::string> next = metadata["continue"].OptionalString();
+  if (!next.ok()) return next.status();
+  page.continue_token = *std::move(next);
+  if (absl::Status status = (*root)["items"].ForEachElement(on_item); !status.ok()) return status;
+  return page;
+}
+
 absl::StatusOr<ListResult> ListAll(const KubeClient& client, const ListRequest& request,
                                    const std::function<absl::Status(const JsonField&)>& on_item,
                                    const std::function<void()>& on_restart) {
@@ -205,21 +219,12 @@ absl::StatusOr<ListResult> ListAll(const KubeClient& client, const ListRequest& 
         break;
       }
       if (response->status != 200) return ApiError("GET", path, *response);
-      absl::StatusOr<JsonField> root = document.Parse(response->body, request.list_kind);
-      if (!root.ok()) return root.status();
-      if (absl::Status status = root->RequireObject(); !status.ok()) return status;
-      const JsonField metadata = (*root)["metadata"];
-      if (absl::Status status = metadata.ExpectObjectOrMissing(); !status.ok()) return status;
-      absl::StatusOr<std::string> version = metadata["resourceVersion"].OptionalString();
-      if (!version.ok()) return version.status();
-      absl::StatusOr<std::string> next = metadata["continue"].OptionalString();
-      if (!next.ok()) return next.status();
-      if (result.resource_version.empty()) result.resource_version = *version;
-      if (absl::Status status = (*root)["items"].ForEachElement(on_item); !status.ok()) {
-        return status;
-      }
+      absl::StatusOr<ListPage> page =
+          ReadListPage(document, response->body, request.list_kind, on_item);
+      if (!page.ok()) return page.status();
+      if (result.resource_version.empty()) result.resource_version = page->resource_version;
       ++result.pages;
-      continue_token = *next;
+      continue_token = std::move(page->continue_token);
       if (request.cancelled && request.cancelled()) return absl::CancelledError("stopped");
     } while (!continue_token.empty());
     if (!expired) return result;

@@ -80,7 +80,6 @@ class KubeClient {
                                     std::string body) const;
   // DELETE: OK when the object is gone, by this call (200, 202) or before it (404).
   absl::Status Delete(const std::string& path) const;
-  absl::StatusOr<std::string> UpdateStatus(const std::string& path, std::string body) const;
   absl::StatusOr<std::string> PatchStatus(const std::string& path, absl::string_view content_type,
                                           std::string body) const;
 
@@ -118,7 +117,20 @@ struct ListResult {
   int pages = 0;
 };
 
-// Every item of every page, in order, to `on_item`; `on_restart` is called
+// One list page as the API returns it ({"metadata": {"resourceVersion",
+// "continue"}, "items": [...]}), read through `document`, each item to
+// `on_item`. Errors: kInvalidArgument naming `list_kind` and the field
+// ("NodeList: items[3].metadata.name: ..."); `on_item`'s. The input is
+// untrusted (fuzzed: test/fuzz/kube_api_fuzz.cc).
+struct ListPage {
+  std::string resource_version;
+  std::string continue_token;  // "" on the last page
+};
+absl::StatusOr<ListPage> ReadListPage(JsonDocument& document, absl::string_view body,
+                                      absl::string_view list_kind,
+                                      const std::function<absl::Status(const JsonField&)>& on_item);
+
+// Every item of every page (ReadListPage), in order, to `on_item`; `on_restart` is called
 // when an expired continue token starts the list again (forget what was
 // collected). kCancelled when `cancelled` answered true; `on_item`'s errors.
 absl::StatusOr<ListResult> ListAll(const KubeClient& client, const ListRequest& request,

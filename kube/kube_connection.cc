@@ -65,10 +65,9 @@ absl::StatusOr<KubeConnection> Choose(const KubeOptions& options,
     if (!config.ok()) return config.status();
     return ConnectionFromKubeconfig(*config, options.context);
   }
-  const std::string host = Env(environment, "KUBERNETES_SERVICE_HOST");
-  const std::string port = Env(environment, "KUBERNETES_SERVICE_PORT");
-  if (options.context.empty() && !host.empty() && !port.empty()) {
-    return InCluster(environment, host, port);
+  if (options.context.empty() && InPod(environment)) {
+    return InCluster(environment, Env(environment, "KUBERNETES_SERVICE_HOST"),
+                     Env(environment, "KUBERNETES_SERVICE_PORT"));
   }
   const std::string home = Env(environment, "HOME");
   const std::string fallback = home.empty() ? "" : absl::StrCat(home, "/.kube/config");
@@ -87,6 +86,11 @@ absl::StatusOr<KubeConnection> Choose(const KubeOptions& options,
 }
 
 }  // namespace
+
+bool InPod(const KubeEnvironment& environment) {
+  return !Env(environment, "KUBERNETES_SERVICE_HOST").empty() &&
+         !Env(environment, "KUBERNETES_SERVICE_PORT").empty();
+}
 
 std::string KubeConnection::Describe() const { return absl::StrCat(server, " (", origin, ")"); }
 

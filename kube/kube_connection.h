@@ -73,6 +73,11 @@ struct KubeEnvironment {
 absl::StatusOr<KubeConnection> ResolveKubeConnection(const KubeOptions& options,
                                                      const KubeEnvironment& environment);
 
+// Whether this process runs in a Pod, as step 4 above decides it: both
+// $KUBERNETES_SERVICE_HOST and $KUBERNETES_SERVICE_PORT are set (the kubelet
+// sets them in every container).
+bool InPod(const KubeEnvironment& environment);
+
 }  // namespace carbonroute::kube
 
 #endif  // CARBONROUTE_KUBE_KUBE_CONNECTION_H_

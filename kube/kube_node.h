@@ -18,8 +18,10 @@
 //     virtual node, one per peered remote cluster; its InternalIP is the local
 //     virtual-kubelet pod's, so it is never probed as a peer
 //     (https://github.com/liqotech/liqo pkg/virtualKubelet/liqoNodeProvider/setup.go)
-// Every room that reads Nodes reads them with ReadNode (node discovery in the
-// collector, `serve`'s Nodes).
+// The rooms that read Nodes from the API read them with ReadNode (node
+// discovery in the collector, `serve`'s Nodes); the extender reads the Nodes
+// kube-scheduler sends with simdjson directly (its critical path), by the
+// same label and annotation names below, which every reader takes from here.
 //
 // Errors: ReadNode returns kInvalidArgument naming the field and what was
 // wrong, e.g. "NodeList: items[3].metadata.name: expected a non-empty string".

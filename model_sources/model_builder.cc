@@ -83,7 +83,7 @@ void ModelBuilder::AddSamples(const std::vector<Sample>& samples) {
       const RttMethod method =
           ParseRttMethod(s.Label(label::kMethod)).value_or(RttMethod::kMeasured);
       const RttExporter exporter =
-          ParseRttExporter(s.Label("exporter")).value_or(RttExporter::kCarbonroute);
+          ParseRttExporter(s.Label(label::kExporter)).value_or(RttExporter::kCarbonroute);
       const std::optional<std::size_t> rank = RttRank(exporter);
       if (method == RttMethod::kMeasured && !rank) continue;  // a source not chosen
       RttEntry entry{absl::Seconds(s.value), method, model_.built_at, exporter};

@@ -21,7 +21,9 @@
 // carbon role's replicas; told apart by the `instance` label) are one
 // reading: each copy's value goes with its own valid_to, age and forecast
 // means, and the copy valid longest, then the freshest (smallest
-// carbon_intensity_age_seconds), is taken. Non-finite values are "no data" and skipped.
+// carbon_intensity_age_seconds), is taken. Non-finite values are "no data" and
+// skipped, except an RTT of +Inf (a pair that never answered), which is kept:
+// it fails every latency limit.
 //
 // Errors: the CSV readers return kInvalidArgument "origin:line: ..." for a
 // malformed row; nothing from that file is added.

@@ -88,7 +88,7 @@ SourceResult QueryRttSource(net::HttpClient& http, const std::string& prometheus
     rtt.labels = {{label::kSource, sample.Label(label::kSource)},
                   {label::kTarget, sample.Label(label::kTarget)},
                   {label::kMethod, "measured"},
-                  {"exporter", std::string(RttExporterName(source))}};
+                  {label::kExporter, std::string(RttExporterName(source))}};
     result.samples.push_back(std::move(rtt));
   }
   if (!result.samples.empty()) return result;

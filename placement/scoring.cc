@@ -182,6 +182,18 @@ void ResolveInto(const PlacementModel& model, const Candidate& input, Evaluation
   e.place = model.PlaceId(r.name);
   e.location_id = r.location.empty() ? kNoId : model.LocationId(r.location);
   e.region_id = r.region.empty() ? kNoId : model.RegionId(r.region);
+  // A location written as a cloud region ("asia-northeast1", as rank, window
+  // and the SDK API take them) is that region, for RTT as for carbon.
+  if (r.region.empty() && !r.location.empty()) {
+    if (const uint32_t region = model.RegionId(r.location); region != kNoId) {
+      e.region_id = region;
+      r.region = r.location;
+      if (const uint32_t location = model.RegionLocation(region); location != kNoId) {
+        e.location_id = location;
+        r.location = model.location(location);
+      }
+    }
+  }
   if (e.place != kNoId) {
     const PlacementModel::Place& place = model.place(e.place);
     if (place.is_node) {
@@ -376,7 +388,7 @@ void Evaluate(const PlacementModel& model, const std::vector<Candidate>& candida
   }
   // λ: the share of the scale latency orders inside the band; it counts only
   // when the workload has latency limits.
-  const double latency_weight = workload.max_rtt_ms.empty() ? 0.0 : options.latency_weight;
+  const double latency_weight = workload.max_rtt.empty() ? 0.0 : options.latency_weight;
   const double weights = options.carbon_weight + latency_weight;
   const double lambda = weights > 0 ? latency_weight / weights : 0.0;
   for (Evaluation& e : out.evaluations) {
@@ -426,7 +438,10 @@ std::vector<std::string> Reasons(const PlacementModel& model, const std::vector<
 
 std::vector<Origin> OriginsOf(const PlacementModel& model, const Workload& workload) {
   std::vector<Origin> origins;
-  for (const auto& [from, limit_ms] : workload.max_rtt_ms) {
+  for (const auto& [from, limit] : workload.max_rtt) {
+    // Compared per candidate, on the extender's hot path, with the RTTs the
+    // lookups give in milliseconds: converted once per origin here.
+    const double limit_ms = absl::ToDoubleMilliseconds(limit);
     const uint32_t place = model.PlaceId(from);
     const bool is_node = place != kNoId && model.place(place).is_node;
     const bool is_region = place != kNoId && model.place(place).is_region;

@@ -85,7 +85,7 @@ struct Candidate {
 };
 
 struct Workload {
-  std::map<std::string, double> max_rtt_ms;  // origin (node or region) → limit, ms
+  std::map<std::string, absl::Duration> max_rtt;  // origin (node or region) → the largest RTT
   std::optional<absl::Duration> expected_runtime;
 };
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "providers/watttime_provider.h"
 
 namespace carbonroute::providers {
 
@@ -93,6 +94,7 @@ AccountLimits PublishedLimits(const ProviderConfig& config) {
                  "5 minutes")};
       limits.logins = {Shared(kWattTimeLoginsPerFiveMinutes, absl::Minutes(5), shared_by, "logins",
                               "5 minutes")};
+      limits.login_path = kWattTimeLoginPath;
       break;
     case ProviderType::kElectricityMaps:
       if (config.limits.monthly_budget > 0) {
@@ -168,12 +170,11 @@ std::optional<int64_t> CallLimiter::BudgetLeft(absl::Time now) const {
 }
 
 LimitedHttpClient::LimitedHttpClient(net::HttpClient& inner, AccountLimits limits, Clock& clock,
-                                     std::string login_path,
                                      std::function<void(const LimitedCall&)> observer)
     : inner_(inner),
+      login_path_(limits.login_path),
       limiter_(std::move(limits)),
       clock_(clock),
-      login_path_(std::move(login_path)),
       observer_(std::move(observer)) {}
 
 absl::StatusOr<net::HttpResponse> LimitedHttpClient::Send(const net::HttpRequest& request) {

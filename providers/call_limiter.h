@@ -57,6 +57,9 @@ struct AccountLimits {
   std::vector<WindowLimit> requests;  // every request, logins included
   std::vector<WindowLimit> logins;    // requests to the login endpoint only
   int64_t monthly_budget = 0;         // calls per calendar month (UTC); 0 = none
+  // A request whose URL path ends in this is a login ("/login": WattTime,
+  // watttime_provider.h kWattTimeLoginPath); "" = the provider has none.
+  std::string login_path;
 };
 
 // The published limits of `config`'s provider type (none for replay, static
@@ -121,10 +124,10 @@ class LimitedHttpClient final : public net::HttpClient {
   static constexpr char kHeldHeader[] = "x-carbonroute-held-by";
 
   // Borrows `inner` and `clock`, which must outlive it. A request whose URL
-  // path ends in `login_path` ("/login" for WattTime; "" = none) is a login.
+  // path ends in `limits.login_path` is a login.
   // `observer` (may be empty) is told of every call, sent or held back, on the calling thread.
   LimitedHttpClient(net::HttpClient& inner, AccountLimits limits, Clock& clock,
-                    std::string login_path, std::function<void(const LimitedCall&)> observer = {});
+                    std::function<void(const LimitedCall&)> observer = {});
 
   absl::StatusOr<net::HttpResponse> Send(const net::HttpRequest& request) override;
 
@@ -133,9 +136,9 @@ class LimitedHttpClient final : public net::HttpClient {
 
  private:
   net::HttpClient& inner_;
+  const std::string login_path_;  // before limiter_, which takes the limits it is read from
   CallLimiter limiter_;
   Clock& clock_;
-  const std::string login_path_;
   const std::function<void(const LimitedCall&)> observer_;
   absl::Mutex send_mutex_;  // one reservation at a time: the limiter's check and count
   absl::Time last_reserved_ ABSL_GUARDED_BY(send_mutex_) = absl::InfinitePast();

@@ -35,7 +35,7 @@ absl::StatusOr<std::unique_ptr<WattTimeProvider>> WattTimeProvider::Create(
 
 absl::Status WattTimeProvider::Login(absl::Time now) {
   net::HttpRequest request;
-  request.url = config_.http.base_url + "/login";
+  request.url = config_.http.base_url + kWattTimeLoginPath;
   request.timeout = config_.http.timeout;
   request.connect_timeout = config_.http.connect_timeout;
   request.headers.emplace_back("Authorization",

@@ -31,6 +31,10 @@
 
 namespace carbonroute::providers {
 
+// The login endpoint's path, under the base URL
+// (https://docs.watttime.org/#tag/Authentication).
+inline constexpr char kWattTimeLoginPath[] = "/login";
+
 class WattTimeProvider final : public Provider {
  public:
   // Resolves the credentials (kNotFound naming the missing reference).

@@ -65,8 +65,7 @@ std::vector<Candidate> CandidatesOf(const PlacementModel& model, const RankReque
 std::vector<ScoredCandidate> Score(const PlacementModel& model, const RankRequest& request,
                                    absl::Time now) {
   Workload workload;
-  if (!request.from.empty() && request.max_rtt_ms)
-    workload.max_rtt_ms[request.from] = *request.max_rtt_ms;
+  if (!request.from.empty() && request.max_rtt) workload.max_rtt[request.from] = *request.max_rtt;
   workload.expected_runtime = request.runtime;
   ScoringOptions options;
   options.carbon_weight = request.carbon_weight;
@@ -113,9 +112,9 @@ class RankSubcommand final : public Subcommand {
         throw CLI::ValidationError("--max-rtt-ms",
                                    "expected one limit, got \"" + max_rtt_ms_ + "\"");
       }
-      request_.max_rtt_ms = limits[0];
+      request_.max_rtt = absl::Milliseconds(limits[0]);
     }
-    if (request_.max_rtt_ms && request_.from.empty()) {
+    if (request_.max_rtt && request_.from.empty()) {
       throw CLI::ValidationError("--max-rtt-ms",
                                  "needs --from NODE (the origin of the latency limit)");
     }

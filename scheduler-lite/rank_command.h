@@ -29,10 +29,10 @@ namespace carbonroute::scheduler_lite {
 
 struct RankRequest {
   model_sources::ModelSources sources;
-  std::string candidates = "auto";  // auto|locations|nodes|regions
-  std::vector<std::string> only;    // restrict to these names (--locations)
-  std::string from;                 // origin node or region for the latency limit
-  std::optional<double> max_rtt_ms;
+  std::string candidates = "auto";        // auto|locations|nodes|regions
+  std::vector<std::string> only;          // restrict to these names (--locations)
+  std::string from;                       // origin node or region for the latency limit
+  std::optional<absl::Duration> max_rtt;  // --max-rtt-ms
   std::optional<absl::Duration> runtime;
   double carbon_weight = placement::kDefaultCarbonWeight;
   double latency_weight = placement::kDefaultLatencyWeight;

@@ -14,6 +14,7 @@
 #include "contract/metric_names.h"
 #include "extender/extender_service.h"
 #include "kube/kube_client.h"
+#include "kube/kube_connection.h"
 #include "model_sources/api_nodes.h"
 #include "model_sources/collector_pods.h"
 #include "net/http_server.h"
@@ -88,10 +89,9 @@ class ServeSubcommand final : public Subcommand {
   int Run(ProgramContext& c) override {
     if (!sources_.Resolve(request_.sources, c.err)) return 1;
     // auto: in a Pod (the manifest grants the Nodes), or when a kube flag names an API.
-    const char* in_pod = std::getenv("KUBERNETES_SERVICE_HOST");
+    const bool in_pod = kube::InPod({.getenv = [](const char* name) { return std::getenv(name); }});
     const bool nodes_asked = watch_nodes_ == "true" || (watch_nodes_ == "auto" && kube_.Named());
-    request_.watch_nodes =
-        nodes_asked || (watch_nodes_ == "auto" && in_pod != nullptr && *in_pod != '\0');
+    request_.watch_nodes = nodes_asked || (watch_nodes_ == "auto" && in_pod);
     if (!request_.collector_pods.empty() || request_.watch_nodes) {
       kube::KubeConnection connection;
       std::ostringstream why;

@@ -47,7 +47,7 @@ CarbonroutePlacer::CarbonroutePlacer(const PlacementLimits& limits, absl::Durati
     carbon.provider = "trace";
     site_candidates_.push_back({zone, zone, zone});
     Workload workload;
-    workload.max_rtt_ms[zone] = limits.max_rtt_ms;
+    workload.max_rtt[zone] = absl::Milliseconds(limits.max_rtt_ms);
     workload.expected_runtime = runtime;
     workloads_.push_back(std::move(workload));
   }

@@ -56,6 +56,10 @@ absl::string_view PolicyName(SimulatedPolicy policy);  // "local", "static", ...
 std::optional<SimulatedPolicy> ParsePolicy(absl::string_view name);
 
 struct SimulationOptions {
+  // Latency limits in milliseconds, as doubles: the simulator compares them
+  // with its dense site × site RTT array (SiteTopology::RttMs) millions of
+  // times a run; everything outside it (the extender, rank, Karmada) carries
+  // limits as absl::Duration, and CarbonroutePlacer converts at its Workload.
   std::vector<double> max_rtt_ms = {5, 50, 100, 150, 200, 250, 300};
   std::vector<int> idle_percent = {0, 50, 99};  // each in [0, 100)
   std::vector<SimulatedPolicy> policies = {std::begin(kSimulatedPolicies),

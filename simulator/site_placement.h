@@ -27,7 +27,7 @@ inline constexpr int kSiteCapacity = 100;
 // The fixed part of one simulated configuration (one latency limit, one idle level).
 struct PlacementLimits {
   const SiteTopology* topology = nullptr;
-  double max_rtt_ms = 0;
+  double max_rtt_ms = 0;     // milliseconds, as the dense RTT array (simulator.h SimulationOptions)
   std::vector<int> load;     // per site: units of its own work
   std::vector<bool> origin;  // per site: whether its work may move
 

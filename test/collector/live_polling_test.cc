@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "collector/collector_daemon.h"
-#include "collector/poller.h"
 #include "net/curl_http_client.h"
+#include "polling/poller.h"
 #include "prometheus/text_serializer.h"
 #include "providers/electricity_maps_provider.h"
 #include "test/testing/collector_process.h"
@@ -24,6 +24,8 @@
 
 namespace carbonroute::collector {
 namespace {
+using polling::Poller;
+using polling::PollStats;
 
 using testing::FakeProviderServer;
 using testing::FakeRequest;

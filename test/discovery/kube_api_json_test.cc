@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kube/kube_client.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::discovery {
@@ -101,26 +102,38 @@ TEST(ParseNodeTest, NamesTheFieldThatIsWrong) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Node: not JSON")));
 }
 
-TEST(ParseNodeListTest, ReadsItemsResourceVersionAndContinue) {
+// A NodeList page as production reads it: kube::ReadListPage (what
+// kube::ListAll runs on every page) with each item through ReadNode.
+absl::StatusOr<kube::ListPage> ReadNodeListPage(absl::string_view json,
+                                                std::vector<kube::KubeNode>& nodes) {
+  kube::JsonDocument document;
+  return kube::ReadListPage(document, json, "NodeList", [&nodes](const kube::JsonField& item) {
+    return kube::ReadNode(item, nodes.emplace_back());
+  });
+}
+
+TEST(NodeListPageTest, ReadsItemsResourceVersionAndContinue) {
   const std::string list = std::string(R"({"kind": "NodeList", "apiVersion": "v1",
       "metadata": {"resourceVersion": "9001", "continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"},
       "items": [)") + kNode +
                            R"(, {"metadata": {"name": "n2"}}]})";
-  absl::StatusOr<NodeListPage> page = ParseNodeList(list);
+  std::vector<kube::KubeNode> nodes;
+  absl::StatusOr<kube::ListPage> page = ReadNodeListPage(list, nodes);
   ASSERT_THAT(page, IsOk());
-  ASSERT_EQ(page->nodes.size(), 2u);
-  EXPECT_EQ(page->nodes[1].name, "n2");
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[1].name, "n2");
   EXPECT_EQ(page->resource_version, "9001");
   EXPECT_EQ(page->continue_token, "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ");
 
-  page = ParseNodeList(R"({"metadata": {"resourceVersion": "1"}, "items": []})");
+  nodes.clear();
+  page = ReadNodeListPage(R"({"metadata": {"resourceVersion": "1"}, "items": []})", nodes);
   ASSERT_THAT(page, IsOk());
-  EXPECT_TRUE(page->nodes.empty());
+  EXPECT_TRUE(nodes.empty());
   EXPECT_EQ(page->continue_token, "");
-  EXPECT_THAT(ParseNodeList(R"({"items": [{"metadata": {"name": 5}}]})"),
+  EXPECT_THAT(ReadNodeListPage(R"({"items": [{"metadata": {"name": 5}}]})", nodes),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "NodeList: items[0].metadata.name: expected a non-empty string"));
-  EXPECT_THAT(ParseNodeList(R"({"items": {}})"),
+  EXPECT_THAT(ReadNodeListPage(R"({"items": {}})", nodes),
               StatusIs(absl::StatusCode::kInvalidArgument, "NodeList: items: expected an array"));
 }
 

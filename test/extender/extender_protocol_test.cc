@@ -66,7 +66,7 @@ TEST(ParseExtenderArgs, NodeNamesModeWithDelayLabelAndRuntime) {
   EXPECT_TRUE(args->node_cache_capable);
   ASSERT_EQ(args->candidates.size(), 3u);
   EXPECT_EQ(args->candidates[1].name, "n-fr");
-  EXPECT_EQ(args->workload.max_rtt_ms.at("edge"), 25);
+  EXPECT_EQ(args->workload.max_rtt.at("edge"), absl::Milliseconds(25));
   EXPECT_EQ(args->workload.expected_runtime, absl::Hours(2));
 }
 
@@ -98,7 +98,8 @@ TEST(FilterReply, NodeNamesModeWithDelayLimit) {
 TEST(FilterReply, NodeListModeEchoesFeasibleNodes) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(kNodesArgs);
   ASSERT_THAT(args, IsOk());
-  args->workload.max_rtt_ms["europe-north1"] = 10;  // only a (same region, 5 ms) passes
+  args->workload.max_rtt["europe-north1"] =
+      absl::Milliseconds(10);  // only a (same region, 5 ms) passes
   const CompactScores scored =
       ScoreCompact(PlacementModel(Model()), args->candidates, args->workload, {.now = kNow});
   const nlohmann::json reply = nlohmann::json::parse(FilterReply(*args, scored));
@@ -216,7 +217,7 @@ TEST(ParseExtenderArgs, TheDocumentedExampleIsAValidRequest) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(blocks[0]);
   ASSERT_THAT(args, testing::IsOk()) << blocks[0];
   ASSERT_EQ(args->candidates.size(), 3u);
-  EXPECT_EQ(args->workload.max_rtt_ms.at("edge-gw-1"), 25);
+  EXPECT_EQ(args->workload.max_rtt.at("edge-gw-1"), absl::Milliseconds(25));
   const nlohmann::json reply = nlohmann::json::parse(blocks[1]);
   for (const char* field : {"NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error"}) {
     EXPECT_TRUE(reply.contains(field)) << field;

@@ -1,9 +1,12 @@
 // The Kubernetes API's answers as carbonroute reads them (kube/json_view.h):
-// a Node and a NodeList page, a JobList and a PodList, a Status body; and a
-// kubeconfig file.
+// a Node; a list page as kube::ListAll reads every page in production
+// (kube::ReadListPage) with each item read as a Node, a Job and a Pod are; a
+// Status body; and a kubeconfig file.
 #include "discovery/kube_api_json.h"
 #include "hold/held_object.h"
 #include "kube/json_view.h"
+#include "kube/kube_client.h"
+#include "kube/kube_node.h"
 #include "kube/kubeconfig.h"
 #include "test/fuzz/fuzz_input.h"
 
@@ -11,9 +14,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace carbonroute;  // NOLINT: fuzz target
   const absl::string_view json = fuzz::Text(data, size);
   (void)discovery::ParseNode(json);
-  (void)discovery::ParseNodeList(json);
-  (void)hold::ParseObjectList(json, hold::HeldKind::kJob);
-  (void)hold::ParseObjectList(json, hold::HeldKind::kPod);
+  kube::JsonDocument document;
+  (void)kube::ReadListPage(document, json, "NodeList", [](const kube::JsonField& item) {
+    kube::KubeNode node;
+    return kube::ReadNode(item, node);
+  });
+  for (hold::HeldKind kind : {hold::HeldKind::kJob, hold::HeldKind::kPod}) {
+    (void)kube::ReadListPage(document, json, "List", [kind](const kube::JsonField& item) {
+      return hold::ReadHeldObject(item, kind).status();
+    });
+  }
   (void)kube::DescribeStatus(json);
   (void)kube::ParseKubeconfig(std::string(json), "/fuzz/kubeconfig");
   return 0;

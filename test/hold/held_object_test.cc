@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "hold/hold_patches.h"
 #include "kube/kube_client.h"
 
@@ -13,7 +14,33 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(ParseObjectList, JobsAndPodsAsTheApiReturnsThem) {
+// A JobList or PodList page as production reads it: kube::ReadListPage (what
+// kube::ListAll runs on every page of ListHeld) with each item through ReadHeldObject.
+absl::StatusOr<ObjectList> ParseObjectList(absl::string_view json, HeldKind kind) {
+  kube::JsonDocument document;
+  ObjectList list;
+  absl::StatusOr<kube::ListPage> page = kube::ReadListPage(
+      document, json, absl::StrCat(KindName(kind), "List"), [&](const kube::JsonField& item) {
+        absl::StatusOr<HeldObject> object = ReadHeldObject(item, kind);
+        if (!object.ok()) return object.status();
+        list.items.push_back(*std::move(object));
+        return absl::OkStatus();
+      });
+  if (!page.ok()) return page.status();
+  list.resource_version = page->resource_version;
+  list.continue_token = page->continue_token;
+  return list;
+}
+
+// One object, as a watch event's or a GET's.
+absl::StatusOr<HeldObject> ParseHeldObject(absl::string_view json, HeldKind kind) {
+  kube::JsonDocument document;
+  absl::StatusOr<kube::JsonField> root = document.Parse(json, KindName(kind));
+  if (!root.ok()) return root.status();
+  return ReadHeldObject(*root, kind);
+}
+
+TEST(ReadHeldObject, JobsAndPodsAsTheApiReturnsThem) {
   absl::StatusOr<ObjectList> jobs = ParseObjectList(R"({"kind":"JobList","metadata":{
       "resourceVersion":"42","continue":"abc"},"items":[{"metadata":{"name":"nightly",
       "namespace":"batch","uid":"u1","resourceVersion":"7","creationTimestamp":"2026-11-25T10:00:00Z",
@@ -41,7 +68,7 @@ TEST(ParseObjectList, JobsAndPodsAsTheApiReturnsThem) {
   EXPECT_EQ(pod->Path(), "/api/v1/namespaces/default/pods/p");
 }
 
-TEST(ParseObjectList, MistakesNameTheField) {
+TEST(ReadHeldObject, MistakesNameTheField) {
   EXPECT_THAT(ParseObjectList("nope", HeldKind::kJob).status().message(), HasSubstr("JobList"));
   EXPECT_THAT(ParseObjectList(R"({"items":[{"metadata":{"name":3},"spec":{}}]})", HeldKind::kPod)
                   .status()

@@ -71,7 +71,7 @@ TEST(CarbonPolicy, CarbonroutesOwnKindReadsEveryField) {
   EXPECT_EQ(policy.target_kind, TargetKind::kClusterPropagationPolicy);
   EXPECT_TRUE(policy.clusters_from_karmada);
   EXPECT_EQ(policy.origin, "member-be");
-  EXPECT_EQ(policy.max_rtt_ms, 25);
+  EXPECT_EQ(policy.max_rtt, absl::Milliseconds(25));
   EXPECT_EQ(policy.carbon_tolerance, 20);
   EXPECT_EQ(policy.min_stay, absl::Minutes(90));
   EXPECT_TRUE(policy.replica_weights);

@@ -45,7 +45,7 @@ struct World {
           {c.name, c.location, rtt_ms.contains(c.location) ? "r-" + c.location : ""});
     }
     placement::Workload workload;
-    if (policy.max_rtt_ms) workload.max_rtt_ms[policy.origin] = *policy.max_rtt_ms;
+    if (policy.max_rtt) workload.max_rtt[policy.origin] = *policy.max_rtt;
     placement::ScoringOptions options;
     options.now = now;
     return placement::ScoreCandidates(model, candidates, workload, options);
@@ -107,7 +107,7 @@ TEST(PlacementChoice, MissingDataKeepsTheCurrentClustersAndNeverWidens) {
 TEST(PlacementChoice, AClusterBeyondTheLatencyLimitIsNeverChosenAndSaysItsRtt) {
   CarbonPolicy policy = Policy(1, {"FR", "SE"});
   policy.origin = "origin";
-  policy.max_rtt_ms = 20;
+  policy.max_rtt = absl::Milliseconds(20);
   const World world{{{"FR", 56}, {"SE", 10}}, {{"FR", 12}, {"SE", 31}}};
   const PlacementChoice choice = Choose(policy, world, {});
   EXPECT_THAT(choice.active, ElementsAre("member-FR"));

@@ -90,7 +90,11 @@ TEST_F(KedaForecastTest, WithoutAForecastTheReadingsAreWrittenAndTheMessageSaysS
 
 TEST_F(KedaForecastTest, TheCachesErrorIsReturned) {
   data_.fail = true;
-  EXPECT_FALSE(ReadKedaForecast(data_, "US-MIDA-PJM", "eastus", kT0, absl::Hours(1)).ok());
+  // The cache's own error, code and message, not one made up on the way.
+  const absl::StatusOr<KedaForecast> forecast =
+      ReadKedaForecast(data_, "US-MIDA-PJM", "eastus", kT0, absl::Hours(1));
+  EXPECT_EQ(forecast.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(forecast.status().message(), "the cache cannot be read");
 }
 
 }  // namespace

@@ -255,6 +255,15 @@ contexts: [{name: f, context: {cluster: f}}]
   EXPECT_EQ(pod->token_file, sa + "/token");
   EXPECT_EQ(pod->ca_file, sa + "/ca.crt");
   EXPECT_EQ(pod->namespace_name, "carbonroute");
+  EXPECT_TRUE(InPod(in_pod));
+  // Half a Pod's environment is not a Pod: neither for the resolution nor for InPod
+  // (scheduler-lite serve asks it whether to watch the Nodes).
+  const KubeEnvironment host_only =
+      Environment({{"HOME", home}, {"KUBERNETES_SERVICE_HOST", "fd00::1"}}, sa);
+  EXPECT_FALSE(InPod(host_only));
+  absl::StatusOr<KubeConnection> half = ResolveKubeConnection({}, host_only);
+  ASSERT_THAT(half, IsOk());
+  EXPECT_EQ(half->server, "https://home:6443");
   // 5. Outside a Pod: ~/.kube/config.
   absl::StatusOr<KubeConnection> workstation =
       ResolveKubeConnection({}, Environment({{"HOME", home}}));

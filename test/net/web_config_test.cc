@@ -14,6 +14,7 @@
 #include "net/curl_http_client.h"
 #include "net/http_server.h"
 #include "test/testing/status_matchers.h"
+#include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
 #include "test/testing/test_certificates.h"
 
@@ -218,8 +219,15 @@ TEST(WebConfig, AKeyThatDoesNotMatchIsAStartError) {
   testing::TestCertificates certificates = testing::MakeTestCertificates(dir.path());
   HttpServerOptions options;
   options.listen_address = "127.0.0.1:0";
-  options.tls = HttpServerTls{"not a certificate", "not a key", "", false, false};
-  EXPECT_FALSE(HttpServer::Start(std::move(options)).ok());
+  const std::string certificate = testing::ReadFile(certificates.server_cert_file);
+  // A real key, well formed, but the client's: it does not match the server's certificate.
+  options.tls =
+      HttpServerTls{certificate, testing::ReadFile(certificates.client_key_file), "", false, false};
+  EXPECT_THAT(HttpServer::Start(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
+  // The same certificate with its own key starts: what failed was the pair.
+  options.tls->private_key_pem = testing::ReadFile(certificates.server_key_file);
+  EXPECT_THAT(HttpServer::Start(std::move(options)), IsOk());
 }
 
 }  // namespace

@@ -111,8 +111,8 @@ TEST(PlacementModel, ScoringResolvesLikeTheHeaderSays) {
       {"unlabelled", "", "europe-west9"},  // not a node, but in the origin's region: 5 ms
       {"far-away", "", ""},                // 300 ms from edge
   };
-  const auto scored =
-      ScoreCandidates(index, candidates, {{{"edge", 100}}, std::nullopt}, {.now = kNow});
+  const auto scored = ScoreCandidates(
+      index, candidates, {{{"edge", absl::Milliseconds(100)}}, std::nullopt}, {.now = kNow});
   std::map<std::string, ScoredCandidate> by_name;
   for (const ScoredCandidate& s : scored) by_name[s.name] = s;
   EXPECT_EQ(by_name["n-se"].location, "PL");
@@ -132,7 +132,7 @@ TEST(ScoreCompact, ScoresOnlyLeavesOutTheReasonsButNotTheScores) {
   const PlacementModel index(*Facts());
   const std::vector<Candidate> candidates = {
       {"n-se", "", ""}, {"far-away", "", ""}, {"n-pl", "", ""}};
-  const Workload workload{{{"edge", 100}}, std::nullopt};
+  const Workload workload{{{"edge", absl::Milliseconds(100)}}, std::nullopt};
   const CompactScores full = ScoreCompact(index, candidates, workload, {.now = kNow});
   const CompactScores lean =
       ScoreCompact(index, candidates, workload, {.now = kNow}, FailureDetail::kScoresOnly);

@@ -8,6 +8,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const absl::Time kScoringNow = absl::FromUnixSeconds(1'800'000'000);
 
@@ -70,7 +71,7 @@ TEST(ScoreCandidates, CleanestFirstAndScoreRanges) {
 }
 
 TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
-  Workload inside{{{"edge", 30}}, std::nullopt};
+  Workload inside{{{"edge", absl::Milliseconds(30)}}, std::nullopt};
   auto scored =
       ScoreCandidates(PlacementModel(ScoringModel()), Nodes(), inside, {.now = kScoringNow});
   // n-se 25 ms (inside), n-pl 30 ms (on the limit: allowed), n-fr in edge's region: 5 ms
@@ -82,7 +83,7 @@ TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
   EXPECT_NEAR(Find(scored, "n-fr").score, (5.0 / 6) * (1 - 30.0 / 670), 1e-9);
   EXPECT_EQ(Find(scored, "n-fr").latency, absl::Milliseconds(5));
 
-  Workload tight{{{"edge", 29.9}}, std::nullopt};
+  Workload tight{{{"edge", absl::Milliseconds(29.9)}}, std::nullopt};
   scored = ScoreCandidates(PlacementModel(ScoringModel()), Nodes(), tight, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored),
               ElementsAre("n-se", "n-fr"));  // now SE is the cleanest by the full range
@@ -93,7 +94,7 @@ TEST(ScoreCandidates, LatencyLimitInsideOnAndOver) {
 
 // A carbon tolerance τ: inside τ of the cleanest, the nearer wins.
 TEST(ScoreCandidates, WithinTheCarbonToleranceTheNearerWins) {
-  const Workload inside{{{"edge", 30}}, std::nullopt};
+  const Workload inside{{{"edge", absl::Milliseconds(30)}}, std::nullopt};
   // τ = 30: the band is SE (30 g, 25 ms) and FR (60 g, 5 ms); l̂ over the band:
   // FR 0 → 1, SE 1 → 1 − 1/6. PL (700 g): ĉ = (700 − 60) / (700 − 60) = 1 → 0.
   ScoringOptions tolerant{.carbon_tolerance = 30, .now = kScoringNow};
@@ -134,14 +135,16 @@ TEST(ScoreCandidates, ACapacityPriceMakesALocationDirtier) {
 TEST(ScoreCandidates, MissingRttAndUnknownOriginFailClosed) {
   PlacementFacts model = ScoringModel();
   model.rtt["edge"].erase("n-pl");  // and no static entry between the regions
-  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {{{"edge", 100}}, std::nullopt},
-                                {.now = kScoringNow});
+  auto scored =
+      ScoreCandidates(PlacementModel(model), Nodes(),
+                      {{{"edge", absl::Milliseconds(100)}}, std::nullopt}, {.now = kScoringNow});
   EXPECT_FALSE(Find(scored, "n-pl").feasible);
   EXPECT_THAT(Find(scored, "n-pl").reasons[0],
               HasSubstr("no RTT from edge to n-pl: the 100 ms limit cannot be verified"));
 
-  scored = ScoreCandidates(PlacementModel(model), Nodes(), {{{"nowhere", 100}}, std::nullopt},
-                           {.now = kScoringNow});
+  scored =
+      ScoreCandidates(PlacementModel(model), Nodes(),
+                      {{{"nowhere", absl::Milliseconds(100)}}, std::nullopt}, {.now = kScoringNow});
   EXPECT_TRUE(Feasible(scored).empty());
   EXPECT_THAT(scored[0].reasons, ElementsAre("unknown origin \"nowhere\" in the latency limit"));
 }
@@ -149,10 +152,45 @@ TEST(ScoreCandidates, MissingRttAndUnknownOriginFailClosed) {
 TEST(ScoreCandidates, StaticMatrixBetweenRegionsIsUsed) {
   PlacementFacts model = ScoringModel();
   model.rtt["edge"].erase("n-se");
-  auto scored = ScoreCandidates(PlacementModel(model), Nodes(), {{{"edge", 45}}, std::nullopt},
-                                {.now = kScoringNow});
+  auto scored =
+      ScoreCandidates(PlacementModel(model), Nodes(),
+                      {{{"edge", absl::Milliseconds(45)}}, std::nullopt}, {.now = kScoringNow});
   EXPECT_EQ(Find(scored, "n-se").latency, absl::Milliseconds(40));
   EXPECT_TRUE(Find(scored, "n-se").feasible);
+}
+
+// A Karmada cluster given as {name: member-tokyo, location: asia-northeast1}
+// names a cloud region where a grid location goes (as rank, window and the SDK
+// API take them): it is that region for RTT as well as for carbon, not a node
+// named member-tokyo with no RTT at all.
+TEST(ScoreCandidates, ALocationWrittenAsARegionIsThatRegionForRttToo) {
+  PlacementFacts m;
+  m.built_at = kScoringNow;
+  for (const auto& [location, grams] : {std::pair{"NL", 300.0}, {"JP-TK", 100.0}}) {
+    LocationCarbon& c = m.carbon[location];
+    c.provider = "replay";
+    c.emissions_type = EmissionsType::kAverage;
+    c.grams_per_kwh = grams;
+    c.valid_to = kScoringNow + absl::Minutes(30);
+  }
+  m.region_locations["europe-west1"] = "BE";
+  m.region_locations["europe-west4"] = "NL";
+  m.region_locations["asia-northeast1"] = "JP-TK";
+  m.rtt["europe-west1"]["europe-west4"] = {absl::Milliseconds(7), RttMethod::kDeclared,
+                                           kScoringNow};
+  m.rtt["europe-west1"]["asia-northeast1"] = {absl::Milliseconds(223), RttMethod::kDeclared,
+                                              kScoringNow};
+  const auto scored = ScoreCandidates(
+      PlacementModel(m),
+      {{"member-amsterdam", "europe-west4", ""}, {"member-tokyo", "asia-northeast1", ""}},
+      {{{"europe-west1", absl::Milliseconds(50)}}, std::nullopt}, {.now = kScoringNow});
+  EXPECT_THAT(Feasible(scored), ElementsAre("member-amsterdam"));
+  EXPECT_EQ(Find(scored, "member-amsterdam").latency, absl::Milliseconds(7));
+  EXPECT_EQ(Find(scored, "member-amsterdam").location, "NL");
+  EXPECT_EQ(Find(scored, "member-tokyo").latency, absl::Milliseconds(223));
+  EXPECT_EQ(Find(scored, "member-tokyo").location, "JP-TK");
+  ASSERT_FALSE(Find(scored, "member-tokyo").reasons.empty());
+  EXPECT_THAT(Find(scored, "member-tokyo").reasons[0], Not(HasSubstr("no RTT")));
 }
 
 TEST(ScoreCandidates, RuntimeUsesTheForecastMean) {
@@ -189,8 +227,9 @@ TEST(ScoreCandidates, AllEqualInputsDoNotDivideByZeroAndTiesAreByName) {
 TEST(ScoreCandidates, LatencyWeightBreaksNearTies) {
   PlacementFacts model = ScoringModel();
   model.carbon["PL"].grams_per_kwh = 30;  // as clean as SE, but 30 ms away instead of 25
-  auto scored = ScoreCandidates(PlacementModel(model), {{"n-pl", "", ""}, {"n-se", "", ""}},
-                                {{{"edge", 50}}, std::nullopt}, {.now = kScoringNow});
+  auto scored =
+      ScoreCandidates(PlacementModel(model), {{"n-pl", "", ""}, {"n-se", "", ""}},
+                      {{{"edge", absl::Milliseconds(50)}}, std::nullopt}, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-se", "n-pl"));
   EXPECT_LT(scored[1].score, scored[0].score);
 }
@@ -207,8 +246,9 @@ TEST(ScoreCompact, AgreesWithScoreCandidates) {
   model.carbon.erase("PL");
   const std::vector<Candidate> candidates = {
       {"n-pl", "", ""}, {"n-fr", "", ""}, {"n-se", "", ""}, {"x", "", ""}};
-  for (const Workload& workload : {Workload{}, Workload{{{"edge", 26}}, absl::Hours(2)},
-                                   Workload{{{"nowhere", 5}}, std::nullopt}}) {
+  for (const Workload& workload :
+       {Workload{}, Workload{{{"edge", absl::Milliseconds(26)}}, absl::Hours(2)},
+        Workload{{{"nowhere", absl::Milliseconds(5)}}, std::nullopt}}) {
     const CompactScores compact =
         ScoreCompact(PlacementModel(model), candidates, workload, {.now = kScoringNow});
     const auto sorted =
@@ -273,7 +313,7 @@ TEST(SameRegionRtt, IsNeverLargerThanTheNearestNeighboursAndTheSameInEveryPath) 
   m.nodes["n1"] = {"BE", "europe-west1"};
   m.nodes["n9"] = {"FR", "europe-west9"};
   Workload workload;
-  workload.max_rtt_ms["europe-west1"] = 10;
+  workload.max_rtt["europe-west1"] = absl::Milliseconds(10);
   ScoringOptions options;
   options.now = m.built_at;
   auto latency_of = [](const std::vector<ScoredCandidate>& scored, const std::string& name) {
@@ -303,7 +343,7 @@ TEST(ScoreCandidates, ZonePairRttStandsInForNodesTheRowDoesNotList) {
   m.zone_rtt["z1"]["z3"] = absl::Milliseconds(35);
   m.zone_rtt["z1"]["z2"] = absl::Milliseconds(99);  // the row's own 12 ms is preferred
   Workload limited;
-  limited.max_rtt_ms = {{"edge", 20}};
+  limited.max_rtt = {{"edge", absl::Milliseconds(20)}};
   const std::vector<Candidate> candidates = {{"n-z2b", "", ""}, {"n-z3", "", ""}};
   const auto scored = ScoreCandidates(PlacementModel(m), candidates, limited, {.now = kScoringNow});
   EXPECT_THAT(Feasible(scored), ElementsAre("n-z2b"));
@@ -311,7 +351,7 @@ TEST(ScoreCandidates, ZonePairRttStandsInForNodesTheRowDoesNotList) {
   EXPECT_THAT(Find(scored, "n-z3").reasons,
               ElementsAre(HasSubstr("RTT from edge is 35.00 ms (measured: zone-pair median)")));
   Workload relaxed_limit;
-  relaxed_limit.max_rtt_ms = {{"edge", 50}};
+  relaxed_limit.max_rtt = {{"edge", absl::Milliseconds(50)}};
   const auto relaxed =
       ScoreCandidates(PlacementModel(m), candidates, relaxed_limit, {.now = kScoringNow});
   EXPECT_THAT(Feasible(relaxed), ElementsAre("n-z2b", "n-z3"));

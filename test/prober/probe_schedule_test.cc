@@ -67,15 +67,28 @@ TEST(ProbeSchedule, NextDueAndRemove) {
   EXPECT_EQ(schedule.Due(kT0 + absl::Seconds(111)).size(), 1u);
 }
 
-TEST(ProbeSchedule, SameSeedSameSchedule) {
+TEST(ProbeSchedule, SameSeedSameScheduleAnotherSeedAnother) {
   ProbeSchedule a(absl::Seconds(1), 0.2, 99), b(absl::Seconds(1), 0.2, 99);
+  ProbeSchedule other(absl::Seconds(1), 0.2, 100);
   for (uint32_t i = 0; i < 50; ++i) {
     a.Add(i, kT0);
     b.Add(i, kT0);
+    other.Add(i, kT0);
   }
+  std::size_t fired = 0;
+  int slices_that_differ = 0;
   for (int ms = 0; ms < 5000; ms += 10) {
-    EXPECT_EQ(a.Due(kT0 + absl::Milliseconds(ms)), b.Due(kT0 + absl::Milliseconds(ms)));
+    const std::vector<ProbeSchedule::TargetId> due = a.Due(kT0 + absl::Milliseconds(ms));
+    EXPECT_EQ(due, b.Due(kT0 + absl::Milliseconds(ms)));
+    slices_that_differ += due != other.Due(kT0 + absl::Milliseconds(ms));
+    fired += due.size();
   }
+  // 50 targets over 5 s at 1 s ± 20 %, the first within the first second: each
+  // fires 4 to 7 times (the schedule does fire).
+  EXPECT_GE(fired, 200u);
+  EXPECT_LE(fired, 350u);
+  // Another seed spreads them otherwise: most 10 ms slices differ.
+  EXPECT_GT(slices_that_differ, 50);
 }
 
 }  // namespace

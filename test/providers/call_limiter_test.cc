@@ -91,7 +91,7 @@ int SendAll(std::vector<LimitedHttpClient*> clients, testing::FakeClock& clock, 
 TEST(CallLimiter, TenThousandWattTimeCallsNeverExceedThePublishedLimits) {
   testing::FakeClock clock(absl::FromUnixSeconds(1'700'000'000));
   RecordingHttpClient upstream(clock);
-  LimitedHttpClient client(upstream, PublishedLimits(WattTime(1)), clock, "/login");
+  LimitedHttpClient client(upstream, PublishedLimits(WattTime(1)), clock);
   const int held = SendAll({&client}, clock, 10'000);
   ASSERT_EQ(upstream.sent.size(), 10'000u);
   const std::vector<absl::Time> all = Times(upstream.sent, false);
@@ -109,8 +109,8 @@ TEST(CallLimiter, TenThousandWattTimeCallsNeverExceedThePublishedLimits) {
 TEST(CallLimiter, TwoReplicasSharingAnAccountStayWithinItTogether) {
   testing::FakeClock clock(absl::FromUnixSeconds(1'700'000'000));
   RecordingHttpClient upstream(clock);  // the account: both replicas' calls
-  LimitedHttpClient first(upstream, PublishedLimits(WattTime(2)), clock, "/login");
-  LimitedHttpClient second(upstream, PublishedLimits(WattTime(2)), clock, "/login");
+  LimitedHttpClient first(upstream, PublishedLimits(WattTime(2)), clock);
+  LimitedHttpClient second(upstream, PublishedLimits(WattTime(2)), clock);
   SendAll({&first, &second}, clock, 10'000);
   ASSERT_EQ(upstream.sent.size(), 10'000u);
   EXPECT_LE(MostInWindow(Times(upstream.sent, false), absl::Seconds(1)), 10);
@@ -121,7 +121,7 @@ TEST(CallLimiter, TwoReplicasSharingAnAccountStayWithinItTogether) {
 TEST(CallLimiter, HeldCallSaysWhichLimitAndWhen) {
   testing::FakeClock clock(absl::FromUnixSeconds(1'700'000'000));
   RecordingHttpClient upstream(clock);
-  LimitedHttpClient client(upstream, PublishedLimits(WattTime(1)), clock, "/login");
+  LimitedHttpClient client(upstream, PublishedLimits(WattTime(1)), clock);
   net::HttpRequest login;
   login.url = "http://127.0.0.1:1/login";
   // 100 logins pass (10 a second, the clock moved by the limiter's waits) ...
@@ -150,7 +150,7 @@ TEST(CallLimiter, MonthlyBudgetIsSpreadOverTheMonth) {
   config.type = ProviderType::kElectricityMaps;
   config.limits.monthly_budget = 3000;
   RecordingHttpClient upstream(clock);
-  LimitedHttpClient client(upstream, PublishedLimits(config), clock, "");
+  LimitedHttpClient client(upstream, PublishedLimits(config), clock);
   EXPECT_EQ(client.limiter().BudgetLeft(clock.Now()), 3000);
   net::HttpRequest request;
   request.url = "http://127.0.0.1:1/v3/carbon-intensity/latest?zone=DE";

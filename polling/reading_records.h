@@ -1,10 +1,10 @@
-// File: collector/reading_records.h
+// File: polling/reading_records.h
 //
 // The one translation between providers::Reading and cache::IntensityRecord
 // (providers/ and cache/ do not know each other), and from stored records to
 // the gCO2eq/kWh points the collector's readers answer with.
-#ifndef CARBONROUTE_COLLECTOR_READING_RECORDS_H_
-#define CARBONROUTE_COLLECTOR_READING_RECORDS_H_
+#ifndef CARBONROUTE_POLLING_READING_RECORDS_H_
+#define CARBONROUTE_POLLING_READING_RECORDS_H_
 
 #include <vector>
 
@@ -14,7 +14,7 @@
 #include "contract/intensity_series.h"
 #include "providers/reading.h"
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 
 // `reading` as a record of `series`: the series the poller asked for, whose
 // location is the grid location label even when the provider was called with
@@ -31,6 +31,6 @@ std::vector<ForecastPoint> IntensityPoints(const std::vector<cache::IntensityRec
 // provider's forecast.
 inline constexpr absl::Duration kCachedForecastSpan = absl::Hours(24 * 8);
 
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling
 
-#endif  // CARBONROUTE_COLLECTOR_READING_RECORDS_H_
+#endif  // CARBONROUTE_POLLING_READING_RECORDS_H_

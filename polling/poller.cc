@@ -1,4 +1,4 @@
-#include "collector/poller.h"
+#include "polling/poller.h"
 
 #include <spdlog/spdlog.h>
 
@@ -8,12 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "base/backoff.h"
 #include "base/time_weighted_mean.h"
-#include "collector/reading_records.h"
 #include "contract/forecast_windows.h"
 #include "contract/metric_labels.h"
+#include "polling/reading_records.h"
 #include "providers/http_status.h"
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 namespace {
 
 namespace label = metric_labels;
@@ -124,6 +124,16 @@ std::vector<std::string> Poller::Locations(const std::string& provider) const {
     for (const auto& [label, code] : it->second.codes) labels.push_back(label);
   }
   return labels;
+}
+
+std::vector<IntensitySeries> Poller::PolledSeries() const {
+  std::vector<IntensitySeries> polled;
+  for (const providers::Provider* provider : providers_) {
+    for (std::string& location : Locations(provider->name())) {
+      polled.push_back({provider->name(), std::move(location), provider->emissions_type()});
+    }
+  }
+  return polled;
 }
 
 Poller::SeriesPollState& Poller::StateOf(const IntensitySeries& series) {
@@ -503,4 +513,4 @@ void Poller::Run(Clock& clock, absl::Notification& stop,
   for (std::thread& thread : threads) thread.join();
 }
 
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling

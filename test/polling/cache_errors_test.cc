@@ -1,4 +1,4 @@
-#include "collector/cache_errors.h"
+#include "polling/cache_errors.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 namespace {
 
 namespace label = metric_labels;
@@ -107,4 +107,4 @@ TEST(CacheErrors, SuccessWithoutAFailureLogsNothing) {
 }
 
 }  // namespace
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling

@@ -1,4 +1,4 @@
-// File: collector/cache_errors.h
+// File: polling/cache_errors.h
 //
 // What the collector does with a failed cache operation (a full disk, an I/O
 // error, a file locked by another process): the poll goes on with what it
@@ -14,8 +14,8 @@
 //
 // Ownership: borrows the metrics, which must outlive this object.
 // Thread safety: all methods are safe to call concurrently.
-#ifndef CARBONROUTE_COLLECTOR_CACHE_ERRORS_H_
-#define CARBONROUTE_COLLECTOR_CACHE_ERRORS_H_
+#ifndef CARBONROUTE_POLLING_CACHE_ERRORS_H_
+#define CARBONROUTE_POLLING_CACHE_ERRORS_H_
 
 #include <cstdint>
 #include <set>
@@ -25,7 +25,7 @@
 #include "absl/synchronization/mutex.h"
 #include "exporter/collector_metrics.h"
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 
 class CacheErrors {
  public:
@@ -49,6 +49,6 @@ class CacheErrors {
   int64_t failures_since_first_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling
 
-#endif  // CARBONROUTE_COLLECTOR_CACHE_ERRORS_H_
+#endif  // CARBONROUTE_POLLING_CACHE_ERRORS_H_

@@ -1,6 +1,6 @@
-#include "collector/reading_records.h"
+#include "polling/reading_records.h"
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 
 cache::IntensityRecord ToRecord(const providers::Reading& reading, const IntensitySeries& series,
                                 absl::Time fetched_at) {
@@ -24,4 +24,4 @@ std::vector<ForecastPoint> IntensityPoints(const std::vector<cache::IntensityRec
   return points;
 }
 
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling

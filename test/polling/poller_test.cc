@@ -1,4 +1,4 @@
-#include "collector/poller.h"
+#include "polling/poller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 namespace {
 
 using testing::CountingProvider;
@@ -530,9 +530,9 @@ TEST_F(PollerTest, ARefusedRequestIsAConfigurationErrorNotAParseError) {
 }
 
 }  // namespace
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 namespace {
 
 TEST_F(PollerTest, FollowsLocationsGivenAtRunTime) {
@@ -578,9 +578,9 @@ TEST_F(PollerTest, FollowsLocationsGivenAtRunTime) {
 }
 
 }  // namespace
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 namespace {
 
 // A provider whose forecast covers the 24 hours from the current hour, as
@@ -635,9 +635,9 @@ TEST_F(PollerTest, AForecastShorterThanTheHorizonIsAskedAgainHourlyNotEveryQuart
 }
 
 }  // namespace
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 namespace {
 
 TEST_F(PollerTest, AgesAreTrueAtEveryScrapeThroughALongPause) {
@@ -675,4 +675,4 @@ TEST_F(PollerTest, AgesAreTrueAtEveryScrapeThroughALongPause) {
 }
 
 }  // namespace
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling

@@ -1,4 +1,4 @@
-// File: collector/poller.h
+// File: polling/poller.h
 //
 // The collector's caching policy and poll loop. For every (provider, location):
 //
@@ -52,8 +52,8 @@
 // Ownership: borrows the providers, store and metrics; all must outlive the Poller.
 // Thread safety: PollOnce/Run from one thread at a time; Run polls the
 // providers on threads of its own.
-#ifndef CARBONROUTE_COLLECTOR_POLLER_H_
-#define CARBONROUTE_COLLECTOR_POLLER_H_
+#ifndef CARBONROUTE_POLLING_POLLER_H_
+#define CARBONROUTE_POLLING_POLLER_H_
 
 #include <array>
 #include <cstdint>
@@ -70,12 +70,12 @@
 #include "base/clock.h"
 #include "base/progress_monitor.h"
 #include "cache/reading_store.h"
-#include "collector/cache_errors.h"
 #include "config/collector_config.h"
 #include "exporter/collector_metrics.h"
+#include "polling/cache_errors.h"
 #include "providers/provider.h"
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 
 // Why a series is not called now. A series is kOk when nothing pauses it.
 enum class SeriesState { kOk, kBackoff, kRateLimited, kConfigurationError };
@@ -149,6 +149,9 @@ class Poller {
                             int unmapped_nodes = 0);
   // The series labels `provider` polls now (empty for an unknown provider). Any thread.
   std::vector<std::string> Locations(const std::string& provider) const;
+  // Every series polled now: each provider in configuration order × the
+  // locations it polls (sorted), with its emissions type. Any thread.
+  std::vector<IntensitySeries> PolledSeries() const;
 
   // The earliest time the provider may be called again for any location
   // (InfinitePast if not paused).
@@ -239,6 +242,6 @@ class Poller {
 // "unavailable", "rate_limited", "unauthenticated", "permission_denied", "not_in_plan" or "error".
 std::string OutcomeLabel(const absl::Status& status);
 
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling
 
-#endif  // CARBONROUTE_COLLECTOR_POLLER_H_
+#endif  // CARBONROUTE_POLLING_POLLER_H_

@@ -1,8 +1,8 @@
-#include "collector/cache_errors.h"
+#include "polling/cache_errors.h"
 
 #include "spdlog/spdlog.h"
 
-namespace carbonroute::collector {
+namespace carbonroute::polling {
 
 void CacheErrors::Failed(const std::string& operation, const absl::Status& status) {
   metrics_.CountCacheError(operation);
@@ -39,4 +39,4 @@ bool CacheErrors::failing() const {
   return !failing_.empty();
 }
 
-}  // namespace carbonroute::collector
+}  // namespace carbonroute::polling
