@@ -362,6 +362,33 @@ TEST(KarmadaController, AClusterBeyondMaxRttIsNeverChosenAndItsStatusSaysTheRtt)
   EXPECT_EQ(status["observedGeneration"], 1);
 }
 
+// Clusters given as {location: <cloud region>} (rank, window and the SDK API
+// take regions where locations go): a region is a region for RTT too, so the
+// limit from the origin region is checked, not failed as "no RTT".
+TEST(KarmadaController, AClusterWhoseLocationIsARegionGetsThatRegionsRtt) {
+  Harness h;
+  h.intensity["ES"] = 5;  // the cleanest, 28 ms from Belgium: beyond the limit
+  h.api.PutObject("propagationpolicies", NginxPropagation());
+  h.api.PutObject("carbonplacementpolicies", OwnPolicy(R"({
+    "targetRef": {"kind": "PropagationPolicy", "name": "nginx-propagation"},
+    "desiredClusters": 1, "origin": "europe-west1", "maxRttMs": 20,
+    "clusters": [{"name": "member-paris", "location": "europe-west9"},
+                 {"name": "member-madrid", "location": "europe-southwest1"},
+                 {"name": "member-frankfurt", "location": "europe-west3"}]})"));
+  h.Controller()->RunOnce();
+  EXPECT_EQ(h.ClusterNames(), Json::parse(R"(["member-paris"])"));
+  const Json status = h.Status("carbonplacementpolicies", "web");
+  EXPECT_EQ(Harness::Condition(status, "Ready"), "True Placed");
+  for (const Json& cluster : status["clusters"]) {
+    if (cluster["name"] == "member-madrid") {
+      EXPECT_EQ(cluster["isValid"], false);
+      EXPECT_EQ(cluster["rttMs"], 28);
+      EXPECT_THAT(cluster["reason"].get<std::string>(), Not(HasSubstr("no RTT")));
+    }
+    if (cluster["name"] == "member-paris") EXPECT_EQ(cluster["rttMs"], 8);
+  }
+}
+
 TEST(KarmadaController, ToleranceAndMinStayHoldAPlacementThroughASmallChangeAndMoveOnALargeOne) {
   Harness h;
   h.intensity = {{"FR", 100}, {"ES", 120}};

@@ -159,6 +159,27 @@ TEST_F(KedaPublisherTest, AnUnknownLocationOrAnUnreadableCacheIsAFailureAndNothi
   EXPECT_EQ(ConfigMap()["data"]["minForecast"], "340.000000");  // what was written stays
 }
 
+// Run() waits on the Clock (the controller loop), not in real time: a minute
+// of passes, one every `interval` and at each Lease renewal, returns at once.
+TEST_F(KedaPublisherTest, RunPassesEveryIntervalOnTheClock) {
+  KedaPublisherOptions options = Options("replica-a");
+  options.interval = absl::Seconds(10);
+  KedaPublisher publisher(std::move(options), kube_, data_, clock_);
+  const absl::Time start = clock_.Now();
+  clock_.StopAt(start + absl::Minutes(1));
+  absl::Notification stop;
+  publisher.Run(stop);
+  EXPECT_TRUE(publisher.leading());
+  EXPECT_EQ(Calls("POST"), 1);  // written once, then unchanged
+  int lease_renewals = 0;
+  for (const testing::FakeApiCall& call : api_.calls()) {
+    lease_renewals += call.method == "PUT" && absl::StrContains(call.target, "/leases/");
+  }
+  // The 15 s Lease is renewed every 5 s: 11 renewals after taking it in a minute.
+  EXPECT_EQ(lease_renewals, 11);
+  EXPECT_GE(clock_.waits(), 11);
+}
+
 // The value of the exposition line that starts with `series`; NaN when none does.
 double SeriesValue(const std::string& page, const std::string& series) {
   for (absl::string_view line : absl::StrSplit(page, '\n')) {
