@@ -7,6 +7,13 @@ deps`). The record lives outside the clone (~/.cache/carbonroute-tidy, or
 $CARBONROUTE_TIDY_CACHE), so a fresh clone of an unchanged tree skips every
 unit. Only passes are remembered: a finding is reported again on every run.
 
+A unity build (CMake's Unity/unity_N_cxx.cxx, scripts/check-sanitizers
+address builds so) is checked file by file all the same: each .cc a unity
+unit includes becomes a unit of its own, with the unity unit's compile
+command and, for the digest, the unity unit's recorded headers (a superset of
+the file's). The expanded compile database is written to BUILD_DIR/tidy/.
+A file compiled alone that misses an include fails there, as a compile error.
+
 Usage: tidy_cached.py BUILD_DIR FOLDER_REGEX    (run from the repository root)
 Exits 1 after printing every finding; prints how many units ran and how many
 were skipped.
@@ -20,6 +27,27 @@ import subprocess
 import sys
 
 
+def expand_unity(units, objects):
+    """Each .cc of a unity unit as a unit of its own (see above); others as they
+    are. `objects` receives each expanded file's unity object (whose recorded
+    headers stand for the file's)."""
+    expanded = []
+    for unit in units:
+        source = unit["file"]
+        if not re.search(r"/Unity/unity_\d+_cxx\.cxx$", source):
+            expanded.append(unit)
+            continue
+        output = re.search(r" -o (\S+)", unit["command"]).group(1)
+        with open(source) as f:
+            included = re.findall(r'^#include "(/[^"]+\.cc)"$', f.read(), re.MULTILINE)
+        for path in included:
+            command = unit["command"].replace(" -c " + source, " -c " + path)
+            command = command.replace(" -o " + output, " -o " + output + "." + os.path.basename(path) + ".o")
+            expanded.append({"directory": unit["directory"], "command": command, "file": path})
+            objects[path] = output
+    return expanded
+
+
 def main():
     build, folders = sys.argv[1], sys.argv[2]
     root = os.getcwd()
@@ -27,9 +55,14 @@ def main():
     cache = os.environ.get("CARBONROUTE_TIDY_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "carbonroute-tidy")
     os.makedirs(cache, exist_ok=True)
-    units = json.load(open(os.path.join(build, "compile_commands.json")))
+    objects = {}
+    units = expand_unity(json.load(open(os.path.join(build, "compile_commands.json"))), objects)
     pattern = re.compile(re.escape(root) + r"/(" + folders + r")/.*\.cc$")
     units = [u for u in units if pattern.match(u["file"])]
+    database = os.path.join(build, "tidy")
+    os.makedirs(database, exist_ok=True)
+    with open(os.path.join(database, "compile_commands.json"), "w") as f:
+        json.dump(units, f, indent=1)
 
     deps = {}
     text = subprocess.run(["ninja", "-C", build, "-t", "deps"], capture_output=True, text=True,
@@ -63,8 +96,9 @@ def main():
         h = hashlib.sha256()
         h.update((version + config + local(unit["command"] if "command" in unit
                                            else " ".join(unit["arguments"]))).encode())
-        output = re.search(r" -o (\S+)", unit.get("command", ""))
-        unit_deps = deps.get(output.group(1)) if output else None
+        output = objects.get(unit["file"]) or (
+            re.search(r" -o (\S+)", unit.get("command", "")) or [None, None])[1]
+        unit_deps = deps.get(output) if output else None
         if not unit_deps:  # not built yet: no record of its headers, so always run it
             todo.append((unit, None))
             continue
@@ -80,7 +114,7 @@ def main():
 
     def run(item):
         unit, key = item
-        done = subprocess.run(["clang-tidy", "--quiet", "-p", build, unit["file"]],
+        done = subprocess.run(["clang-tidy", "--quiet", "-p", database, unit["file"]],
                               capture_output=True, text=True)
         findings = [l for l in (done.stdout + done.stderr).splitlines()
                     if re.search(r"(warning|error): ", l)]
