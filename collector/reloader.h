@@ -2,8 +2,9 @@
 //
 // SIGHUP for carbonroute-collector: reads the configuration file again,
 // applies the command line's node overrides to it, and hands it to the
-// attached target (CollectorDaemon::ReloadPeers). A file that no longer loads,
-// or a configuration the target refuses, is logged and changes nothing.
+// attached target (CollectorDaemon::ReloadPeers: collector/peer_set.h's). A
+// file that no longer loads, or a configuration the target refuses, is logged
+// and changes nothing.
 //
 // Ownership: borrows the attached target, which must stay alive until
 // Attach(nullptr) returns.

@@ -8,7 +8,7 @@
 //
 // One pass (RunOnce), at the clock's now:
 //   1. with a Lease (kube/lease_election.h), acts only while leading;
-//   2. every `resync`, and within kWatchLatency of a watched change (a policy
+//   2. every `resync`, and within kube::kWatchLatency of a watched change (a policy
 //      of either kind, a PropagationPolicy or ClusterPropagationPolicy:
 //      kube/change_watch.h from the lists' versions), lists both policy kinds
 //      and both target kinds (a kind whose CRD is not installed, 404, lists

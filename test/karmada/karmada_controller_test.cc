@@ -385,7 +385,9 @@ TEST(KarmadaController, AClusterWhoseLocationIsARegionGetsThatRegionsRtt) {
       EXPECT_EQ(cluster["rttMs"], 28);
       EXPECT_THAT(cluster["reason"].get<std::string>(), Not(HasSubstr("no RTT")));
     }
-    if (cluster["name"] == "member-paris") EXPECT_EQ(cluster["rttMs"], 8);
+    if (cluster["name"] == "member-paris") {
+      EXPECT_EQ(cluster["rttMs"], 8);
+    }
   }
 }
 
