@@ -107,7 +107,6 @@ absl::Status CollectorDaemon::BuildDiscovery(const CollectorConfig& config, cons
   absl::StatusOr<RegionLocations> regions = DiscoveryRegionLocations(config, data);
   if (!regions.ok()) return regions.status();
   region_locations_ = *std::move(regions);
-  peers_->SetRegionLocations(region_locations_);
   absl::StatusOr<RegionCoordinates> coordinates = DiscoveryRegionCoordinates(config, data);
   if (!coordinates.ok()) return coordinates.status();
   region_coordinates_ = *std::move(coordinates);
@@ -121,7 +120,7 @@ absl::Status CollectorDaemon::BuildDiscovery(const CollectorConfig& config, cons
       discovery::DiscoveryOptionsFrom(config.rtt.kubernetes, std::move(endpoint), config.node.name),
       *discovery_http_, clock_,
       [this](const std::vector<kube::KubeNode>& nodes, const std::optional<kube::KubeNode>& self) {
-        peers_->OnDiscovered(nodes, self);
+        peers_->OnDiscovered(nodes, self, region_locations_);
         carbon_->FollowNodeLocations(nodes, region_locations_, region_coordinates_);
       });
   return absl::OkStatus();

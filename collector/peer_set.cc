@@ -89,11 +89,6 @@ absl::Status PeerSet::StartProber(const CollectorConfig& config, ProgressMonitor
   return absl::OkStatus();
 }
 
-void PeerSet::SetRegionLocations(RegionLocations regions) {
-  absl::MutexLock lock(&mutex_);
-  region_locations_ = std::move(regions);
-}
-
 void PeerSet::ApplyIdentity(const NodeConfig& node) {
   if (node.region == node_.region && node.zone == node_.zone && node.location == node_.location) {
     return;
@@ -124,10 +119,11 @@ void PeerSet::ApplyIdentity(const NodeConfig& node) {
 }
 
 void PeerSet::OnDiscovered(const std::vector<kube::KubeNode>& nodes,
-                           const std::optional<kube::KubeNode>& self) {
+                           const std::optional<kube::KubeNode>& self,
+                           const RegionLocations& regions) {
   absl::MutexLock lock(&mutex_);
-  if (self) ApplyIdentity(IdentityFromNode(node_, *self, region_locations_));
-  std::vector<PeerConfig> peers = DiscoveredPeers(node_, nodes, rtt_, region_locations_);
+  if (self) ApplyIdentity(IdentityFromNode(node_, *self, regions));
+  std::vector<PeerConfig> peers = DiscoveredPeers(node_, nodes, rtt_, regions);
   if (nodes.size() != discovered_nodes_ || peers.size() != discovered_peers_.size()) {
     const auto virtual_nodes = std::count_if(
         nodes.begin(), nodes.end(), [](const kube::KubeNode& n) { return n.virtual_node; });

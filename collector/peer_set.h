@@ -43,11 +43,10 @@ class PeerSet {
                                                          exporter::CollectorMetrics& metrics,
                                                          ProgressMonitor& progress);
 
-  // The discovery's region → location map (before the discovery runs).
-  void SetRegionLocations(RegionLocations regions);
-  // The discovery's listener: this node's identity (`self`, its Node), then the peers.
+  // The discovery's listener: this node's identity (`self`, its Node), then the
+  // peers; `regions` is the discovery's region → location map.
   void OnDiscovered(const std::vector<kube::KubeNode>& nodes,
-                    const std::optional<kube::KubeNode>& self);
+                    const std::optional<kube::KubeNode>& self, const RegionLocations& regions);
 
   // Applies a reloaded configuration's `rtt.peers` (SIGHUP), merged with the
   // discovered Nodes: peers added are probed, peers removed have their series
@@ -84,7 +83,6 @@ class PeerSet {
   bool icmp_sockets_ = false;                          // whether transport_ opened ICMP sockets
   std::unique_ptr<prober::Prober> prober_;             // null without probed peers
   mutable absl::Mutex mutex_;
-  RegionLocations region_locations_ ABSL_GUARDED_BY(mutex_);
   NodeConfig node_ ABSL_GUARDED_BY(mutex_);
   std::vector<PeerConfig> configured_peers_ ABSL_GUARDED_BY(mutex_);
   std::vector<PeerConfig> discovered_peers_ ABSL_GUARDED_BY(mutex_);

@@ -26,6 +26,9 @@ import re
 import subprocess
 import sys
 
+# A CMake unity unit: it #includes its .cc files by absolute path.
+UNITY_SOURCE = re.compile(r"/Unity/unity_\d+_cxx\.cxx$")
+
 
 def expand_unity(units, objects):
     """Each .cc of a unity unit as a unit of its own (see above); others as they
@@ -34,7 +37,7 @@ def expand_unity(units, objects):
     expanded = []
     for unit in units:
         source = unit["file"]
-        if not re.search(r"/Unity/unity_\d+_cxx\.cxx$", source):
+        if not UNITY_SOURCE.search(source):
             expanded.append(unit)
             continue
         output = re.search(r" -o (\S+)", unit["command"]).group(1)
@@ -85,7 +88,7 @@ def main():
             try:
                 with open(path, "rb") as f:
                     content = f.read()
-                if re.search(r"/Unity/unity_\d+_cxx\.cxx$", path):
+                if UNITY_SOURCE.search(path):
                     # A unity unit #includes its files by absolute path: the
                     # clone's, which must not change the digest.
                     content = local(content.decode()).encode()
