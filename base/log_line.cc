@@ -4,8 +4,6 @@
 #include "base/json_escape.h"
 
 namespace carbonroute {
-namespace {}  // namespace
-
 std::optional<LogFormat> ParseLogFormat(absl::string_view text) {
   if (text == "logfmt") return LogFormat::kLogfmt;
   if (text == "json") return LogFormat::kJson;
@@ -53,13 +51,6 @@ std::string FormatLogLine(LogFormat format, absl::Time time, LogLevel level,
   AppendJsonEscaped(line, message);
   line += "\"\n";
   return line;
-}
-
-void LineLogger::Log(LogLevel level, absl::string_view message) {
-  if (level < min_level_ || min_level_ == LogLevel::kOff) return;
-  const std::string line = FormatLogLine(format_, clock_.Now(), level, message);
-  absl::MutexLock lock(&mutex_);
-  out_ << line << std::flush;
 }
 
 }  // namespace carbonroute

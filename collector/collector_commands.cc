@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "base/data_files.h"
 #include "base/stop_signals.h"
+#include "cli/logging.h"
 #include "collector/collector_daemon.h"
 #include "config/load_collector_config.h"
 
@@ -74,8 +75,7 @@ int RunCollector(const CollectorFlags& flags) {
   if (!read) return 2;
   CollectorConfig& config = read->config;
   const std::optional<LogLevel> level = flags.daemon.log_level();
-  spdlog::set_level(
-      spdlog::level::from_str(level ? std::string(LogLevelName(*level)) : config.log_level));
+  cli::SetLogLevel(level ? *level : ParseLogLevel(config.log_level).value_or(LogLevel::kInfo));
   if (!flags.daemon.listen_address().empty()) config.listen_address = flags.daemon.listen_address();
 
   Reloader reloader(flags.config_path, flags.node);

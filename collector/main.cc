@@ -1,8 +1,6 @@
 // carbonroute-collector: parses the flags, sets up logging, then checks a configuration
 // (--check-config) or runs the daemon (collector/collector_commands.h).
 #include <malloc.h>
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -11,39 +9,8 @@
 #include "base/log_line.h"
 #include "base/open_file_limit.h"
 #include "base/usage.h"
+#include "cli/logging.h"
 #include "collector/collector_commands.h"
-
-namespace {
-
-// spdlog's lines in the format Prometheus exporters write (base/log_line.h).
-class LineFormatter final : public spdlog::formatter {
- public:
-  explicit LineFormatter(carbonroute::LogFormat format) : format_(format) {}
-  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
-    carbonroute::LogLevel level = carbonroute::LogLevel::kError;  // err, critical
-    if (msg.level == spdlog::level::trace) {
-      level = carbonroute::LogLevel::kTrace;
-    } else if (msg.level == spdlog::level::debug) {
-      level = carbonroute::LogLevel::kDebug;
-    } else if (msg.level == spdlog::level::info) {
-      level = carbonroute::LogLevel::kInfo;
-    } else if (msg.level == spdlog::level::warn) {
-      level = carbonroute::LogLevel::kWarn;
-    }
-    const std::string line =
-        carbonroute::FormatLogLine(format_, absl::FromChrono(msg.time), level,
-                                   absl::string_view(msg.payload.data(), msg.payload.size()));
-    dest.append(line.data(), line.data() + line.size());
-  }
-  std::unique_ptr<spdlog::formatter> clone() const override {
-    return std::make_unique<LineFormatter>(format_);
-  }
-
- private:
-  const carbonroute::LogFormat format_;
-};
-
-}  // namespace
 
 // An exception escaping main (a library failing at start-up) ends the process
 // with its message, which is what should happen then.
@@ -94,8 +61,9 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
     }
     return carbonroute::UsageExitCode(app.exit(e));  // every usage error exits 2
   }
-  spdlog::set_default_logger(spdlog::stderr_logger_mt("carbonroute"));
-  spdlog::set_formatter(std::make_unique<LineFormatter>(flags.daemon.log_format()));
+  // The level is set again once the configuration file is read (its log_level).
+  carbonroute::cli::InstallLogger(flags.daemon.log_format(),
+                                  flags.daemon.log_level().value_or(carbonroute::LogLevel::kInfo));
   if (!flags.check_config_path.empty()) {
     return carbonroute::collector::CheckConfig(flags, std::cout, std::cerr);
   }

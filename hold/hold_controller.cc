@@ -1,5 +1,7 @@
 #include "hold/hold_controller.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -46,13 +48,11 @@ kube::ControllerLoopOptions LoopOptions(const HoldControllerOptions& options) {
 
 HoldController::HoldController(HoldControllerOptions options, const kube::KubeClient& api,
                                ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
-                               LineLogger& log, kube::LeaseElection* lease,
-                               const kube::EventRecorder* events)
+                               kube::LeaseElection* lease, const kube::EventRecorder* events)
     : options_(std::move(options)),
       api_(api),
       source_(forecasts),
       metrics_(metrics),
-      log_(log),
       events_(events),
       loop_(LoopOptions(options_), api, clock, *this, lease) {}
 
@@ -63,8 +63,8 @@ absl::StatusOr<kube::ListedVersions> HoldController::List(absl::Time /*now*/) {
     absl::StatusOr<ObjectList> objects = ListHeld(api_, kind, options_.selector);
     if (!objects.ok()) {
       metrics_.Error("list");
-      log_.Warn(absl::StrCat("hold: listing ", KindName(kind), "s: ", objects.status().message(),
-                             "; keeping the ", objects_.size(), " objects known"));
+      spdlog::warn(absl::StrCat("hold: listing ", KindName(kind), "s: ", objects.status().message(),
+                                "; keeping the ", objects_.size(), " objects known"));
       return objects.status();
     }
     versions[std::string(CollectionPath(kind))] = objects->resource_version;
@@ -84,8 +84,8 @@ void HoldController::RefreshForecasts(const std::set<std::string>& needed, absl:
       forecasts_[location] = *std::move(points);
     } else {
       metrics_.Error("forecast");
-      log_.Warn(absl::StrCat("hold: forecast for ", location, ": ", points.status().message(),
-                             forecasts_.contains(location) ? "; keeping the last one" : ""));
+      spdlog::warn(absl::StrCat("hold: forecast for ", location, ": ", points.status().message(),
+                                forecasts_.contains(location) ? "; keeping the last one" : ""));
     }
   }
 }
@@ -187,16 +187,16 @@ void HoldController::Apply(Action& action, absl::Time now) {
   const HoldPlan& plan = action.plan;
   const absl::StatusOr<net::HttpResponse>& response = action.response;
   if (response.ok() && response->status == 404) {
-    log_.Info(absl::StrCat("hold: ", object.Describe(), " was deleted while held: forgotten"));
+    spdlog::info(absl::StrCat("hold: ", object.Describe(), " was deleted while held: forgotten"));
     object.uid.clear();  // dropped by RunOnce
     return;
   }
   if (!response.ok() || response->status != 200) {
     metrics_.Error("patch");
-    log_.Warn(absl::StrCat("hold: ", object.Describe(), ": ",
-                           response.ok()
-                               ? kube::ApiError("PATCH", object.Path(), *response).message()
-                               : response.status().message()));
+    spdlog::warn(absl::StrCat("hold: ", object.Describe(), ": ",
+                              response.ok()
+                                  ? kube::ApiError("PATCH", object.Path(), *response).message()
+                                  : response.status().message()));
     loop_.ListBy(now + kube::kListRetry);  // it may have changed: look again
     return;
   }
@@ -205,7 +205,7 @@ void HoldController::Apply(Action& action, absl::Time now) {
     if (action.first_plan && action.at_creation) {
       object.annotations[kCreationIntensityAnnotation] = AnnotationIntensity(*action.at_creation);
     }
-    log_.Info(
+    spdlog::info(
         absl::StrCat("hold: ", object.Describe(), " held until ", AnnotationTime(plan.release_at),
                      " in ", plan.location, " (expected ",
                      plan.expected_intensity ? AnnotationIntensity(*plan.expected_intensity) : "?",
@@ -213,12 +213,12 @@ void HoldController::Apply(Action& action, absl::Time now) {
     return;
   }
   if (plan.reason == ReleaseReason::kInvalid || plan.reason == ReleaseReason::kNoForecast) {
-    log_.Warn(absl::StrCat("hold: ", object.Describe(), " released at once (",
-                           ReasonName(plan.reason), "): ", plan.detail));
+    spdlog::warn(absl::StrCat("hold: ", object.Describe(), " released at once (",
+                              ReasonName(plan.reason), "): ", plan.detail));
   }
   if (!action.event.ok()) {
     metrics_.Error("event");
-    log_.Warn(
+    spdlog::warn(
         absl::StrCat("hold: ", object.Describe(), ": its release Event: ", action.event.message()));
   }
   const std::optional<double>& at_release = plan.intensity_if_now;
@@ -227,7 +227,7 @@ void HoldController::Apply(Action& action, absl::Time now) {
   if (action.at_creation && at_release) avoided = *action.at_creation - *at_release;
   metrics_.Released(object.kind, plan.reason, now - object.created, avoided);
   releases_.push_back({object.Describe(), now, plan, action.at_creation});
-  log_.Info(absl::StrCat(
+  spdlog::info(absl::StrCat(
       "hold: ", object.Describe(), " released (", ReasonName(plan.reason), ")",
       at_release ? absl::StrCat(" at ", AnnotationIntensity(*at_release), " gCO2eq/kWh") : ""));
 }
@@ -279,7 +279,7 @@ void HoldController::Reconcile(const kube::ControllerPass& pass) {
       cluster_ = *std::move(cluster);
     } else {
       metrics_.Error("forecast");
-      log_.Warn(absl::StrCat("hold: the cluster's locations: ", cluster.status().message()));
+      spdlog::warn(absl::StrCat("hold: the cluster's locations: ", cluster.status().message()));
     }
   }
   if (needs_cluster) needed.insert(cluster_.begin(), cluster_.end());
@@ -295,7 +295,7 @@ void HoldController::Reconcile(const kube::ControllerPass& pass) {
     if (object.annotations.contains(kReleasedAtAnnotation)) continue;
     if (!object.held()) {
       if (reported_.insert(object.uid).second) {
-        log_.Warn(absl::StrCat(
+        spdlog::warn(absl::StrCat(
             "hold: ", object.Describe(), " opted in but is not held (",
             object.kind == HeldKind::kJob
                 ? "create it with spec.suspend: true"

@@ -37,7 +37,7 @@
 // its latest start.
 //
 // Ownership: borrows every argument. Thread safety: RunOnce/Run on one
-// thread; healthy() from any.
+// thread; healthy() from any. Logs through spdlog's default logger (cli/logging.h).
 #ifndef CARBONROUTE_HOLD_HOLD_CONTROLLER_H_
 #define CARBONROUTE_HOLD_HOLD_CONTROLLER_H_
 
@@ -51,7 +51,6 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
-#include "base/log_line.h"
 #include "hold/forecast_source.h"
 #include "hold/held_object.h"
 #include "hold/hold_metrics.h"
@@ -90,7 +89,7 @@ class HoldController final : private kube::Reconciler {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
   HoldController(HoldControllerOptions options, const kube::KubeClient& api,
-                 ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics, LineLogger& log,
+                 ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
                  kube::LeaseElection* lease = nullptr, const kube::EventRecorder* events = nullptr);
 
   void RunOnce() { loop_.RunOnce(); }
@@ -128,7 +127,6 @@ class HoldController final : private kube::Reconciler {
   const kube::KubeClient& api_;
   ForecastSource& source_;
   HoldMetrics& metrics_;
-  LineLogger& log_;
   const kube::EventRecorder* const events_;
   kube::ControllerLoop loop_;
 

@@ -1,5 +1,7 @@
 #include "karmada/karmada_controller.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -41,13 +43,11 @@ Condition Ready(bool ready, std::string reason, std::string message) {
 
 KarmadaController::KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
                                      ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
-                                     LineLogger& log, kube::LeaseElection* lease,
-                                     const kube::EventRecorder* events)
+                                     kube::LeaseElection* lease, const kube::EventRecorder* events)
     : options_(options),
       api_(api),
       load_model_(std::move(load_model)),
       metrics_(metrics),
-      log_(log),
       events_(events),
       loop_(LoopOptions(options_), api, clock, *this, lease) {}
 
@@ -73,13 +73,13 @@ bool KarmadaController::ListInto(Listed& listed) {
     }
     if (absl::IsNotFound(result.status())) {  // the CRD is not installed: nothing of the kind
       if (absent_kinds_said_.insert(path).second) {
-        log_.Info(absl::StrCat("karmada: ", path, " answered 404 (", kind,
-                               "'s CRD is not installed): none of them"));
+        spdlog::info(absl::StrCat("karmada: ", path, " answered 404 (", kind,
+                                  "'s CRD is not installed): none of them"));
       }
       return true;
     }
     metrics_.Error("list");
-    log_.Warn(absl::StrCat("karmada: listing ", kind, ": ", result.status().message()));
+    spdlog::warn(absl::StrCat("karmada: listing ", kind, ": ", result.status().message()));
     return false;
   };
   for (PolicyKind kind :
@@ -152,7 +152,8 @@ void KarmadaController::Event(const CarbonPolicy& policy, kube::EventType type,
       reason, message, now);
   if (!recorded.ok()) {
     metrics_.Error("event");
-    log_.Warn(absl::StrCat("karmada: an Event on ", policy.Describe(), ": ", recorded.message()));
+    spdlog::warn(
+        absl::StrCat("karmada: an Event on ", policy.Describe(), ": ", recorded.message()));
   }
 }
 
@@ -168,8 +169,8 @@ void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice
       written_status_[policy.uid] = patch;
     } else {
       metrics_.Error("status");
-      log_.Warn(absl::StrCat("karmada: writing the status of ", policy.Describe(), ": ",
-                             written.status().message()));
+      spdlog::warn(absl::StrCat("karmada: writing the status of ", policy.Describe(), ": ",
+                                written.status().message()));
     }
   }
   // A problem (Ready False) is an Event once, when it starts or changes.
@@ -179,7 +180,7 @@ void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice
       problem = absl::StrCat(condition.reason, ": ", condition.message);
       if (problem_said_[policy.uid] != problem) {
         Event(policy, kube::EventType::kWarning, condition.reason, condition.message, now);
-        log_.Warn(absl::StrCat("karmada: ", policy.Describe(), ": ", problem));
+        spdlog::warn(absl::StrCat("karmada: ", policy.Describe(), ": ", problem));
       }
     }
   }
@@ -269,7 +270,7 @@ void KarmadaController::ReconcilePolicy(const CarbonPolicy& policy, const Listed
     if (choice.changed) {
       Event(policy, kube::EventType::kNormal, "CarbonPlacementMoved",
             absl::StrCat(target_name, ": ", choice.message), now);
-      log_.Info(
+      spdlog::info(
           absl::StrCat("karmada: ", policy.Describe(), ": ", target_name, " ", choice.message));
     }
   }
@@ -301,7 +302,7 @@ void KarmadaController::Reconcile(const kube::ControllerPass& pass) {
   model_sources::LoadedModel loaded = load_model_(now);
   for (const absl::Status& error : loaded.errors) {
     metrics_.Error("model");
-    log_.Warn(absl::StrCat("karmada: model source: ", error.message()));
+    spdlog::warn(absl::StrCat("karmada: model source: ", error.message()));
   }
   if (loaded.model == nullptr) {
     loaded.model = std::make_shared<const placement::PlacementModel>(placement::PlacementFacts{});

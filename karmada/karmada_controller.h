@@ -32,7 +32,7 @@
 // in the DataMissing condition.
 //
 // Ownership: borrows every argument. Thread safety: RunOnce/Run on one
-// thread; healthy() from any.
+// thread; healthy() from any. Logs through spdlog's default logger (cli/logging.h).
 #ifndef CARBONROUTE_KARMADA_KARMADA_CONTROLLER_H_
 #define CARBONROUTE_KARMADA_KARMADA_CONTROLLER_H_
 
@@ -46,7 +46,6 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
-#include "base/log_line.h"
 #include "karmada/carbon_policy.h"
 #include "karmada/karmada_metrics.h"
 #include "karmada/placement_choice.h"
@@ -78,7 +77,7 @@ class KarmadaController final : private kube::Reconciler {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
   KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
-                    ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics, LineLogger& log,
+                    ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
                     kube::LeaseElection* lease = nullptr,
                     const kube::EventRecorder* events = nullptr);
   ~KarmadaController() override;
@@ -111,7 +110,6 @@ class KarmadaController final : private kube::Reconciler {
   const kube::KubeClient& api_;
   const ModelLoader load_model_;
   KarmadaMetrics& metrics_;
-  LineLogger& log_;
   const kube::EventRecorder* const events_;
 
   std::unique_ptr<Listed> listed_;                     // the last successful lists

@@ -1,5 +1,7 @@
 #include "scheduler-lite/hold_command.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "base/data_files.h"
 #include "base/log_line.h"
 #include "cli/daemon_flags.h"
+#include "cli/logging.h"
 #include "contract/region_locations.h"
 #include "exporter/metrics_page.h"
 #include "hold/forecast_source.h"
@@ -109,8 +112,7 @@ int HoldSubcommand::Run(ProgramContext& c) {
   options_.region_locations = {regions->begin(), regions->end()};
   kube::KubeConnection connection;
   if (!kube_.Resolve(connection, c.err)) return 2;
-  LineLogger log(c.err, daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo),
-                 c.clock);
+  cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
   const kube::KubeClient api(connection, c.http);
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
   auto registry = std::make_shared<prometheus::Registry>();
@@ -118,7 +120,7 @@ int HoldSubcommand::Run(ProgramContext& c) {
   std::optional<kube::LeaseElection> election;
   if (lease_.enabled()) election.emplace(lease_.options(), api);
   const kube::EventRecorder events(api, "carbonroute-hold", lease_.options().identity);
-  hold::HoldController controller(options_, api, forecasts, c.clock, metrics, log,
+  hold::HoldController controller(options_, api, forecasts, c.clock, metrics,
                                   election ? &*election : nullptr, &events);
 
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
@@ -132,14 +134,14 @@ int HoldSubcommand::Run(ProgramContext& c) {
                     : "no successful list of Jobs and Pods in the last three resyncs";
        }});
   if (!server.ok()) {
-    log.Error(server.status().message());
+    spdlog::error(std::string(server.status().message()));
     return 1;
   }
-  log.Info(absl::StrCat("holding objects selected by ", options_.selector, " from ",
-                        connection.Describe(), "; metrics on ", ServerUrl(web, listen, **server),
-                        lease_.Describe()));
+  spdlog::info(absl::StrCat("holding objects selected by ", options_.selector, " from ",
+                            connection.Describe(), "; metrics on ",
+                            ServerUrl(web, listen, **server), lease_.Describe()));
   controller.Run(c.signals->stop());
-  log.Info("stopped");
+  spdlog::info("stopped");
   return 0;
 }
 

@@ -1,9 +1,12 @@
 #include "scheduler-lite/karmada_command.h"
 
+#include <spdlog/spdlog.h>
+
 #include "absl/strings/str_cat.h"
 #include "base/data_files.h"
 #include "base/log_line.h"
 #include "cli/daemon_flags.h"
+#include "cli/logging.h"
 #include "karmada/karmada_controller.h"
 #include "karmada/karmada_metrics.h"
 #include "kube/event_recorder.h"
@@ -103,8 +106,7 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
   if (!sources_.Resolve(sources, c.err)) return 1;
   kube::KubeConnection connection;
   if (!kube_.Resolve(connection, c.err)) return 2;
-  LineLogger log(c.err, daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo),
-                 c.clock);
+  cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
   const kube::KubeClient api(connection, c.http);
   auto registry = std::make_shared<prometheus::Registry>();
   karmada::KarmadaMetrics metrics(*registry);
@@ -115,7 +117,7 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
   karmada::KarmadaController controller(
       options_, api,
       [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
-      c.clock, metrics, log, election ? &*election : nullptr, &events);
+      c.clock, metrics, election ? &*election : nullptr, &events);
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
       {.listen_address = listen,
        .web = &web,
@@ -127,14 +129,14 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
                     : "no successful list of the Karmada policies in the last three resyncs";
        }});
   if (!server.ok()) {
-    log.Error(server.status().message());
+    spdlog::error(std::string(server.status().message()));
     return 1;
   }
-  log.Info(absl::StrCat("placing Karmada policies on ", connection.Describe(), " every ",
-                        absl::FormatDuration(options_.resync), "; metrics on ",
-                        ServerUrl(web, listen, **server), lease_.Describe()));
+  spdlog::info(absl::StrCat("placing Karmada policies on ", connection.Describe(), " every ",
+                            absl::FormatDuration(options_.resync), "; metrics on ",
+                            ServerUrl(web, listen, **server), lease_.Describe()));
   controller.Run(c.signals->stop());
-  log.Info("stopped");
+  spdlog::info("stopped");
   return 0;
 }
 

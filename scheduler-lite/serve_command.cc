@@ -1,5 +1,7 @@
 #include "scheduler-lite/serve_command.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdlib>
 #include <memory>
 #include <set>
@@ -11,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/log_line.h"
 #include "cli/daemon_flags.h"
+#include "cli/logging.h"
 #include "contract/metric_names.h"
 #include "extender/extender_service.h"
 #include "kube/kube_client.h"
@@ -103,7 +106,7 @@ class ServeSubcommand final : public Subcommand {
         // Found only because this runs in a Pod: serve without the Nodes, saying why.
         c.err << "scheduler-lite: not watching Nodes (--watch-nodes=auto): " << why.str();
         request_.watch_nodes = false;
-        return ServeCommand(request_, c.http, c.clock, c.signals->stop(), c.err);
+        return ServeCommand(request_, c.http, c.clock, c.signals->stop());
       }
       if (request_.collector_namespace.empty()) {
         const char* pod_namespace = std::getenv("POD_NAMESPACE");
@@ -119,7 +122,7 @@ class ServeSubcommand final : public Subcommand {
       }
       request_.kube = std::move(connection);
     }
-    return ServeCommand(request_, c.http, c.clock, c.signals->stop(), c.err);
+    return ServeCommand(request_, c.http, c.clock, c.signals->stop());
   }
 
  private:
@@ -137,10 +140,10 @@ class ServeSubcommand final : public Subcommand {
 }  // namespace
 
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
-                 absl::Notification& stop, std::ostream& err) {
+                 absl::Notification& stop) {
   const net::WebConfig& web = request.web;
   // A daemon from here on: every line with a time and a level (--log.format, --log.level).
-  LineLogger log(err, request.log_format, request.log_level, clock);
+  cli::InstallLogger(request.log_format, request.log_level);
   ModelStore models;
   // Collectors found through the Kubernetes API, each set watched on its own thread.
   std::optional<kube::KubeClient> kube_client;
@@ -158,9 +161,9 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
       pod_threads.emplace_back([&pods_stop, set = pods.back().get()] { set->Run(pods_stop); });
     }
     if (!request.collector_pods.empty()) {
-      log.Info(absl::StrCat("collectors: the Pods ", absl::StrJoin(request.collector_pods, ", "),
-                            " in namespace ", request.collector_namespace, " from ",
-                            request.kube->Describe()));
+      spdlog::info(absl::StrCat("collectors: the Pods ",
+                                absl::StrJoin(request.collector_pods, ", "), " in namespace ",
+                                request.collector_namespace, " from ", request.kube->Describe()));
     }
   }
   // The cluster's Nodes, watched on their own thread: candidates without a collector.
@@ -168,9 +171,9 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   if (request.kube && request.watch_nodes) {
     api_nodes = std::make_unique<model_sources::ApiNodes>(*kube_client, clock);
     pod_threads.emplace_back([&pods_stop, nodes = api_nodes.get()] { nodes->Run(pods_stop); });
-    log.Info(absl::StrCat("Nodes: watched on ", request.kube->Describe(),
-                          " (a Node without a collector is a candidate; --watch-nodes=false "
-                          "to turn off)"));
+    spdlog::info(absl::StrCat("Nodes: watched on ", request.kube->Describe(),
+                              " (a Node without a collector is a candidate; --watch-nodes=false "
+                              "to turn off)"));
   }
   struct StopPods {
     absl::Notification& stop;
@@ -203,9 +206,9 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
       found.push_back(api_nodes->describe());
     }
     LoadedModel loaded = LoadModel(sources, http, clock.Now());
-    for (const absl::Status& error : loaded.errors) log.Warn(error.message());
+    for (const absl::Status& error : loaded.errors) spdlog::warn(std::string(error.message()));
     for (const std::string& mismatch : loaded.node_mismatches) {
-      if (mismatches_said.insert(mismatch).second) log.Warn(mismatch);
+      if (mismatches_said.insert(mismatch).second) spdlog::warn(mismatch);
     }
     node_mismatches.Set(static_cast<double>(loaded.node_mismatches.size()));
     {
@@ -222,10 +225,10 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
     models.Set(loaded.model);
     const bool no_carbon = loaded.model->Readings().empty();
     if (no_carbon && !without_carbon) {
-      log.Warn(extender::kNoCarbonReason);
+      spdlog::warn(extender::kNoCarbonReason);
     } else if (!no_carbon && without_carbon) {
-      log.Info(absl::StrCat("carbon readings for ", loaded.model->Readings().size(),
-                            " locations again"));
+      spdlog::info(absl::StrCat("carbon readings for ", loaded.model->Readings().size(),
+                                " locations again"));
     }
     without_carbon = no_carbon;
   };
@@ -249,20 +252,20 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server =
       net::HttpServer::Start(std::move(server_options));
   if (!server.ok()) {
-    log.Error(server.status().message());
+    spdlog::error(std::string(server.status().message()));
     return 1;
   }
-  log.Info(absl::StrCat("serving the kube-scheduler extender on ",
-                        web.tls.has_value() ? "https" : "http", "://",
-                        request.listen.substr(0, request.listen.rfind(':')), ":", (*server)->port(),
-                        " (POST /filter, /prioritize; GET /, /healthz, /metrics)"));
+  spdlog::info(absl::StrCat(
+      "serving the kube-scheduler extender on ", web.tls.has_value() ? "https" : "http", "://",
+      request.listen.substr(0, request.listen.rfind(':')), ":", (*server)->port(),
+      " (POST /filter, /prioritize; GET /, /healthz, /metrics)"));
   // Until the first model, ask again every few seconds (collector Pods are found
   // as they start), then every --refresh.
   auto next_wait = [&] {
     return models.Get() == nullptr ? std::min(request.refresh, absl::Seconds(2)) : request.refresh;
   };
   while (!clock.WaitUntil(clock.Now() + next_wait(), stop)) refresh();
-  log.Info("stopped");
+  spdlog::info("stopped");
   return 0;
 }
 

@@ -55,7 +55,7 @@ struct ServeRequest {
 };
 // Serves until `stop` is notified.
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
-                 absl::Notification& stop, std::ostream& err);
+                 absl::Notification& stop);
 
 std::unique_ptr<Subcommand> NewServeSubcommand();
 

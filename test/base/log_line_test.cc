@@ -26,15 +26,6 @@ TEST(FormatLogLine, JsonIsOneObjectPerLine) {
       "{\"ts\":\"2026-11-25T09:46:40.123Z\",\"level\":\"info\",\"msg\":\"say \\\"hi\\\"\"}\n");
 }
 
-TEST(LineLogger, DropsLinesBelowItsLevel) {
-  std::ostringstream out;
-  testing::FakeClock clock(kT);
-  LineLogger log(out, LogFormat::kLogfmt, LogLevel::kWarn, clock);
-  log.Info("not shown");
-  log.Error("shown");
-  EXPECT_EQ(out.str(), "ts=2026-11-25T09:46:40.123Z level=error msg=\"shown\"\n");
-}
-
 TEST(ParseLog, FormatsAndLevels) {
   EXPECT_EQ(ParseLogFormat("json"), LogFormat::kJson);
   EXPECT_EQ(ParseLogFormat("text"), std::nullopt);

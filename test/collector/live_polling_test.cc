@@ -3,8 +3,6 @@
 // secrets that must never leak.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <sstream>
@@ -16,6 +14,7 @@
 #include "polling/poller.h"
 #include "prometheus/text_serializer.h"
 #include "providers/electricity_maps_provider.h"
+#include "test/testing/captured_log.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/fake_provider_server.h"
@@ -61,24 +60,14 @@ class LivePollingTest : public ::testing::Test {
     provider_config_.http.timeout = absl::Milliseconds(300);
     provider_config_.electricity_maps.token = {SecretRef::Source::kLiteral, "em-token"};
     poll_.forecast_horizon = absl::ZeroDuration();
-    log_sink_ = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_);
-    previous_logger_ = spdlog::default_logger();
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", log_sink_));
   }
-  void TearDown() override { spdlog::set_default_logger(previous_logger_); }
 
   std::unique_ptr<providers::ElectricityMapsProvider> Provider(std::vector<std::string> zones) {
     provider_config_.locations = std::move(zones);
     return *providers::ElectricityMapsProvider::Create(provider_config_, *http_);
   }
   std::string Scrape() { return prometheus::TextSerializer().Serialize(registry_.Collect()); }
-  int Occurrences(const std::string& text) {
-    const std::string log = log_.str();
-    int count = 0;
-    for (std::size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1))
-      ++count;
-    return count;
-  }
+  int Occurrences(const std::string& text) { return log_.Occurrences(text); }
 
   FakeProviderServer server_;
   std::unique_ptr<net::CurlHttpClient> http_;
@@ -86,9 +75,7 @@ class LivePollingTest : public ::testing::Test {
   PollConfig poll_;
   prometheus::Registry registry_;
   exporter::CollectorMetrics metrics_{registry_};
-  std::ostringstream log_;
-  std::shared_ptr<spdlog::sinks::ostream_sink_mt> log_sink_;
-  std::shared_ptr<spdlog::logger> previous_logger_;
+  testing::CapturedLog log_;
 };
 
 TEST_F(LivePollingTest, EachFailureKeepsTheLastGoodValueThenRemovesItAndIsCountedAndLoggedOnce) {
@@ -274,7 +261,7 @@ TEST_F(LivePollingTest, PlantedSecretsNeverReachLogsMetricsOrTheDatabase) {
       EXPECT_THAT(page, Not(HasSubstr(secret)));
     }
   }
-  const std::string log = log_.str();
+  const std::string log = log_.text();
   ASSERT_THAT(log, HasSubstr("provider watttime location CAISO_NORTH"));  // errors were logged
   std::string database;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

@@ -15,6 +15,7 @@
 #include "exporter/metrics_page.h"
 #include "hold/hold_patches.h"
 #include "test/testing/build_paths.h"
+#include "test/testing/captured_log.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_clock.h"
 
@@ -83,15 +84,14 @@ struct Harness {
   FixedForecasts forecasts;
   prometheus::Registry registry;
   HoldMetrics metrics{registry};
-  std::ostringstream log_text;
-  LineLogger log{log_text, LogFormat::kLogfmt, LogLevel::kInfo, clock};
+  testing::CapturedLog log;
 
   kube::EventRecorder events{kube, "carbonroute-hold", "replica-a"};
 
   std::unique_ptr<HoldController> Controller(kube::LeaseElection* lease = nullptr,
                                              bool record_events = false) {
     return std::make_unique<HoldController>(HoldControllerOptions{}, kube, forecasts, clock,
-                                            metrics, log, lease, record_events ? &events : nullptr);
+                                            metrics, lease, record_events ? &events : nullptr);
   }
   // Runs passes until `until` (the fake clock jumps from wake to wake).
   void RunUntil(HoldController& controller, absl::Time until) {
@@ -219,9 +219,9 @@ TEST(HoldController, FailsOpenAtOnce) {
         << name;
   }
   EXPECT_EQ(h.Patches("/apis/batch/v1/namespaces/batch/jobs/running"), 0);
-  EXPECT_THAT(h.log_text.str(), HasSubstr("Job batch/running opted in but is not held"));
-  EXPECT_THAT(h.log_text.str(), HasSubstr("Job batch/typo released at once (invalid): "
-                                          "carbonroute.io/expected-runtime"));
+  EXPECT_THAT(h.log.text(), HasSubstr("Job batch/running opted in but is not held"));
+  EXPECT_THAT(h.log.text(), HasSubstr("Job batch/typo released at once (invalid): "
+                                      "carbonroute.io/expected-runtime"));
   EXPECT_THAT(h.Metrics(),
               HasSubstr("carbonroute_hold_releases_total{kind=\"Job\",reason=\"invalid\"} 1"));
 }
@@ -397,9 +397,7 @@ TEST(HoldController, ACronJobsRunsOverADayOnTheShippedTrace) {
   TraceForecasts forecasts(*trace);
   prometheus::Registry registry;
   HoldMetrics metrics(registry);
-  std::ostringstream log_text;
-  LineLogger log(log_text, LogFormat::kLogfmt, LogLevel::kInfo, clock);
-  HoldController controller({}, kube, forecasts, clock, metrics, log);
+  HoldController controller({}, kube, forecasts, clock, metrics);
   const std::size_t column = *trace->ZoneIndex("DE");
   const std::size_t first_hour = static_cast<std::size_t>(
       (day - absl::FromCivil(absl::CivilHour(2022, 1, 1, 0), absl::UTCTimeZone())) /

@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "exporter/metrics_page.h"
+#include "test/testing/captured_log.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_clock.h"
 
@@ -54,8 +55,7 @@ struct Harness {
   bool collectors_down = false;
   prometheus::Registry registry;
   KarmadaMetrics metrics{registry};
-  std::ostringstream log_text;
-  LineLogger log{log_text, LogFormat::kLogfmt, LogLevel::kInfo, clock};
+  testing::CapturedLog log;
   kube::EventRecorder events{kube, "carbonroute-karmada", "replica-a"};
 
   Harness() {
@@ -104,7 +104,7 @@ struct Harness {
   std::unique_ptr<KarmadaController> Controller(kube::LeaseElection* lease = nullptr) {
     return std::make_unique<KarmadaController>(
         KarmadaControllerOptions{}, kube, [this](absl::Time now) { return Load(now); }, clock,
-        metrics, log, lease, &events);
+        metrics, lease, &events);
   }
   Json Object(const std::string& plural, const std::string& ns, const std::string& name) const {
     return api.Get(plural, ns, name);
@@ -478,7 +478,7 @@ TEST(KarmadaController, OfTwoReplicasOnlyTheLeaseHolderActs) {
   KarmadaMetrics other_metrics(other_registry);
   KarmadaController second(
       KarmadaControllerOptions{}, h.kube, [&h](absl::Time now) { return h.Load(now); }, h.clock,
-      other_metrics, h.log, &b);
+      other_metrics, &b);
   first->RunOnce();
   second.RunOnce();
   h.intensity["DE"] = 1;
@@ -523,10 +523,10 @@ TEST(KarmadaController, APolicyKindWhoseCrdIsNotInstalledIsNone) {
   kube::KubeClient kube(kube::KubeConnection{.server = "http://fake"}, bare);
   KarmadaController controller(
       KarmadaControllerOptions{}, kube, [&h](absl::Time now) { return h.Load(now); }, h.clock,
-      h.metrics, h.log);
+      h.metrics);
   controller.RunOnce();
   EXPECT_TRUE(controller.healthy());
-  EXPECT_THAT(h.log_text.str(), HasSubstr("CRD is not installed"));
+  EXPECT_THAT(h.log.text(), HasSubstr("CRD is not installed"));
 }
 
 }  // namespace

@@ -2,14 +2,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <sstream>
 
 #include "contract/metric_labels.h"
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
+#include "test/testing/captured_log.h"
 
 namespace carbonroute::polling {
 namespace {
@@ -18,24 +17,7 @@ namespace label = metric_labels;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// Captures what spdlog's default logger writes while it lives.
-class CapturedLog {
- public:
-  CapturedLog() : previous_(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(stream_);
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("captured", sink));
-  }
-  ~CapturedLog() { spdlog::set_default_logger(previous_); }
-  std::string text() const { return stream_.str(); }
-  int lines() const {
-    const std::string all = stream_.str();
-    return static_cast<int>(std::count(all.begin(), all.end(), '\n'));
-  }
-
- private:
-  std::ostringstream stream_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
+using testing::CapturedLog;
 
 std::string Exposition(prometheus::Registry& registry) {
   return prometheus::TextSerializer().Serialize(registry.Collect());
