@@ -75,6 +75,8 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
   }
   daemon->registry_ = std::make_shared<prometheus::Registry>();
   daemon->metrics_ = std::make_unique<exporter::CollectorMetrics>(*daemon->registry_);
+  daemon->readiness_ = std::make_unique<Readiness>(daemon->progress_, *daemon->metrics_,
+                                                   clock.Now(), config.poll.first_poll_deadline);
   absl::StatusOr<std::unique_ptr<CarbonSide>> carbon = CarbonSide::Create(
       config, data, clock, std::move(http), *daemon->metrics_, *daemon->registry_);
   if (!carbon.ok()) return carbon.status();
@@ -95,7 +97,7 @@ absl::StatusOr<std::unique_ptr<CollectorDaemon>> CollectorDaemon::Create(
        .registry = self.registry_,
        .carbon_aware_api = self.carbon_->carbon_aware_api(),
        .node_name = [peers = self.peers_.get()] { return peers->node_name(); },
-       .first_poll_done = self.first_poll_done_,
+       .readiness = *self.readiness_,
        .clock = clock});
   if (!started.ok()) return started.status();
   daemon->endpoint_ = *std::move(started);
@@ -127,7 +129,7 @@ absl::Status CollectorDaemon::BuildDiscovery(const CollectorConfig& config, cons
 }
 
 std::string CollectorDaemon::StatusLine() const {
-  return absl::StrCat(carbon_->StatusLine(first_poll_done_.load()), peers_->StatusLine());
+  return absl::StrCat(carbon_->StatusLine(readiness_->first_poll_done()), peers_->StatusLine());
 }
 
 void CollectorDaemon::Run(absl::Notification& stop) {
@@ -146,7 +148,7 @@ void CollectorDaemon::Run(absl::Notification& stop) {
   if (discovery_ != nullptr) discovering = std::thread([this, &stop] { discovery_->Run(stop); });
   if (carbon_->publishes())
     publishing = std::thread([this, &stop] { carbon_->RunPublishing(stop); });
-  carbon_->RunPolls(stop, progress_, [this] { first_poll_done_ = true; });
+  carbon_->RunPolls(stop, progress_, [this] { readiness_->FirstPollDone(); });
   if (publishing.joinable()) publishing.join();
   if (discovering.joinable()) discovering.join();
   peers_->StopProbes();

@@ -37,6 +37,7 @@
 #include "collector/discovered_peers.h"
 #include "collector/node_locations.h"
 #include "collector/peer_set.h"
+#include "collector/readiness.h"
 #include "config/collector_config.h"
 #include "discovery/node_discovery.h"
 #include "exporter/collector_metrics.h"
@@ -105,7 +106,7 @@ class CollectorDaemon {
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<exporter::CollectorMetrics> metrics_;
   ProgressMonitor progress_;
-  std::atomic<bool> first_poll_done_{false};
+  std::unique_ptr<Readiness> readiness_;  // /livez, /readyz; the first poll's end
   std::unique_ptr<CarbonSide> carbon_;
   std::unique_ptr<PeerSet> peers_;
   RegionLocations region_locations_;      // rtt.discovery.kubernetes.region_locations

@@ -25,6 +25,8 @@ absl::StatusOr<std::unique_ptr<CollectorEndpoint>> CollectorEndpoint::Start(
       {from.metrics.peer_series()});
   endpoint->links_ = {{"/metrics", "the metrics, Prometheus text format"},
                       {"/healthz", "200 once the first poll is done"},
+                      {"/livez", "200 while its loops turn (liveness)"},
+                      {"/readyz", "200 once it has a reading to serve (readiness)"},
                       {std::string(forecast_api::kPath) + "?location=DE",
                        "a grid location's cached forecast, JSON"},
                       {"/emissions/forecasts/current?location=DE",
@@ -36,10 +38,20 @@ absl::StatusOr<std::unique_ptr<CollectorEndpoint>> CollectorEndpoint::Start(
   options.routes[exporter::kStatusApiPath] =
       exporter::StatusApiHandler([self] { return self->Status(); });
   options.routes["/healthz"] = [&from](const net::HttpServerRequest&) {
-    return from.first_poll_done.load()
+    return from.readiness.first_poll_done()
                ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
                : net::HttpServerResponse{503, "text/plain; charset=utf-8",
                                          "starting: first poll not done\n"};
+  };
+  auto probe = [](ProbeAnswer answer) {
+    return net::HttpServerResponse{answer.ok ? 200 : 503, "text/plain; charset=utf-8",
+                                   answer.why + "\n"};
+  };
+  options.routes["/livez"] = [&from, probe](const net::HttpServerRequest&) {
+    return probe(from.readiness.Live(from.clock.Now()));
+  };
+  options.routes["/readyz"] = [&from, probe](const net::HttpServerRequest&) {
+    return probe(from.readiness.Ready(from.clock.Now()));
   };
   options.routes[forecast_api::kPath] = [self](const net::HttpServerRequest& request) {
     return self->ForecastPage(request);

@@ -4,6 +4,10 @@
 // built (EndpointSources):
 //   /metrics   the metrics, Prometheus text format (exporter/metrics_page.h);
 //   /healthz   200 "ok" once the first poll has completed, 503 before;
+//   /livez     200 while every loop keeps its promise, 503 naming the stuck
+//              ones (for a liveness probe: no upstream can fail it);
+//   /readyz    200 once a reading is exported, the first poll has ended or
+//              its deadline passed, and from then on (collector/readiness.h);
 //   /          the status page for people (exporter/status_page.h: the RTT
 //              pairs as a heatmap, carbon by location), refreshed from
 //              /api/v1/status (Status());
@@ -34,6 +38,7 @@
 #include "base/clock.h"
 #include "cache/reading_store.h"
 #include "carbon_aware/carbon_aware_api.h"
+#include "collector/readiness.h"
 #include "exporter/collector_metrics.h"
 #include "exporter/status_page.h"
 #include "net/http_server.h"
@@ -51,7 +56,7 @@ struct EndpointSources {
   std::shared_ptr<prometheus::Registry> registry;
   const carbon_aware::CarbonAwareApi& carbon_aware_api;
   std::function<std::string()> node_name;
-  const std::atomic<bool>& first_poll_done;
+  const Readiness& readiness;
   Clock& clock;
 };
 

@@ -142,6 +142,9 @@ struct PollConfig {
   // Pause after an error that retrying cannot fix (bad credentials, zone or
   // endpoint not in the plan, unknown location): reported once, retried this rarely.
   absl::Duration config_error_retry = absl::Hours(6);
+  // Readiness (/readyz, collector/readiness.h) waits for the first poll at
+  // most this long after start, then says ready with what it has.
+  absl::Duration first_poll_deadline = absl::Seconds(30);
 };
 
 enum class ProbeProtocol { kIcmp, kTcp };

@@ -63,7 +63,7 @@ absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("poll"));
   CARBONROUTE_RETURN_IF_ERROR(
       reader.ExpectOnly({"interval", "forecast_horizon", "retention", "grace", "backoff_initial",
-                         "backoff_max", "config_error_retry"}));
+                         "backoff_max", "config_error_retry", "first_poll_deadline"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("forecast_horizon", poll.forecast_horizon));
@@ -90,6 +90,9 @@ absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("config_error_retry", poll.config_error_retry));
   CARBONROUTE_RETURN_IF_ERROR(
       RequirePositive(reader, "config_error_retry", poll.config_error_retry));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("first_poll_deadline", poll.first_poll_deadline));
+  CARBONROUTE_RETURN_IF_ERROR(
+      RequirePositive(reader, "first_poll_deadline", poll.first_poll_deadline));
   return reader.Finish();
 }
 

@@ -99,6 +99,8 @@ class HoldController final : private kube::Reconciler {
 
   // The last list succeeded within three resyncs.
   bool healthy() const { return loop_.healthy(); }
+  // Its loop ends passes, whatever the API server answers (kube/controller_loop.h).
+  bool turning() const { return loop_.turning(); }
   const std::vector<Release>& releases() const { return releases_; }
 
  private:

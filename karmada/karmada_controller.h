@@ -88,6 +88,8 @@ class KarmadaController final : private kube::Reconciler {
 
   // The last lists succeeded within three resyncs (or this replica is not leading).
   bool healthy() const { return loop_.healthy(); }
+  // Its loop ends passes, whatever the API server answers (kube/controller_loop.h).
+  bool turning() const { return loop_.turning(); }
 
  private:
   struct Listed;

@@ -11,7 +11,8 @@ ControllerLoop::ControllerLoop(ControllerLoopOptions options, const KubeClient& 
       api_(api),
       clock_(clock),
       reconciler_(reconciler),
-      lease_(lease) {}
+      lease_(lease),
+      last_pass_end_unix_(absl::ToUnixSeconds(clock.Now())) {}
 
 ControllerLoop::~ControllerLoop() { watches_.clear(); }
 
@@ -40,6 +41,7 @@ void ControllerLoop::RunOnce() {
     }
   }
   reconciler_.Reconcile(pass);
+  last_pass_end_unix_ = absl::ToUnixSeconds(clock_.Now());
 }
 
 absl::Time ControllerLoop::NextWake() const {
@@ -47,6 +49,11 @@ absl::Time ControllerLoop::NextWake() const {
   if (led_last_pass_ || options_.list_while_following) wake = std::min(wake, next_list_);
   if (lease_ != nullptr) wake = std::min(wake, lease_->next_tick());
   return wake;
+}
+
+bool ControllerLoop::turning() const {
+  return clock_.Now() - absl::FromUnixSeconds(last_pass_end_unix_) <=
+         kMaxPassGap + 3 * options_.resync;
 }
 
 bool ControllerLoop::healthy() const {

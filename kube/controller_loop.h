@@ -18,14 +18,19 @@
 // Reconciler's own next due time; Run() waits for it on the Clock
 // (base/clock.h), and within kWatchLatency when watching.
 //
-// The health answer (healthy(), for /healthz): the last successful list is
-// at most three resyncs old; a replica that does not lead, and so does not
-// list, is healthy.
+// The health answer (healthy(), for /healthz and readiness): the last
+// successful list is at most three resyncs old; a replica that does not lead,
+// and so does not list, is healthy. The liveness answer (turning(), for
+// /livez): a pass ended within kMaxPassGap + three resyncs, whatever the API
+// server answered (a failed list still ends its pass; every request is
+// bounded by the client's timeout), so an API server outage never restarts
+// the controller.
 //
 // Errors: the Reconciler's List returns them; the loop only schedules the
 // retry. Ownership: borrows the client, the clock, the Reconciler and the
 // Lease, which must outlive it; owns the watches. Thread safety: RunOnce,
-// NextWake, ListBy and Run on one thread; healthy() and leading() from any.
+// NextWake, ListBy and Run on one thread; healthy(), turning() and leading()
+// from any.
 #ifndef CARBONROUTE_KUBE_CONTROLLER_LOOP_H_
 #define CARBONROUTE_KUBE_CONTROLLER_LOOP_H_
 
@@ -49,6 +54,10 @@ namespace carbonroute::kube {
 inline constexpr absl::Duration kWatchLatency = absl::Seconds(1);
 // The longest a failed list waits before it is tried again.
 inline constexpr absl::Duration kListRetry = absl::Seconds(5);
+
+// With three resyncs, how long the loop may go without ending a pass before
+// turning() says it is stuck.
+inline constexpr absl::Duration kMaxPassGap = absl::Minutes(1);
 
 // Each listed collection's path → the list's resourceVersion (where the
 // watch of that collection starts).
@@ -102,6 +111,7 @@ class ControllerLoop {
   void ListBy(absl::Time when) { next_list_ = std::min(next_list_, when); }
 
   bool healthy() const;
+  bool turning() const;
   bool leading() const { return leading_; }
 
  private:
@@ -113,7 +123,8 @@ class ControllerLoop {
 
   absl::Time next_list_ = absl::InfinitePast();
   std::atomic<int64_t> last_list_ok_unix_{0};
-  std::atomic<bool> leading_{true};  // until the first pass says otherwise
+  std::atomic<int64_t> last_pass_end_unix_;  // construction, then each pass's end
+  std::atomic<bool> leading_{true};          // until the first pass says otherwise
   bool led_last_pass_ = false;
   std::atomic<bool> changed_{false};  // a watch saw a change: list at the next pass
   std::vector<std::unique_ptr<ChangeWatch>> watches_;

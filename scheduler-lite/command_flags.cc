@@ -215,18 +215,26 @@ absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
     const ControllerServer& server) {
   net::HttpServerOptions options;
   options.listen_address = server.listen_address;
-  options.routes = {
-      {"/", exporter::LandingPageHandler(server.title,
-                                         {{"/metrics", "the metrics, Prometheus text format"},
-                                          {"/healthz", "200 while the API server answers lists"}})},
-      {"/metrics", exporter::MetricsPageHandler(server.registry)},
-      {"/healthz", [unhealthy = server.unhealthy](const net::HttpServerRequest&) {
-         net::HttpServerResponse response;
-         const std::string why = unhealthy();
-         response.status = why.empty() ? 200 : 503;
-         response.body = why.empty() ? "ok\n" : why + "\n";
-         return response;
-       }}};
+  options.routes = {{"/", exporter::LandingPageHandler(
+                              server.title, {{"/metrics", "the metrics, Prometheus text format"},
+                                             {"/healthz", "200 while the API server answers lists"},
+                                             {"/livez", "200 while the loop turns (liveness)"}})},
+                    {"/metrics", exporter::MetricsPageHandler(server.registry)},
+                    {"/healthz",
+                     [unhealthy = server.unhealthy](const net::HttpServerRequest&) {
+                       net::HttpServerResponse response;
+                       const std::string why = unhealthy();
+                       response.status = why.empty() ? 200 : 503;
+                       response.body = why.empty() ? "ok\n" : why + "\n";
+                       return response;
+                     }},
+                    {"/livez", [stuck = server.stuck](const net::HttpServerRequest&) {
+                       net::HttpServerResponse response;
+                       const std::string why = stuck ? stuck() : "";
+                       response.status = why.empty() ? 200 : 503;
+                       response.body = why.empty() ? "ok\n" : why + "\n";
+                       return response;
+                     }}};
   if (server.web != nullptr) net::ApplyWebConfig(*server.web, options);
   return net::HttpServer::Start(std::move(options));
 }

@@ -72,7 +72,8 @@ struct ControllerServer {
   const net::WebConfig* web = nullptr;  // TLS and Basic auth; borrowed
   std::string title;                    // "scheduler-lite hold"
   std::shared_ptr<prometheus::Registry> registry;
-  std::function<std::string()> unhealthy;
+  std::function<std::string()> unhealthy;  // /healthz: "" or why not
+  std::function<std::string()> stuck;      // /livez: "" or why the loop is stuck
 };
 absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
     const ControllerServer& server);

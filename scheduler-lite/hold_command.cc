@@ -132,6 +132,9 @@ int HoldSubcommand::Run(ProgramContext& c) {
          return controller.healthy()
                     ? ""
                     : "no successful list of Jobs and Pods in the last three resyncs";
+       },
+       .stuck = [&controller]() -> std::string {
+         return controller.turning() ? "" : "stuck: no pass of the loop ended in three resyncs";
        }});
   if (!server.ok()) {
     spdlog::error(std::string(server.status().message()));

@@ -127,6 +127,9 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
          return controller.healthy()
                     ? ""
                     : "no successful list of the Karmada policies in the last three resyncs";
+       },
+       .stuck = [&controller]() -> std::string {
+         return controller.turning() ? "" : "stuck: no pass of the loop ended in three resyncs";
        }});
   if (!server.ok()) {
     spdlog::error(std::string(server.status().message()));

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <set>
@@ -49,7 +50,7 @@ class ServeSubcommand final : public Subcommand {
         ->capture_default_str();
     cmd.add_option("--max-model-age", max_model_age_,
                    "a model older than this cannot verify a latency limit: such pods fail the "
-                   "filter on every node")
+                   "filter on every node (at least two --refresh intervals)")
         ->capture_default_str();
     AddScoringFlags(cmd, request_.carbon_weight, request_.latency_weight,
                     request_.carbon_tolerance);
@@ -82,6 +83,18 @@ class ServeSubcommand final : public Subcommand {
   void Validate() override {
     request_.refresh = DurationFlag(refresh_, "--refresh");
     request_.max_model_age = DurationFlag(max_model_age_, "--max-model-age");
+    // Between two refreshes the model ages by --refresh; one refresh may fail (a
+    // source down for a moment). A shorter limit would refuse every Pod with a
+    // delay_<from> label for a made-up reason while the sources are fine.
+    if (request_.max_model_age < 2 * request_.refresh) {
+      throw CLI::ValidationError(
+          "--max-model-age",
+          absl::StrCat("\"", max_model_age_, "\" is shorter than two refreshes (--refresh ",
+                       refresh_, "): the model is rebuilt every ", refresh_,
+                       ", so it would be called too old between refreshes and every Pod with a "
+                       "delay_<from> limit refused; give at least ",
+                       absl::FormatDuration(2 * request_.refresh)));
+    }
     daemon_.Check();  // before any source is loaded
     request_.listen = daemon_.listen_address();
     request_.log_level = daemon_.log_level().value_or(LogLevel::kInfo);
@@ -194,7 +207,16 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   absl::Mutex waiting_mutex;
   std::string waiting_for = "the first refresh";  // what /healthz's 503 names
   bool without_carbon = false;                    // said once per episode
+  // Liveness (/livez): the refresh loop ends a turn at least every three
+  // --refresh intervals and a minute, whatever its sources answer (each read is
+  // bounded by its timeout), so a source outage never restarts the extender.
+  std::atomic<int64_t> last_turn_unix{absl::ToUnixSeconds(clock.Now())};
   auto refresh = [&] {
+    struct TurnEnd {
+      std::atomic<int64_t>& at;
+      Clock& clock;
+      ~TurnEnd() { at = absl::ToUnixSeconds(clock.Now()); }
+    } turn_end{last_turn_unix, clock};
     model_sources::ModelSources sources = request.sources;
     std::vector<std::string> found;
     for (const auto& set : pods) {
@@ -246,6 +268,16 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   net::HttpServerOptions server_options;
   server_options.listen_address = request.listen;
   server_options.routes = service.Routes(registry);
+  server_options.routes["/livez"] = [&](const net::HttpServerRequest&) {
+    const absl::Duration since = clock.Now() - absl::FromUnixSeconds(last_turn_unix);
+    if (since <= 3 * request.refresh + absl::Minutes(1)) {
+      return net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"};
+    }
+    return net::HttpServerResponse{
+        503, "text/plain; charset=utf-8",
+        absl::StrCat("stuck: the model was last refreshed ", absl::FormatDuration(since),
+                     " ago (every ", absl::FormatDuration(request.refresh), ")\n")};
+  };
   server_options.max_body_bytes = request.max_body_bytes;
   server_options.threads = request.threads;
   net::ApplyWebConfig(web, server_options);
@@ -258,7 +290,7 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   spdlog::info(absl::StrCat(
       "serving the kube-scheduler extender on ", web.tls.has_value() ? "https" : "http", "://",
       request.listen.substr(0, request.listen.rfind(':')), ":", (*server)->port(),
-      " (POST /filter, /prioritize; GET /, /healthz, /metrics)"));
+      " (POST /filter, /prioritize; GET /, /healthz, /livez, /metrics)"));
   // Until the first model, ask again every few seconds (collector Pods are found
   // as they start), then every --refresh.
   auto next_wait = [&] {

@@ -104,6 +104,43 @@ for (const { document } of documents) {
     }
   }
 }
+// carbonroute's own containers: liveness never depends on an upstream (/livez:
+// the process's loops turn), readiness says it has something to serve (the
+// collector's /readyz, a controller's /healthz); a liveness probe on /healthz
+// or /readyz would restart a container behind a slow provider or API server.
+function checkProbes(object, where) {
+  if (!['Deployment', 'DaemonSet', 'StatefulSet'].includes(object.kind)) return 0;
+  let problems = 0;
+  for (const container of object.spec?.template?.spec?.containers ?? []) {
+    if (!String(container.image ?? '').startsWith('carbonroute/carbonroute:')) continue;
+    const live = container.livenessProbe?.httpGet?.path;
+    if (live !== '/livez') {
+      console.error(`${where}: container ${container.name}: livenessProbe must GET /livez ` +
+                    `(it has ${live ?? 'none'}): only /livez never depends on an upstream`);
+      problems++;
+    }
+    if (!container.readinessProbe?.httpGet?.path) {
+      console.error(`${where}: container ${container.name}: no readinessProbe`);
+      problems++;
+    }
+  }
+  // A DaemonSet that tolerates every taint lands on Liqo's virtual nodes (another cluster, where
+  // its Pod stays Pending in OffloadingBackOff) unless its node affinity keeps it off them.
+  if (object.kind === 'DaemonSet' &&
+      (object.spec?.template?.spec?.tolerations ?? []).some(t => t.operator === 'Exists' && !t.key)) {
+    const terms = object.spec.template.spec.affinity?.nodeAffinity
+      ?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+    const keepsOff = terms.length > 0 && terms.every(term => (term.matchExpressions ?? []).some(
+      e => e.key === 'liqo.io/type' && e.operator === 'NotIn' && (e.values ?? []).includes('virtual-node')));
+    if (!keepsOff) {
+      console.error(`${where}: tolerates every taint but has no node affinity ` +
+                    `liqo.io/type NotIn [virtual-node]: it would land on Liqo's virtual nodes`);
+      problems++;
+    }
+  }
+  return problems;
+}
+
 for (const { path, file, document } of documents) {
   if (document.errors.length > 0) {
     console.error(`${file}: not YAML: ${document.errors[0].message}`);
@@ -146,7 +183,9 @@ for (const { path, file, document } of documents) {
   }
   try {
     new Model(object).validate();
-    checked++;
+    const problems = checkProbes(object, where);
+    failures += problems;
+    if (problems === 0) checked++;
   } catch (error) {
     console.error(`${where}: ${error.message}`);
     failures++;

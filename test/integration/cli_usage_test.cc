@@ -84,6 +84,12 @@ TEST(CliUsage, HelpAndVersionAsTypedAndOneSetOfDaemonFlags) {
   run = Shell(kSchedulerLite + " -v");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_THAT(run.output, ::testing::StartsWith("scheduler-lite " CARBONROUTE_VERSION));
+  // A model limit shorter than two refreshes would refuse Pods while the sources are fine.
+  run = Shell(kSchedulerLite + " serve --max-model-age 5s --refresh 60s");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("--max-model-age: \"5s\" is shorter than two refreshes "
+                                    "(--refresh 60s)"));
+  EXPECT_THAT(run.output, HasSubstr("give at least 2m"));
   run = Shell(kSchedulerLite + " serve --threads 0");
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_THAT(run.output, HasSubstr("--threads: Value 0 not in range 1 to 256"));

@@ -120,6 +120,9 @@ TEST(KarmadaControllerBinary, PlacesTheSeedSampleAndAPolicyEditAtOnce) {
           R"(carbon_aware_karmada_operator_cluster_carbon_intensity{active="true",cluster="member1",location="FR"} 56)"));
   EXPECT_THAT(metrics, HasSubstr("carbonroute_karmada_leader 1"));
   EXPECT_TRUE(testing::IsHealthy(metrics_port));
+  int live = 0;  // liveness, for the Deployment's probe: its loop turns
+  EXPECT_EQ(testing::HttpGet(metrics_port, "/livez", &live), "ok\n");
+  EXPECT_EQ(live, 200);
   EXPECT_EQ(api.Get("leases", "karmada-system", "carbonroute-karmada")["spec"]["holderIdentity"],
             "replica-a");
   EXPECT_EQ(controller.Terminate(), 0) << controller.Log();

@@ -106,6 +106,9 @@ TEST(ServeCollectorPods, TheShippedArgumentsFindTheCollectorsWithoutAPrometheus)
   const std::string reply = testing::HttpGet(port, "/api/v1/status", &code);
   EXPECT_EQ(code, 200);
   EXPECT_THAT(reply, HasSubstr("SE-SE3"));
+  // Liveness, for the Deployment's probe: its refresh loop turns.
+  EXPECT_EQ(testing::HttpGet(port, "/livez", &code), "ok\n");
+  EXPECT_EQ(code, 200);
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
   // The collectors' Pods, and the Nodes (a Node without a collector is a candidate too):
   // both are what system:kube-scheduler, which scheduler.yaml binds, lets it read.

@@ -74,6 +74,28 @@ TEST(ControllerLoop, ListsEveryResyncAndAFailedListAgainWithinFiveSeconds) {
   EXPECT_TRUE(loop.healthy());
 }
 
+TEST(ControllerLoop, AnApiServerOutageMakesItUnhealthyButNeverStuck) {
+  LoopHarness h;
+  RecordingReconciler controller;
+  controller.fail_lists = true;  // the API server is down from the start
+  ControllerLoop loop({.resync = absl::Minutes(5)}, h.kube, h.clock, controller);
+  EXPECT_TRUE(loop.turning());             // before the first pass
+  for (int i = 0; i < 60 * 60 / 5; ++i) {  // an hour of failed lists, one every kListRetry
+    loop.RunOnce();
+    h.clock.Advance(kListRetry);
+  }
+  EXPECT_FALSE(loop.healthy());  // readiness: no list for three resyncs
+  EXPECT_TRUE(loop.turning());   // liveness: its passes end
+  // A loop that stops ending passes (a pass that never returns) is stuck after
+  // three resyncs and kMaxPassGap, not before.
+  h.clock.Advance(3 * absl::Minutes(5) + kMaxPassGap - kListRetry);
+  EXPECT_TRUE(loop.turning());
+  h.clock.Advance(absl::Seconds(1));
+  EXPECT_FALSE(loop.turning());
+  loop.RunOnce();
+  EXPECT_TRUE(loop.turning());
+}
+
 TEST(ControllerLoop, WakesAtTheEarliestOfTheListTheControllersDueTimeAndAskedLists) {
   LoopHarness h;
   RecordingReconciler controller;
