@@ -2,6 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "base/data_files.h"
 #include "config/load_collector_config.h"
 
 namespace carbonroute::collector {
@@ -11,6 +16,11 @@ void NodeOverrides::ApplyTo(CollectorConfig& config) const {
   if (!region.empty()) config.node.region = region;
   if (!location.empty()) config.node.location = location;
 }
+
+Reloader::Reloader(std::string path, NodeOverrides overrides)
+    : path_(std::move(path)),
+      overrides_(std::move(overrides)),
+      started_with_(ReadFileToString(path_, "configuration").value_or("")) {}
 
 void Reloader::Attach(Target target) {
   absl::MutexLock lock(&mutex_);
@@ -28,6 +38,14 @@ absl::Status Reloader::Reload() {
     return config.status();
   }
   overrides_.ApplyTo(*config);
+  const std::vector<std::string> changed = ChangedSections(
+      started_with_, ReadFileToString(path_, "configuration").value_or(""), {"rtt"});
+  if (!changed.empty()) {
+    spdlog::warn(
+        "reload: {} changed in {}, but only rtt is reloaded: restart the collector to apply "
+        "{} (systemctl restart carbonroute-collector, or kubectl rollout restart)",
+        absl::StrJoin(changed, ", "), path_, changed.size() == 1 ? "it" : "them");
+  }
   absl::Status applied = target_(*config);
   if (!applied.ok()) {
     spdlog::error("reload: {}; keeping the running peers", std::string(applied.message()));

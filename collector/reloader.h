@@ -4,7 +4,9 @@
 // applies the command line's node overrides to it, and hands it to the
 // attached target (CollectorDaemon::ReloadPeers: collector/peer_set.h's). A
 // file that no longer loads, or a configuration the target refuses, is logged
-// and changes nothing.
+// and changes nothing. Only `rtt` is reloaded: a warning names every other
+// top-level section that differs from the file as it was at start
+// (`providers`, `poll`, ...) and says those need a restart.
 //
 // Ownership: borrows the attached target, which must stay alive until
 // Attach(nullptr) returns.
@@ -35,8 +37,8 @@ class Reloader {
   // Receives the reloaded configuration; an error keeps the running one.
   using Target = std::function<absl::Status(const CollectorConfig&)>;
 
-  Reloader(std::string path, NodeOverrides overrides)
-      : path_(std::move(path)), overrides_(std::move(overrides)) {}
+  // Reads the file as it is now: what the running collector started with.
+  Reloader(std::string path, NodeOverrides overrides);
 
   Reloader(const Reloader&) = delete;
   Reloader& operator=(const Reloader&) = delete;
@@ -52,6 +54,7 @@ class Reloader {
  private:
   const std::string path_;
   const NodeOverrides overrides_;
+  const std::string started_with_;  // the file's text at start
   absl::Mutex mutex_;
   Target target_ ABSL_GUARDED_BY(mutex_);
 };

@@ -683,3 +683,63 @@ absl::StatusOr<CollectorConfig> LoadCollectorConfig(const std::string& path) {
 }
 
 }  // namespace carbonroute
+
+namespace carbonroute {
+namespace {
+
+// Every collection in block style, so that `{name: a}` and `name: a` on its own line compare equal.
+void BlockStyle(YAML::Node node) {
+  node.SetStyle(YAML::EmitterStyle::Block);
+  if (node.IsMap()) {
+    for (auto entry : node) BlockStyle(entry.second);
+  } else if (node.IsSequence()) {
+    for (auto item : node) BlockStyle(item);
+  }
+}
+
+// Top-level key → its YAML as yaml-cpp writes it back (layout and comments gone).
+std::vector<std::pair<std::string, std::string>> Sections(absl::string_view text) {
+  std::vector<std::pair<std::string, std::string>> sections;
+  try {
+    const YAML::Node document = YAML::Load(std::string(text));
+    if (!document.IsMap()) return sections;
+    for (const auto& entry : document) {
+      YAML::Node value = YAML::Clone(entry.second);
+      BlockStyle(value);
+      YAML::Emitter out;
+      out << value;
+      sections.emplace_back(entry.first.as<std::string>(), out.c_str());
+    }
+  } catch (const YAML::Exception&) {
+    sections.clear();
+  }
+  return sections;
+}
+
+}  // namespace
+
+std::vector<std::string> ChangedSections(absl::string_view before, absl::string_view after,
+                                         const std::set<std::string>& ignored) {
+  const auto old_sections = Sections(before);
+  const auto new_sections = Sections(after);
+  auto find = [](const auto& sections, const std::string& key) -> const std::string* {
+    for (const auto& [name, yaml] : sections) {
+      if (name == key) return &yaml;
+    }
+    return nullptr;
+  };
+  std::vector<std::string> changed;
+  auto consider = [&](const std::string& key) {
+    if (ignored.count(key) > 0 || std::find(changed.begin(), changed.end(), key) != changed.end()) {
+      return;
+    }
+    const std::string* was = find(old_sections, key);
+    const std::string* is = find(new_sections, key);
+    if (was == nullptr || is == nullptr || *was != *is) changed.push_back(key);
+  };
+  for (const auto& section : old_sections) consider(section.first);
+  for (const auto& section : new_sections) consider(section.first);
+  return changed;
+}
+
+}  // namespace carbonroute

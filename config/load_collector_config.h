@@ -15,7 +15,9 @@
 #ifndef CARBONROUTE_CONFIG_LOAD_COLLECTOR_CONFIG_H_
 #define CARBONROUTE_CONFIG_LOAD_COLLECTOR_CONFIG_H_
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -29,6 +31,14 @@ absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml,
 
 // Reads and parses the file at `path`.
 absl::StatusOr<CollectorConfig> LoadCollectorConfig(const std::string& path);
+
+// The top-level keys (`providers`, `poll`, `node`, ...) whose YAML differs
+// between two texts of a configuration file, in file order (a key added or
+// removed counts); keys in `ignored` are left out. A text that does not parse
+// as YAML differs everywhere: every key of the other. For SIGHUP, which
+// applies only some sections (collector/reloader.h).
+std::vector<std::string> ChangedSections(absl::string_view before, absl::string_view after,
+                                         const std::set<std::string>& ignored);
 
 }  // namespace carbonroute
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <optional>
 
+#include "test/testing/captured_log.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/temp_dir.h"
 
@@ -66,6 +67,34 @@ TEST_F(ReloaderTest, SeesTheFileAsItIsAtEachReload) {
   Write(path_, "node: {name: n}\nproviders: [{type: replay, locations: [DE]}]\n");
   ASSERT_THAT(reloader.Reload(), IsOk());
   EXPECT_TRUE(applied_->rtt.peers.empty());
+}
+
+TEST_F(ReloaderTest, ASectionOnlyARestartAppliesIsNamedWithTheRestart) {
+  Reloader reloader(path_, {});  // reads the file as the collector started with it
+  reloader.Attach(Recorder());
+  {
+    testing::CapturedLog log;
+    ASSERT_THAT(reloader.Reload(), IsOk());  // unchanged: nothing to say
+    EXPECT_EQ(log.Occurrences("restart"), 0) << log.text();
+  }
+  std::string edited = kTwoPeers;
+  edited.replace(edited.find("locations: [DE]"), 15, "locations: [FR]");  // a provider's value
+  edited += "poll: {interval: 2m}\n";
+  Write(path_, edited);
+  testing::CapturedLog log;
+  ASSERT_THAT(reloader.Reload(), IsOk());
+  EXPECT_THAT(log.text(), HasSubstr("warning reload: providers, poll changed in " + path_ +
+                                    ", but only rtt is reloaded: restart the collector to "
+                                    "apply them"));
+  // rtt itself is reloaded: a change there is no warning of this kind.
+  Reloader from_edited(path_, {});
+  from_edited.Attach(Recorder());
+  std::string peers_moved = edited;
+  peers_moved.replace(peers_moved.find("127.0.0.2"), 9, "127.0.0.9");
+  Write(path_, peers_moved + "# and a comment\n");
+  testing::CapturedLog quiet;
+  ASSERT_THAT(from_edited.Reload(), IsOk());
+  EXPECT_EQ(quiet.Occurrences("only rtt is reloaded"), 0) << quiet.text();
 }
 
 TEST_F(ReloaderTest, ABrokenFileReachesNoTargetAndSaysWhy) {

@@ -576,5 +576,26 @@ TEST(LoadCollectorConfig, MissingFileIsNotFound) {
                        "directory"));
 }
 
+TEST(ChangedSections, NamesTheTopLevelKeysThatDifferNotTheirFormatting) {
+  const std::string before =
+      "node: {name: a}\nproviders: [{type: replay, locations: [DE]}]\nrtt: {peers: []}\n";
+  // Another layout and a comment: the same YAML.
+  EXPECT_TRUE(ChangedSections(before,
+                              "# edited\nnode:\n  name: a\nproviders:\n  - {type: replay, "
+                              "locations: [DE]}\nrtt: {peers: []}\n",
+                              {})
+                  .empty());
+  EXPECT_THAT(
+      ChangedSections(before,
+                      "node: {name: b}\nproviders: [{type: replay, locations: [DE]}]\n"
+                      "rtt: {peers: [{name: x, address: 127.0.0.1}]}\npoll: {interval: 1m}\n",
+                      {"rtt"}),
+      ::testing::ElementsAre("node", "poll"));  // rtt ignored; poll added
+  EXPECT_THAT(ChangedSections(before, "node: {name: a}\n", {}),
+              ::testing::ElementsAre("providers", "rtt"));  // removed
+  EXPECT_THAT(ChangedSections(before, "node: [unclosed", {"rtt"}),
+              ::testing::ElementsAre("node", "providers"));  // not YAML: every key
+}
+
 }  // namespace
 }  // namespace carbonroute
