@@ -14,6 +14,7 @@
 #include "base/data_files.h"
 #include "contract/emissions_type.h"
 #include "exporter/metrics_page.h"
+#include "model_sources/model_builder.h"
 #include "model_sources/rtt_sources.h"
 
 namespace carbonroute::scheduler_lite {
@@ -22,6 +23,24 @@ using model_sources::LoadedModel;
 using model_sources::LoadModel;
 using model_sources::ModelSources;
 using placement::PlacementModel;
+
+// A file named on the command line is read now, as the model will read it: a
+// malformed one is a usage error (exit 2) naming the flag and the line, not a
+// warning a ranking then hides (the default data files are the project's own).
+CLI::Validator ReadableAs(absl::Status (model_sources::ModelBuilder::*add)(absl::string_view,
+                                                                           absl::string_view),
+                          const std::string& what) {
+  return CLI::Validator(
+      [add, what](std::string& path) -> std::string {
+        absl::StatusOr<std::string> text = ReadFileToString(path, what);
+        if (!text.ok()) return std::string(text.status().message());
+        model_sources::ModelBuilder scratch(absl::Now());  // only the file is read
+        const absl::Status read = (scratch.*add)(*text, path);
+        if (read.ok()) return "";
+        return absl::StrCat("not ", what, ": ", read.message());
+      },
+      "FILE");
+}
 
 absl::Duration DurationFlag(const std::string& text, const char* flag) {
   absl::Duration d;
@@ -138,13 +157,15 @@ void SourceFlags::AddTo(CLI::App& cmd) {
                  std::string("static RTT matrix CSV sending_region,receiving_region,milliseconds "
                              "(default: data/") +
                      kInterRegionRttFile + ")")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)
+      ->check(ReadableAs(&model_sources::ModelBuilder::AddStaticRttCsv, "an RTT matrix"));
   cmd.add_option(
          "--region-zones", region_zones_,
          std::string("region → grid zone table: cloud-regions.csv's columns, or gcp_region,zone "
                      "(default: data/") +
              kRegionZonesFile + ")")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)
+      ->check(ReadableAs(&model_sources::ModelBuilder::AddRegionLocationsCsv, "a region table"));
   cmd.add_option("--data-dir", data_dirs_,
                  "directory searched first for the default data files (repeatable)");
   cmd.add_option("--emissions-type", emissions_type_, "preferred signal where a location has both")

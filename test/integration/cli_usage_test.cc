@@ -72,6 +72,23 @@ TEST(CliUsage, ANamedDataFileThatIsMissingExits2NamingIt) {
   }
 }
 
+// A named file that is not what its flag reads is a usage error too (it was a warning, and
+// `rank` went on to rank without it), naming the flag, the file and the line.
+TEST(CliUsage, ANamedDataFileThatIsMalformedExits2NamingTheFlagAndLine) {
+  const std::string readme = std::string(CARBONROUTE_SOURCE_DIR) + "/README.md";
+  const std::string matrix =
+      std::string(CARBONROUTE_SOURCE_DIR) + "/data/gcp-inter-region-latency-ms.csv";
+  ShellRun run = Shell(absl::StrCat(kSchedulerLite, " rank --rtt-matrix ", readme));
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("--rtt-matrix: not an RTT matrix: " + readme + ":"));
+  run = Shell(absl::StrCat(kSchedulerLite, " rank --region-zones ", matrix));
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output,
+              HasSubstr("--region-zones: not a region table: " + matrix + ":2: expected 2 cells"));
+  run = Shell(absl::StrCat(kSchedulerLite, " serve --rtt-matrix ", readme));
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+}
+
 // Answered as users mean them: `help`, `help SUB`, `-v`; serve's --threads 0 is refused, and
 // serve takes the collector's --log.level values (one list, base/log_line.h).
 TEST(CliUsage, HelpAndVersionAsTypedAndOneSetOfDaemonFlags) {
