@@ -24,10 +24,41 @@ using placement::Workload;
 
 namespace {
 
-// The candidate kind `request` asks for, with "auto" decided.
+// Excluded candidates a table lists one by one before it sums up the rest.
+constexpr std::size_t kExcludedShown = 10;
+
+// The candidate kind `request` asks for, with "auto" decided: locations, or
+// when ranking from an origin in a model that has nodes, the kind of the names
+// --locations lists (the first one's: DE is a location, not an unknown node),
+// else nodes.
 std::string KindOf(const PlacementModel& model, const RankRequest& request) {
   if (request.candidates != "auto") return request.candidates;
-  return !request.from.empty() && model.node_count() > 0 ? "nodes" : "locations";
+  if (request.from.empty() || model.node_count() == 0) return "locations";
+  if (!request.only.empty()) {
+    const absl::StatusOr<placement::NameKind> named = placement::KindOfName(model, request.only[0]);
+    if (named.ok()) return named->kind;
+  }
+  return "nodes";
+}
+
+// --from and --max-rtt-ms as the model can honour them: an origin it knows, and
+// candidates an RTT can reach (nodes and cloud regions have RTTs; a grid
+// location has none). What it cannot honour is a usage error, exit 2.
+absl::Status CheckOrigin(const PlacementModel& model, RankRequest& request, std::ostream& err) {
+  if (request.from.empty()) return absl::OkStatus();
+  absl::StatusOr<placement::NameKind> origin = placement::KindOfName(model, request.from);
+  if (!origin.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--from: ", origin.status().message()));
+  }
+  if (!origin->note.empty()) err << "scheduler-lite: note: " << origin->note << "\n";
+  request.from = origin->name;
+  if (request.max_rtt && KindOf(model, request) == "locations") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-rtt-ms: a grid location has no RTT (RTTs are measured between nodes and between "
+        "cloud regions), so no location could meet the limit from \"",
+        request.from, "\"; rank --candidates regions or --candidates nodes"));
+  }
+  return absl::OkStatus();
 }
 
 std::vector<Candidate> CandidatesOf(const PlacementModel& model, const RankRequest& request) {
@@ -149,7 +180,11 @@ int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock,
   std::shared_ptr<const PlacementModel> model = LoadModelOrSay(request.sources, http, clock, err);
   if (model == nullptr) return 1;
   RankRequest resolved = request;
-  if (request.candidates == "auto" && KindOf(*model, request) == "nodes") {
+  if (const absl::Status origin = CheckOrigin(*model, resolved, err); !origin.ok()) {
+    err << "scheduler-lite: " << origin.message() << "\n";
+    return 2;
+  }
+  if (request.candidates == "auto" && request.only.empty() && KindOf(*model, request) == "nodes") {
     err << "scheduler-lite: note: ranking nodes (--candidates auto with --from); give "
            "--candidates locations or regions to rank those\n";
   }
@@ -164,7 +199,10 @@ int RankCommand(const RankRequest& request, net::HttpClient& http, Clock& clock,
     resolved.only = names->names;
   }
   const std::vector<ScoredCandidate> scored = Score(*model, resolved, clock.Now());
-  out << (request.format == "json" ? RankingJson(scored) : RankingTable(scored));
+  // Without --locations, a long tail of excluded candidates is summed up in one line.
+  out << (request.format == "json"
+              ? RankingJson(scored)
+              : RankingTable(scored, request.only.empty() ? kExcludedShown : SIZE_MAX));
   const bool any = std::any_of(scored.begin(), scored.end(),
                                [](const ScoredCandidate& s) { return s.feasible; });
   return any ? 0 : 3;

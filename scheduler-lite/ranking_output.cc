@@ -21,7 +21,7 @@ std::string Or(const std::string& text, const char* fallback) {
 
 }  // namespace
 
-std::string RankingTable(const std::vector<ScoredCandidate>& scored) {
+std::string RankingTable(const std::vector<ScoredCandidate>& scored, std::size_t max_excluded) {
   std::size_t name_width = 9;
   for (const ScoredCandidate& s : scored) name_width = std::max(name_width, s.name.size());
   const int nw = static_cast<int>(name_width);
@@ -39,9 +39,14 @@ std::string RankingTable(const std::vector<ScoredCandidate>& scored) {
         FrameworkScore(s));
     for (const std::string& reason : s.reasons) absl::StrAppend(&out, "      note: ", reason, "\n");
   }
+  std::size_t excluded = 0;
   for (const ScoredCandidate& s : scored) {
-    if (s.feasible) continue;
+    if (s.feasible || ++excluded > max_excluded) continue;
     absl::StrAppend(&out, "excluded: ", s.name, " (", absl::StrJoin(s.reasons, "; "), ")\n");
+  }
+  if (excluded > max_excluded) {
+    absl::StrAppend(&out, "excluded: ", excluded - max_excluded, " more (--format json lists ",
+                    excluded == 1 ? "it" : "every one", "; --locations ranks the ones you name)\n");
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #ifndef CARBONROUTE_SCHEDULER_LITE_RANKING_OUTPUT_H_
 #define CARBONROUTE_SCHEDULER_LITE_RANKING_OUTPUT_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,11 @@
 
 namespace carbonroute::scheduler_lite {
 
-std::string RankingTable(const std::vector<placement::ScoredCandidate>& scored);
+// The feasible candidates ranked, each with its notes, then the excluded ones
+// with their reasons: at most `max_excluded` of them, then one line saying how
+// many more there are (the JSON lists every one).
+std::string RankingTable(const std::vector<placement::ScoredCandidate>& scored,
+                         std::size_t max_excluded = SIZE_MAX);
 std::string RankingJson(const std::vector<placement::ScoredCandidate>& scored);
 // Everything known about one candidate and why it scored as it did. `kind`
 // ("node", "region", "location") heads it; a location's `members` (the

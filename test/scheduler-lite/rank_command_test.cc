@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "net/curl_http_client.h"
+#include "scheduler-lite/ranking_output.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/fake_provider_server.h"
 
@@ -90,6 +91,43 @@ TEST_F(RankCommandTest, AutoSaysWhenFromMakesItRankNodes) {
   request_.candidates = "locations";
   EXPECT_EQ(Run(), 0) << err_.str();
   EXPECT_THAT(err_.str(), Not(HasSubstr("ranking nodes")));
+}
+
+// What the model cannot honour is said at once (exit 2), not ranked into an empty table.
+TEST_F(RankCommandTest, AnOriginTheModelCannotUseIsAUsageError) {
+  request_.from = "nosuchnode";
+  request_.max_rtt = absl::Milliseconds(50);
+  EXPECT_EQ(Run(), 2) << out_.str();
+  EXPECT_THAT(err_.str(), HasSubstr("--from: \"nosuchnode\" is not a node, region or location"));
+  EXPECT_THAT(err_.str(), HasSubstr("nodes: node-a (1)"));
+  EXPECT_EQ(out_.str(), "");
+  // A grid location has no RTT: a limit on locations could never be met.
+  request_.from = "node-a";
+  request_.candidates = "locations";
+  EXPECT_EQ(Run(), 2) << out_.str();
+  EXPECT_THAT(err_.str(), HasSubstr("--max-rtt-ms: a grid location has no RTT"));
+  // --locations names locations: ranked as locations from a node, not taken for unknown nodes.
+  request_.candidates = "auto";
+  request_.max_rtt.reset();
+  request_.only = {"DE"};
+  EXPECT_EQ(Run(), 0) << err_.str();
+  EXPECT_THAT(out_.str(), HasSubstr("DE"));
+  EXPECT_THAT(err_.str(), Not(HasSubstr("unknown node")));
+}
+
+TEST(RankingTable, ALongTailOfExcludedCandidatesIsSummedUpInOneLine) {
+  std::vector<placement::ScoredCandidate> scored(13);
+  for (std::size_t i = 0; i < scored.size(); ++i) {
+    scored[i].name = absl::StrCat("region-", i);
+    scored[i].reasons = {"no RTT"};
+  }
+  scored[0].feasible = true;
+  const std::string table = RankingTable(scored, 10);
+  EXPECT_THAT(table, HasSubstr("excluded: region-10 (no RTT)"));
+  EXPECT_THAT(table, Not(HasSubstr("excluded: region-11 ")));
+  EXPECT_THAT(table, HasSubstr("excluded: 2 more (--format json lists every one"));
+  EXPECT_THAT(RankingTable(scored), HasSubstr("excluded: region-12 (no RTT)"));  // all
+  EXPECT_THAT(RankingTable(scored), Not(HasSubstr("more")));
 }
 
 }  // namespace
