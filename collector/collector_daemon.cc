@@ -48,16 +48,26 @@ absl::Status CollectorDaemon::CheckStartup(const CollectorConfig& config, const 
     std::string matrix;
     CARBONROUTE_RETURN_IF_ERROR(DeclaredRow(config.node, config.rtt, data, matrix).status());
   }
+  // No Kubernetes API found (not in a Pod, no kubeconfig here): a configuration
+  // made for a cluster, checked on a workstation, is valid but cannot run here.
+  auto api_here = [unavailable_here](absl::Status found) {
+    if (found.ok() || unavailable_here == nullptr ||
+        found.code() != absl::StatusCode::kFailedPrecondition) {
+      return found;
+    }
+    unavailable_here->push_back(std::string(found.message()));
+    return absl::OkStatus();
+  };
   if (config.rtt.kubernetes.enabled) {
-    CARBONROUTE_RETURN_IF_ERROR(DiscoveryConnection(config).status());
+    CARBONROUTE_RETURN_IF_ERROR(api_here(DiscoveryConnection(config).status()));
     CARBONROUTE_RETURN_IF_ERROR(DiscoveryRegionLocations(config, data).status());
     CARBONROUTE_RETURN_IF_ERROR(DiscoveryRegionCoordinates(config, data).status());
   }
   if (!config.publish.keda_configmaps.empty()) {
     CARBONROUTE_RETURN_IF_ERROR(
-        keda::KedaPublishing::Connection(
-            config.publish, {.getenv = [](const char* name) { return std::getenv(name); }})
-            .status());
+        api_here(keda::KedaPublishing::Connection(
+                     config.publish, {.getenv = [](const char* name) { return std::getenv(name); }})
+                     .status()));
   }
   return absl::OkStatus();
 }

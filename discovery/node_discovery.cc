@@ -18,7 +18,9 @@ kube::KubeOptions KubeOptionsFrom(const KubernetesDiscoveryConfig& config) {
           .context = config.context,
           .how_to_configure =
               "set kubeconfig (a kubeconfig file) or api_url (e.g. \"http://127.0.0.1:8001\" "
-              "for kubectl proxy)"};
+              "for kubectl proxy)",
+          .api_url_name = "rtt.discovery.kubernetes.api_url",
+          .kubeconfig_name = "rtt.discovery.kubernetes.kubeconfig"};
 }
 
 NodeDiscoveryOptions DiscoveryOptionsFrom(const KubernetesDiscoveryConfig& config,

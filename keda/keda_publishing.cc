@@ -17,7 +17,9 @@ absl::StatusOr<kube::KubeConnection> KedaPublishing::Connection(
        .ca_file = config.ca_file,
        .kubeconfig = config.kubeconfig,
        .context = config.context,
-       .how_to_configure = "set publish.kubeconfig (a kubeconfig file) or publish.api_url"},
+       .how_to_configure = "set publish.kubeconfig (a kubeconfig file) or publish.api_url",
+       .api_url_name = "publish.api_url",
+       .kubeconfig_name = "publish.kubeconfig"},
       environment);
   if (!connection.ok()) {
     return absl::Status(connection.status().code(),

@@ -51,7 +51,7 @@ absl::StatusOr<KubeConnection> Choose(const KubeOptions& options,
   if (!options.api_url.empty()) {
     KubeConnection connection;
     connection.server = std::string(absl::StripSuffix(options.api_url, "/"));
-    connection.origin = "--kube-api-url";
+    connection.origin = options.api_url_name;
     return connection;
   }
   if (!options.kubeconfig.empty()) {
@@ -78,7 +78,8 @@ absl::StatusOr<KubeConnection> Choose(const KubeOptions& options,
     return ConnectionFromKubeconfig(*config, options.context);
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      "no Kubernetes API to talk to: no --kube-api-url, no --kubeconfig, $KUBECONFIG is not set, ",
+      "no Kubernetes API to talk to: no ", options.api_url_name, ", no ", options.kubeconfig_name,
+      ", $KUBECONFIG is not set, ",
       options.context.empty() ? "not in a Pod (KUBERNETES_SERVICE_HOST and _PORT are not set), "
                               : "",
       fallback.empty() ? "and $HOME is not set" : absl::StrCat("and there is no ", fallback), "; ",

@@ -62,6 +62,10 @@ struct KubeOptions {
   std::string kubeconfig, context;
   // Ends the message when nothing applies: how this program is told.
   std::string how_to_configure = "give --kubeconfig FILE or --kube-api-url URL";
+  // What this program calls the two settings, in messages and Describe():
+  // flags for scheduler-lite, configuration keys for the collector.
+  std::string api_url_name = "--kube-api-url";
+  std::string kubeconfig_name = "--kubeconfig";
 };
 
 // The process environment, injectable for tests.

@@ -5,19 +5,25 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "config/load_collector_config.h"
 #include "providers/make_provider.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/shell.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/subprocess.h"
+#include "test/testing/temp_dir.h"
 #include "yaml-cpp/yaml.h"
 
 namespace carbonroute {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<YAML::Node> Documents(const std::string& file) {
   return YAML::LoadAll(
@@ -246,6 +252,26 @@ TEST(DeployManifests, ProbesTargetThePodNotTheNode) {
         }
       }
     }
+  }
+}
+
+// A shipped ConfigMap checked on a workstation (no Pod, no kubeconfig) is valid but not runnable
+// here: exit 3, naming the collector's own settings, never flags it does not take.
+TEST(DeployManifests, TheShippedConfigMapsCheckedOffClusterAreValidButNotRunnableHere) {
+  testing::ScopedTempDir dir;
+  for (const char* file : {"collector-daemonset.yaml", "collector-carbon-role.yaml"}) {
+    const std::string config = dir.File("collector.yaml");
+    std::ofstream(config)
+        << FindKind(Documents(file), "ConfigMap")["data"]["collector.yaml"].as<std::string>();
+    const testing::ShellRun run = testing::Shell(absl::StrCat(
+        "env -u KUBERNETES_SERVICE_HOST -u KUBERNETES_SERVICE_PORT -u KUBECONFIG HOME=", dir.path(),
+        " ", CARBONROUTE_COLLECTOR_BINARY, " --check-config ", config, " 2>&1"));
+    EXPECT_EQ(run.exit_code, 3) << file << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr("no rtt.discovery.kubernetes.api_url, no "
+                                      "rtt.discovery.kubernetes.kubeconfig"))
+        << file;
+    EXPECT_THAT(run.output, Not(HasSubstr("--kube")));
+    EXPECT_THAT(run.output, HasSubstr("not available here (exit 3)"));
   }
 }
 
