@@ -38,10 +38,22 @@ absl::StatusOr<std::unique_ptr<CollectorEndpoint>> CollectorEndpoint::Start(
   options.routes[exporter::kStatusApiPath] =
       exporter::StatusApiHandler([self] { return self->Status(); });
   options.routes["/healthz"] = [&from](const net::HttpServerRequest&) {
-    return from.readiness.first_poll_done()
-               ? net::HttpServerResponse{200, "text/plain; charset=utf-8", "ok\n"}
-               : net::HttpServerResponse{503, "text/plain; charset=utf-8",
-                                         "starting: first poll not done\n"};
+    if (!from.readiness.first_poll_done()) {
+      return net::HttpServerResponse{503, "text/plain; charset=utf-8",
+                                     "starting: first poll not done\n"};
+    }
+    // Still 200 (a restart would not mend a credential), but said: a series paused by a
+    // configuration error gets no data until someone acts.
+    std::string body = "ok\n";
+    const absl::Time now = from.clock.Now();
+    for (const IntensitySeries& series : from.poller.PolledSeries()) {
+      const polling::Poller::Pause pause = from.poller.SeriesPause(series);
+      if (pause.until > now && pause.state == polling::SeriesState::kConfigurationError) {
+        absl::StrAppend(&body, "configuration_error: provider ", series.provider, " location ",
+                        series.location, ": ", pause.reason, "\n");
+      }
+    }
+    return net::HttpServerResponse{200, "text/plain; charset=utf-8", std::move(body)};
   };
   auto probe = [](ProbeAnswer answer) {
     return net::HttpServerResponse{answer.ok ? 200 : 503, "text/plain; charset=utf-8",
@@ -134,8 +146,11 @@ exporter::StatusSnapshot CollectorEndpoint::Status() const {
       row.estimated = it->second.estimated;
       row.age_seconds = it->second.AgeSeconds(now);
     }
-    const absl::Time paused_until = sources_.poller.SeriesBlockedUntil(series);
-    row.state = paused_until > now ? absl::StrCat("paused until ", UtcSeconds(paused_until))
+    // A pause says why, as the log does: a 401 is not only "paused".
+    const polling::Poller::Pause pause = sources_.poller.SeriesPause(series);
+    row.state = pause.until > now
+                    ? absl::StrCat("paused until ", UtcSeconds(pause.until), ": ",
+                                   polling::SeriesStateLabel(pause.state), ": ", pause.reason)
                 : row.grams_per_kwh.has_value() ? "ok"
                                                 : "stale (no valid reading)";
     absl::StatusOr<std::vector<cache::IntensityRecord>> forecast =

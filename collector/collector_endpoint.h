@@ -3,7 +3,9 @@
 // The collector's HTTP endpoint, over a read-only view of what the daemon
 // built (EndpointSources):
 //   /metrics   the metrics, Prometheus text format (exporter/metrics_page.h);
-//   /healthz   200 "ok" once the first poll has completed, 503 before;
+//   /healthz   200 "ok" once the first poll has completed, 503 before; a
+//              line after "ok" for each series paused by a configuration
+//              error (a 401, a zone not in the plan), naming the cause;
 //   /livez     200 while every loop keeps its promise, 503 naming the stuck
 //              ones (for a liveness probe: no upstream can fail it);
 //   /readyz    200 once a reading is exported, the first poll has ended or

@@ -162,6 +162,17 @@ absl::Time Poller::SeriesBlockedUntil(const IntensitySeries& series) const {
   return std::max(own, ProviderBlockedUntil(series.provider));
 }
 
+Poller::Pause Poller::SeriesPause(const IntensitySeries& series) const {
+  absl::MutexLock lock(&states_mutex_);
+  Pause pause;
+  if (auto own = series_pauses_.find(series); own != series_pauses_.end()) pause = own->second;
+  if (auto account = provider_pauses_.find(series.provider);
+      account != provider_pauses_.end() && account->second.until > pause.until) {
+    pause = account->second;
+  }
+  return pause;
+}
+
 bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) {
   const absl::Time until =
       std::max(provider_state_.at(series.provider).blocked_until, StateOf(series).blocked_until);
@@ -211,10 +222,20 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
     if (answered + pause > state.blocked_until) state.pause = SeriesState::kBackoff;
     state.blocked_until = std::max(state.blocked_until, answered + pause);
   }
+  // Whole seconds: "next attempt in 37s", not 36.6709586465s of jitter.
+  const absl::Duration shown = absl::Ceil(pause, absl::Seconds(1));
+  const std::string reason =
+      absl::StrCat(what, " failed (", OutcomeLabel(status), "): ", status.message());
+  {
+    absl::MutexLock lock(&states_mutex_);
+    const bool account_wide = provider.blocked_until >= answered + pause;
+    Pause& board = account_wide ? provider_pauses_[series.provider] : series_pauses_[series];
+    board = {account_wide ? provider.blocked_until : state.blocked_until,
+             account_wide ? provider.pause : state.pause, reason};
+  }
   if (failing == state.failing.end() || failing->second != code) {
-    spdlog::warn("provider {} location {}: {} failed ({}); next attempt in {}: {}", series.provider,
-                 series.location, what, OutcomeLabel(status), absl::FormatDuration(pause),
-                 std::string(status.message()));
+    spdlog::warn("provider {} location {}: {}; next attempt in {}", series.provider,
+                 series.location, reason, absl::FormatDuration(shown));
     state.failing[what] = code;
   }
 }

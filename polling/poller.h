@@ -159,6 +159,18 @@ class Poller {
   // The earliest time `series` may be called again (InfinitePast if not paused).
   absl::Time SeriesBlockedUntil(const IntensitySeries& series) const;
 
+  // A series' pause as the status page shows it: until when, in which state
+  // (backoff, rate_limited, configuration_error), and why: the failed call
+  // and the provider's message (secret-free, as logged). The longer of the
+  // series' own pause and its provider's (a 401 pauses every location).
+  struct Pause {
+    absl::Time until = absl::InfinitePast();
+    SeriesState state = SeriesState::kOk;
+    std::string reason;  // "current reading failed (unauthenticated): ..."
+  };
+  // Safe from any thread (the HTTP endpoint's), unlike SeriesBlockedUntil.
+  Pause SeriesPause(const IntensitySeries& series) const;
+
  private:
   struct SeriesPollState {
     std::string code;  // what the provider is called with for this location
@@ -233,6 +245,9 @@ class Poller {
   std::map<std::string, WantedLocations> wanted_ ABSL_GUARDED_BY(locations_mutex_);
   mutable absl::Mutex states_mutex_;
   std::map<std::string, SeriesStateCounts> series_states_ ABSL_GUARDED_BY(states_mutex_);
+  // The pauses RecordOutcome set, for SeriesPause: per provider (its account's) and per series.
+  std::map<std::string, Pause> provider_pauses_ ABSL_GUARDED_BY(states_mutex_);
+  std::map<IntensitySeries, Pause> series_pauses_ ABSL_GUARDED_BY(states_mutex_);
 };
 
 // The outcome label for a provider call's status: "ok", "not_found",

@@ -274,5 +274,37 @@ TEST_F(LivePollingTest, PlantedSecretsNeverReachLogsMetricsOrTheDatabase) {
   }
 }
 
+// A provider paused by a 401 says why where people look: the status page and /healthz
+// (still 200: a restart would not mend a credential), not only the log.
+TEST_F(LivePollingTest, APausedProvidersCauseIsOnTheStatusPageAndInHealth) {
+  server_.Route("/v3/carbon-intensity/latest", [](const FakeRequest&) {
+    return FakeResponse{401, R"({"error":"Invalid auth-token"})", {}};
+  });
+  testing::ScopedTempDir dir;
+  CollectorConfig config;
+  config.listen_address = "127.0.0.1:0";
+  config.database = dir.File("collector.sqlite");
+  config.poll.forecast_horizon = absl::ZeroDuration();
+  ProviderConfig em = provider_config_;
+  em.locations = {"DE"};
+  config.providers = {em};
+  testing::FakeClock clock(absl::Now());
+  auto daemon = CollectorDaemon::Create(config, {}, clock);
+  ASSERT_THAT(daemon, IsOk());
+  clock.StopAt(clock.Now() + absl::Hours(1));
+  absl::Notification never;
+  (*daemon)->Run(never);
+  const std::string status = testing::HttpGet((*daemon)->port(), "/api/v1/status");
+  EXPECT_THAT(status, HasSubstr(": configuration_error: current reading failed "
+                                "(unauthenticated): "));
+  EXPECT_THAT(status, HasSubstr("Invalid auth-token"));
+  int code = 0;
+  const std::string health = testing::HttpGet((*daemon)->port(), "/healthz", &code);
+  EXPECT_EQ(code, 200);
+  EXPECT_THAT(health, HasSubstr("ok\nconfiguration_error: provider em location DE: current "
+                                "reading failed (unauthenticated)"));
+  EXPECT_THAT(health, Not(HasSubstr("em-token")));
+}
+
 }  // namespace
 }  // namespace carbonroute::collector
