@@ -34,7 +34,9 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   app.add_option("-c,--config", flags.config_path, "YAML configuration file")
       ->check(CLI::ExistingFile);
   app.add_option("--check-config", flags.check_config_path,
-                 "validate this configuration file, print the result and exit (0 = valid)");
+                 "validate this configuration file, print the result and exit: 0 valid, 2 invalid "
+                 "(named), 3 valid but needs what this machine lacks (credentials, a directory, "
+                 "a Kubernetes API)");
   flags.daemon.AddTo(app);
   app.add_option("--node-name", flags.node.name,
                  "this node's name (overrides node.name; e.g. from the downward API)");

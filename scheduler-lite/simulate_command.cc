@@ -60,12 +60,33 @@ absl::StatusOr<SiteTopology> LoadTopology(const SimulateRequest& request,
   return BuildSiteTopology(*zones, *matrix, trace);
 }
 
-// Site ids of the named origins; kInvalidArgument naming an unknown one.
+// Site ids of the named origins; kInvalidArgument naming an unknown one. A
+// region of another cloud (cloud_regions_csv: AWS, Azure, Oracle) is its grid
+// zone's site, said in `notes`, as rank, window and the SDK API take it.
 absl::StatusOr<std::vector<std::size_t>> ResolveOrigins(const SimulateRequest& request,
-                                                        const SiteTopology& topology) {
+                                                        const SiteTopology& topology,
+                                                        std::vector<std::string>& notes) {
+  std::map<std::string, std::string, std::less<>> cloud_regions;
+  if (!request.cloud_regions_csv.empty()) {
+    absl::StatusOr<std::string> text = ReadFileToString(request.cloud_regions_csv, "region table");
+    if (text.ok()) {
+      auto parsed = ParseRegionLocationsCsv(*text, request.cloud_regions_csv);
+      if (parsed.ok()) cloud_regions = *std::move(parsed);
+    }
+  }
   std::vector<std::size_t> ids;
   for (const std::string& name : request.origins) {
-    if (std::optional<std::size_t> site = topology.SiteOf(name)) {
+    std::optional<std::size_t> site = topology.SiteOf(name);
+    if (!site) {
+      if (auto zone = cloud_regions.find(name); zone != cloud_regions.end()) {
+        site = topology.SiteOf(zone->second);
+        if (site) {
+          notes.push_back(absl::StrCat("--origins: \"", name, "\" taken as its grid zone ",
+                                       zone->second, " (", request.cloud_regions_csv, ")"));
+        }
+      }
+    }
+    if (site) {
       if (std::find(ids.begin(), ids.end(), *site) == ids.end()) ids.push_back(*site);
       continue;
     }
@@ -232,8 +253,8 @@ class SimulateSubcommand final : public Subcommand {
     cmd.add_option("--data-dir", data_dirs_,
                    "directory searched first for the default data files (repeatable)");
     cmd.add_option("--origins", origins_,
-                   "where work originates: regions or zones, comma-separated (default: "
-                   "every site)");
+                   "where work originates: regions (any cloud's: a region of another cloud is "
+                   "its grid zone's site) or zones, comma-separated (default: every site)");
     cmd.add_option("--max-rtt-ms", limits_,
                    "latency limits, ms, comma-separated (--shift both: default 100)")
         ->capture_default_str();
@@ -385,6 +406,7 @@ class SimulateSubcommand final : public Subcommand {
     }
     if (space) {
       files.emplace_back(&request_.region_zones_csv, kStudyRegionZonesFile);
+      files.emplace_back(&request_.cloud_regions_csv, kRegionZonesFile);
       files.emplace_back(&request_.rtt_matrix_csv, kInterRegionRttFile);
       flags += "/--region-zones/--rtt-matrix";
     }
@@ -490,7 +512,9 @@ int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostr
         << request.trace_csv << ": " << absl::StrJoin(named, "; ") << "\n";
   }
   if (request.shift == "both") return SimulateTime(request, *trace, &*topology, out, err);
-  absl::StatusOr<std::vector<std::size_t>> origins = ResolveOrigins(request, *topology);
+  std::vector<std::string> notes;
+  absl::StatusOr<std::vector<std::size_t>> origins = ResolveOrigins(request, *topology, notes);
+  for (const std::string& note : notes) err << kPrefix << "note: " << note << "\n";
   if (!origins.ok()) {
     err << kPrefix << origins.status().message() << "\n";
     return kUsageExitCode;

@@ -26,10 +26,13 @@
 namespace carbonroute::scheduler_lite {
 
 struct SimulateRequest {
-  std::string shift = "space";           // space (placement across sites) | time (waiting) | both
-  std::string trace_csv;                 // datetime,<zone>... hourly gCO2eq/kWh
-  std::string zone_groups_csv;           // --shift time: zone_code,...,Americas,Europe,Asia,Oceania
-  std::string region_zones_csv;          // gcp_region,zone
+  std::string shift = "space";   // space (placement across sites) | time (waiting) | both
+  std::string trace_csv;         // datetime,<zone>... hourly gCO2eq/kWh
+  std::string zone_groups_csv;   // --shift time: zone_code,...,Americas,Europe,Asia,Oceania
+  std::string region_zones_csv;  // gcp_region,zone
+  // Every cloud's regions (data/cloud-regions.csv): an origin that is a region
+  // of another cloud ("eastus") is taken as its grid zone's site.
+  std::string cloud_regions_csv;
   std::string rtt_matrix_csv;            // sending_region,receiving_region,milliseconds
   std::vector<std::string> origins;      // regions or zones; empty: every site
   simulator::SimulationOptions options;  // origins are filled from `origins`

@@ -110,6 +110,12 @@ TEST(SimulateCli, MistakesExit2NamingTheValue) {
   }
   EXPECT_THAT(Simulate(dir.path(), "--origins europe-wset1").output,
               HasSubstr("did you mean \"europe-west1\"?"));
+  // Another cloud's region, as rank, window and the SDK API take it: its grid zone's site.
+  const testing::ShellRun azure =
+      Simulate(dir.path(), "--origins eastus --policies local --max-rtt-ms 50 --format csv");
+  EXPECT_EQ(azure.exit_code, 0) << azure.output;
+  EXPECT_THAT(azure.output, HasSubstr("note: --origins: \"eastus\" taken as its grid zone "
+                                      "US-MIDA-PJM"));
   std::ofstream(dir.File("bad.csv")) << "datetime,BE\n2022-01-01T00:00:00Z,lots\n";
   const testing::ShellRun bad = Simulate(dir.path(), "--trace bad.csv");
   EXPECT_EQ(bad.exit_code, 2);
