@@ -11,14 +11,25 @@
 #define CARBONROUTE_BASE_RUN_PROGRAM_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace carbonroute {
 
 // `arguments` excludes the program itself.
 absl::Status RunProgram(const std::string& program, const std::vector<std::string>& arguments);
+
+// Runs `program` (on PATH, or a path) with this process's environment plus
+// `environment` (a name given there replaces the inherited one), stdin from
+// /dev/null and stderr where this process's goes, and answers what it wrote to
+// stdout (a credential plugin's answer, kube/exec_credential.h). The same
+// errors as RunProgram (never quoting stdout, which may hold a secret).
+absl::StatusOr<std::string> RunProgramOutput(
+    const std::string& program, const std::vector<std::string>& arguments,
+    const std::vector<std::pair<std::string, std::string>>& environment);
 
 }  // namespace carbonroute
 

@@ -35,6 +35,15 @@ absl::StatusOr<net::HttpResponse> KubeClient::Call(KubeRequest request) const {
                               absl::StrCat("Bearer ", absl::StripAsciiWhitespace(*token)));
   } else if (!connection_.token.empty()) {
     http.headers.emplace_back("Authorization", absl::StrCat("Bearer ", connection_.token));
+  } else if (connection_.exec != nullptr) {
+    absl::StatusOr<ExecCredential> credential = connection_.exec->Get();
+    if (!credential.ok()) return credential.status();
+    if (!credential->token.empty()) {
+      http.headers.emplace_back("Authorization", absl::StrCat("Bearer ", credential->token));
+    } else {
+      http.client_cert_pem = credential->client_cert_pem;
+      http.client_key_pem = credential->client_key_pem;
+    }
   } else if (!connection_.username.empty()) {
     http.headers.emplace_back(
         "Authorization",
@@ -44,9 +53,9 @@ absl::StatusOr<net::HttpResponse> KubeClient::Call(KubeRequest request) const {
   http.ca_file = connection_.ca_file;
   http.ca_pem = connection_.ca_pem;
   http.client_cert_file = connection_.client_cert_file;
-  http.client_cert_pem = connection_.client_cert_pem;
+  if (http.client_cert_pem.empty()) http.client_cert_pem = connection_.client_cert_pem;
   http.client_key_file = connection_.client_key_file;
-  http.client_key_pem = connection_.client_key_pem;
+  if (http.client_key_pem.empty()) http.client_key_pem = connection_.client_key_pem;
   http.tls_server_name = connection_.tls_server_name;
   http.insecure_skip_tls_verify = connection_.insecure_skip_tls_verify;
   http.timeout = request.timeout > absl::ZeroDuration() ? request.timeout : connection_.timeout;
@@ -54,7 +63,12 @@ absl::StatusOr<net::HttpResponse> KubeClient::Call(KubeRequest request) const {
   http.body = std::move(request.body);
   http.on_body = std::move(request.on_body);
   http.cancelled = std::move(request.cancelled);
-  return http_.Send(http);
+  absl::StatusOr<net::HttpResponse> response = http_.Send(http);
+  // client-go runs the plugin again after a 401: the credential was revoked or expired early.
+  if (response.ok() && response->status == 401 && connection_.exec != nullptr) {
+    connection_.exec->Invalidate();
+  }
+  return response;
 }
 
 absl::StatusOr<std::string> KubeClient::Expect(KubeRequest request,

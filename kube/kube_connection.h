@@ -25,10 +25,12 @@
 #define CARBONROUTE_KUBE_KUBE_CONNECTION_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "kube/exec_credential.h"
 
 namespace carbonroute::kube {
 
@@ -49,6 +51,9 @@ struct KubeConnection {
   // before every request: projected tokens rotate), or Basic.
   std::string token, token_file;
   std::string username, password;
+  // Or a kubeconfig user's exec credential plugin (exec_credential.h), shared
+  // by the copies of this connection: its credential is fetched once.
+  std::shared_ptr<ExecCredentialSource> exec;
   absl::Duration timeout = absl::Seconds(10);
 
   // "https://10.96.0.1:443 (in-cluster)".

@@ -85,6 +85,44 @@ std::string Resolve(const std::string& path, const std::string& file) {
   return (std::filesystem::path(file).parent_path() / path).lexically_normal().string();
 }
 
+// users[].user.exec, as client-go reads it (tools/clientcmd/api/v1 ExecConfig):
+// a command with a '/' that is relative is relative to the kubeconfig's folder.
+absl::StatusOr<ExecConfig> ReadExec(const YAML::Node& exec, const std::string& file,
+                                    const std::string& field) {
+  if (!exec.IsMap()) return ShapeError(file, field, "expected a map");
+  ExecConfig config;
+  CARBONROUTE_RETURN_IF_ERROR(Scalars(exec, file, field,
+                                      {{"apiVersion", &config.api_version},
+                                       {"command", &config.command},
+                                       {"installHint", &config.install_hint}}));
+  if (config.command.empty()) return ShapeError(file, field + ".command", "is required");
+  if (config.api_version != kExecCredentialV1 && config.api_version != kExecCredentialV1beta1) {
+    return ShapeError(file, field + ".apiVersion",
+                      absl::StrCat("\"", config.api_version, "\" is not ", kExecCredentialV1,
+                                   " or ", kExecCredentialV1beta1));
+  }
+  if (config.command.find('/') != std::string::npos) config.command = Resolve(config.command, file);
+  if (const YAML::Node args = exec["args"]; args && !args.IsNull()) {
+    if (!args.IsSequence()) return ShapeError(file, field + ".args", "expected a list");
+    for (const YAML::Node& arg : args) {
+      if (!arg.IsScalar()) return ShapeError(file, field + ".args", "expected strings");
+      config.args.push_back(arg.Scalar());
+    }
+  }
+  if (const YAML::Node env = exec["env"]; env && !env.IsNull()) {
+    if (!env.IsSequence()) return ShapeError(file, field + ".env", "expected a list");
+    for (const YAML::Node& entry : env) {
+      if (!entry.IsMap() || !entry["name"] || !entry["name"].IsScalar() ||
+          (entry["value"] && !entry["value"].IsScalar())) {
+        return ShapeError(file, field + ".env", "expected {name, value} entries");
+      }
+      config.env.emplace_back(entry["name"].Scalar(),
+                              entry["value"] ? entry["value"].Scalar() : std::string());
+    }
+  }
+  return config;
+}
+
 absl::StatusOr<std::string> DecodePem(const std::string& base64, const std::string& file,
                                       const std::string& field) {
   std::string pem;
@@ -148,9 +186,10 @@ absl::StatusOr<Kubeconfig> ParseKubeconfig(const std::string& text, const std::s
                      {"username", &user.username},
                      {"password", &user.password}}));
         if (const YAML::Node exec = body["exec"]; exec && !exec.IsNull()) {
-          user.exec_command = exec.IsMap() && exec["command"] && exec["command"].IsScalar()
-                                  ? exec["command"].Scalar()
-                                  : "?";
+          absl::StatusOr<ExecConfig> plugin = ReadExec(exec, file, field + ".exec");
+          if (!plugin.ok()) return plugin.status();
+          plugin->described_as = absl::StrCat("kubeconfig ", file, ": user \"", name, "\"");
+          user.exec = *std::move(plugin);
         }
         if (const YAML::Node provider = body["auth-provider"]; provider && !provider.IsNull()) {
           user.auth_provider = provider.IsMap() && provider["name"] && provider["name"].IsScalar()
@@ -262,15 +301,10 @@ absl::StatusOr<KubeConnection> ConnectionFromKubeconfig(const Kubeconfig& config
   const KubeconfigUser& user = user_entry->second.value;
   const std::string& user_file = user_entry->second.file;
   const std::string instead =
-      "carbonroute runs no program to get a credential; give the user a token instead (a "
-      "service account token in a file: `tokenFile:` in the user entry, or --kube-token-file), "
-      "or a client certificate";
-  if (!user.exec_command.empty()) {
-    return absl::UnimplementedError(absl::StrCat("kubeconfig ", user_file, ": user \"", chosen.user,
-                                                 "\" authenticates with an exec credential "
-                                                 "plugin (command \"",
-                                                 user.exec_command, "\"); ", instead));
-  }
+      "legacy auth providers were removed from kubectl (1.26); give the user an exec credential "
+      "plugin (e.g. gke-gcloud-auth-plugin, kubelogin), a token (`tokenFile:` in the user entry, "
+      "or --kube-token-file), or a client certificate";
+  if (user.exec) connection.exec = std::make_shared<ExecCredentialSource>(*user.exec);
   if (!user.auth_provider.empty()) {
     return absl::UnimplementedError(absl::StrCat("kubeconfig ", user_file, ": user \"", chosen.user,
                                                  "\" authenticates with auth-provider \"",

@@ -15,10 +15,11 @@
 // Relative file paths resolve against the folder of the file that names them;
 // `*-data` fields are base64 PEM and win over the file fields.
 //
-// A user that authenticates with an `exec` credential plugin or an
-// `auth-provider` is refused (kUnimplemented, naming the user entry and what
-// to give instead), never silently ignored: carbonroute runs no program to
-// get a credential.
+// A user with an `exec` credential plugin gets its credential from it, as
+// kubectl does (exec_credential.h: apiVersion, command, args, env,
+// installHint). A user with a legacy `auth-provider` is refused
+// (kUnimplemented, naming the user entry and what to give instead), never
+// silently ignored.
 //
 // Errors:
 //   kNotFound            a file given explicitly does not exist; a context,
@@ -28,16 +29,21 @@
 //                        base64 in a *-data field; naming the file and field
 //   kFailedPrecondition  no context chosen (no current-context and no
 //                        --kube-context); a cluster without a server
-//   kUnimplemented       exec or auth-provider users
+//   kInvalidArgument     also: an exec entry without a command, or with an
+//                        apiVersion other than client.authentication.k8s.io/v1
+//                        or v1beta1
+//   kUnimplemented       auth-provider users
 // Thread safety: pure functions (they read the named files).
 #ifndef CARBONROUTE_KUBE_KUBECONFIG_H_
 #define CARBONROUTE_KUBE_KUBECONFIG_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "kube/exec_credential.h"
 #include "kube/kube_connection.h"
 
 namespace carbonroute::kube {
@@ -50,8 +56,8 @@ struct KubeconfigCluster {
 struct KubeconfigUser {
   std::string token, token_file, client_certificate, client_certificate_data, client_key,
       client_key_data, username, password;
-  std::string exec_command;   // set: the user runs an exec plugin (refused)
-  std::string auth_provider;  // set: the user names a legacy auth provider (refused)
+  std::optional<ExecConfig> exec;  // the user runs an exec plugin
+  std::string auth_provider;       // set: the user names a legacy auth provider (refused)
 };
 
 struct KubeconfigContext {

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kube/event_recorder.h"
+#include "kube/exec_credential.h"
 #include "kube/kube_connection.h"
 #include "kube/kubeconfig.h"
 #include "net/curl_http_client.h"
@@ -123,6 +124,88 @@ TEST_F(KubeClientTest, AnExpiredTokenIsUnauthenticatedWithItsOwnMessage) {
                              HasSubstr("the token has expired or was revoked"))));
   std::ofstream(token) << "fresh\n";  // rotated: read again before the next request
   EXPECT_THAT(client.Get("/api/v1/nodes/a"), IsOk());
+}
+
+// An exec credential plugin, as EKS, GKE and AKS kubeconfigs log in: a test plugin that counts
+// its runs, records its arguments and environment, says something on stderr and answers an
+// ExecCredential; the token it gives is the one the API server sees.
+TEST_F(KubeClientTest, AnExecPluginsTokenIsSentAndKeptUntilItExpires) {
+  FakeKubeApiServer server;
+  server.RequireAuthorization("Bearer plugin-token");
+  server.SetNodes({kNode}, "7");
+  const std::string plugin = dir_.File("plugin.sh");
+  std::ofstream(plugin)
+      << "#!/bin/sh\n"
+      << "echo run >> " << dir_.File("runs") << "\n"
+      << "echo \"$@ $PROFILE $KUBERNETES_EXEC_INFO\" > " << dir_.File("seen") << "\n"
+      << "echo 'plugin: refreshing' >&2\n"
+      << "cat <<EOF\n"
+      << R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",)"
+      << R"("status":{"token":"plugin-token","expirationTimestamp":"2030-01-01T00:00:00Z"}})"
+      << "\nEOF\n";
+  std::filesystem::permissions(plugin, std::filesystem::perms::owner_all);
+  const KubeConnection connection = FromKubeconfig(
+      server.base_url(), "",
+      "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ./plugin.sh\n"
+      "      args: [get-token, --cluster, test]\n      env: [{name: PROFILE, value: prod}]\n");
+  ASSERT_NE(connection.exec, nullptr);
+  const KubeClient client(connection, *http_);
+  EXPECT_THAT(client.Get("/api/v1/nodes/a"), IsOk());
+  EXPECT_THAT(client.Get("/api/v1/nodes/a"), IsOk());
+  EXPECT_EQ(connection.exec->runs(), 1);  // kept: it expires in 2030
+  std::ifstream seen(dir_.File("seen"));
+  std::string line;
+  std::getline(seen, line);
+  EXPECT_THAT(line, HasSubstr("get-token --cluster test prod "));
+  EXPECT_THAT(line, HasSubstr(R"("apiVersion":"client.authentication.k8s.io/v1",)"
+                              R"("kind":"ExecCredential","spec":{"interactive":false})"));
+  // Revoked: the API server answers 401, and the next request runs the plugin again.
+  server.RequireAuthorization("Bearer another");
+  EXPECT_THAT(client.Get("/api/v1/nodes/a"),
+              StatusIs(absl::StatusCode::kUnauthenticated, ::testing::_));
+  EXPECT_THAT(client.Get("/api/v1/nodes/a"),
+              StatusIs(absl::StatusCode::kUnauthenticated, ::testing::_));
+  EXPECT_EQ(connection.exec->runs(), 2);
+}
+
+TEST(ExecCredential, ExpiryVersionsAndMistakesAsClientGoReadsThem) {
+  absl::Time now = absl::FromCivil(absl::CivilSecond(2029, 12, 31, 23, 0, 0), absl::UTCTimeZone());
+  const std::string v1beta1 =
+      R"({"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential",)"
+      R"("status":{"token":"t","expirationTimestamp":"2030-01-01T00:00:00Z"}})";
+  absl::StatusOr<ExecCredential> read = ParseExecCredential(v1beta1, kExecCredentialV1beta1);
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->expires - now, absl::Hours(1));
+  EXPECT_THAT(ParseExecCredential(v1beta1, kExecCredentialV1),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not an ExecCredential of")));
+  EXPECT_THAT(ParseExecCredential(R"({"apiVersion":"client.authentication.k8s.io/v1",)"
+                                  R"("kind":"ExecCredential","status":{}})",
+                                  kExecCredentialV1),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("neither a token")));
+  // A plugin that is not installed: the kubeconfig's hint; one that fails: its exit status.
+  ExecCredentialSource missing({.api_version = kExecCredentialV1,
+                                .command = "carbonroute-no-such-plugin",
+                                .install_hint = "brew install it",
+                                .described_as = "kubeconfig K: user \"u\""});
+  EXPECT_THAT(missing.Get(),
+              StatusIs(absl::StatusCode::kNotFound, AllOf(HasSubstr("kubeconfig K: user \"u\""),
+                                                          HasSubstr("(brew install it)"))));
+  ExecCredentialSource failing(
+      {.api_version = kExecCredentialV1, .command = "false", .described_as = "user \"u\""});
+  EXPECT_THAT(failing.Get(), StatusIs(absl::StatusCode::kUnknown, HasSubstr("exited with 1")));
+  // Expiry on the injected clock: the plugin runs again once the credential has expired.
+  ScopedTempDir dir;
+  const std::string plugin = dir.File("p.sh");
+  std::ofstream(plugin) << "#!/bin/sh\necho '" << v1beta1 << "'\n";
+  std::filesystem::permissions(plugin, std::filesystem::perms::owner_all);
+  ExecCredentialSource source({.api_version = kExecCredentialV1beta1, .command = plugin},
+                              [&now] { return now; });
+  ASSERT_THAT(source.Get(), IsOk());
+  ASSERT_THAT(source.Get(), IsOk());
+  EXPECT_EQ(source.runs(), 1);
+  now += absl::Hours(2);
+  ASSERT_THAT(source.Get(), IsOk());
+  EXPECT_EQ(source.runs(), 2);
 }
 
 TEST_F(KubeClientTest, AForbiddenVerbNamesTheRbacRuleNeeded) {

@@ -144,7 +144,7 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
                        "base64"));
 }
 
-TEST_F(KubeconfigTest, AnExecPluginIsRefusedNamingTheUserAndWhatToDoInstead) {
+TEST_F(KubeconfigTest, AnExecPluginIsReadAsKubectlReadsIt) {
   absl::StatusOr<Kubeconfig> config = ParseKubeconfig(R"(current-context: gke
 clusters: [{name: gke, cluster: {server: "https://34.1.2.3"}}]
 users:
@@ -152,17 +152,31 @@ users:
   user:
     exec:
       apiVersion: client.authentication.k8s.io/v1beta1
-      command: gke-gcloud-auth-plugin
+      command: bin/plugin
+      args: [--region, eu]
+      env: [{name: PROFILE, value: prod}]
+      installHint: install it with your cloud's CLI
 contexts: [{name: gke, context: {cluster: gke, user: gke-user}}]
 )",
                                                       "/home/me/.kube/config");
   ASSERT_THAT(config, IsOk());
-  EXPECT_THAT(ConnectionFromKubeconfig(*config, ""),
-              StatusIs(absl::StatusCode::kUnimplemented,
-                       AllOf(HasSubstr("kubeconfig /home/me/.kube/config: user \"gke-user\""),
-                             HasSubstr("exec credential plugin (command "
-                                       "\"gke-gcloud-auth-plugin\")"),
-                             HasSubstr("--kube-token-file"))));
+  const KubeconfigUser& user = config->users.at("gke-user").value;
+  ASSERT_TRUE(user.exec.has_value());
+  EXPECT_EQ(user.exec->command, "/home/me/.kube/bin/plugin");  // relative to the kubeconfig
+  EXPECT_EQ(user.exec->args, (std::vector<std::string>{"--region", "eu"}));
+  ASSERT_EQ(user.exec->env.size(), 1u);
+  EXPECT_EQ(user.exec->env[0].second, "prod");
+  EXPECT_EQ(user.exec->install_hint, "install it with your cloud's CLI");
+  absl::StatusOr<KubeConnection> connection = ConnectionFromKubeconfig(*config, "");
+  ASSERT_THAT(connection, IsOk());
+  EXPECT_NE(connection->exec, nullptr);
+  // An apiVersion kubectl no longer runs plugins with is named.
+  EXPECT_THAT(ParseKubeconfig("users: [{name: u, user: {exec: {apiVersion: "
+                              "client.authentication.k8s.io/v1alpha1, command: x}}}]\n",
+                              "/c"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("users[0].user.exec.apiVersion: "
+                                 "\"client.authentication.k8s.io/v1alpha1\" is not")));
 }
 
 TEST_F(KubeconfigTest, MistakesAreNamed) {
