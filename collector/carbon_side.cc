@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/build_info.h"
+#include "base/counted.h"
 #include "base/status_macros.h"
 #include "collector/startup_inputs.h"
 #include "net/curl_http_client.h"
@@ -87,9 +88,9 @@ absl::Status CarbonSide::BuildProviders(const CollectorConfig& config, const Dat
       spdlog::info("provider {} ({}): the grid locations of the cluster's Nodes",
                    provider_config.name, std::string(ProviderTypeName(provider_config.type)));
     } else {
-      spdlog::info("provider {} ({}): {} locations", provider_config.name,
+      spdlog::info("provider {} ({}): {}", provider_config.name,
                    std::string(ProviderTypeName(provider_config.type)),
-                   (*provider)->locations().size());
+                   Counted((*provider)->locations().size(), "location"));
     }
     providers_.push_back(*std::move(provider));
   }
@@ -165,8 +166,9 @@ void CarbonSide::FollowNodeLocations(const std::vector<kube::KubeNode>& nodes,
       for (const auto& [location, code] : found.codes) {
         names.push_back(code == location ? location : absl::StrCat(location, " (", code, ")"));
       }
-      spdlog::info("provider {}: {} grid locations from {} Nodes: {}", provider.name,
-                   found.codes.size(), nodes.size(), absl::StrJoin(names, ", "));
+      spdlog::info("provider {}: {} from {}: {}", provider.name,
+                   Counted(found.codes.size(), "grid location"), Counted(nodes.size(), "Node"),
+                   absl::StrJoin(names, ", "));
     }
     for (const auto& [node, why] : found.unmapped) {
       if (!logged.unmapped.contains(node)) {
@@ -174,8 +176,8 @@ void CarbonSide::FollowNodeLocations(const std::vector<kube::KubeNode>& nodes,
       }
     }
     if (found.unmapped.size() != logged.unmapped.size()) {
-      spdlog::info("provider {}: {} Nodes without a location code", provider.name,
-                   found.unmapped.size());
+      spdlog::info("provider {}: {} without a location code", provider.name,
+                   Counted(found.unmapped.size(), "Node"));
     }
     poller_->SetLocations(provider.name, found.codes, static_cast<int>(found.unmapped.size()))
         .IgnoreError();  // the provider exists: it was built from the same configuration

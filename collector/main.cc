@@ -30,6 +30,9 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   CLI::App app{
       "carbonroute-collector: polls carbon-intensity providers, caches readings in SQLite "
       "and exports them as Prometheus metrics."};
+  app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
+    return "carbonroute-collector: " + CLI::FailureMessage::simple(failed, error);
+  });
   carbonroute::collector::CollectorFlags flags;
   app.add_option("-c,--config", flags.config_path, "YAML configuration file")
       ->check(CLI::ExistingFile);

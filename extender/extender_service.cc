@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "base/counted.h"
 #include "contract/emissions_type.h"
 #include "contract/metric_labels.h"
 #include "contract/metric_names.h"
@@ -143,8 +144,9 @@ net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
                          : "no model loaded yet\n"};
   }
   std::string text =
-      absl::StrCat("ok: ", model->Readings().size(), " locations, ", model->node_count(),
-                   " nodes, ", model->row_count(), " RTT rows\n");
+      absl::StrCat("ok: ", Counted(model->Readings().size(), "location"), ", ",
+                   Counted(model->node_count(), "node"), ", ",
+                   Counted(model->row_count(), "RTT row"), "\n");
   if (model->Readings().empty()) {
     absl::StrAppend(&text, kNoCarbonReason, "\n");
   }

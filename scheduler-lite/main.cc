@@ -89,6 +89,10 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
       "scheduler-lite: carbon- and latency-aware placement from carbonroute collectors' "
       "metrics."};
   app.name("scheduler-lite");
+  // Every line a mistake prints starts with the program's name, as the other errors do.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
+    return "scheduler-lite: " + CLI::FailureMessage::simple(failed, error);
+  });
   app.set_version_flag("--version", carbonroute::VersionLine("scheduler-lite"));
   app.require_subcommand(1);
 
@@ -108,6 +112,12 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
     args.emplace_back("--help");
   } else if (args.size() == 1 && args[0] == "-v") {
     args[0] = "--version";
+  }
+  // The first word names a subcommand: a typo is said before CLI11 would take a
+  // following --help for the program's own ("reprot --help" printed the top-level help, exit 0).
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
+      SayUnknownSubcommand(args[0], table)) {
+    return carbonroute::kUsageExitCode;
   }
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
 

@@ -1,6 +1,7 @@
 #include "scheduler-lite/rank_command.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "absl/strings/str_split.h"
@@ -138,7 +139,9 @@ class RankSubcommand final : public Subcommand {
   void Validate() override {
     if (!runtime_.empty()) request_.runtime = DurationFlag(runtime_, "--runtime");
     if (!max_rtt_ms_.empty()) {
-      const std::vector<double> limits = LatencyLimitsFlag(max_rtt_ms_, "--max-rtt-ms");
+      // One limit, in ms: the example is one such ("50"), not simulate's list.
+      const std::vector<double> limits = NumberListFlag(max_rtt_ms_, "--max-rtt-ms", 0, INFINITY,
+                                                        "a latency limit in ms ≥ 0 such as 50");
       if (limits.size() != 1) {
         throw CLI::ValidationError("--max-rtt-ms",
                                    "expected one limit, got \"" + max_rtt_ms_ + "\"");

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "base/counted.h"
 #include "base/listen_address.h"
 #include "test/testing/fake_clock.h"
 
@@ -40,6 +41,12 @@ TEST(NormalizeListenAddress, HostPortOrPortForEveryInterface) {
   EXPECT_EQ(NormalizeListenAddress("9464"), std::nullopt);
   EXPECT_EQ(NormalizeListenAddress("host:65536"), std::nullopt);
   EXPECT_EQ(NormalizeListenAddress("host:"), std::nullopt);
+}
+
+TEST(Counted, OneIsSingularEveryOtherCountPlural) {
+  EXPECT_EQ(Counted(1, "location"), "1 location");
+  EXPECT_EQ(Counted(0, "location"), "0 locations");
+  EXPECT_EQ(Counted(2, "series", "series"), "2 series");
 }
 
 }  // namespace

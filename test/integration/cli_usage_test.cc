@@ -101,6 +101,19 @@ TEST(CliUsage, HelpAndVersionAsTypedAndOneSetOfDaemonFlags) {
   run = Shell(kSchedulerLite + " -v");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_THAT(run.output, ::testing::StartsWith("scheduler-lite " CARBONROUTE_VERSION));
+  // A mistyped subcommand with --help is still a mistyped subcommand (it printed the top-level
+  // help and exited 0); a flag's mistake starts with the program's name; rank's one limit is
+  // shown as one.
+  run = Shell(kSchedulerLite + " reprot --help");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("scheduler-lite: unknown subcommand \"reprot\""));
+  run = Shell(kSchedulerLite + " rank --from x --max-rtt-ms 50ms");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, ::testing::StartsWith("scheduler-lite: --max-rtt-ms: expected a latency "
+                                                "limit in ms ≥ 0 such as 50, got \"50ms\""));
+  run = Shell(kCollector + " --log.level nope");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, ::testing::StartsWith("carbonroute-collector: --log.level: "));
   // A model limit shorter than two refreshes would refuse Pods while the sources are fine.
   run = Shell(kSchedulerLite + " serve --max-model-age 5s --refresh 60s");
   EXPECT_EQ(run.exit_code, 2) << run.output;
@@ -171,8 +184,9 @@ TEST(CliUsage, DiscoveryMistakesAreNamedByCheckConfig) {
     return Shell(absl::StrCat("env -u KUBERNETES_SERVICE_HOST -u KUBECONFIG HOME=", dir.path(), " ",
                               kCollector, " --check-config ", config));
   };
-  ShellRun run = check("  discovery: {kubernetes: {}}\n");  // not in a Pod, no api_url
-  EXPECT_EQ(run.exit_code, 2);
+  // Not in a Pod, no api_url: valid, but not runnable here (exit 3), naming what is missing.
+  ShellRun run = check("  discovery: {kubernetes: {}}\n");
+  EXPECT_EQ(run.exit_code, 3);
   EXPECT_THAT(run.output, HasSubstr("rtt.discovery.kubernetes: no Kubernetes API to talk to"));
   EXPECT_THAT(run.output, HasSubstr("set kubeconfig (a kubeconfig file) or api_url"));
   run = check("  discovery: {kubernetes: {kubeconfig: nope.yaml}}\n");  // a typo'd file
@@ -251,14 +265,18 @@ TEST(CliUsage, ACarbonToleranceMustBeANumberAtLeastZero) {
 }
 
 TEST(CliUsage, EveryLatencyLimitFlagIsCheckedAlike) {
-  const std::string expected =
-      "--max-rtt-ms: expected latency limits in ms ≥ 0 such as 50,100,150, got \"-5\"\n";
-  for (const char* command :
-       {"rank --from demo-node --max-rtt-ms -5", "explain FR --from demo-node --max-rtt-ms -5",
-        "simulate --max-rtt-ms -5"}) {
+  // The same check everywhere; the example is what the flag takes: one limit for rank and
+  // explain, a list for simulate (rank refuses a list, so it must not suggest one).
+  for (const auto& [command, example] :
+       {std::pair{"rank --from demo-node --max-rtt-ms -5", "a latency limit in ms ≥ 0 such as 50"},
+        std::pair{"explain FR --from demo-node --max-rtt-ms -5",
+                  "a latency limit in ms ≥ 0 such as 50"},
+        std::pair{"simulate --max-rtt-ms -5", "latency limits in ms ≥ 0 such as 50,100,150"}}) {
     ShellRun run = Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " ", command, " 2>&1"));
     EXPECT_EQ(run.exit_code, 2) << command;
-    EXPECT_THAT(run.output, HasSubstr(expected)) << command;
+    EXPECT_THAT(run.output,
+                HasSubstr(absl::StrCat("--max-rtt-ms: expected ", example, ", got \"-5\"\n")))
+        << command;
   }
   ShellRun listed = Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY,
                                        " simulate --max-rtt-ms '5, x' 2>&1"));  // spaces trimmed
