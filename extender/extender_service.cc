@@ -143,10 +143,9 @@ net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
             waiting_for_ ? absl::StrCat("no model loaded yet: waiting for ", waiting_for_(), "\n")
                          : "no model loaded yet\n"};
   }
-  std::string text =
-      absl::StrCat("ok: ", Counted(model->Readings().size(), "location"), ", ",
-                   Counted(model->node_count(), "node"), ", ",
-                   Counted(model->row_count(), "RTT row"), "\n");
+  std::string text = absl::StrCat("ok: ", Counted(model->Readings().size(), "location"), ", ",
+                                  Counted(model->node_count(), "node"), ", ",
+                                  Counted(model->row_count(), "RTT row"), "\n");
   if (model->Readings().empty()) {
     absl::StrAppend(&text, kNoCarbonReason, "\n");
   }
