@@ -59,14 +59,17 @@ std::string PromQlFor(RttExporter source) {
 }
 
 std::string RttSourcesHelp() {
+  // One line per source: the PromQL each runs is in docs/scheduler-lite.md and RttSourceQueries()
+  // (1.5 kB of it in every --help was more than anyone reads there).
   std::string help =
       "--rtt-source: RTT from what the cluster already runs, through --prometheus (the first "
-      "source that has a pair wins; docs/liqo.md):\n"
-      "  carbonroute: carbonroute_rtt_seconds (the collectors' probes)\n";
+      "source that has a pair wins): carbonroute (the collectors' carbonroute_rtt_seconds)";
   for (RttExporter source : kRttExporters) {
     if (source == RttExporter::kCarbonroute) continue;
-    absl::StrAppend(&help, "  ", RttExporterName(source), ": ", PromQlFor(source), "\n");
+    absl::StrAppend(&help, ", ", RttExporterName(source));
   }
+  absl::StrAppend(&help,
+                  "; the query each runs: docs/scheduler-lite.md, \"RTT from other exporters\"\n");
   return help;
 }
 

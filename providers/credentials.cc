@@ -19,9 +19,13 @@ absl::StatusOr<std::string> Resolve(const SecretRef& secret, absl::string_view w
       return secret.reference;
     case SecretRef::Source::kEnv: {
       const char* value = std::getenv(secret.reference.c_str());
-      if (value == nullptr || *value == '\0') {
+      if (value == nullptr) {
         return absl::NotFoundError(
             absl::StrCat(what, ": environment variable ", secret.reference, " is not set"));
+      }
+      if (*value == '\0') {  // set, but to nothing: a different mistake, said as it is
+        return absl::NotFoundError(
+            absl::StrCat(what, ": environment variable ", secret.reference, " is set but empty"));
       }
       return std::string(value);
     }

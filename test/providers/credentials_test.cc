@@ -41,6 +41,11 @@ TEST(ResolveSecret, ErrorsNameTheReferenceNeverAValue) {
                     "provider \"wt\" password"),
       StatusIs(absl::StatusCode::kNotFound,
                "provider \"wt\" password: environment variable CARBONROUTE_TEST_UNSET is not set"));
+  setenv("CARBONROUTE_TEST_EMPTY", "", 1);  // set, but to nothing: said as it is
+  EXPECT_THAT(ResolveSecret({SecretRef::Source::kEnv, "CARBONROUTE_TEST_EMPTY"}, "p"),
+              StatusIs(absl::StatusCode::kNotFound,
+                       "p: environment variable CARBONROUTE_TEST_EMPTY is set but empty"));
+  unsetenv("CARBONROUTE_TEST_EMPTY");
   EXPECT_THAT(
       ResolveSecret({SecretRef::Source::kFile, "/nonexistent/secret"}, "p"),
       StatusIs(absl::StatusCode::kNotFound,
