@@ -124,7 +124,19 @@ exporter::StatusSnapshot CollectorEndpoint::Status() const {
   status.title = "carbonroute-collector";
   status.node = sources_.node_name();
   status.generated_at = now;
-  status.links = links_;
+  // The example links ask for a location this collector polls (the first), not DE whatever it
+  // polls; a collector that polls none (the latency role) shows none of them.
+  const std::vector<IntensitySeries> polled = sources_.poller.PolledSeries();
+  for (const auto& [path, description] : links_) {
+    const std::size_t query = path.find("?location=DE");
+    if (query == std::string::npos) {
+      status.links.emplace_back(path, description);
+    } else if (!polled.empty()) {
+      status.links.emplace_back(absl::StrCat(path.substr(0, query),
+                                             "?location=", net::UrlEncode(polled.front().location)),
+                                description);
+    }
+  }
   for (const exporter::PeerSeriesTable::Link& link : sources_.metrics.RttLinks()) {
     exporter::StatusRtt& rtt = status.rtt.emplace_back();
     rtt.source = link.source;

@@ -49,7 +49,9 @@ class WindowSubcommand final : public Subcommand {
     return "best start time for a job from a location's forecast";
   }
   void AddFlags(CLI::App& cmd) override {
-    cmd.add_option("--collector", request_.collector, "collector base URL")->capture_default_str();
+    cmd.add_option("--collector", request_.collector,
+                   "collector base URL (its /metrics URL is taken as the collector too)")
+        ->capture_default_str();
     cmd.add_option("--location", request_.location,
                    "grid location in any case, or a cloud region of one, e.g. DE, europe-west3")
         ->required();
@@ -89,8 +91,14 @@ int WindowCommand(const WindowRequest& request, net::HttpClient& http, Clock& cl
         << absl::FormatDuration(request.duration) << " run from now (" << UtcSeconds(now) << ")\n";
     return 2;
   }
+  // The collector's /metrics URL (what rank --metrics takes) names the collector too.
+  absl::string_view collector = request.collector;
+  if (absl::ConsumeSuffix(&collector, "/metrics") || absl::ConsumeSuffix(&collector, "/metrics/")) {
+    err << "scheduler-lite: note: --collector takes the collector's base URL; asking " << collector
+        << "\n";
+  }
   absl::StatusOr<std::vector<ForecastPoint>> points =
-      FetchForecast(request.collector, request.location, http, request.auth);
+      FetchForecast(collector, request.location, http, request.auth);
   if (!points.ok()) {
     err << "scheduler-lite: " << points.status().message() << "\n";
     // A location the collector does not poll is the user's mistake (2); an

@@ -100,7 +100,10 @@ TEST(Readiness, AHangingUpstreamNeitherKillsNorKeepsTheCollectorUnready) {
   EXPECT_EQ(status, 503) << health;
   EXPECT_THAT(testing::HttpGet(collector.port, "/livez", &status), HasSubstr("ok"));
   EXPECT_EQ(status, 200);
-  EXPECT_THAT(testing::HttpGet(collector.port, "/api/v1/status", &status), HasSubstr("/readyz"));
+  const std::string page = testing::HttpGet(collector.port, "/api/v1/status", &status);
+  EXPECT_THAT(page, HasSubstr("/readyz"));
+  // Its example links ask for a location it polls (the first, AT), not DE whatever it polls.
+  EXPECT_THAT(page, HasSubstr("/api/v1/forecast?location=AT"));
 }
 
 }  // namespace

@@ -59,6 +59,17 @@ TEST_F(WindowCommandTest, FindsTheCleanestStartAndSaysWhen) {
   EXPECT_THAT(out_.str(), HasSubstr("2027-01-15T13:00:00Z (in 4h40m)"));
 }
 
+TEST_F(WindowCommandTest, TheCollectorsMetricsUrlNamesTheCollectorToo) {
+  std::vector<double> values(14, 300);
+  values[5] = values[6] = 100;
+  Serve("DE", values);
+  request_.collector = collector_.base_url() + "/metrics";  // as rank --metrics takes it
+  EXPECT_EQ(Run(), 0) << err_.str();                        // was a bare 404
+  EXPECT_THAT(err_.str(), HasSubstr("note: --collector takes the collector's base URL; asking " +
+                                    collector_.base_url()));
+  EXPECT_THAT(out_.str(), HasSubstr("(in 4h40m)"));
+}
+
 TEST_F(WindowCommandTest, AConstantForecastStartsNow) {
   Serve("DE", std::vector<double>(14, 300));
   EXPECT_EQ(Run(), 0) << err_.str();
