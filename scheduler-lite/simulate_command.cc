@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/counted.h"
 #include "base/data_files.h"
 #include "base/usage.h"
 #include "contract/intensity_trace.h"
@@ -76,18 +77,18 @@ absl::StatusOr<std::vector<std::size_t>> ResolveOrigins(const SimulateRequest& r
   }
   std::vector<std::size_t> ids;
   for (const std::string& name : request.origins) {
-    std::optional<std::size_t> site = topology.SiteOf(name);
-    if (!site) {
+    std::optional<std::size_t> found = topology.SiteOf(name);
+    if (!found) {
       if (auto zone = cloud_regions.find(name); zone != cloud_regions.end()) {
-        site = topology.SiteOf(zone->second);
-        if (site) {
+        found = topology.SiteOf(zone->second);
+        if (found) {
           notes.push_back(absl::StrCat("--origins: \"", name, "\" taken as its grid zone ",
                                        zone->second, " (", request.cloud_regions_csv, ")"));
         }
       }
     }
-    if (site) {
-      if (std::find(ids.begin(), ids.end(), *site) == ids.end()) ids.push_back(*site);
+    if (found) {
+      if (std::find(ids.begin(), ids.end(), *found) == ids.end()) ids.push_back(*found);
       continue;
     }
     if (const SkippedSite* skipped = topology.SkippedOf(name)) {
@@ -504,12 +505,19 @@ int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostr
   if (!topology->skipped.empty()) {
     std::vector<std::string> named;
     for (const SkippedSite& site : topology->skipped) {
+      // Regions the table maps to no zone were printed as ":  (cn-north-1, ...)".
       named.push_back(
-          absl::StrCat(site.zone, " (", absl::StrJoin(site.regions, ", "), "): ", site.why));
+          site.zone.empty()
+              ? absl::StrCat("regions without a grid zone in ", request.region_zones_csv, " (",
+                             absl::StrJoin(site.regions, ", "), ")")
+              : absl::StrCat(site.zone, " (", absl::StrJoin(site.regions, ", "), "): ", site.why));
     }
-    err << kPrefix << "warning: skipping " << topology->skipped.size()
-        << (topology->skipped.size() == 1 ? " site" : " sites") << " without carbon data in "
-        << request.trace_csv << ": " << absl::StrJoin(named, "; ") << "\n";
+    // A note, not a warning: the simulation goes on over the other sites (the shipped region
+    // table names three zones under codes the 2022 trace does not use).
+    err << kPrefix << "note: " << Counted(topology->skipped.size(), "site")
+        << " without carbon data in " << request.trace_csv
+        << (topology->skipped.size() == 1 ? " is" : " are")
+        << " left out: " << absl::StrJoin(named, "; ") << "\n";
   }
   if (request.shift == "both") return SimulateTime(request, *trace, &*topology, out, err);
   std::vector<std::string> notes;

@@ -60,7 +60,7 @@ TEST(SimulateCli, ShippedDataSkipsTheZonesTheTraceLacksNamingThem) {
   const testing::ShellRun run =
       Simulate(dir.path(), "--max-rtt-ms 50 --idle-capacity 50 --runtime 24h");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_THAT(run.output, HasSubstr("warning: skipping 3 sites without carbon data"));
+  EXPECT_THAT(run.output, HasSubstr("note: 3 sites without carbon data in"));
   EXPECT_THAT(run.output, HasSubstr("AUS-NSW (australia-southeast1): not in the trace"));
 }
 
@@ -72,7 +72,7 @@ TEST(SimulateCli, ATraceWithoutSomeZonesSkipsTheirSites) {
   const testing::ShellRun run =
       Simulate(dir.path(), "--trace trace.csv --max-rtt-ms 10 --idle-capacity 50 --format csv");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_THAT(run.output, HasSubstr("skipping 31 sites without carbon data in trace.csv"));
+  EXPECT_THAT(run.output, HasSubstr("31 sites without carbon data in trace.csv are left out"));
   EXPECT_THAT(run.output, HasSubstr("US-MIDA-PJM (us-east4, us-east5): not in the trace"));
   // europe-west4 (NL) → europe-west1 (BE) is 7 ms in the matrix: all of NL's
   // work moves to BE's free half; everything runs at BE's mean, 110.
@@ -108,6 +108,12 @@ TEST(SimulateCli, MistakesExit2NamingTheValue) {
     EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
     EXPECT_THAT(run.output, HasSubstr(message)) << args;
   }
+  // Regions a table maps to no grid zone are named as such, not under an empty zone.
+  const testing::ShellRun all_clouds =
+      Simulate(dir.path(), "--region-zones " + kData + "/cloud-regions.csv --policies local");
+  EXPECT_THAT(all_clouds.output, HasSubstr("regions without a grid zone in "));
+  EXPECT_THAT(all_clouds.output, HasSubstr("(cn-north-1, "));
+  EXPECT_THAT(all_clouds.output, Not(HasSubstr(":  (")));
   EXPECT_THAT(Simulate(dir.path(), "--origins europe-wset1").output,
               HasSubstr("did you mean \"europe-west1\"?"));
   // Another cloud's region, as rank, window and the SDK API take it: its grid zone's site.
