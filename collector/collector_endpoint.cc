@@ -55,7 +55,7 @@ absl::StatusOr<std::unique_ptr<CollectorEndpoint>> CollectorEndpoint::Start(
     }
     return net::HttpServerResponse{200, "text/plain; charset=utf-8", std::move(body)};
   };
-  auto probe = [](ProbeAnswer answer) {
+  auto probe = [](const ProbeAnswer& answer) {
     return net::HttpServerResponse{answer.ok ? 200 : 503, "text/plain; charset=utf-8",
                                    answer.why + "\n"};
   };
