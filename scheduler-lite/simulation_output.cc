@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
@@ -106,6 +107,14 @@ absl::Status PlotSimulation(const SimulationResult& result, const std::string& p
                    " title 'Load-weighted mean carbon intensity against the latency limit'\n",
                    "set xlabel 'latency limit (ms)'\nset ylabel 'gCO2eq/kWh'\nset grid\n",
                    "set key bottom left\nset yrange [0:*]\n");
+  // One latency limit is one x: gnuplot would warn "empty x range" and pick a range itself.
+  std::set<double> limits;
+  for (const SimulationRow& row : result.rows) limits.insert(row.max_rtt_ms);
+  if (limits.size() == 1) {
+    const double limit = *limits.begin();
+    const double pad = std::max(1.0, limit * 0.1);
+    absl::StrAppend(&script, "set xrange [", limit - pad, ":", limit + pad, "]\n");
+  }
   for (int idle : idles) {
     const std::string name = absl::StrCat("idle-", idle, ".dat");
     std::string& file = data[name];

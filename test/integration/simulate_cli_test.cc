@@ -53,6 +53,11 @@ TEST(SimulateCli, PlotIsDrawnByGnuplot) {
   EXPECT_THAT(svg, HasSubstr("idle capacity 99%"));
   EXPECT_THAT(svg, HasSubstr("carbonroute"));
   EXPECT_THAT(run.output, HasSubstr("plot written to out.svg"));
+  // One latency limit: drawn without gnuplot's "empty x range" warning.
+  const testing::ShellRun one =
+      Simulate(dir.path(), "--max-rtt-ms 50 --policies local --plot one.svg");
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_THAT(one.output, Not(HasSubstr("empty x range")));
 }
 
 TEST(SimulateCli, ShippedDataSkipsTheZonesTheTraceLacksNamingThem) {
