@@ -232,6 +232,21 @@ std::shared_ptr<const PlacementModel> LoadModelOrSay(const ModelSources& sources
   return loaded.model;
 }
 
+namespace {
+
+// A probe's answer: 200 "ok" while `why_not` says nothing (or there is none), else 503 and why.
+net::HttpHandler ProbeHandler(std::function<std::string()> why_not) {
+  return [why_not = std::move(why_not)](const net::HttpServerRequest&) {
+    const std::string why = why_not ? why_not() : "";
+    net::HttpServerResponse response;
+    response.status = why.empty() ? 200 : 503;
+    response.body = why.empty() ? "ok\n" : why + "\n";
+    return response;
+  };
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
     const ControllerServer& server) {
   net::HttpServerOptions options;
@@ -241,21 +256,8 @@ absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
                                              {"/healthz", "200 while the API server answers lists"},
                                              {"/livez", "200 while the loop turns (liveness)"}})},
                     {"/metrics", exporter::MetricsPageHandler(server.registry)},
-                    {"/healthz",
-                     [unhealthy = server.unhealthy](const net::HttpServerRequest&) {
-                       net::HttpServerResponse response;
-                       const std::string why = unhealthy();
-                       response.status = why.empty() ? 200 : 503;
-                       response.body = why.empty() ? "ok\n" : why + "\n";
-                       return response;
-                     }},
-                    {"/livez", [stuck = server.stuck](const net::HttpServerRequest&) {
-                       net::HttpServerResponse response;
-                       const std::string why = stuck ? stuck() : "";
-                       response.status = why.empty() ? 200 : 503;
-                       response.body = why.empty() ? "ok\n" : why + "\n";
-                       return response;
-                     }}};
+                    {"/healthz", ProbeHandler(server.unhealthy)},
+                    {"/livez", ProbeHandler(server.stuck)}};
   if (server.web != nullptr) net::ApplyWebConfig(*server.web, options);
   return net::HttpServer::Start(std::move(options));
 }
