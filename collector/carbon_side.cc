@@ -139,6 +139,8 @@ void CarbonSide::OnLimitedCall(const std::string& provider, const providers::Lim
 
 void CarbonSide::RunPolls(absl::Notification& stop, ProgressMonitor& progress,
                           std::function<void()> first_poll_done) {
+  // Calls in flight end with the collector, not at their upstream's timeout.
+  for (auto& [name, client] : limited_http_) client->CancelWhen(stop);
   poller_->Run(
       clock_, stop,
       [done = std::move(first_poll_done)](const polling::PollStats& first) {

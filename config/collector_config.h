@@ -145,6 +145,12 @@ struct PollConfig {
   // Readiness (/readyz, collector/readiness.h) waits for the first poll at
   // most this long after start, then says ready with what it has.
   absl::Duration first_poll_deadline = absl::Seconds(30);
+  // How many of one provider's locations are polled at once (each with its
+  // own calls in flight), so that one slow or hanging location delays the
+  // others by at most one call's timeout per round. The providers' published
+  // limits still hold: every call goes through the account's CallLimiter
+  // (providers/call_limiter.h). 1 polls location after location.
+  int concurrent_locations = 4;
 };
 
 enum class ProbeProtocol { kIcmp, kTcp };

@@ -59,11 +59,24 @@ absl::Status ReadNode(MappingReader& root, NodeConfig& node) {
   return reader.Finish();
 }
 
+// A whole number in [min, max] at `key` (unchanged when absent).
+absl::Status ReadWholeNumber(MappingReader& reader, absl::string_view key, double min, double max,
+                             double& out) {
+  double value = out;
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDouble(key, value));
+  if (value != std::floor(value) || value < min || value > max) {
+    return Invalid(reader.PathOf(key), absl::StrCat("must be a whole number between ", min, " and ",
+                                                    max, ", got ", value));
+  }
+  out = value;
+  return absl::OkStatus();
+}
+
 absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, root.ReadMapping("poll"));
-  CARBONROUTE_RETURN_IF_ERROR(
-      reader.ExpectOnly({"interval", "forecast_horizon", "retention", "grace", "backoff_initial",
-                         "backoff_max", "config_error_retry", "first_poll_deadline"}));
+  CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly(
+      {"interval", "forecast_horizon", "retention", "grace", "backoff_initial", "backoff_max",
+       "config_error_retry", "first_poll_deadline", "concurrent_locations"}));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "interval", poll.interval));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("forecast_horizon", poll.forecast_horizon));
@@ -93,6 +106,9 @@ absl::Status ReadPoll(MappingReader& root, PollConfig& poll) {
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("first_poll_deadline", poll.first_poll_deadline));
   CARBONROUTE_RETURN_IF_ERROR(
       RequirePositive(reader, "first_poll_deadline", poll.first_poll_deadline));
+  double concurrent = poll.concurrent_locations;
+  CARBONROUTE_RETURN_IF_ERROR(ReadWholeNumber(reader, "concurrent_locations", 1, 64, concurrent));
+  poll.concurrent_locations = static_cast<int>(concurrent);
   return reader.Finish();
 }
 
@@ -137,19 +153,6 @@ absl::Status ReadHttpSettings(MappingReader& reader, absl::string_view default_b
   CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "timeout", http.timeout));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadDuration("connect_timeout", http.connect_timeout));
   CARBONROUTE_RETURN_IF_ERROR(RequirePositive(reader, "connect_timeout", http.connect_timeout));
-  return absl::OkStatus();
-}
-
-// A whole number in [min, max] at `key` (unchanged when absent).
-absl::Status ReadWholeNumber(MappingReader& reader, absl::string_view key, double min, double max,
-                             double& out) {
-  double value = out;
-  CARBONROUTE_RETURN_IF_ERROR(reader.ReadDouble(key, value));
-  if (value != std::floor(value) || value < min || value > max) {
-    return Invalid(reader.PathOf(key), absl::StrCat("must be a whole number between ", min, " and ",
-                                                    max, ", got ", value));
-  }
-  out = value;
   return absl::OkStatus();
 }
 

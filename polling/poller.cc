@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -97,7 +99,9 @@ Poller::Poller(std::vector<providers::Provider*> providers, cache::ReadingStore&
   // entries up, so they may run on threads of their own.
   for (std::size_t i = 0; i < providers_.size(); ++i) {
     providers::Provider& provider = *providers_[i];
-    provider_state_[provider.name()].jitter.seed(jitter_seed + i);
+    ProviderState& state = provider_state_[provider.name()];
+    absl::MutexLock lock(&state.mutex);
+    state.jitter.seed(jitter_seed + i);
     provider.SetHiddenCallObserver([this, name = provider.name()](const absl::Status& status) {
       metrics_.CountProviderRequest(name, OutcomeLabel(status));
     });
@@ -150,7 +154,9 @@ absl::Duration Poller::Backoff(int failures, std::mt19937_64& jitter) {
 
 absl::Time Poller::ProviderBlockedUntil(const std::string& provider) const {
   auto it = provider_state_.find(provider);
-  return it == provider_state_.end() ? absl::InfinitePast() : it->second.blocked_until;
+  if (it == provider_state_.end()) return absl::InfinitePast();
+  absl::MutexLock lock(&it->second.mutex);
+  return it->second.blocked_until;
 }
 
 absl::Time Poller::SeriesBlockedUntil(const IntensitySeries& series) const {
@@ -175,7 +181,7 @@ Poller::Pause Poller::SeriesPause(const IntensitySeries& series) const {
 
 bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) {
   const absl::Time until =
-      std::max(provider_state_.at(series.provider).blocked_until, StateOf(series).blocked_until);
+      std::max(ProviderBlockedUntil(series.provider), StateOf(series).blocked_until);
   if (now >= until) return true;
   ++stats.skipped_calls;
   stats.next_poll = std::min(stats.next_poll, until);
@@ -189,6 +195,7 @@ void Poller::RecordOutcome(const IntensitySeries& series, const std::string& wha
   ProviderState& provider = provider_state_.at(series.provider);
   SeriesPollState& state = StateOf(series);
   auto failing = state.failing.find(what);
+  absl::MutexLock account_lock(&provider.mutex);
   if (status.ok()) {
     provider.consecutive_failures = 0;
     state.consecutive_failures = 0;
@@ -401,21 +408,51 @@ void Poller::FollowLocations(const providers::Provider& provider, absl::Time now
   }
 }
 
+void Poller::PollLocation(providers::Provider& provider, const std::string& location,
+                          const SeriesPollState& state, absl::Time now, PollStats& stats) {
+  const IntensitySeries series{provider.name(), location, provider.emissions_type()};
+  if (state.dropped_at != absl::InfiniteFuture()) {  // the cache's reading, until grace ends
+    PollCurrent(provider, series, now, stats, /*call=*/false);
+    return;
+  }
+  // The forecast first: a provider whose forecast starts with the current
+  // point (WattTime) then answers the current reading without a second call.
+  PollForecast(provider, series, now, stats);
+  PollCurrent(provider, series, now, stats);
+  PollHistory(provider, series, now, stats);
+}
+
 void Poller::PollProvider(providers::Provider& provider, absl::Time now,
                           const absl::Notification* stop, PollStats& stats) {
   FollowLocations(provider, now, stats);
+  std::vector<std::pair<const std::string*, const SeriesPollState*>> locations;
   for (const auto& [location, state] : provider_state_.at(provider.name()).series) {
-    if (stop != nullptr && stop->HasBeenNotified()) return;
-    const IntensitySeries series{provider.name(), location, provider.emissions_type()};
-    if (state.dropped_at != absl::InfiniteFuture()) {  // the cache's reading, until grace ends
-      PollCurrent(provider, series, now, stats, /*call=*/false);
-      continue;
+    locations.emplace_back(&location, &state);
+  }
+  auto stopped = [stop] { return stop != nullptr && stop->HasBeenNotified(); };
+  const std::size_t workers = std::min(
+      locations.size(), static_cast<std::size_t>(std::max(1, config_.concurrent_locations)));
+  if (workers <= 1) {
+    for (const auto& [location, state] : locations) {
+      if (stopped()) break;
+      PollLocation(provider, *location, *state, now, stats);
     }
-    // The forecast first: a provider whose forecast starts with the current
-    // point (WattTime) then answers the current reading without a second call.
-    PollForecast(provider, series, now, stats);
-    PollCurrent(provider, series, now, stats);
-    PollHistory(provider, series, now, stats);
+  } else {
+    // Each worker takes the next location not yet taken; each location's
+    // state is touched by the one worker polling it.
+    std::atomic<std::size_t> next{0};
+    std::vector<PollStats> worker_stats(workers);
+    auto work = [&](PollStats& own) {
+      own.next_poll = absl::InfiniteFuture();
+      for (std::size_t i = next++; i < locations.size() && !stopped(); i = next++) {
+        PollLocation(provider, *locations[i].first, *locations[i].second, now, own);
+      }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(work, std::ref(worker_stats[w]));
+    work(worker_stats[0]);
+    for (std::thread& thread : threads) thread.join();
+    for (const PollStats& own : worker_stats) stats.Add(own);
   }
   RecordSeriesStates(provider, now);
 }
@@ -424,6 +461,7 @@ void Poller::RecordSeriesStates(const providers::Provider& provider, absl::Time 
   const ProviderState& account = provider_state_.at(provider.name());
   SeriesStateCounts counts{};
   int polled = 0;
+  absl::ReleasableMutexLock account_lock(&account.mutex);
   for (const auto& [location, state] : account.series) {
     if (state.dropped_at != absl::InfiniteFuture()) continue;
     ++polled;
@@ -435,6 +473,7 @@ void Poller::RecordSeriesStates(const providers::Provider& provider, absl::Time 
     }
     ++counts[static_cast<std::size_t>(current)];
   }
+  account_lock.Release();
   {
     absl::MutexLock lock(&locations_mutex_);
     metrics_.SetProviderLocations(provider.name(), polled,

@@ -51,7 +51,11 @@
 //
 // Ownership: borrows the providers, store and metrics; all must outlive the Poller.
 // Thread safety: PollOnce/Run from one thread at a time; Run polls the
-// providers on threads of its own.
+// providers on threads of its own, and each provider's poll runs up to
+// poll.concurrent_locations of its locations at once on threads of its own
+// (so a hanging upstream holds up a first poll by one call timeout per
+// round of locations, not one per location). The providers must be safe for
+// concurrent use (providers/provider.h).
 #ifndef CARBONROUTE_POLLING_POLLER_H_
 #define CARBONROUTE_POLLING_POLLER_H_
 
@@ -186,11 +190,16 @@ class Poller {
     absl::Time dropped_at = absl::InfiniteFuture();
   };
   struct ProviderState {
-    absl::Time blocked_until = absl::InfinitePast();  // an account error's pause
-    SeriesState pause = SeriesState::kOk;             // why blocked_until is set
-    int consecutive_failures = 0;                     // rate limits in a row
-    std::mt19937_64 jitter;  // for its own series' backoffs: one thread uses it
-    // Location label → its state; only the provider's own loop touches it.
+    // The account's state, shared by the provider's concurrent location polls.
+    mutable absl::Mutex mutex;
+    // an account error's pause
+    absl::Time blocked_until ABSL_GUARDED_BY(mutex) = absl::InfinitePast();
+    SeriesState pause ABSL_GUARDED_BY(mutex) = SeriesState::kOk;  // why blocked_until is set
+    int consecutive_failures ABSL_GUARDED_BY(mutex) = 0;          // rate limits in a row
+    std::mt19937_64 jitter ABSL_GUARDED_BY(mutex);  // for its own and its series' backoffs
+    // Location label → its state. Entries are added and removed only by the
+    // provider's loop between polls (FollowLocations); during a poll each
+    // entry is touched by the one thread polling that location.
     std::map<std::string, SeriesPollState> series;
   };
 
@@ -215,9 +224,13 @@ class Poller {
   absl::Time AnsweredAt(absl::Time now, absl::Time started) const;
   // backoff_initial × 2^(failures−1), capped at backoff_max, times a jitter factor.
   absl::Duration Backoff(int failures, std::mt19937_64& jitter);
-  // Polls every location of `provider`, stopping early once `stop` is notified.
+  // Polls every location of `provider`, up to poll.concurrent_locations at
+  // once, stopping early (between two locations) once `stop` is notified.
   void PollProvider(providers::Provider& provider, absl::Time now, const absl::Notification* stop,
                     PollStats& stats);
+  // Polls one of the provider's locations.
+  void PollLocation(providers::Provider& provider, const std::string& location,
+                    const SeriesPollState& state, absl::Time now, PollStats& stats);
   // Counts the provider's series by state at `now`, exports and keeps the counts.
   void RecordSeriesStates(const providers::Provider& provider, absl::Time now);
   // Prunes the cache at most every hour (whichever provider's loop comes first).

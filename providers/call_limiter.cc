@@ -212,11 +212,17 @@ absl::StatusOr<net::HttpResponse> LimitedHttpClient::Send(const net::HttpRequest
                              ") allows the next call in ", seconds, " s");
     return held;
   }
+  absl::Notification* stop = stop_.load();
   if (at > now) {
     absl::Notification never;
-    clock_.WaitUntil(at, never);
+    if (clock_.WaitUntil(at, stop != nullptr ? *stop : never)) {
+      return absl::CancelledError("stopped while waiting for the client-side limit");
+    }
   }
-  return inner_.Send(request);
+  if (stop == nullptr || request.cancelled) return inner_.Send(request);
+  net::HttpRequest cancellable = request;
+  cancellable.cancelled = [stop] { return stop->HasBeenNotified(); };
+  return inner_.Send(cancellable);
 }
 
 }  // namespace carbonroute::providers

@@ -31,6 +31,7 @@
 #ifndef CARBONROUTE_PROVIDERS_CALL_LIMITER_H_
 #define CARBONROUTE_PROVIDERS_CALL_LIMITER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -39,6 +40,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "config/collector_config.h"
@@ -131,6 +133,13 @@ class LimitedHttpClient final : public net::HttpClient {
 
   absl::StatusOr<net::HttpResponse> Send(const net::HttpRequest& request) override;
 
+  // From now on, a request sent (or waiting for its turn) ends once `stop`
+  // is notified (net::HttpRequest::cancelled; kCancelled within about a
+  // second), unless it brings a `cancelled` of its own: a collector told to
+  // stop does not wait out an upstream that never answers. `stop` must
+  // outlive the calls. Any thread.
+  void CancelWhen(absl::Notification& stop) { stop_.store(&stop); }
+
   const CallLimiter& limiter() const { return limiter_; }
   CallLimiter& limiter() { return limiter_; }
 
@@ -142,6 +151,7 @@ class LimitedHttpClient final : public net::HttpClient {
   const std::function<void(const LimitedCall&)> observer_;
   absl::Mutex send_mutex_;  // one reservation at a time: the limiter's check and count
   absl::Time last_reserved_ ABSL_GUARDED_BY(send_mutex_) = absl::InfinitePast();
+  std::atomic<absl::Notification*> stop_ = nullptr;
 };
 
 }  // namespace carbonroute::providers

@@ -16,7 +16,8 @@
 // accounts: one zone; no forecast) becomes kFailedPrecondition with a message
 // that says so; the collector reports it once and does not retry in a loop.
 // Other errors: as StatusFromHttp and the parsers.
-// Ownership: borrows the net::HttpClient. Thread safety: one thread at a time.
+// Ownership: borrows the net::HttpClient. Thread safety: safe for concurrent
+// use (no state of its own beyond its configuration; the HttpClient is safe).
 #ifndef CARBONROUTE_PROVIDERS_ELECTRICITY_MAPS_PROVIDER_H_
 #define CARBONROUTE_PROVIDERS_ELECTRICITY_MAPS_PROVIDER_H_
 

@@ -33,7 +33,10 @@ namespace carbonroute::providers {
 //   kPermissionDenied    not allowed for this account (HTTP 403)
 //   kFailedPrecondition  not in the account's plan (e.g. a WattTime region)
 //
-// Thread safety: an instance is used by one thread at a time.
+// Thread safety: implementations are safe for concurrent use: the poller
+// calls Current/Forecast/History for up to poll.concurrent_locations of a
+// provider's locations at once (polling/poller.h). Start and
+// SetHiddenCallObserver come before any of them, from one thread.
 class Provider {
  public:
   virtual ~Provider() = default;

@@ -16,7 +16,8 @@
 //
 // Errors: kInvalidArgument at Create() for another location form; otherwise
 // as StatusFromHttp and the parser.
-// Ownership: borrows the net::HttpClient. Thread safety: one thread at a time.
+// Ownership: borrows the net::HttpClient. Thread safety: safe for concurrent
+// use (no state of its own beyond its configuration; the HttpClient is safe).
 #ifndef CARBONROUTE_PROVIDERS_UK_CARBON_INTENSITY_PROVIDER_H_
 #define CARBONROUTE_PROVIDERS_UK_CARBON_INTENSITY_PROVIDER_H_
 

@@ -48,20 +48,27 @@ absl::Status WattTimeProvider::Login(absl::Time now) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> WattTimeProvider::Token(absl::Time now, absl::string_view rejected) {
+  absl::MutexLock lock(&token_mutex_);
+  if (now >= token_expires_ || (!rejected.empty() && token_ == rejected)) {
+    CARBONROUTE_RETURN_IF_ERROR(Login(now));
+  }
+  return token_;
+}
+
 absl::StatusOr<std::string> WattTimeProvider::Get(const std::string& path_and_query,
                                                   absl::string_view what, absl::Time now) {
-  if (now >= token_expires_) CARBONROUTE_RETURN_IF_ERROR(Login(now));
+  CARBONROUTE_ASSIGN_OR_RETURN(std::string token, Token(now));
   for (int attempt = 0;; ++attempt) {
     net::HttpRequest request;
     request.url = config_.http.base_url + path_and_query;
     request.timeout = config_.http.timeout;
     request.connect_timeout = config_.http.connect_timeout;
-    request.headers.emplace_back("Authorization", "Bearer " + token_);
+    request.headers.emplace_back("Authorization", "Bearer " + token);
     CARBONROUTE_ASSIGN_OR_RETURN(net::HttpResponse response, http_.Send(request));
     if ((response.status == 401 || response.status == 403) && attempt == 0) {
       ReportHiddenCall(StatusFromHttp(response, what, now));  // counted, then re-login
-      token_expires_ = absl::InfinitePast();
-      CARBONROUTE_RETURN_IF_ERROR(Login(now));
+      CARBONROUTE_ASSIGN_OR_RETURN(token, Token(now, /*rejected=*/token));
       continue;
     }
     CARBONROUTE_RETURN_IF_ERROR(StatusFromHttp(response, what, now));
@@ -72,7 +79,10 @@ absl::StatusOr<std::string> WattTimeProvider::Get(const std::string& path_and_qu
 absl::StatusOr<std::string> WattTimeProvider::Region(absl::string_view location, absl::Time now) {
   double latitude = 0, longitude = 0;
   if (!ParseLatLon(location, latitude, longitude)) return std::string(location);
-  if (auto it = regions_.find(location); it != regions_.end()) return it->second;
+  {
+    absl::MutexLock lock(&lookups_mutex_);
+    if (auto it = regions_.find(location); it != regions_.end()) return it->second;
+  }
   CARBONROUTE_ASSIGN_OR_RETURN(
       std::string body,
       Get("/v3/region-from-loc" + net::Query({{"latitude", absl::StrCat(latitude)},
@@ -82,6 +92,7 @@ absl::StatusOr<std::string> WattTimeProvider::Region(absl::string_view location,
   CARBONROUTE_ASSIGN_OR_RETURN(std::string region, ParseWattTimeRegion(body));
   spdlog::info("provider {}: location {} is WattTime region {}", config_.name,
                std::string(location), region);
+  absl::MutexLock lock(&lookups_mutex_);
   regions_.emplace(std::string(location), region);
   return region;
 }
@@ -104,7 +115,7 @@ absl::StatusOr<std::vector<Reading>> WattTimeProvider::Signal(absl::string_view 
 }
 
 absl::Status WattTimeProvider::Start(absl::Time now) {
-  CARBONROUTE_RETURN_IF_ERROR(Login(now));
+  CARBONROUTE_RETURN_IF_ERROR(Token(now).status());
   CARBONROUTE_ASSIGN_OR_RETURN(
       std::string body,
       Get("/v3/my-access" + net::Query({{"signal_type", config_.watttime.signal_type}}),
@@ -141,11 +152,15 @@ absl::Status WattTimeProvider::Start(absl::Time now) {
 
 absl::StatusOr<Reading> WattTimeProvider::Current(absl::string_view location, absl::Time now) {
   // A forecast fetched for this same poll starts with the current point: no second call.
-  if (auto it = last_forecast_.find(location); it != last_forecast_.end()) {
-    const LastForecast last = std::move(it->second);
-    last_forecast_.erase(it);
-    if (last.now == now) return last.current;
+  std::optional<LastForecast> last;
+  {
+    absl::MutexLock lock(&lookups_mutex_);
+    if (auto it = last_forecast_.find(location); it != last_forecast_.end()) {
+      last = std::move(it->second);
+      last_forecast_.erase(it);
+    }
   }
+  if (last && last->now == now) return last->current;
   CARBONROUTE_ASSIGN_OR_RETURN(std::vector<Reading> points,
                                Signal(location, now, /*horizon_hours=*/0));
   for (const Reading& point : points) {
@@ -160,6 +175,7 @@ absl::StatusOr<std::vector<Reading>> WattTimeProvider::Forecast(absl::string_vie
   const int hours = std::clamp(static_cast<int>(std::ceil(absl::ToDoubleHours(horizon))), 1, 72);
   absl::StatusOr<std::vector<Reading>> points = Signal(location, now, hours);
   if (points.ok()) {
+    absl::MutexLock lock(&lookups_mutex_);
     for (const Reading& point : *points) {
       if (point.Covers(now)) last_forecast_[std::string(location)] = {now, point};
     }

@@ -16,7 +16,9 @@
 // Errors: those of StatusFromHttp (providers/http_status.h) and of the
 // parsers (providers/watttime_parser.h); kNotFound for coordinates WattTime
 // does not cover.
-// Ownership: borrows the net::HttpClient. Thread safety: one thread at a time.
+// Ownership: borrows the net::HttpClient. Thread safety: safe for concurrent
+// use (the poller polls several locations at once): one login at a time, the
+// others wait for its token.
 #ifndef CARBONROUTE_PROVIDERS_WATTTIME_PROVIDER_H_
 #define CARBONROUTE_PROVIDERS_WATTTIME_PROVIDER_H_
 
@@ -25,6 +27,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/synchronization/mutex.h"
 #include "config/collector_config.h"
 #include "net/http_client.h"
 #include "providers/provider.h"
@@ -59,7 +62,11 @@ class WattTimeProvider final : public Provider {
         username_(std::move(username)),
         password_(std::move(password)) {}
 
-  absl::Status Login(absl::Time now);
+  // The bearer token, logging in first when it is due for renewal or is
+  // `rejected` (the token a 401/403 answered; a token renewed meanwhile by
+  // another call is used as it is).
+  absl::StatusOr<std::string> Token(absl::Time now, absl::string_view rejected = {});
+  absl::Status Login(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(token_mutex_);
   // GET base_url + path_and_query with the bearer token; one re-login on 401/403.
   absl::StatusOr<std::string> Get(const std::string& path_and_query, absl::string_view what,
                                   absl::Time now);
@@ -71,9 +78,12 @@ class WattTimeProvider final : public Provider {
   net::HttpClient& http_;
   const std::string username_;
   const std::string password_;
-  std::string token_;
-  absl::Time token_expires_ = absl::InfinitePast();
-  std::map<std::string, std::string, std::less<>> regions_;  // "lat,lon" → region
+  absl::Mutex token_mutex_;
+  std::string token_ ABSL_GUARDED_BY(token_mutex_);
+  absl::Time token_expires_ ABSL_GUARDED_BY(token_mutex_) = absl::InfinitePast();
+  absl::Mutex lookups_mutex_;
+  // "lat,lon" → region
+  std::map<std::string, std::string, std::less<>> regions_ ABSL_GUARDED_BY(lookups_mutex_);
   // The point covering `now` of the last forecast per location, until the
   // Current() of the same poll (same `now`) takes it instead of calling
   // /v3/forecast again (WattTime's forecast starts with the current point).
@@ -81,7 +91,7 @@ class WattTimeProvider final : public Provider {
     absl::Time now;
     Reading current;
   };
-  std::map<std::string, LastForecast, std::less<>> last_forecast_;
+  std::map<std::string, LastForecast, std::less<>> last_forecast_ ABSL_GUARDED_BY(lookups_mutex_);
 };
 
 }  // namespace carbonroute::providers

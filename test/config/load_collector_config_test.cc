@@ -39,6 +39,7 @@ TEST(LoadCollectorConfig, MinimalConfigGetsDefaults) {
   EXPECT_EQ(config->node.name, "n1");
   EXPECT_EQ(config->poll.interval, absl::Seconds(60));
   EXPECT_EQ(config->poll.forecast_horizon, absl::Hours(24));
+  EXPECT_EQ(config->poll.concurrent_locations, 4);
   ASSERT_EQ(config->providers.size(), 1u);
   EXPECT_EQ(config->providers[0].name, "replay");
   EXPECT_EQ(config->providers[0].type, ProviderType::kReplay);
@@ -298,7 +299,7 @@ providers:
 TEST(LoadCollectorConfig, LiveProvidersWithSecretReferences) {
   absl::StatusOr<CollectorConfig> config = Parse(R"yaml(
 node: {name: n1}
-poll: {grace: 45m, backoff_initial: 10s, backoff_max: 10m, config_error_retry: 2h}
+poll: {grace: 45m, backoff_initial: 10s, backoff_max: 10m, config_error_retry: 2h, concurrent_locations: 8}
 providers:
   - type: watttime
     username: {env: WATTTIME_USERNAME}
@@ -332,6 +333,7 @@ providers:
   EXPECT_EQ(config->providers[2].http.base_url, "https://api.carbonintensity.org.uk");
   EXPECT_EQ(config->poll.grace, absl::Minutes(45));
   EXPECT_EQ(config->poll.config_error_retry, absl::Hours(2));
+  EXPECT_EQ(config->poll.concurrent_locations, 8);
 }
 
 TEST(LoadCollectorConfig, LiteralSecretIsNeverQuotedInErrors) {
@@ -470,6 +472,11 @@ INSTANTIATE_TEST_SUITE_P(
                       "node: {name: n}\npoll: {backoff_initial: 1m, backoff_max: 10s}\nproviders: "
                       "[{type: replay, locations: [DE]}]\n",
                       "test.yaml: poll.backoff_max: must be at least backoff_initial, got \"10s\""},
+        BadConfigCase{"NoLocationPolledAtATime",
+                      "node: {name: n}\npoll: {concurrent_locations: 0}\nproviders: "
+                      "[{type: replay, locations: [DE]}]\n",
+                      "test.yaml: poll.concurrent_locations: must be a whole number between 1 and "
+                      "64, got 0"},
         BadConfigCase{
             "UnknownIcmpMode",
             "node: {name: n}\nrtt: {probe: {icmp_mode: setuid}}\nproviders: [{type: replay, "

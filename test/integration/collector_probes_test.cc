@@ -31,7 +31,7 @@ TEST(CollectorProbes, AHangingUpstreamNeitherKillsNorKeepsTheCollectorUnready) {
       "listen_address: 127.0.0.1:0\n", "database: ", dir.File("readings.sqlite"), "\n",
       "poll: {first_poll_deadline: 2s, forecast_horizon: 0s}\n",
       "providers:\n"
-      "  - {type: electricity_maps, token: test-token, timeout: 5s, base_url: \"",
+      "  - {type: electricity_maps, token: test-token, timeout: 30s, base_url: \"",
       server.base_url(), "/v3\",\n", "     locations: [DE, FR, PL, ES, IT, NL, BE, AT, CH, DK]}\n");
   testing::CollectorProcess collector = testing::LaunchCollector(dir.path(), config);
   ASSERT_NE(collector.port, 0);
@@ -43,7 +43,14 @@ TEST(CollectorProbes, AHangingUpstreamNeitherKillsNorKeepsTheCollectorUnready) {
     absl::SleepFor(absl::Milliseconds(100));
   }
   EXPECT_EQ(status, 200) << testing::HttpGet(collector.port, "/readyz");
-  // The first poll is still under way (a 5 s timeout at each of ten locations: 50 s).
+  // Four locations are asked at once (poll.concurrent_locations): four requests hang
+  // together well before the first one's 30 s timeout. One location at a time, the
+  // fake would see one request in those 30 s.
+  for (int i = 0; i < 200 && server.Count("/v3/carbon-intensity/latest") < 4; ++i) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_EQ(server.Count("/v3/carbon-intensity/latest"), 4);
+  // The first poll is still under way (a 30 s timeout for each round of four locations).
   const std::string health = testing::HttpGet(collector.port, "/healthz", &status);
   EXPECT_EQ(status, 503) << health;
   EXPECT_THAT(testing::HttpGet(collector.port, "/livez", &status), HasSubstr("ok"));

@@ -674,5 +674,62 @@ TEST_F(PollerTest, AgesAreTrueAtEveryScrapeThroughALongPause) {
   EXPECT_EQ(age_in(scrape()), "11400");
 }
 
+// Holds each current-reading call until `together` calls are in flight at
+// once (or until one call has waited 30 s: a poller calling one location at a
+// time then fails instead of hanging), and keeps the most ever in flight.
+class GatheringProvider final : public providers::Provider {
+ public:
+  GatheringProvider(std::vector<std::string> locations, int together)
+      : locations_(std::move(locations)), together_(together) {}
+  const std::string& name() const override { return name_; }
+  const std::vector<std::string>& locations() const override { return locations_; }
+  EmissionsType emissions_type() const override { return EmissionsType::kAverage; }
+  bool supports_forecast() const override { return false; }
+  absl::StatusOr<providers::Reading> Current(absl::string_view, absl::Time now) override {
+    absl::MutexLock lock(&mutex_);
+    ++in_flight_;
+    most_in_flight_ = std::max(most_in_flight_, in_flight_);
+    if (in_flight_ >= together_) gathered_ = true;
+    if (!mutex_.AwaitWithTimeout(absl::Condition(&gathered_), absl::Seconds(30))) gathered_ = true;
+    --in_flight_;
+    providers::Reading reading;
+    reading.valid_from = now;
+    reading.valid_to = now + absl::Hours(1);
+    reading.value = 100;
+    return reading;
+  }
+  absl::StatusOr<std::vector<providers::Reading>> Forecast(absl::string_view, absl::Time,
+                                                           absl::Duration) override {
+    return absl::UnimplementedError("no forecast");
+  }
+  int most_in_flight() const {
+    absl::MutexLock lock(&mutex_);
+    return most_in_flight_;
+  }
+
+ private:
+  std::string name_ = "gathering";
+  std::vector<std::string> locations_;
+  const int together_;
+  mutable absl::Mutex mutex_;
+  int in_flight_ ABSL_GUARDED_BY(mutex_) = 0;
+  int most_in_flight_ ABSL_GUARDED_BY(mutex_) = 0;
+  bool gathered_ ABSL_GUARDED_BY(mutex_) = false;
+};
+
+TEST_F(PollerTest, PollsUpToConcurrentLocationsOfAProviderAtOnceAndNoMore) {
+  // Seven locations, three at a time: the first three calls meet (a poller polling one
+  // location at a time would have one in flight), and no fourth joins them.
+  GatheringProvider provider({"A", "B", "C", "D", "E", "F", "G"}, /*together=*/3);
+  auto store = Open(":memory:");
+  config_.concurrent_locations = 3;
+  Poller poller({&provider}, *store, metrics_, config_, /*jitter_seed=*/1, clock_);
+  PollStats stats = poller.PollOnce(kPollStart);
+  EXPECT_EQ(provider.most_in_flight(), 3);
+  EXPECT_EQ(stats.provider_calls, 7);  // every location's call counted once, across the workers
+  EXPECT_EQ(stats.exported_series, 7);
+  EXPECT_EQ(stats.next_poll, kPollStart + config_.interval);
+}
+
 }  // namespace
 }  // namespace carbonroute::polling

@@ -118,6 +118,40 @@ TEST(CallLimiter, TwoReplicasSharingAnAccountStayWithinItTogether) {
   EXPECT_LE(MostInWindow(Times(upstream.sent, true), absl::Minutes(5)), 100);
 }
 
+// Tells whether each request it is sent may be cancelled, and whether it is now.
+class CancellationProbe final : public net::HttpClient {
+ public:
+  absl::StatusOr<net::HttpResponse> Send(const net::HttpRequest& request) override {
+    cancellable = static_cast<bool>(request.cancelled);
+    cancelled = cancellable && request.cancelled();
+    return net::HttpResponse{200, {}, "{}"};
+  }
+  bool cancellable = false;
+  bool cancelled = false;
+};
+
+TEST(CallLimiter, CallsEndWithTheStopTheyAreGiven) {
+  testing::FakeClock clock(absl::FromUnixSeconds(1'700'000'000));
+  CancellationProbe upstream;
+  LimitedHttpClient client(upstream, PublishedLimits(WattTime(1)), clock);
+  net::HttpRequest request;
+  request.url = "http://127.0.0.1:1/v3/forecast?region=CAISO_NORTH";
+  ASSERT_EQ(client.Send(request)->status, 200);
+  EXPECT_FALSE(upstream.cancellable);  // nothing to end it before a stop is given
+  absl::Notification stop;
+  client.CancelWhen(stop);
+  ASSERT_EQ(client.Send(request)->status, 200);
+  EXPECT_TRUE(upstream.cancellable);
+  EXPECT_FALSE(upstream.cancelled);
+  stop.Notify();
+  (void)client.Send(request);
+  EXPECT_TRUE(upstream.cancelled);
+  // A request's own cancellation is kept.
+  request.cancelled = [] { return false; };
+  (void)client.Send(request);
+  EXPECT_FALSE(upstream.cancelled);
+}
+
 TEST(CallLimiter, HeldCallSaysWhichLimitAndWhen) {
   testing::FakeClock clock(absl::FromUnixSeconds(1'700'000'000));
   RecordingHttpClient upstream(clock);

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "net/curl_http_client.h"
 #include "providers/electricity_maps_provider.h"
 #include "providers/http_status.h"
@@ -164,6 +166,25 @@ TEST_F(WattTimeTest, FailureCasesMapToRetryableCodes) {
     EXPECT_THAT(Make()->Current("CAISO_NORTH", kNow), StatusIs(c.code, HasSubstr(c.message)))
         << c.response.body.substr(0, 60);
   }
+}
+
+TEST_F(WattTimeTest, LocationsPolledAtOnceShareOneLogin) {
+  // The poller polls several locations of a provider at once (poll.concurrent_locations).
+  server_.Route("/v3/forecast", [](const FakeRequest&) {
+    return Json(ProviderTestdata("watttime_forecast.json"));
+  });
+  config_.http.timeout = absl::Seconds(30);  // four calls queue at a one-at-a-time server
+  auto provider = Make();
+  const std::vector<std::string> regions = {"CAISO_NORTH", "CAISO_SOUTH", "PJM_DC", "ERCOT_EASTTX"};
+  std::vector<absl::Status> outcomes(regions.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    threads.emplace_back([&, i] { outcomes[i] = provider->Current(regions[i], kNow).status(); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const absl::Status& outcome : outcomes) EXPECT_THAT(outcome, IsOk());
+  EXPECT_EQ(server_.Count("/login"), 1);
+  EXPECT_EQ(server_.Count("/v3/forecast"), 4);
 }
 
 TEST_F(WattTimeTest, LatLonIsResolvedOnceThroughRegionFromLoc) {

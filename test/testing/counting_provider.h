@@ -6,10 +6,12 @@
 #ifndef CARBONROUTE_TEST_TESTING_COUNTING_PROVIDER_H_
 #define CARBONROUTE_TEST_TESTING_COUNTING_PROVIDER_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "providers/provider.h"
 #include "test/testing/fake_clock.h"
@@ -27,7 +29,10 @@ class CountingProvider final : public providers::Provider {
 
   absl::StatusOr<providers::Reading> Current(absl::string_view location, absl::Time now) override {
     ++current_calls;
-    ++calls_by_location[std::string(location)];
+    {
+      absl::MutexLock lock(&mutex_);
+      ++calls_by_location[std::string(location)];
+    }
     if (held != nullptr) held->Notify();
     if (hold != nullptr) hold->WaitForNotification();
     if (clock != nullptr) clock->Advance(call_takes);
@@ -48,8 +53,9 @@ class CountingProvider final : public providers::Provider {
     return inner_->Forecast(location, now, horizon);
   }
 
-  int current_calls = 0;
-  int forecast_calls = 0;
+  // Counted from the poller's concurrent location polls; read them once the poll returned.
+  std::atomic<int> current_calls = 0;
+  std::atomic<int> forecast_calls = 0;
   std::map<std::string, int> calls_by_location;  // current readings
   absl::Status fail_with;                        // returned by every call while not OK
   absl::Status hidden_before;  // while not OK, reported as a hidden call before each Current
@@ -61,6 +67,7 @@ class CountingProvider final : public providers::Provider {
 
  private:
   std::unique_ptr<providers::Provider> inner_;
+  absl::Mutex mutex_;  // calls_by_location, while a poll runs
 };
 
 }  // namespace carbonroute::testing
