@@ -50,6 +50,13 @@ inline constexpr char kActive[] = "active";        // "true" / "false": the clus
 inline constexpr char kResult[] = "result";        // what a reconcile or a write came to
 // The carbon-aware-karmada-operator's own series: its policy's name.
 inline constexpr char kApp[] = "app";
+// The savings ledger's (ledger/ledger.h).
+inline constexpr char kController[] = "controller";       // karmada, hold, extender
+inline constexpr char kMode[] = "mode";                   // enforced, shadow
+inline constexpr char kEnergySource[] = "energy_source";  // kepler, dcgm, model, declared
+inline constexpr char kBasis[] = "basis";                 // chosen, counterfactual
+inline constexpr char kBasisChosen[] = "chosen";
+inline constexpr char kBasisCounterfactual[] = "counterfactual";
 // Which exporter an RTT series comes from (model_sources/rtt_sources.h).
 inline constexpr char kExporter[] = "exporter";
 

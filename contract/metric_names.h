@@ -159,6 +159,28 @@ inline constexpr char kSeedReconciles[] = "carbon_aware_karmada_operator_reconci
 inline constexpr char kSeedReconcileErrors[] =
     "carbon_aware_karmada_operator_reconcile_errors_total";
 
+// The savings ledger (ledger/ledger.h; docs/savings.md "What it saved in your cluster"),
+// one contract for every controller. Every series carries `controller` (karmada, hold,
+// extender, ...), `namespace` (the workload's), `mode` (enforced or shadow) and
+// `emissions_type` (one series never mixes average and marginal intensities).
+// counter{..., energy_source}: the energy the decisions' workloads used, J
+// (energy_source: kepler, dcgm, model, declared).
+inline constexpr char kLedgerEnergy[] = "carbonroute_ledger_energy_joules_total";
+// counter{..., basis}: that energy priced at the intensities of what ran (basis "chosen";
+// in shadow mode, what carbonroute would have chosen) and of the stated alternative (basis
+// "counterfactual"), gCO2eq. The saving is counterfactual − chosen, and may be negative.
+inline constexpr char kLedgerEmissions[] = "carbonroute_ledger_emissions_grams_total";
+// counter{..., outcome}: decisions by outcome (docs/metrics.md lists the values).
+inline constexpr char kLedgerDecisions[] = "carbonroute_ledger_decisions_total";
+// counter{controller, emissions_type, reason}: intervals that added nothing to either basis
+// because an intensity or the energy was unknown (never a 0 in their place).
+inline constexpr char kLedgerIntervalsSkipped[] = "carbonroute_ledger_intervals_skipped_total";
+// counter{..., basis}: the RTT from the workload's origin, summed over the accruals that have
+// one, s (the latency price beside the saving: divide by the accruals counted).
+inline constexpr char kLedgerOriginRtt[] = "carbonroute_ledger_origin_rtt_seconds_total";
+// counter{..., basis}: the accruals that had an origin RTT (the divisor of the sum above).
+inline constexpr char kLedgerOriginRttAccruals[] = "carbonroute_ledger_origin_rtt_accruals_total";
+
 }  // namespace carbonroute::metric_names
 
 #endif  // CARBONROUTE_CONTRACT_METRIC_NAMES_H_

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kube/pod_requests.h"
 #include "placement/scoring.h"
 
 namespace carbonroute::karmada {
@@ -39,17 +40,40 @@ Condition Ready(bool ready, std::string reason, std::string message) {
   return {"Ready", ready, std::move(reason), std::move(message)};
 }
 
+// The API path of a resource template the ledger reads; "" for a kind it does not.
+std::string WorkloadPath(const ResourceSelector& selector, const std::string& ns) {
+  if (selector.name.empty() || ns.empty()) return "";
+  static const std::map<std::string, std::string> kPlural = {{"Deployment", "deployments"},
+                                                             {"StatefulSet", "statefulsets"},
+                                                             {"ReplicaSet", "replicasets"},
+                                                             {"Job", "jobs"},
+                                                             {"Pod", "pods"}};
+  const auto plural = kPlural.find(selector.kind);
+  if (plural == kPlural.end()) return "";
+  const std::string group =
+      selector.api_version == "v1" ? "/api/v1" : "/apis/" + selector.api_version;
+  return absl::StrCat(group, "/namespaces/", ns, "/", plural->second, "/", selector.name);
+}
+
 }  // namespace
 
 KarmadaController::KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
                                      ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
-                                     kube::LeaseElection* lease, const kube::EventRecorder* events)
+                                     kube::LeaseElection* lease, const kube::EventRecorder* events,
+                                     ledger::Ledger* ledger)
     : options_(options),
       api_(api),
       load_model_(std::move(load_model)),
       metrics_(metrics),
       events_(events),
-      loop_(LoopOptions(options_), api, clock, *this, lease) {}
+      loop_(LoopOptions(options_), api, clock, *this, lease) {
+  if (ledger != nullptr) {
+    // Longer than three resyncs, the controller cannot vouch for what ran.
+    placement_ledger_ = std::make_unique<PlacementLedger>(
+        *ledger, options_.dry_run ? ledger::LedgerMode::kShadow : ledger::LedgerMode::kEnforced,
+        3 * options_.resync);
+  }
+}
 
 KarmadaController::~KarmadaController() = default;
 
@@ -162,7 +186,7 @@ void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice
                                absl::Time now) {
   metrics_.Reconciled(policy, result, now);
   const std::string patch = StatusPatch(policy, choice, conditions, now);
-  if (written_status_[policy.uid] != patch) {
+  if (!options_.dry_run && written_status_[policy.uid] != patch) {
     const absl::StatusOr<std::string> written = api_.PatchStatus(
         ObjectPath(policy.kind, policy.namespace_name, policy.name), kube::kMergePatch, patch);
     if (written.ok()) {
@@ -255,7 +279,17 @@ void KarmadaController::ReconcilePolicy(const CarbonPolicy& policy, const Listed
       !choice.weights.empty() &&
       (!target->second.weighted || choice.weights != target->second.static_weights);
   const bool write = (choice.changed || weights_changed) && !choice.active.empty();
-  if (write) {
+  if (write && options_.dry_run) {
+    // Said once per placement it would write, not on every pass.
+    const std::string would =
+        absl::StrCat("would place ", target_name, " on ", absl::StrJoin(choice.active, ", "), ": ",
+                     choice.message);
+    if (would_said_[policy.uid] != would) {
+      Event(policy, kube::EventType::kNormal, "CarbonPlacementWouldMove", would, now);
+      spdlog::info(absl::StrCat("karmada (dry run): ", policy.Describe(), ": ", would));
+      would_said_[policy.uid] = would;
+    }
+  } else if (write) {
     const absl::StatusOr<std::string> patched = api_.Patch(
         target_path, kube::kMergePatch, ClusterNamesPatch(choice.active, choice.weights));
     if (!patched.ok()) {
@@ -274,7 +308,8 @@ void KarmadaController::ReconcilePolicy(const CarbonPolicy& policy, const Listed
           absl::StrCat("karmada: ", policy.Describe(), ": ", target_name, " ", choice.message));
     }
   }
-  metrics_.SetClusters(policy, choice, write && choice.changed);
+  metrics_.SetClusters(policy, choice, write && choice.changed && !options_.dry_run);
+  Book(policy, target->second, choice, candidates, scored, model, write && choice.changed, now);
   std::vector<std::string> missing = choice.missing_data;
   if (policy.clusters_from_karmada) {
     for (const std::string& name : listed.unlocated) {
@@ -291,6 +326,90 @@ void KarmadaController::ReconcilePolicy(const CarbonPolicy& policy, const Listed
                                                        : Ready(true, "Placed", choice.state);
   Finish(policy, &choice, {ready, data, found},
          choice.kept_for_missing_data ? "data_missing" : (write ? "placed" : "unchanged"), now);
+}
+
+std::optional<double> KarmadaController::WorkloadWatts(const CarbonPolicy& policy,
+                                                       const TargetPolicy& target) {
+  std::string problem;
+  double watts = 0;
+  kube::JsonDocument document;
+  for (const ResourceSelector& selector : target.resource_selectors) {
+    const std::string ns =
+        selector.namespace_name.empty() ? policy.target_namespace : selector.namespace_name;
+    const std::string path = WorkloadPath(selector, ns);
+    if (path.empty()) {
+      problem = absl::StrCat("resource selector ", selector.kind, " ", selector.name,
+                             ": the ledger reads a named Deployment, StatefulSet, ReplicaSet, Job "
+                             "or Pod");
+      break;
+    }
+    absl::StatusOr<std::string> body = api_.Get(path);
+    absl::StatusOr<kube::JsonField> object =
+        body.ok() ? document.Parse(*body, path) : absl::StatusOr<kube::JsonField>(body.status());
+    absl::StatusOr<kube::WorkloadRequests> workload =
+        object.ok() ? kube::ReadWorkloadRequests(*object)
+                    : absl::StatusOr<kube::WorkloadRequests>(object.status());
+    if (!workload.ok()) {
+      problem = absl::StrCat(path, ": ", workload.status().message());
+      break;
+    }
+    watts +=
+        options_.power_model.Watts(workload->per_replica) * static_cast<double>(workload->replicas);
+  }
+  if (problem.empty() && target.resource_selectors.empty()) problem = "no resourceSelectors";
+  if (energy_problem_said_[policy.uid] != problem && !problem.empty()) {
+    spdlog::warn(absl::StrCat("karmada: ", policy.Describe(),
+                              ": the ledger cannot price its workload (intervals counted as "
+                              "skipped, unknown_energy): ",
+                              problem));
+  }
+  energy_problem_said_[policy.uid] = problem;
+  if (!problem.empty()) return std::nullopt;
+  return watts;
+}
+
+void KarmadaController::Book(const CarbonPolicy& policy, const TargetPolicy& target,
+                             const PlacementChoice& choice,
+                             const std::vector<Candidate>& candidates,
+                             const std::vector<ScoredCandidate>& scored,
+                             const placement::PlacementModel& model, bool moved, absl::Time now) {
+  if (placement_ledger_ == nullptr) return;
+  PlacementPass pass{.policy_uid = policy.uid, .moved = moved};
+  pass.namespace_name =
+      policy.target_namespace.empty() ? policy.namespace_name : policy.target_namespace;
+  for (const ResourceSelector& selector : target.resource_selectors) {
+    if (!selector.namespace_name.empty()) pass.namespace_name = selector.namespace_name;
+  }
+  const ClusterShares ran =
+      SharesOf(target.cluster_names,
+               target.weighted ? target.static_weights : std::map<std::string, int64_t>{});
+  std::vector<std::string> listed;
+  for (const Candidate& cluster : candidates) listed.push_back(cluster.name);
+  if (options_.dry_run) {
+    auto previous = would_place_.find(policy.uid);
+    pass.chosen = previous != would_place_.end() ? previous->second : ran;
+    pass.counterfactual = ran;
+    would_place_[policy.uid] = SharesOf(choice.active, choice.weights);
+  } else {
+    pass.chosen = ran;
+    pass.counterfactual = SharesOf(listed, {});
+  }
+  if (target.divided) {
+    pass.watts = WorkloadWatts(policy, target);
+  } else {
+    pass.not_booked = kDuplicated;
+  }
+  for (const ScoredCandidate& cluster : scored) {
+    const uint32_t id = model.LocationId(cluster.location);
+    const placement::LocationCarbon* carbon =
+        id == placement::PlacementModel::kNone ? nullptr : model.Carbon(id);
+    if (carbon == nullptr) continue;
+    ClusterReading reading{.grams_per_kwh = carbon->grams_per_kwh,
+                           .emissions_type = carbon->emissions_type};
+    if (policy.max_rtt) reading.origin_rtt = cluster.latency;
+    pass.readings[cluster.name] = reading;
+  }
+  placement_ledger_->Book(pass, now);
 }
 
 void KarmadaController::Reconcile(const kube::ControllerPass& pass) {
@@ -317,6 +436,10 @@ void KarmadaController::Reconcile(const kube::ControllerPass& pass) {
     metrics_.Forget(policy);
     written_status_.erase(uid);
     problem_said_.erase(uid);
+    would_place_.erase(uid);
+    would_said_.erase(uid);
+    energy_problem_said_.erase(uid);
+    if (placement_ledger_ != nullptr) placement_ledger_->Forget(uid);
   }
   known_ = std::move(known);
 }

@@ -24,7 +24,9 @@
 //      this process wrote last.
 // The passes run on kube/controller_loop.h (the Lease, the lists and watches,
 // the wake-up, the health answer); this class is the loop's Reconciler.
-// Run() repeats passes until stopped.
+// Run() repeats passes until stopped. With a ledger, each pass books the
+// interval since the policy's previous pass (karmada/placement_ledger.h);
+// with `dry_run`, it writes nothing but Events and the Lease.
 //
 // Cluster objects (cluster.karmada.io/v1alpha1): a cluster's grid location is
 // its carbonroute.io/location label, else its spec.region through the
@@ -49,6 +51,7 @@
 #include "karmada/carbon_policy.h"
 #include "karmada/karmada_metrics.h"
 #include "karmada/placement_choice.h"
+#include "karmada/placement_ledger.h"
 #include "karmada/policy_status.h"
 #include "karmada/target_policy.h"
 #include "kube/controller_loop.h"
@@ -56,6 +59,8 @@
 #include "kube/kube_client.h"
 #include "kube/kube_node.h"
 #include "kube/lease_election.h"
+#include "ledger/ledger.h"
+#include "ledger/power_model.h"
 #include "model_sources/model_loader.h"
 
 namespace carbonroute::karmada {
@@ -68,6 +73,11 @@ struct KarmadaControllerOptions {
   absl::Duration resync = absl::Minutes(5);
   std::optional<absl::Duration> expected_runtime;  // scores by the forecast over it
   bool watch = false;                              // Run() only
+  // Decide as usual but write nothing but Events ("would place on ...") and
+  // the Lease: no target patch, no status; the ledger books in shadow mode.
+  bool dry_run = false;
+  // Prices the targets' resource templates for the ledger.
+  ledger::PowerModel power_model;
 };
 
 // Builds the model at `now` from the configured sources.
@@ -76,10 +86,11 @@ using ModelLoader = std::function<model_sources::LoadedModel(absl::Time now)>;
 class KarmadaController final : private kube::Reconciler {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
+  // `ledger`: null to book nothing (karmada/placement_ledger.h says what is booked).
   KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
                     ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
                     kube::LeaseElection* lease = nullptr,
-                    const kube::EventRecorder* events = nullptr);
+                    const kube::EventRecorder* events = nullptr, ledger::Ledger* ledger = nullptr);
   ~KarmadaController() override;
 
   void RunOnce() { loop_.RunOnce(); }
@@ -107,6 +118,14 @@ class KarmadaController final : private kube::Reconciler {
               const std::vector<Condition>& conditions, const std::string& result, absl::Time now);
   void Event(const CarbonPolicy& policy, kube::EventType type, const std::string& reason,
              const std::string& message, absl::Time now);
+  // Books the interval since the policy's previous pass in the ledger.
+  void Book(const CarbonPolicy& policy, const TargetPolicy& target, const PlacementChoice& choice,
+            const std::vector<placement::Candidate>& candidates,
+            const std::vector<placement::ScoredCandidate>& scored,
+            const placement::PlacementModel& model, bool moved, absl::Time now);
+  // The power of the target's resource templates (requests × replicas), W;
+  // nullopt when one cannot be read (logged once per policy and problem).
+  std::optional<double> WorkloadWatts(const CarbonPolicy& policy, const TargetPolicy& target);
 
   const KarmadaControllerOptions options_;
   const kube::KubeClient& api_;
@@ -119,6 +138,12 @@ class KarmadaController final : private kube::Reconciler {
   std::map<std::string, std::string> problem_said_;    // policy uid → last problem Event
   std::set<std::string> absent_kinds_said_;            // collections answered 404, logged
   std::map<std::string, CarbonPolicy> known_;          // policy uid → as last listed
+  std::unique_ptr<PlacementLedger> placement_ledger_;  // null without a ledger
+  // --dry-run: policy uid → the shares carbonroute would have written at its last pass,
+  // and the placement last said in an Event.
+  std::map<std::string, ClusterShares> would_place_;
+  std::map<std::string, std::string> would_said_;
+  std::map<std::string, std::string> energy_problem_said_;  // policy uid → last logged
   kube::ControllerLoop loop_;
 };
 

@@ -46,6 +46,16 @@ absl::StatusOr<TargetPolicy> ReadTargetPolicy(const kube::JsonField& object) {
   };
   CARBONROUTE_RETURN_IF_ERROR(
       scheduling["weightPreference"]["staticWeightList"].ForEachElement(read_weight));
+  CARBONROUTE_RETURN_IF_ERROR(object["spec"]["resourceSelectors"].ForEachElement(
+      [&target](const kube::JsonField& entry) -> absl::Status {
+        ResourceSelector selector;
+        CARBONROUTE_ASSIGN_OR_RETURN(selector.api_version, entry["apiVersion"].OptionalString());
+        CARBONROUTE_ASSIGN_OR_RETURN(selector.kind, entry["kind"].OptionalString());
+        CARBONROUTE_ASSIGN_OR_RETURN(selector.namespace_name, entry["namespace"].OptionalString());
+        CARBONROUTE_ASSIGN_OR_RETURN(selector.name, entry["name"].OptionalString());
+        target.resource_selectors.push_back(std::move(selector));
+        return absl::OkStatus();
+      }));
   return target;
 }
 

@@ -28,12 +28,21 @@
 
 namespace carbonroute::karmada {
 
+// One of spec.resourceSelectors: the resource templates the policy propagates.
+struct ResourceSelector {
+  std::string api_version;     // "apps/v1"
+  std::string kind;            // "Deployment"
+  std::string namespace_name;  // "" = the policy's own (a PropagationPolicy's)
+  std::string name;            // "" = chosen by labelSelector (not read by the ledger)
+};
+
 struct TargetPolicy {
   std::vector<std::string> cluster_names;  // spec.placement.clusterAffinity.clusterNames
   bool uses_cluster_affinities = false;    // spec.placement.clusterAffinities is set
   bool divided = false;   // replicaScheduling.replicaSchedulingType Divided (Karmada's default)
   bool weighted = false;  // ... replicaDivisionPreference Weighted
-  std::map<std::string, int64_t> static_weights;  // staticWeightList entries naming one cluster
+  std::map<std::string, int64_t> static_weights;     // staticWeightList entries naming one cluster
+  std::vector<ResourceSelector> resource_selectors;  // spec.resourceSelectors
 };
 
 absl::StatusOr<TargetPolicy> ReadTargetPolicy(const kube::JsonField& object);

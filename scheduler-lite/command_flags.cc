@@ -290,6 +290,37 @@ std::string LeaseFlags::Describe() const {
                    : "; acting alone (no --lease-namespace)";
 }
 
+namespace {
+
+// A number of watts: 0 or more ("-1" names itself in the message).
+const CLI::Validator kWatts(
+    [](const std::string& text) -> std::string {
+      double value = 0;
+      if (!absl::SimpleAtod(text, &value) || !(value >= 0) || !std::isfinite(value)) {
+        return "must be a number of watts, 0 or more, got \"" + text + "\"";
+      }
+      return "";
+    },
+    "W");
+
+}  // namespace
+
+void PowerModelFlags::AddTo(CLI::App& cmd) {
+  cmd.add_option("--watts-per-cpu", model_.watts_per_cpu,
+                 "ledger: W per requested CPU core where no measurement exists (Cloud Carbon "
+                 "Footprint's coefficients at 50 % utilisation)")
+      ->check(kWatts)
+      ->capture_default_str();
+  cmd.add_option("--watts-per-gb", model_.watts_per_gb,
+                 "ledger: W per GB of requested memory (Cloud Carbon Footprint)")
+      ->check(kWatts)
+      ->capture_default_str();
+  cmd.add_option("--watts-per-gpu", model_.watts_per_gpu,
+                 "ledger: W per requested GPU (Compute Gardener's dry-run model)")
+      ->check(kWatts)
+      ->capture_default_str();
+}
+
 void KubeFlags::AddTo(CLI::App& cmd) {
   cmd.add_option("--kubeconfig", options_.kubeconfig,
                  "kubeconfig file of the Kubernetes API (default: $KUBECONFIG, else the Pod's "

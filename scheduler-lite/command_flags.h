@@ -24,6 +24,7 @@
 #include "base/log_line.h"
 #include "kube/kube_connection.h"
 #include "kube/lease_election.h"
+#include "ledger/power_model.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
 #include "net/http_server.h"
@@ -114,6 +115,18 @@ class LeaseFlags {
 
  private:
   kube::LeaseOptions options_;
+};
+
+// The power model's coefficients for the savings ledger (ledger/power_model.h,
+// where each default's source is cited), defined once: --watts-per-cpu,
+// --watts-per-gb, --watts-per-gpu (each ≥ 0; a usage error otherwise).
+class PowerModelFlags {
+ public:
+  void AddTo(CLI::App& cmd);
+  const ledger::PowerModel& model() const { return model_; }
+
+ private:
+  ledger::PowerModel model_;
 };
 
 // The client options of every subcommand that reads a source (a collector

@@ -12,6 +12,7 @@
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
+#include "ledger/ledger.h"
 #include "net/url.h"
 #include "placement/candidate_names.h"
 #include "prometheus/registry.h"
@@ -49,6 +50,11 @@ class KarmadaSubcommand final : public Subcommand {
                    "--controller: every policy is ranked again at least this often (and at once "
                    "when a policy or its target changes)")
         ->capture_default_str();
+    cmd.add_flag("--dry-run", options_.dry_run,
+                 "--controller: decide as usual but write nothing but Events (\"would place on "
+                 "...\") and the Lease; the savings ledger books what it would have saved "
+                 "against what ran (mode=\"shadow\")");
+    power_.AddTo(cmd);
     lease_.AddTo(cmd);
     daemon_.AddTo(cmd);
     kube_.AddTo(cmd);
@@ -63,10 +69,15 @@ class KarmadaSubcommand final : public Subcommand {
             "--apply (they are the one-shot mode)");
       }
       options_.resync = DurationFlag(resync_, "--resync");
+      options_.power_model = power_.model();
       options_.expected_runtime = request_.runtime;
       options_.watch = true;
       daemon_.Check();
       lease_.Fill();
+    } else if (options_.dry_run) {
+      throw CLI::ValidationError("--dry-run",
+                                 "is for --controller (the one-shot mode writes only with --apply: "
+                                 "leave --apply out to see the patch without writing it)");
     } else if (request_.policy_file.empty()) {
       throw CLI::ValidationError("--policy",
                                  "is required for a one-shot patch (or give --controller)");
@@ -95,6 +106,7 @@ class KarmadaSubcommand final : public Subcommand {
   std::string resync_ = "5m";
   karmada::KarmadaControllerOptions options_;
   LeaseFlags lease_{"carbonroute-karmada"};
+  PowerModelFlags power_;
   cli::DaemonFlags daemon_{
       {.listen_address = "127.0.0.1:9467", .served = "--controller's /metrics and /healthz"}};
 };
@@ -110,6 +122,7 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
   const kube::KubeClient api(connection, c.http);
   auto registry = std::make_shared<prometheus::Registry>();
   karmada::KarmadaMetrics metrics(*registry);
+  ledger::Ledger ledger(*registry);
   std::optional<kube::LeaseElection> election;
   if (lease_.enabled()) election.emplace(lease_.options(), api);
   const kube::EventRecorder events(api, "carbonroute-karmada", lease_.options().identity);
@@ -117,7 +130,7 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
   karmada::KarmadaController controller(
       options_, api,
       [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
-      c.clock, metrics, election ? &*election : nullptr, &events);
+      c.clock, metrics, election ? &*election : nullptr, &events, &ledger);
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
       {.listen_address = listen,
        .web = &web,
@@ -135,7 +148,8 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
     spdlog::error(std::string(server.status().message()));
     return 1;
   }
-  spdlog::info(absl::StrCat("placing Karmada policies on ", connection.Describe(), " every ",
+  spdlog::info(absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
+                            "placing Karmada policies on ", connection.Describe(), " every ",
                             absl::FormatDuration(options_.resync), "; metrics on ",
                             ServerUrl(web, listen, **server), lease_.Describe()));
   controller.Run(c.signals->stop());

@@ -529,5 +529,159 @@ TEST(KarmadaController, APolicyKindWhoseCrdIsNotInstalledIsNone) {
   EXPECT_THAT(h.log.text(), HasSubstr("CRD is not installed"));
 }
 
+// The ledger's tests: nginx, 3 replicas of 2 cores and 4 GB each: 3 × (2 × 2.12 + 4 × 0.392)
+// = 17.424 W (ledger/power_model.h), 5,227.2 J (0.001452 kWh) in each 5-minute interval.
+Json NginxDeployment() {
+  return Json::parse(R"({
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "nginx", "namespace": "default"},
+    "spec": {"replicas": 3, "template": {"spec": {"containers": [
+      {"name": "nginx", "resources": {"requests": {"cpu": "2", "memory": "4G"}}}]}}}})");
+}
+
+// The value of the ledger's series `name` whose labels include `labels`; -1 when none.
+double LedgerValue(prometheus::Registry& registry, const std::string& name,
+                   const std::map<std::string, std::string>& labels) {
+  for (const prometheus::MetricFamily& family : registry.Collect()) {
+    if (family.name != name) continue;
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      std::size_t matched = 0;
+      for (const prometheus::ClientMetric::Label& label : metric.label) {
+        auto it = labels.find(label.name);
+        matched += it != labels.end() && it->second == label.value;
+      }
+      if (matched == labels.size()) return metric.counter.value;
+    }
+  }
+  return -1;
+}
+
+struct LedgerHarness : Harness {
+  prometheus::Registry ledger_registry;
+  ledger::Ledger ledger{ledger_registry};
+
+  LedgerHarness() {
+    api.ServeResource("apps/v1", "deployments", true);
+    api.PutObject("deployments", NginxDeployment());
+    api.PutObject("propagationpolicies", NginxPropagation());
+    api.PutObject("carbonawarekarmadapolicies", SeedPolicy());
+  }
+  std::unique_ptr<KarmadaController> Controller(bool dry_run = false) {
+    return std::make_unique<KarmadaController>(
+        KarmadaControllerOptions{.dry_run = dry_run}, kube,
+        [this](absl::Time now) { return Load(now); }, clock, metrics, nullptr, &events, &ledger);
+  }
+  double Grams(const std::string& basis, const std::string& mode = "enforced") {
+    return LedgerValue(ledger_registry, "carbonroute_ledger_emissions_grams_total",
+                       {{"controller", "karmada"},
+                        {"namespace", "default"},
+                        {"mode", mode},
+                        {"emissions_type", "average"},
+                        {"basis", basis}});
+  }
+};
+
+TEST(KarmadaLedger, EachIntervalIsPricedWhereItRanAgainstEqualSharesOverEveryListedCluster) {
+  LedgerHarness h;
+  auto controller = h.Controller();
+  controller->RunOnce();  // places member1 (FR 56) and member2 (ES 120); opens the interval
+  EXPECT_EQ(h.Grams("chosen"), -1);
+  h.clock.Advance(absl::Minutes(5));
+  controller->RunOnce();
+  // Ran on FR and ES, half each: 0.001452 kWh × 88 = 0.127776 g; without carbonroute, a third
+  // each on FR, ES and DE (380): 0.001452 × 185.333… = 0.269104 g.
+  EXPECT_NEAR(h.Grams("chosen"), 0.127776, 1e-9);
+  EXPECT_NEAR(h.Grams("counterfactual"), 0.269104, 1e-9);
+  // France turns dirty (400): the interval just ended is priced at the readings that close it,
+  // 0.001452 × (200 + 60) = 0.37752 g against 0.001452 × 300 = 0.4356 g.
+  h.intensity["FR"] = 400;
+  h.clock.Advance(absl::Minutes(5));
+  controller->RunOnce();
+  EXPECT_NEAR(h.Grams("chosen"), 0.127776 + 0.37752, 1e-9);
+  EXPECT_NEAR(h.Grams("counterfactual"), 0.269104 + 0.4356, 1e-9);
+  EXPECT_NEAR(LedgerValue(h.ledger_registry, "carbonroute_ledger_energy_joules_total",
+                          {{"energy_source", "model"}, {"mode", "enforced"}}),
+              2 * 5227.2, 1e-6);
+  EXPECT_EQ(
+      LedgerValue(h.ledger_registry, "carbonroute_ledger_decisions_total", {{"outcome", "moved"}}),
+      2);  // the first placement and the move away from France
+  EXPECT_EQ(
+      LedgerValue(h.ledger_registry, "carbonroute_ledger_decisions_total", {{"outcome", "kept"}}),
+      1);
+}
+
+TEST(KarmadaLedger, AnIntervalWithoutReadingsOrWorkloadAddsNothingAndIsCounted) {
+  LedgerHarness h;
+  auto controller = h.Controller();
+  controller->RunOnce();
+  h.collectors_down = true;
+  h.clock.Advance(absl::Minutes(5));
+  controller->RunOnce();
+  EXPECT_EQ(h.Grams("chosen"), -1);  // never a 0 standing in for a missing reading
+  EXPECT_EQ(LedgerValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
+                        {{"reason", "unknown_intensity"}}),
+            1);
+  h.collectors_down = false;
+  h.api.Delete("deployments", "default", "nginx");
+  h.clock.Advance(absl::Minutes(5));
+  controller->RunOnce();
+  EXPECT_EQ(LedgerValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
+                        {{"reason", "unknown_energy"}}),
+            1);
+  EXPECT_THAT(h.log.text(), HasSubstr("the ledger cannot price its workload"));
+  // Down for longer than three resyncs: not booked rather than guessed.
+  h.api.PutObject("deployments", NginxDeployment());
+  h.clock.Advance(absl::Minutes(16));
+  controller->RunOnce();
+  EXPECT_EQ(LedgerValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
+                        {{"reason", "gap"}}),
+            1);
+  EXPECT_EQ(h.Grams("chosen"), -1);
+}
+
+TEST(KarmadaLedger, ADryRunWritesNothingButEventsAndBooksItsChoiceAgainstWhatRan) {
+  LedgerHarness h;
+  Json propagation = NginxPropagation();
+  propagation["spec"]["placement"]["clusterAffinity"]["clusterNames"] = {"member3"};  // DE, 380
+  h.api.PutObject("propagationpolicies", propagation);
+  auto controller = h.Controller(/*dry_run=*/true);
+  controller->RunOnce();
+  h.clock.Advance(absl::Minutes(5));
+  controller->RunOnce();
+  EXPECT_EQ(h.ClusterNames(), Json::parse(R"(["member3"])"));  // as its owner left it
+  for (const testing::FakeApiCall& call : h.api.calls()) {
+    const bool lease_or_event = absl::StrContains(call.target, "/events");
+    EXPECT_TRUE(call.method == "GET" || lease_or_event) << call.method << " " << call.target;
+  }
+  EXPECT_EQ(h.Status(), Json());                                           // no status written
+  EXPECT_THAT(h.EventReasons(), ElementsAre("CarbonPlacementWouldMove"));  // once, not per pass
+  // Shadow mode: what carbonroute would have chosen (FR and ES, 88 g/kWh) against what ran
+  // (DE, 380 g/kWh): 0.001452 × 88 = 0.127776 g and 0.001452 × 380 = 0.55176 g.
+  EXPECT_NEAR(h.Grams("chosen", "shadow"), 0.127776, 1e-9);
+  EXPECT_NEAR(h.Grams("counterfactual", "shadow"), 0.55176, 1e-9);
+  EXPECT_EQ(h.Grams("chosen", "enforced"), -1);
+}
+
+TEST(KarmadaLedger, DuplicatedReplicasAreCountedAsSkippedNotPriced) {
+  LedgerHarness h;
+  Json propagation = NginxPropagation();
+  propagation["spec"]["placement"]["replicaScheduling"]["replicaSchedulingType"] = "Duplicated";
+  h.api.PutObject("propagationpolicies", propagation);
+  auto controller = h.Controller();
+  controller->RunOnce();
+  h.clock.Advance(absl::Minutes(5));
+  controller->RunOnce();
+  EXPECT_EQ(LedgerValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
+                        {{"reason", "duplicated"}}),
+            1);
+  EXPECT_EQ(h.Grams("chosen"), -1);
+}
+
+TEST(KarmadaLedger, SharesFollowTheStaticWeightsElseAreEqual) {
+  EXPECT_EQ(SharesOf({"a", "b"}, {}), (ClusterShares{{"a", 0.5}, {"b", 0.5}}));
+  EXPECT_EQ(SharesOf({"a", "b"}, {{"a", 3}}), (ClusterShares{{"a", 0.75}, {"b", 0.25}}));
+  EXPECT_TRUE(SharesOf({}, {}).empty());
+}
+
 }  // namespace
 }  // namespace carbonroute::karmada
