@@ -145,9 +145,10 @@ absl::Status ParsePrometheusVector(absl::string_view body, std::vector<Sample>& 
 
 absl::Status QueryInstant(net::HttpClient& http, const std::string& base_url,
                           const std::string& promql, absl::Duration timeout, const SourceAuth& auth,
-                          std::vector<Sample>& out) {
-  const std::string url =
-      absl::StrCat(net::JoinUrl(base_url, "/api/v1/query"), net::Query({{"query", promql}}));
+                          std::vector<Sample>& out, std::optional<absl::Time> at) {
+  std::vector<std::pair<std::string, std::string>> params = {{"query", promql}};
+  if (at) params.emplace_back("time", absl::StrCat(absl::ToUnixSeconds(*at)));
+  const std::string url = absl::StrCat(net::JoinUrl(base_url, "/api/v1/query"), net::Query(params));
   absl::StatusOr<std::string> body = Get(http, url, timeout, "application/json", auth);
   if (!body.ok()) return body.status();
   if (absl::Status parsed = ParsePrometheusVector(*body, out); !parsed.ok()) {

@@ -20,6 +20,7 @@
 #ifndef CARBONROUTE_MODEL_SOURCES_METRICS_SOURCE_H_
 #define CARBONROUTE_MODEL_SOURCES_METRICS_SOURCE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,11 +61,12 @@ SourceResult ScrapeCollectors(net::HttpClient& http, const std::vector<std::stri
 SourceResult QueryPrometheus(net::HttpClient& http, const std::string& base_url,
                              absl::Duration timeout, const SourceAuth& auth = {});
 
-// One instant query (GET /api/v1/query?query=...) appended to `out`; the
-// server's error, or the answer's, naming the URL.
+// One instant query (GET /api/v1/query?query=...) appended to `out`,
+// evaluated at `at` (the server's now when absent); the server's error, or
+// the answer's, naming the URL.
 absl::Status QueryInstant(net::HttpClient& http, const std::string& base_url,
                           const std::string& promql, absl::Duration timeout, const SourceAuth& auth,
-                          std::vector<Sample>& out);
+                          std::vector<Sample>& out, std::optional<absl::Time> at = std::nullopt);
 
 // Parses a Prometheus /api/v1/query answer of resultType "vector" into samples
 // named by their __name__ label. Exposed for tests.

@@ -45,7 +45,9 @@ class KarmadaSubcommand final : public Subcommand {
                  "(the --kubeconfig flags: e.g. --kubeconfig karmada-apiserver.config)");
     cmd.add_flag("--controller", controller_,
                  "keep placing: reconcile every CarbonAwareKarmadaPolicy and "
-                 "CarbonPlacementPolicy on the Karmada API server (README \"Karmada\")");
+                 "CarbonPlacementPolicy on the Karmada API server (README \"Karmada\"); each "
+                 "resync books in the savings ledger what ran against the replicas in equal "
+                 "shares over every listed cluster (docs/savings.md)");
     cmd.add_option("--resync", resync_,
                    "--controller: every policy is ranked again at least this often (and at once "
                    "when a policy or its target changes)")

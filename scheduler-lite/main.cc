@@ -18,6 +18,7 @@
 #include "scheduler-lite/hold_command.h"
 #include "scheduler-lite/karmada_command.h"
 #include "scheduler-lite/rank_command.h"
+#include "scheduler-lite/report_command.h"
 #include "scheduler-lite/serve_command.h"
 #include "scheduler-lite/simulate_command.h"
 #include "scheduler-lite/subcommand.h"
@@ -34,6 +35,7 @@ std::vector<std::unique_ptr<Subcommand>> AllSubcommands() {
   table.push_back(NewServeSubcommand());
   table.push_back(NewHoldSubcommand());
   table.push_back(NewSimulateSubcommand());
+  table.push_back(NewReportSubcommand());
   return table;
 }
 

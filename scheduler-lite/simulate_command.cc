@@ -17,11 +17,11 @@
 #include "base/counted.h"
 #include "base/data_files.h"
 #include "base/usage.h"
+#include "cli/progress_bar.h"
 #include "contract/intensity_trace.h"
 #include "contract/region_locations.h"
 #include "contract/rtt_matrix.h"
 #include "scheduler-lite/command_flags.h"
-#include "scheduler-lite/progress_bar.h"
 #include "scheduler-lite/simulation_output.h"
 #include "scheduler-lite/temporal_output.h"
 #include "simulator/both_shift.h"
@@ -531,7 +531,7 @@ int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostr
   options.origins = *origins;
   absl::StatusOr<SimulationResult> result;
   {
-    ProgressBar bar(err, SimulationSteps(*trace, options), request.progress_bar);
+    cli::ProgressBar bar(err, SimulationSteps(*trace, options), request.progress_bar);
     options.progress = bar.counter();
     result = Simulate(*topology, *trace, options);
   }

@@ -20,6 +20,8 @@ const producers = [
   [/^carbonroute_scheduler_/, 'carbonroute-scheduler'],
   [/^carbonroute_hold_/, 'carbonroute-hold'],
   [/^(carbonroute_karmada_|carbon_aware_karmada_operator_)/, 'carbonroute-karmada'],
+  // The savings ledger: every controller that books in it (today the Karmada controller).
+  [/^carbonroute_ledger_/, 'carbonroute-karmada'],
   [/^carbonroute_(carbon_intensity_|provider_|cache_|last_poll_|keda_)/, 'carbonroute-carbon'],
   [/^carbonroute_(node_info|rtt_|zone_rtt_|probe_)/, 'carbonroute-collector'],
 ];

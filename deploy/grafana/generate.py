@@ -310,6 +310,36 @@ timeseries("Member clusters' intensity",
                    "{{cluster}} ({{location}})")],
            x=16, w=8)
 
+# --- What carbonroute saved (the savings ledger, docs/savings.md) -------------
+LEDGER = 'emissions_type=~"$signal"'
+row("What carbonroute saved")
+timeseries("Saving per namespace",
+           "Grams CO2eq saved in the last hour by carbonroute's decisions, per namespace and mode "
+           "(namespace:carbonroute_ledger_saving_grams:increase1h): the stated counterfactual's "
+           "grams minus those where the work ran. Below zero: a loss (a latency limit can make the "
+           "chosen place dirtier). Shadow: what it would have saved under --dry-run.",
+           [target(f"sum by (namespace, mode) "
+                   f"(namespace:carbonroute_ledger_saving_grams:increase1h{{{LEDGER}}})",
+                   "{{namespace}} ({{mode}})")],
+           x=0, w=12, unit="g", advance=False)
+panel("stat", "Saved over the range",
+      "Counterfactual minus chosen grams CO2eq over the dashboard's range, per mode; "
+      "scheduler-lite report gives the same per namespace with the energy and the latency price.",
+      [target(f"sum by (mode) (increase(carbonroute_ledger_emissions_grams_total"
+              f"{{basis=\"counterfactual\",{LEDGER}}}[$__range])) - sum by (mode) (increase("
+              f"carbonroute_ledger_emissions_grams_total{{basis=\"chosen\",{LEDGER}}}[$__range]))",
+              "{{mode}}", instant=True)],
+      x=12, w=6, unit="g",
+      options={"reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False},
+               "colorMode": "value", "graphMode": "none"})
+timeseries("Intervals left out",
+           "Intervals booked on neither basis per hour, by reason (unknown_intensity, "
+           "unknown_energy, gap, duplicated, ...): never counted as 0.",
+           [target("sum by (controller, reason) "
+                   "(rate(carbonroute_ledger_intervals_skipped_total[$__rate_interval])) * 3600",
+                   "{{controller}} {{reason}}")],
+           x=18, w=6)
+
 # --- Emissions per workload -------------------------------------------------
 # deploy/prometheus/carbonroute-emissions.yaml: Kepler's or DCGM's joules at the
 # intensity of the Node's grid location, minute by minute.

@@ -1,10 +1,10 @@
-#include "scheduler-lite/progress_bar.h"
+#include "cli/progress_bar.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
 
-namespace carbonroute::scheduler_lite {
+namespace carbonroute::cli {
 
 ProgressBar::ProgressBar(std::ostream& out, std::size_t total, bool enabled)
     : out_(out), total_(total), start_(absl::Now()) {
@@ -42,4 +42,4 @@ std::string ProgressBar::Line(std::size_t done, std::size_t total, absl::Duratio
                          static_cast<int>(fraction * 100), eta);
 }
 
-}  // namespace carbonroute::scheduler_lite
+}  // namespace carbonroute::cli

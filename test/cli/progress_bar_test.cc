@@ -1,11 +1,11 @@
-#include "scheduler-lite/progress_bar.h"
+#include "cli/progress_bar.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-namespace carbonroute::scheduler_lite {
+namespace carbonroute::cli {
 namespace {
 
 TEST(ProgressBar, LineShowsDoneTotalPercentAndTheTimeLeft) {
@@ -37,4 +37,4 @@ TEST(ProgressBar, EnabledEndsWithTheFinalLineAndANewline) {
 }
 
 }  // namespace
-}  // namespace carbonroute::scheduler_lite
+}  // namespace carbonroute::cli

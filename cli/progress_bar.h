@@ -1,4 +1,4 @@
-// File: scheduler-lite/progress_bar.h
+// File: cli/progress_bar.h
 //
 // A one-line progress bar for long commands (`simulate`): done/total, percent
 // and the estimated time left, redrawn in place ("\r") about five times a
@@ -8,8 +8,8 @@
 //
 // Thread safety: the counter may be advanced from any thread; the bar is
 // started and stopped by its owner (the destructor stops it).
-#ifndef CARBONROUTE_SCHEDULER_LITE_PROGRESS_BAR_H_
-#define CARBONROUTE_SCHEDULER_LITE_PROGRESS_BAR_H_
+#ifndef CARBONROUTE_CLI_PROGRESS_BAR_H_
+#define CARBONROUTE_CLI_PROGRESS_BAR_H_
 
 #include <atomic>
 #include <cstddef>
@@ -20,7 +20,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 
-namespace carbonroute::scheduler_lite {
+namespace carbonroute::cli {
 
 class ProgressBar {
  public:
@@ -46,6 +46,6 @@ class ProgressBar {
   std::thread drawer_;
 };
 
-}  // namespace carbonroute::scheduler_lite
+}  // namespace carbonroute::cli
 
-#endif  // CARBONROUTE_SCHEDULER_LITE_PROGRESS_BAR_H_
+#endif  // CARBONROUTE_CLI_PROGRESS_BAR_H_

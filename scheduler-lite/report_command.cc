@@ -1,0 +1,229 @@
+#include "scheduler-lite/report_command.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/utc_time.h"
+#include "scheduler-lite/command_flags.h"
+
+namespace carbonroute::scheduler_lite {
+
+using ledger::LedgerReport;
+using ledger::LedgerReportRow;
+
+namespace {
+
+constexpr double kJoulesPerKwh = 3.6e6;
+constexpr absl::Duration kQueryTimeout = absl::Seconds(30);
+
+// "30d" (whole days, as Prometheus writes them) or any duration absl reads ("12h").
+absl::Duration SinceFlag(const std::string& text) {
+  int64_t days = 0;
+  if (absl::EndsWith(text, "d") && absl::SimpleAtoi(text.substr(0, text.size() - 1), &days)) {
+    if (days > 0) return absl::Hours(24 * days);
+  }
+  absl::Duration d;
+  if (absl::ParseDuration(text, &d) && d > absl::ZeroDuration()) return d;
+  throw CLI::ValidationError(
+      "--since", "expected a positive duration such as 30d, 7d or 12h, got \"" + text + "\"");
+}
+
+std::string Ms(const std::optional<absl::Duration>& rtt) {
+  return rtt ? absl::StrFormat("%.1f", absl::ToDoubleMilliseconds(*rtt)) : "";
+}
+
+std::string Share(const LedgerReportRow& row) {
+  const std::optional<double> share = row.saving_share();
+  return share ? absl::StrFormat("%.1f", 100 * *share) : "";
+}
+
+void TableRow(const LedgerReportRow& row, std::ostream& out) {
+  const std::string share = Share(row);
+  const std::string rtt =
+      row.chosen_origin_rtt
+          ? absl::StrCat(Ms(row.chosen_origin_rtt), " / ", Ms(row.counterfactual_origin_rtt), " ms")
+          : "-";
+  out << absl::StrFormat("%-20s %-8s %-8s %9.0f %11.4f %12.2f %12.2f %+10.2f %7s %s\n", row.group,
+                         row.mode, row.emissions_type, row.decisions,
+                         row.energy_joules / kJoulesPerKwh, row.chosen_grams,
+                         row.counterfactual_grams, row.saving_grams(),
+                         share.empty() ? "-" : absl::StrCat(share, "%"), rtt);
+}
+
+nlohmann::ordered_json JsonRow(const LedgerReportRow& row) {
+  nlohmann::ordered_json json = {{"group", row.group},
+                                 {"mode", row.mode},
+                                 {"emissions_type", row.emissions_type},
+                                 {"decisions", row.decisions},
+                                 {"energy_kwh", row.energy_joules / kJoulesPerKwh},
+                                 {"chosen_grams", row.chosen_grams},
+                                 {"counterfactual_grams", row.counterfactual_grams},
+                                 {"saving_grams", row.saving_grams()}};
+  json["saving_share"] = row.saving_share() ? nlohmann::ordered_json(*row.saving_share())
+                                            : nlohmann::ordered_json(nullptr);
+  if (row.chosen_origin_rtt) {
+    json["chosen_origin_rtt_ms"] = absl::ToDoubleMilliseconds(*row.chosen_origin_rtt);
+  }
+  if (row.counterfactual_origin_rtt) {
+    json["counterfactual_origin_rtt_ms"] =
+        absl::ToDoubleMilliseconds(*row.counterfactual_origin_rtt);
+  }
+  return json;
+}
+
+class ReportSubcommand final : public Subcommand {
+ public:
+  const char* name() const override { return "report"; }
+  const char* description() const override {
+    return "what carbonroute's decisions saved: the savings ledger read from Prometheus";
+  }
+  void AddFlags(CLI::App& cmd) override {
+    cmd.add_option("--prometheus", request_.prometheus,
+                   "Prometheus base URL that scrapes the controllers' /metrics")
+        ->required();
+    cmd.add_option("--since", since_, "the range's length, ending at --until (30d, 7d, 12h)")
+        ->capture_default_str();
+    cmd.add_option("--until", until_, "the range's end: RFC 3339 (2026-11-28T00:00:00Z) or now")
+        ->capture_default_str();
+    cmd.add_option("--by", request_.by, "one row per namespace or per controller")
+        ->check(CLI::IsMember({"namespace", "controller"}))
+        ->capture_default_str();
+    cmd.add_option("--format", request_.format, "table, csv or json")
+        ->check(CLI::IsMember({"table", "csv", "json"}))
+        ->capture_default_str();
+    client_.AddTo(cmd);
+    cmd.footer(
+        "Counterfactuals (docs/savings.md): karmada --controller, the replicas in equal shares "
+        "over "
+        "every cluster the policy lists; with --dry-run (mode shadow), chosen is what carbonroute "
+        "would have written and the counterfactual what really ran. Energy: requests x replicas "
+        "through the power model (--watts-per-cpu/-gb/-gpu).");
+  }
+  void Validate() override {
+    request_.since = SinceFlag(since_);
+    if (until_ != "now") {
+      absl::Time until;
+      std::string error;
+      if (!absl::ParseTime(absl::RFC3339_full, until_, &until, &error)) {
+        throw CLI::ValidationError(
+            "--until", "expected RFC 3339 (2026-11-28T00:00:00Z) or now, got \"" + until_ + "\"");
+      }
+      request_.until = until;
+    }
+    request_.auth = client_.auth();
+  }
+  int Run(ProgramContext& c) override {
+    return ReportCommand(request_, c.http, c.clock, c.out, c.err);
+  }
+
+ private:
+  ReportRequest request_;
+  std::string since_ = "30d";
+  std::string until_ = "now";
+  ClientFlags client_;
+};
+
+}  // namespace
+
+void WriteReportTable(const LedgerReport& report, const ReportRequest& request, absl::Time until,
+                      std::ostream& out) {
+  out << "savings ledger from " << UtcSeconds(until - request.since) << " to " << UtcSeconds(until)
+      << " (saving = counterfactual - chosen; negative: a loss)\n";
+  out << absl::StrFormat("%-20s %-8s %-8s %9s %11s %12s %12s %10s %7s %s\n",
+                         absl::AsciiStrToUpper(request.by), "MODE", "TYPE", "DECISIONS",
+                         "ENERGY kWh", "CHOSEN g", "COUNTERF. g", "SAVING g", "SHARE",
+                         "RTT FROM ORIGIN (chosen / counterf.)");
+  for (const LedgerReportRow& row : report.rows) TableRow(row, out);
+  if (!report.totals.empty()) out << "\n";
+  for (const LedgerReportRow& row : report.totals) TableRow(row, out);
+  bool shadow = false;
+  for (const LedgerReportRow& row : report.totals) shadow |= row.mode == "shadow";
+  if (shadow) {
+    out << "\nshadow rows: what carbonroute would have saved had it decided (--dry-run), an "
+           "estimate\n";
+  }
+  if (!report.skipped.empty()) {
+    out << "\nintervals left out of both bases (never counted as 0):\n";
+    for (const ledger::LedgerSkipped& skipped : report.skipped) {
+      out << absl::StrFormat("  %-10s %-8s %-22s %.0f\n", skipped.controller,
+                             skipped.emissions_type, skipped.reason, skipped.intervals);
+    }
+  }
+}
+
+void WriteReportCsv(const LedgerReport& report, const ReportRequest& request, std::ostream& out) {
+  out << request.by
+      << ",mode,emissions_type,decisions,energy_kwh,chosen_grams,counterfactual_grams,"
+         "saving_grams,saving_share,chosen_origin_rtt_ms,counterfactual_origin_rtt_ms\n";
+  for (const auto* rows : {&report.rows, &report.totals}) {
+    for (const LedgerReportRow& row : *rows) {
+      const std::optional<double> share = row.saving_share();
+      out << absl::StrFormat("%s,%s,%s,%.0f,%.6f,%.4f,%.4f,%.4f,%s,%s,%s\n", row.group, row.mode,
+                             row.emissions_type, row.decisions, row.energy_joules / kJoulesPerKwh,
+                             row.chosen_grams, row.counterfactual_grams, row.saving_grams(),
+                             share ? absl::StrFormat("%.4f", *share) : "",
+                             Ms(row.chosen_origin_rtt), Ms(row.counterfactual_origin_rtt));
+    }
+  }
+}
+
+void WriteReportJson(const LedgerReport& report, const ReportRequest& request, absl::Time until,
+                     std::ostream& out) {
+  nlohmann::ordered_json json = {{"from", UtcSeconds(until - request.since)},
+                                 {"until", UtcSeconds(until)},
+                                 {"by", request.by}};
+  json["rows"] = nlohmann::ordered_json::array();
+  for (const LedgerReportRow& row : report.rows) json["rows"].push_back(JsonRow(row));
+  json["totals"] = nlohmann::ordered_json::array();
+  for (const LedgerReportRow& row : report.totals) json["totals"].push_back(JsonRow(row));
+  json["skipped"] = nlohmann::ordered_json::array();
+  for (const ledger::LedgerSkipped& skipped : report.skipped) {
+    json["skipped"].push_back({{"controller", skipped.controller},
+                               {"emissions_type", skipped.emissions_type},
+                               {"reason", skipped.reason},
+                               {"intervals", skipped.intervals}});
+  }
+  out << json.dump(2) << "\n";
+}
+
+int ReportCommand(const ReportRequest& request, net::HttpClient& http, Clock& clock,
+                  std::ostream& out, std::ostream& err) {
+  const absl::Time until = request.until.value_or(clock.Now());
+  std::vector<ledger::LedgerIncrease> increases;
+  for (ledger::LedgerQuery query : ledger::kLedgerQueries) {
+    std::vector<model_sources::Sample> samples;
+    const absl::Status queried = model_sources::QueryInstant(
+        http, request.prometheus, ledger::LedgerPromQl(query, request.by, request.since),
+        kQueryTimeout, request.auth, samples, until);
+    if (!queried.ok()) {
+      err << "scheduler-lite report: " << queried.message() << "\n";
+      return 1;
+    }
+    for (model_sources::Sample& sample : samples) {
+      increases.push_back({query, std::move(sample.labels), sample.value});
+    }
+  }
+  const LedgerReport report = ledger::BuildLedgerReport(increases, request.by);
+  if (report.empty()) {
+    err << "scheduler-lite report: no ledger series between " << UtcSeconds(until - request.since)
+        << " and " << UtcSeconds(until) << " in " << request.prometheus
+        << ": does it scrape a controller that books in the ledger (karmada --controller)?\n";
+    return 3;
+  }
+  if (request.format == "json") {
+    WriteReportJson(report, request, until, out);
+  } else if (request.format == "csv") {
+    WriteReportCsv(report, request, out);
+  } else {
+    WriteReportTable(report, request, until, out);
+  }
+  return 0;
+}
+
+std::unique_ptr<Subcommand> NewReportSubcommand() { return std::make_unique<ReportSubcommand>(); }
+
+}  // namespace carbonroute::scheduler_lite

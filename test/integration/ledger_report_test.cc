@@ -1,0 +1,155 @@
+// `scheduler-lite report` against a real Prometheus holding a day's ledger
+// counters, backfilled with promtool (an injected clock cannot drive
+// Prometheus): the figures are computed by hand below.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "base/utc_time.h"
+#include "test/testing/build_paths.h"
+#include "test/testing/prometheus_process.h"
+#include "test/testing/shell.h"
+#include "test/testing/subprocess.h"
+#include "test/testing/temp_dir.h"
+
+namespace carbonroute {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct LedgerSeries {
+  std::string metric;  // without _total
+  std::string labels;
+  double end;  // its value at the range's end; it grows evenly from 0
+};
+
+// Two hours of the ledger, a sample every 15 minutes from `start`:
+//   shop  (enforced): 4 decisions, 0.5 kWh, chosen 100 g against 150 g: saving 50 g (33.3 %),
+//                     RTT from origin 0.12 s / 4 accruals = 30 ms chosen, 12 ms counterfactual;
+//   batch (enforced): chosen 120 g against 100 g: a loss of 20 g (−20 %);
+//   lab   (shadow):   chosen 10 g against 40 g: 30 g (75 %) had it decided;
+//   enforced total:   220 g against 250 g: 30 g (12 %); 2 intervals skipped, unknown_intensity.
+std::string LedgerOpenMetrics(absl::Time start) {
+  const std::string base = R"(controller="karmada",emissions_type="average",)";
+  const std::vector<LedgerSeries> series = {
+      {"carbonroute_ledger_decisions", base + R"(namespace="shop",mode="enforced",outcome="moved")",
+       4},
+      {"carbonroute_ledger_energy_joules",
+       base + R"(namespace="shop",mode="enforced",energy_source="model")", 1.8e6},
+      {"carbonroute_ledger_emissions_grams",
+       base + R"(namespace="shop",mode="enforced",basis="chosen")", 100},
+      {"carbonroute_ledger_emissions_grams",
+       base + R"(namespace="shop",mode="enforced",basis="counterfactual")", 150},
+      {"carbonroute_ledger_origin_rtt_seconds",
+       base + R"(namespace="shop",mode="enforced",basis="chosen")", 0.12},
+      {"carbonroute_ledger_origin_rtt_seconds",
+       base + R"(namespace="shop",mode="enforced",basis="counterfactual")", 0.048},
+      {"carbonroute_ledger_origin_rtt_accruals",
+       base + R"(namespace="shop",mode="enforced",basis="chosen")", 4},
+      {"carbonroute_ledger_origin_rtt_accruals",
+       base + R"(namespace="shop",mode="enforced",basis="counterfactual")", 4},
+      {"carbonroute_ledger_emissions_grams",
+       base + R"(namespace="batch",mode="enforced",basis="chosen")", 120},
+      {"carbonroute_ledger_emissions_grams",
+       base + R"(namespace="batch",mode="enforced",basis="counterfactual")", 100},
+      {"carbonroute_ledger_emissions_grams",
+       base + R"(namespace="lab",mode="shadow",basis="chosen")", 10},
+      {"carbonroute_ledger_emissions_grams",
+       base + R"(namespace="lab",mode="shadow",basis="counterfactual")", 40},
+      {"carbonroute_ledger_intervals_skipped",
+       R"(controller="karmada",emissions_type="average",reason="unknown_intensity")", 2},
+  };
+  std::string text;
+  std::string typed;
+  for (const LedgerSeries& s : series) {
+    if (typed != s.metric) absl::StrAppend(&text, "# TYPE ", s.metric, " counter\n");
+    typed = s.metric;
+    for (int step = 0; step <= 8; ++step) {
+      absl::StrAppend(&text, s.metric, "_total{", s.labels, "} ", s.end * step / 8, " ",
+                      absl::ToUnixSeconds(start + step * absl::Minutes(15)), "\n");
+    }
+  }
+  return text + "# EOF\n";
+}
+
+TEST(LedgerReport, ReadsTheSavingLossesIncludedFromARealPrometheus) {
+  ASSERT_TRUE(std::filesystem::exists(testing::kPrometheusBinary))
+      << "install Debian's prometheus package (./scripts/test does)";
+  testing::ScopedTempDir dir;
+  // Three hours ago, on the hour: inside Prometheus' retention, outside its head block.
+  const absl::Time start =
+      absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()) / 3600 * 3600) - absl::Hours(3);
+  const absl::Time end = start + absl::Hours(2);
+  { std::ofstream(dir.File("ledger.om")) << LedgerOpenMetrics(start); }
+  const testing::ShellRun backfill =
+      testing::Shell(absl::StrCat("promtool tsdb create-blocks-from openmetrics ",
+                                  dir.File("ledger.om"), " ", dir.File("tsdb"), " 2>&1"));
+  ASSERT_EQ(backfill.exit_code, 0) << backfill.output;
+  const int port = testing::FreeLoopbackPort();
+  std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(dir.path(), port, {});
+  ASSERT_TRUE(prometheus->running());
+  ASSERT_EQ(testing::WaitForSeries(
+                port, "last_over_time(carbonroute_ledger_emissions_grams_total[6h])", 6)
+                .size(),
+            6u);
+
+  const std::string report = absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY,
+                                          " report --prometheus http://127.0.0.1:", port,
+                                          " --since 2h --until ", UtcSeconds(end));
+  const testing::ShellRun csv = testing::Shell(report + " --format csv 2>&1");
+  ASSERT_EQ(csv.exit_code, 0) << csv.output;
+  EXPECT_EQ(csv.output,
+            "namespace,mode,emissions_type,decisions,energy_kwh,chosen_grams,counterfactual_grams,"
+            "saving_grams,saving_share,chosen_origin_rtt_ms,counterfactual_origin_rtt_ms\n"
+            "batch,enforced,average,0,0.000000,120.0000,100.0000,-20.0000,-0.2000,,\n"
+            "lab,shadow,average,0,0.000000,10.0000,40.0000,30.0000,0.7500,,\n"
+            "shop,enforced,average,4,0.500000,100.0000,150.0000,50.0000,0.3333,30.0,12.0\n"
+            "total,enforced,average,4,0.500000,220.0000,250.0000,30.0000,0.1200,30.0,12.0\n"
+            "total,shadow,average,0,0.000000,10.0000,40.0000,30.0000,0.7500,,\n");
+
+  const testing::ShellRun table = testing::Shell(report + " 2>&1");
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_THAT(table.output, HasSubstr("-20.00"));  // a loss is shown as a loss
+  EXPECT_THAT(table.output, HasSubstr("-20.0%"));
+  EXPECT_THAT(table.output, HasSubstr("30.0 / 12.0 ms"));
+  EXPECT_THAT(table.output, HasSubstr("shadow rows: what carbonroute would have saved"));
+  EXPECT_THAT(table.output, HasSubstr("unknown_intensity      2"));
+
+  const testing::ShellRun json = testing::Shell(report + " --by controller --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const nlohmann::json parsed = nlohmann::json::parse(json.output);
+  ASSERT_EQ(parsed["rows"].size(), 2u);  // karmada enforced, karmada shadow
+  EXPECT_EQ(parsed["rows"][0]["group"], "karmada");
+  EXPECT_DOUBLE_EQ(parsed["rows"][0]["saving_grams"].get<double>(), 30);
+  EXPECT_EQ(parsed["skipped"][0]["reason"], "unknown_intensity");
+
+  // A range before any of it: nothing to report, exit 3 saying where it looked.
+  const testing::ShellRun empty = testing::Shell(absl::StrCat(
+      CARBONROUTE_SCHEDULER_LITE_BINARY, " report --prometheus http://127.0.0.1:", port,
+      " --since 1h --until ", UtcSeconds(start - absl::Hours(5)), " 2>&1"));
+  EXPECT_EQ(empty.exit_code, 3) << empty.output;
+  EXPECT_THAT(empty.output, HasSubstr("no ledger series between"));
+}
+
+TEST(LedgerReport, MistakesExitTwoNamingTheFlag) {
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"report", "--prometheus is required"},
+           {"report --prometheus http://127.0.0.1:1 --since 3w", "--since: expected a positive"},
+           {"report --prometheus http://127.0.0.1:1 --until yesterday",
+            "--until: expected RFC 3339"},
+           {"report --prometheus http://127.0.0.1:1 --by pod", "--by"},
+       }) {
+    const testing::ShellRun run =
+        testing::Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " ", args, " 2>&1"));
+    EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.output;
+    EXPECT_THAT(run.output, HasSubstr(says)) << args;
+  }
+}
+
+}  // namespace
+}  // namespace carbonroute
