@@ -232,6 +232,44 @@ void HoldController::Apply(Action& action, absl::Time now) {
       at_release ? absl::StrCat(" at ", AnnotationIntensity(*at_release), " gCO2eq/kWh") : ""));
 }
 
+void HoldController::SayWouldHold(const HeldObject& object, const HoldPlan& plan, absl::Time now) {
+  if (would_said_.contains(object.uid)) return;
+  std::string message;
+  if (plan.release_at > now) {
+    message = absl::StrCat("carbonroute would hold it until ", AnnotationTime(plan.release_at),
+                           " in ", plan.location);
+    if (plan.expected_intensity) {
+      absl::StrAppend(&message, " (", AnnotationIntensity(*plan.expected_intensity),
+                      " gCO2eq/kWh expected over its run");
+      if (plan.intensity_if_now) {
+        absl::StrAppend(&message, " against ", AnnotationIntensity(*plan.intensity_if_now),
+                        " started now");
+      }
+      absl::StrAppend(&message, ")");
+    }
+  } else {
+    message = absl::StrCat("carbonroute would start it now (", ReasonName(plan.reason), ")");
+    if (!plan.detail.empty()) absl::StrAppend(&message, ": ", plan.detail);
+  }
+  // Said once, when first seen: an unheld object starts at once, so what carbonroute would
+  // have done is the plan at its start; later passes only see the time pass.
+  if (!would_said_.insert(object.uid).second) return;
+  spdlog::info(absl::StrCat("hold (dry run): ", object.Describe(), ": ", message));
+  if (events_ == nullptr) return;
+  const absl::Status recorded =
+      events_->Record({.api_version = object.kind == HeldKind::kJob ? "batch/v1" : "v1",
+                       .kind = std::string(KindName(object.kind)),
+                       .namespace_name = object.namespace_name,
+                       .name = object.name,
+                       .uid = object.uid},
+                      kube::EventType::kNormal, "CleanWindowWouldHold", message, now);
+  if (!recorded.ok()) {
+    metrics_.Error("event");
+    spdlog::warn(
+        absl::StrCat("hold (dry run): ", object.Describe(), ": its Event: ", recorded.message()));
+  }
+}
+
 void HoldController::Send(std::vector<Action>& actions, absl::Time now) {
   // Releases first, then plans; kConcurrentWrites at a time: a release is due
   // now, and one request's round trip should not delay the next one's.
@@ -266,7 +304,10 @@ void HoldController::Reconcile(const kube::ControllerPass& pass) {
   std::set<std::string> needed;
   bool needs_cluster = false;
   for (const HeldObject& object : objects_) {
-    if (!object.held() || object.annotations.contains(kReleasedAtAnnotation)) continue;
+    // A dry run plans the objects it would hold: those not held.
+    if (object.held() == options_.dry_run || object.annotations.contains(kReleasedAtAnnotation)) {
+      continue;
+    }
     Assessment& assessment =
         assessed.emplace(&object, Assess(object, options_.region_locations)).first->second;
     if (!assessment.terms.ok()) continue;
@@ -293,6 +334,20 @@ void HoldController::Reconcile(const kube::ControllerPass& pass) {
   std::vector<Action> actions;
   for (HeldObject& object : objects_) {
     if (object.annotations.contains(kReleasedAtAnnotation)) continue;
+    if (options_.dry_run) {
+      if (object.held()) {
+        if (reported_.insert(object.uid).second) {
+          spdlog::warn(absl::StrCat("hold (dry run): ", object.Describe(),
+                                    " is held, and a dry run releases nothing: release it "
+                                    "yourself, or run without --dry-run"));
+        }
+      } else if (leading) {
+        Assessment& assessment = assessed.at(&object);
+        PlanFor(assessment, now);
+        SayWouldHold(object, assessment.plan, now);
+      }
+      continue;
+    }
     if (!object.held()) {
       if (reported_.insert(object.uid).second) {
         spdlog::warn(absl::StrCat(
@@ -312,7 +367,8 @@ void HoldController::Reconcile(const kube::ControllerPass& pass) {
   Send(actions, now);
   for (Action& action : actions) Apply(action, now);
   for (HeldObject& object : objects_) {
-    if (object.uid.empty() || !object.held() ||
+    // A dry run holds nothing: nothing to wake for, nothing held by it.
+    if (options_.dry_run || object.uid.empty() || !object.held() ||
         object.annotations.contains(kReleasedAtAnnotation)) {
       continue;
     }
@@ -328,6 +384,11 @@ void HoldController::Reconcile(const kube::ControllerPass& pass) {
     if (terms.ok() && now >= terms->deadline - terms->runtime) ++late[object.kind];
   }
   std::erase_if(objects_, [](const HeldObject& object) { return object.uid.empty(); });
+  if (!would_said_.empty()) {  // forget the objects that are gone
+    std::set<std::string> listed;
+    for (const HeldObject& object : objects_) listed.insert(object.uid);
+    std::erase_if(would_said_, [&listed](const std::string& uid) { return !listed.contains(uid); });
+  }
   for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod})
     metrics_.SetHeld(kind, held[kind], late[kind]);
 }

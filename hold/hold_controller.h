@@ -75,6 +75,13 @@ struct HoldControllerOptions {
   // Watch for changes between lists (kube/change_watch.h): a new object is planned
   // within kube::kWatchLatency instead of within `resync`. Run() only.
   bool watch = false;
+  // Shadow mode: plan as usual but write nothing but Events and the Lease. An
+  // object that opted in and is not held (run without suspend or the gate)
+  // gets one Event, CleanWindowWouldHold, when first seen, saying when and where it would have
+  // been released and the intensity expected then against starting now; an
+  // object that is held is left held (said once in the log): it is the
+  // user's to hold, a dry run releases nothing.
+  bool dry_run = false;
 };
 
 // One release, as the controller did it (for tests and the log).
@@ -134,6 +141,10 @@ class HoldController final : private kube::Reconciler {
 
   std::vector<HeldObject> objects_;
   std::set<std::string> reported_;  // uids reported as opted in but not held
+  // --dry-run: the uids whose CleanWindowWouldHold Event was said.
+  std::set<std::string> would_said_;
+  // Records (once per object, when first seen) what a dry run would have done with it.
+  void SayWouldHold(const HeldObject& object, const HoldPlan& plan, absl::Time now);
   Forecasts forecasts_;
   std::map<std::string, absl::Time> fetched_;  // location → last attempt
   std::vector<std::string> cluster_;

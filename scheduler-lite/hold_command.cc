@@ -55,6 +55,10 @@ class HoldSubcommand final : public Subcommand {
     cmd.add_option("--forecast-refresh", forecast_refresh_,
                    "how often a location's forecast is read again")
         ->capture_default_str();
+    cmd.add_flag("--dry-run", options_.dry_run,
+                 "plan as usual but write nothing but Events and the Lease: each opted-in object "
+                 "that is not held gets a CleanWindowWouldHold Event saying when and where it "
+                 "would have started; a held one is left held");
     lease_.AddTo(cmd);
     cmd.add_option("--region-zones", region_zones_,
                    std::string("region → grid location CSV, for node selectors naming a region "
@@ -140,7 +144,8 @@ int HoldSubcommand::Run(ProgramContext& c) {
     spdlog::error(std::string(server.status().message()));
     return 1;
   }
-  spdlog::info(absl::StrCat("holding objects selected by ", options_.selector, " from ",
+  spdlog::info(absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
+                            "holding objects selected by ", options_.selector, " from ",
                             connection.Describe(), "; metrics on ",
                             ServerUrl(web, listen, **server), lease_.Describe()));
   controller.Run(c.signals->stop());

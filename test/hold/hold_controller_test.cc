@@ -177,6 +177,36 @@ TEST(HoldController, EachReleaseIsAnEventOnTheObject) {
   EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_hold_errors_total{operation=\"event\"} 0"));
 }
 
+// Shadow mode: a Job that opted in but runs unheld gets one Event saying what carbonroute would
+// have done; nothing is written, and a held Job stays held.
+TEST(HoldController, ADryRunWritesNothingButEventsAndReleasesNothing) {
+  Harness h;
+  h.api.AddJob("batch", "nightly", kHoldStart,
+               {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}}, /*suspend=*/false);
+  h.api.AddJob("batch", "held", kHoldStart,
+               {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}}, /*suspend=*/true);
+  HoldControllerOptions options;
+  options.dry_run = true;
+  HoldController controller(options, h.kube, h.forecasts, h.clock, h.metrics, nullptr, &h.events);
+  h.RunUntil(controller, kHoldStart + absl::Hours(30));
+  for (const testing::FakeApiCall& call : h.api.calls()) {
+    EXPECT_TRUE(call.method == "GET" || absl::StrContains(call.target, "/events"))
+        << call.method << " " << call.target;
+  }
+  EXPECT_EQ(h.api.Get("jobs", "batch", "held")["spec"]["suspend"], true);
+  EXPECT_TRUE(controller.releases().empty());
+  const std::vector<nlohmann::json> events = h.api.events();
+  ASSERT_EQ(events.size(), 1u);  // once, not on every pass
+  EXPECT_EQ(events[0]["reason"], "CleanWindowWouldHold");
+  EXPECT_EQ(events[0]["involvedObject"]["name"], "nightly");
+  const auto [start, mean] = BestStart({"DE", "FR"}, kHoldStart, 3, kHoldStart + absl::Hours(20));
+  EXPECT_THAT(events[0]["message"].get<std::string>(),
+              HasSubstr(absl::StrCat("carbonroute would hold it until ", AnnotationTime(start))));
+  EXPECT_THAT(events[0]["message"].get<std::string>(),
+              HasSubstr(absl::StrCat(AnnotationIntensity(mean), " gCO2eq/kWh expected")));
+  EXPECT_THAT(h.log.text(), HasSubstr("is held, and a dry run releases nothing"));
+}
+
 TEST(HoldController, APodLosesOnlyItsGate) {
   Harness h;
   h.api.AddPod(
