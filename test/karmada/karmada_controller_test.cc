@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <prometheus/registry.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "exporter/metrics_page.h"
 #include "test/testing/captured_log.h"
+#include "test/testing/counter_value.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_clock.h"
 
@@ -539,23 +541,6 @@ Json NginxDeployment() {
       {"name": "nginx", "resources": {"requests": {"cpu": "2", "memory": "4G"}}}]}}}})");
 }
 
-// The value of the ledger's series `name` whose labels include `labels`; -1 when none.
-double LedgerValue(prometheus::Registry& registry, const std::string& name,
-                   const std::map<std::string, std::string>& labels) {
-  for (const prometheus::MetricFamily& family : registry.Collect()) {
-    if (family.name != name) continue;
-    for (const prometheus::ClientMetric& metric : family.metric) {
-      std::size_t matched = 0;
-      for (const prometheus::ClientMetric::Label& label : metric.label) {
-        auto it = labels.find(label.name);
-        matched += it != labels.end() && it->second == label.value;
-      }
-      if (matched == labels.size()) return metric.counter.value;
-    }
-  }
-  return -1;
-}
-
 struct LedgerHarness : Harness {
   prometheus::Registry ledger_registry;
   ledger::Ledger ledger{ledger_registry};
@@ -572,12 +557,12 @@ struct LedgerHarness : Harness {
         [this](absl::Time now) { return Load(now); }, clock, metrics, nullptr, &events, &ledger);
   }
   double Grams(const std::string& basis, const std::string& mode = "enforced") {
-    return LedgerValue(ledger_registry, "carbonroute_ledger_emissions_grams_total",
-                       {{"controller", "karmada"},
-                        {"namespace", "default"},
-                        {"mode", mode},
-                        {"emissions_type", "average"},
-                        {"basis", basis}});
+    return testing::CounterValue(ledger_registry, "carbonroute_ledger_emissions_grams_total",
+                                 {{"controller", "karmada"},
+                                  {"namespace", "default"},
+                                  {"mode", mode},
+                                  {"emissions_type", "average"},
+                                  {"basis", basis}});
   }
 };
 
@@ -585,7 +570,7 @@ TEST(KarmadaLedger, EachIntervalIsPricedWhereItRanAgainstEqualSharesOverEveryLis
   LedgerHarness h;
   auto controller = h.Controller();
   controller->RunOnce();  // places member1 (FR 56) and member2 (ES 120); opens the interval
-  EXPECT_EQ(h.Grams("chosen"), -1);
+  EXPECT_TRUE(std::isnan(h.Grams("chosen")));
   h.clock.Advance(absl::Minutes(5));
   controller->RunOnce();
   // Ran on FR and ES, half each: 0.001452 kWh × 88 = 0.127776 g; without carbonroute, a third
@@ -599,15 +584,15 @@ TEST(KarmadaLedger, EachIntervalIsPricedWhereItRanAgainstEqualSharesOverEveryLis
   controller->RunOnce();
   EXPECT_NEAR(h.Grams("chosen"), 0.127776 + 0.37752, 1e-9);
   EXPECT_NEAR(h.Grams("counterfactual"), 0.269104 + 0.4356, 1e-9);
-  EXPECT_NEAR(LedgerValue(h.ledger_registry, "carbonroute_ledger_energy_joules_total",
-                          {{"energy_source", "model"}, {"mode", "enforced"}}),
+  EXPECT_NEAR(testing::CounterValue(h.ledger_registry, "carbonroute_ledger_energy_joules_total",
+                                    {{"energy_source", "model"}, {"mode", "enforced"}}),
               2 * 5227.2, 1e-6);
-  EXPECT_EQ(
-      LedgerValue(h.ledger_registry, "carbonroute_ledger_decisions_total", {{"outcome", "moved"}}),
-      2);  // the first placement and the move away from France
-  EXPECT_EQ(
-      LedgerValue(h.ledger_registry, "carbonroute_ledger_decisions_total", {{"outcome", "kept"}}),
-      1);
+  EXPECT_EQ(testing::CounterValue(h.ledger_registry, "carbonroute_ledger_decisions_total",
+                                  {{"outcome", "moved"}}),
+            2);  // the first placement and the move away from France
+  EXPECT_EQ(testing::CounterValue(h.ledger_registry, "carbonroute_ledger_decisions_total",
+                                  {{"outcome", "kept"}}),
+            1);
 }
 
 TEST(KarmadaLedger, AnIntervalWithoutReadingsOrWorkloadAddsNothingAndIsCounted) {
@@ -617,26 +602,26 @@ TEST(KarmadaLedger, AnIntervalWithoutReadingsOrWorkloadAddsNothingAndIsCounted) 
   h.collectors_down = true;
   h.clock.Advance(absl::Minutes(5));
   controller->RunOnce();
-  EXPECT_EQ(h.Grams("chosen"), -1);  // never a 0 standing in for a missing reading
-  EXPECT_EQ(LedgerValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
-                        {{"reason", "unknown_intensity"}}),
+  EXPECT_TRUE(std::isnan(h.Grams("chosen")));  // never a 0 standing in for a missing reading
+  EXPECT_EQ(testing::CounterValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
+                                  {{"reason", "unknown_intensity"}}),
             1);
   h.collectors_down = false;
   h.api.Delete("deployments", "default", "nginx");
   h.clock.Advance(absl::Minutes(5));
   controller->RunOnce();
-  EXPECT_EQ(LedgerValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
-                        {{"reason", "unknown_energy"}}),
+  EXPECT_EQ(testing::CounterValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
+                                  {{"reason", "unknown_energy"}}),
             1);
   EXPECT_THAT(h.log.text(), HasSubstr("the ledger cannot price its workload"));
   // Down for longer than three resyncs: not booked rather than guessed.
   h.api.PutObject("deployments", NginxDeployment());
   h.clock.Advance(absl::Minutes(16));
   controller->RunOnce();
-  EXPECT_EQ(LedgerValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
-                        {{"reason", "gap"}}),
+  EXPECT_EQ(testing::CounterValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
+                                  {{"reason", "gap"}}),
             1);
-  EXPECT_EQ(h.Grams("chosen"), -1);
+  EXPECT_TRUE(std::isnan(h.Grams("chosen")));
 }
 
 TEST(KarmadaLedger, ADryRunWritesNothingButEventsAndBooksItsChoiceAgainstWhatRan) {
@@ -659,7 +644,7 @@ TEST(KarmadaLedger, ADryRunWritesNothingButEventsAndBooksItsChoiceAgainstWhatRan
   // (DE, 380 g/kWh): 0.001452 × 88 = 0.127776 g and 0.001452 × 380 = 0.55176 g.
   EXPECT_NEAR(h.Grams("chosen", "shadow"), 0.127776, 1e-9);
   EXPECT_NEAR(h.Grams("counterfactual", "shadow"), 0.55176, 1e-9);
-  EXPECT_EQ(h.Grams("chosen", "enforced"), -1);
+  EXPECT_TRUE(std::isnan(h.Grams("chosen", "enforced")));
 }
 
 TEST(KarmadaLedger, DuplicatedReplicasAreCountedAsSkippedNotPriced) {
@@ -671,10 +656,10 @@ TEST(KarmadaLedger, DuplicatedReplicasAreCountedAsSkippedNotPriced) {
   controller->RunOnce();
   h.clock.Advance(absl::Minutes(5));
   controller->RunOnce();
-  EXPECT_EQ(LedgerValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
-                        {{"reason", "duplicated"}}),
+  EXPECT_EQ(testing::CounterValue(h.ledger_registry, "carbonroute_ledger_intervals_skipped_total",
+                                  {{"reason", "duplicated"}}),
             1);
-  EXPECT_EQ(h.Grams("chosen"), -1);
+  EXPECT_TRUE(std::isnan(h.Grams("chosen")));
 }
 
 TEST(KarmadaLedger, SharesFollowTheStaticWeightsElseAreEqual) {

@@ -9,36 +9,16 @@
 #include <string>
 
 #include "ledger/power_model.h"
+#include "test/testing/counter_value.h"
 #include "test/testing/status_matchers.h"
 
 namespace carbonroute::ledger {
 namespace {
 
+using testing::CounterValue;
 using ::testing::HasSubstr;
 using testing::IsOk;
 using testing::StatusIs;
-
-// The value of the counter `name` whose labels include every one of `labels`
-// (summed over the series that match); NaN when none matches.
-double CounterValue(prometheus::Registry& registry, const std::string& name,
-                    const std::map<std::string, std::string>& labels) {
-  double sum = 0;
-  bool found = false;
-  for (const prometheus::MetricFamily& family : registry.Collect()) {
-    if (family.name != name) continue;
-    for (const prometheus::ClientMetric& metric : family.metric) {
-      std::size_t matched = 0;
-      for (const prometheus::ClientMetric::Label& label : metric.label) {
-        auto it = labels.find(label.name);
-        if (it != labels.end() && it->second == label.value) ++matched;
-      }
-      if (matched != labels.size()) continue;
-      sum += metric.counter.value;
-      found = true;
-    }
-  }
-  return found ? sum : std::numeric_limits<double>::quiet_NaN();
-}
 
 TEST(PowerModel, PricesRequestsWithTheCitedCoefficients) {
   const PowerModel model;
