@@ -35,9 +35,11 @@ const std::set<std::string> kPanelsWithoutDataHere = {"Relative signal (percenti
 
 // A panel query as Grafana sends it with every variable at "All".
 std::string Interpolate(const std::string& expr) {
-  return absl::StrReplaceAll(
-      expr,
-      {{"$location", ".*"}, {"$node", ".*"}, {"$signal", "average"}, {"$__rate_interval", "15s"}});
+  return absl::StrReplaceAll(expr, {{"$location", ".*"},
+                                    {"$node", ".*"},
+                                    {"$signal", "average"},
+                                    {"$__rate_interval", "15s"},
+                                    {"$__range", "1h"}});
 }
 
 // deploy/prometheus/carbonroute-emissions.yaml with its one-minute step (the
@@ -145,9 +147,25 @@ rtt:
   batch.ServeResource("carbonroute.io/v1alpha1", "carbonplacementpolicies", true);
   batch.ServeResource("policy.karmada.io/v1alpha1", "propagationpolicies", true, false);
   batch.ServeResource("policy.karmada.io/v1alpha1", "clusterpropagationpolicies", false, false);
+  // Its workload, priced by the savings ledger (the "What carbonroute saved" row); a second
+  // policy whose target selects nothing the ledger can price feeds "Intervals left out".
+  batch.ServeResource("apps/v1", "deployments", true);
+  batch.PutObject("deployments", nlohmann::json::parse(R"({
+    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"replicas": 2, "template": {"spec": {"containers": [
+      {"name": "web", "resources": {"requests": {"cpu": "1", "memory": "1G"}}}]}}}})"));
+  batch.PutObject("propagationpolicies", nlohmann::json::parse(R"({
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}],
+             "placement": {}}})"));
   batch.PutObject("propagationpolicies",
-                  nlohmann::json::parse(R"({"metadata": {"name": "web", "namespace": "default"},
+                  nlohmann::json::parse(R"({"metadata": {"name": "api", "namespace": "default"},
                                             "spec": {"placement": {}}})"));
+  batch.PutObject("carbonawarekarmadapolicies", nlohmann::json::parse(R"({
+    "metadata": {"name": "api-carbon", "namespace": "default"},
+    "spec": {"clusterLocations": [{"name": "member-be", "location": "BE"}],
+             "desiredClusters": 1, "karmadaTarget": "propagationpolicies.policy.karmada.io",
+             "karmadaTargetRef": {"name": "api"}}})"));
   batch.PutObject("carbonawarekarmadapolicies", nlohmann::json::parse(R"({
     "metadata": {"name": "web-carbon", "namespace": "default"},
     "spec": {"clusterLocations": [{"name": "member-be", "location": "BE"},
