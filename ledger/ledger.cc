@@ -12,8 +12,6 @@ namespace {
 
 namespace label = metric_labels;
 
-constexpr double kJoulesPerKwh = 3.6e6;
-
 std::map<std::string, std::string> Labels(const LedgerKey& key) {
   return {{label::kController, key.controller},
           {label::kNamespace, key.namespace_name},

@@ -80,7 +80,10 @@ struct Accrual {
   std::optional<absl::Duration> counterfactual_origin_rtt;
 };
 
-// gCO2eq of `joules` at `grams_per_kwh` (1 kWh = 3.6e6 J).
+// Joules in a kilowatt-hour (1 kWh = 1,000 W × 3,600 s).
+inline constexpr double kJoulesPerKwh = 3.6e6;
+
+// gCO2eq of `joules` at `grams_per_kwh`.
 double Grams(double joules, double grams_per_kwh);
 
 class Ledger {

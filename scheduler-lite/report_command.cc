@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/utc_time.h"
+#include "ledger/ledger.h"
 #include "scheduler-lite/command_flags.h"
 
 namespace carbonroute::scheduler_lite {
@@ -17,7 +18,6 @@ using ledger::LedgerReportRow;
 
 namespace {
 
-constexpr double kJoulesPerKwh = 3.6e6;
 constexpr absl::Duration kQueryTimeout = absl::Seconds(30);
 
 // "30d" (whole days, as Prometheus writes them) or any duration absl reads ("12h").
@@ -49,7 +49,7 @@ void TableRow(const LedgerReportRow& row, std::ostream& out) {
           : "-";
   out << absl::StrFormat("%-20s %-8s %-8s %9.0f %11.4f %12.2f %12.2f %+10.2f %7s %s\n", row.group,
                          row.mode, row.emissions_type, row.decisions,
-                         row.energy_joules / kJoulesPerKwh, row.chosen_grams,
+                         row.energy_joules / ledger::kJoulesPerKwh, row.chosen_grams,
                          row.counterfactual_grams, row.saving_grams(),
                          share.empty() ? "-" : absl::StrCat(share, "%"), rtt);
 }
@@ -59,7 +59,7 @@ nlohmann::ordered_json JsonRow(const LedgerReportRow& row) {
                                  {"mode", row.mode},
                                  {"emissions_type", row.emissions_type},
                                  {"decisions", row.decisions},
-                                 {"energy_kwh", row.energy_joules / kJoulesPerKwh},
+                                 {"energy_kwh", row.energy_joules / ledger::kJoulesPerKwh},
                                  {"chosen_grams", row.chosen_grams},
                                  {"counterfactual_grams", row.counterfactual_grams},
                                  {"saving_grams", row.saving_grams()}};
@@ -163,8 +163,9 @@ void WriteReportCsv(const LedgerReport& report, const ReportRequest& request, st
     for (const LedgerReportRow& row : *rows) {
       const std::optional<double> share = row.saving_share();
       out << absl::StrFormat("%s,%s,%s,%.0f,%.6f,%.4f,%.4f,%.4f,%s,%s,%s\n", row.group, row.mode,
-                             row.emissions_type, row.decisions, row.energy_joules / kJoulesPerKwh,
-                             row.chosen_grams, row.counterfactual_grams, row.saving_grams(),
+                             row.emissions_type, row.decisions,
+                             row.energy_joules / ledger::kJoulesPerKwh, row.chosen_grams,
+                             row.counterfactual_grams, row.saving_grams(),
                              share ? absl::StrFormat("%.4f", *share) : "",
                              Ms(row.chosen_origin_rtt), Ms(row.counterfactual_origin_rtt));
     }
