@@ -21,10 +21,10 @@ namespace {
 
 // `probe_peer`: extra keys of the peer's entry (e.g. its address) and the
 // rtt.probe settings; empty: the peer's RTT is only declared.
-std::string CollectorConfig(const std::string& dir, const std::string& node,
-                            const std::string& region, const std::string& location,
-                            const std::string& peer, const std::string& peer_region,
-                            const std::string& probe_peer = "", const std::string& probe = "") {
+std::string CollectorYaml(const std::string& dir, const std::string& node,
+                          const std::string& region, const std::string& location,
+                          const std::string& peer, const std::string& peer_region,
+                          const std::string& probe_peer = "", const std::string& probe = "") {
   return absl::StrCat("listen_address: 127.0.0.1:0\ndatabase: ", dir, "/", node, ".sqlite\n",
                       "node: {name: ", node, ", region: ", region, ", location: ", location, "}\n",
                       "providers: [{type: replay, locations: [BE, NL, FR, DE, PL]}]\n",
@@ -45,9 +45,9 @@ TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
   std::filesystem::create_directories(root + "/a");
   std::filesystem::create_directories(root + "/b");
   testing::CollectorProcess a = testing::StartCollector(
-      root + "/a", CollectorConfig(root, "node-a", "europe-west1", "BE", "node-b", "europe-west4"));
+      root + "/a", CollectorYaml(root, "node-a", "europe-west1", "BE", "node-b", "europe-west4"));
   testing::CollectorProcess b = testing::StartCollector(
-      root + "/b", CollectorConfig(root, "node-b", "europe-west4", "NL", "node-a", "europe-west1"));
+      root + "/b", CollectorYaml(root, "node-b", "europe-west4", "NL", "node-a", "europe-west1"));
   ASSERT_GT(a.port, 0) << a.process->Log();
   ASSERT_GT(b.port, 0) << b.process->Log();
   ASSERT_THAT(testing::HttpGet(a.port, "/metrics"),
@@ -109,13 +109,13 @@ TEST(SchedulerLiteSources, MeasuredRttsReachTheScoringAndOutrankDeclaredOnes) {
   std::filesystem::create_directories(root + "/a");
   std::filesystem::create_directories(root + "/b");
   testing::CollectorProcess b = testing::StartCollector(
-      root + "/b", CollectorConfig(root, "node-b", "asia-east1", "NL", "node-a", "europe-west1"));
+      root + "/b", CollectorYaml(root, "node-b", "asia-east1", "NL", "node-a", "europe-west1"));
   ASSERT_GT(b.port, 0) << b.process->Log();
   testing::CollectorProcess a = testing::StartCollector(
       root + "/a",
-      CollectorConfig(root, "node-a", "europe-west1", "BE", "node-b", "asia-east1",
-                      absl::StrCat(", address: 127.0.0.1, protocol: tcp, port: ", b.port),
-                      "{interval: 100ms, timeout: 500ms}"));
+      CollectorYaml(root, "node-a", "europe-west1", "BE", "node-b", "asia-east1",
+                    absl::StrCat(", address: 127.0.0.1, protocol: tcp, port: ", b.port),
+                    "{interval: 100ms, timeout: 500ms}"));
   ASSERT_GT(a.port, 0) << a.process->Log();
   const std::string measured =
       "carbonroute_rtt_seconds{method=\"measured\",source=\"node-a\",target=\"node-b\"}";
@@ -176,7 +176,7 @@ TEST(SchedulerLiteSources, ExplainingALocationNamesTheRegionsAndNodesItStandsFor
   testing::ScopedTempDir temp_dir;
   const std::string& root = temp_dir.path();
   testing::CollectorProcess paris = testing::StartCollector(
-      root, CollectorConfig(root, "node-paris", "europe-west9", "FR", "node-b", "europe-west4"));
+      root, CollectorYaml(root, "node-paris", "europe-west9", "FR", "node-b", "europe-west4"));
   ASSERT_GT(paris.port, 0) << paris.process->Log();
   int code = 0;
   const std::string out = RunCommand(

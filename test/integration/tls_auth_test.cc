@@ -31,7 +31,7 @@ constexpr char kUser[] = "prometheus";
 constexpr char kPassword[] = "correct horse battery staple";
 
 // Runs `command` with its stderr in the output; sets `code` to its exit code.
-std::string RunCommand(const std::string& command, int* code) {
+std::string RunWithStderr(const std::string& command, int* code) {
   const testing::ShellRun run = testing::Shell(command + " 2>&1");
   *code = run.exit_code;
   return run.output;
@@ -135,13 +135,13 @@ TEST_F(TlsAuthTest, PrometheusScrapesTheCollectorOverTlsWithBasicAuthAndAClientC
       "/data --ca-file ", certificates_.ca_file, " --client-cert ", certificates_.client_cert_file,
       " --client-key ", certificates_.client_key_file, " --basic-auth-user ", kUser);
   int code = 0;
-  const std::string ranking = RunCommand(
+  const std::string ranking = RunWithStderr(
       absl::StrCat(source, " --basic-auth-password-file ", dir_.File("password")), &code);
   ASSERT_EQ(code, 0) << ranking;
   EXPECT_EQ(nlohmann::json::parse(ranking)["candidates"].size(), 3u) << ranking;
   EXPECT_THAT(ranking, ::testing::Not(HasSubstr(kPassword)));
 
-  const std::string refused = RunCommand(
+  const std::string refused = RunWithStderr(
       absl::StrCat(source, " --basic-auth-password-file ", dir_.File("wrong-password")), &code);
   EXPECT_NE(code, 0);
   EXPECT_THAT(refused, HasSubstr("401"));
@@ -153,11 +153,11 @@ TEST_F(TlsAuthTest, PrometheusScrapesTheCollectorOverTlsWithBasicAuthAndAClientC
       " --location DE --duration 2h --deadline +12h --format json --ca-file ",
       certificates_.ca_file, " --client-cert ", certificates_.client_cert_file, " --client-key ",
       certificates_.client_key_file, " --basic-auth-user ", kUser);
-  const std::string best = RunCommand(
+  const std::string best = RunWithStderr(
       absl::StrCat(window, " --basic-auth-password-file ", dir_.File("password"), " 2>&1"), &code);
   EXPECT_EQ(code, 0) << best;
   EXPECT_THAT(best, HasSubstr("{\"location\":\"DE\",\"start\":"));
-  const std::string locked_out = RunCommand(
+  const std::string locked_out = RunWithStderr(
       absl::StrCat(window, " --basic-auth-password-file ", dir_.File("wrong-password"), " 2>&1"),
       &code);
   EXPECT_NE(code, 0);
@@ -189,7 +189,7 @@ TEST_F(TlsAuthTest, SchedulerLiteServeRefusesAWrongPasswordWith401) {
 TEST_F(TlsAuthTest, ABadWebConfigIsAUsageErrorNamingTheKey) {
   std::ofstream(dir_.File("bad.yml")) << "tls_server_config: {cert_file: server.crt}\n";
   int code = 0;
-  const std::string output = RunCommand(
+  const std::string output = RunWithStderr(
       absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY,
                    " serve --listen 127.0.0.1:0 --metrics "
                    "http://127.0.0.1:1/metrics --data-dir ",
