@@ -395,7 +395,8 @@ void KarmadaController::Book(const CarbonPolicy& policy, const TargetPolicy& tar
     pass.counterfactual = SharesOf(listed, {});
   }
   if (target.divided) {
-    pass.watts = WorkloadWatts(policy, target);
+    // The templates are read only when the pass prices an interval.
+    if (placement_ledger_->WouldPrice(policy.uid, now)) pass.watts = WorkloadWatts(policy, target);
   } else {
     pass.not_booked = kDuplicated;
   }

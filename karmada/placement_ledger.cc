@@ -103,4 +103,11 @@ void PlacementLedger::Book(const PlacementPass& pass, absl::Time now) {
   if (!booked.ok()) skip(ledger::kUnknownIntensity);
 }
 
+bool PlacementLedger::WouldPrice(const std::string& policy_uid, absl::Time now) const {
+  auto last = last_pass_.find(policy_uid);
+  if (last == last_pass_.end()) return false;
+  const absl::Duration interval = now - last->second;
+  return interval > absl::ZeroDuration() && interval <= longest_interval_;
+}
+
 }  // namespace carbonroute::karmada

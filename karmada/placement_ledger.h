@@ -78,6 +78,10 @@ class PlacementLedger {
   // Books the interval since the policy's previous pass (none at its first),
   // and the decision.
   void Book(const PlacementPass& pass, absl::Time now);
+  // Whether a pass of this policy at `now` would price an interval: there was
+  // a previous pass, no longer ago than the longest interval. The controller
+  // reads the workload's energy (GETs of its templates) only then.
+  bool WouldPrice(const std::string& policy_uid, absl::Time now) const;
   // A policy that no longer exists: its next pass, if it comes back, opens a new interval.
   void Forget(const std::string& policy_uid) { last_pass_.erase(policy_uid); }
 

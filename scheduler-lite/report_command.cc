@@ -1,5 +1,7 @@
 #include "scheduler-lite/report_command.h"
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/ascii.h"
@@ -7,9 +9,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "base/utc_time.h"
 #include "ledger/ledger.h"
 #include "scheduler-lite/command_flags.h"
+#include "scheduler-lite/gnuplot_plot.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -31,6 +35,12 @@ absl::Duration SinceFlag(const std::string& text) {
   throw CLI::ValidationError(
       "--since", "expected a positive duration such as 30d, 7d or 12h, got \"" + text + "\"");
 }
+
+// --plot's buckets: a day each, or an hour each when the range is under two days.
+absl::Duration PlotBucket(absl::Duration since) {
+  return since >= absl::Hours(48) ? absl::Hours(24) : absl::Hours(1);
+}
+constexpr absl::Duration kLongestPlot = absl::Hours(24 * 366);
 
 std::string Ms(const std::optional<absl::Duration>& rtt) {
   return rtt ? absl::StrFormat("%.1f", absl::ToDoubleMilliseconds(*rtt)) : "";
@@ -95,6 +105,9 @@ class ReportSubcommand final : public Subcommand {
     cmd.add_option("--format", request_.format, "table, csv or json")
         ->check(CLI::IsMember({"table", "csv", "json"}))
         ->capture_default_str();
+    cmd.add_option("--plot", request_.plot,
+                   "also draw the saving per day (per hour under 2 days) into FILE (.svg or .png; "
+                   "needs gnuplot)");
     client_.AddTo(cmd);
     cmd.footer(
         "Counterfactuals (docs/savings.md): karmada --controller, the replicas in equal shares "
@@ -105,6 +118,12 @@ class ReportSubcommand final : public Subcommand {
   }
   void Validate() override {
     request_.since = SinceFlag(since_);
+    if (!request_.plot.empty() && !IsPlotPath(request_.plot)) {
+      throw CLI::ValidationError("--plot", "\"" + request_.plot + "\" must end in .svg or .png");
+    }
+    if (!request_.plot.empty() && request_.since > kLongestPlot) {
+      throw CLI::ValidationError("--plot", "plots at most 366 days, --since is \"" + since_ + "\"");
+    }
     if (until_ != "now") {
       absl::Time until;
       std::string error;
@@ -191,6 +210,58 @@ void WriteReportJson(const LedgerReport& report, const ReportRequest& request, a
   out << json.dump(2) << "\n";
 }
 
+absl::StatusOr<SavingSeries> QuerySavingSeries(const ReportRequest& request, absl::Time until,
+                                               net::HttpClient& http) {
+  const absl::Duration bucket = PlotBucket(request.since);
+  SavingSeries series;
+  for (absl::Time from = until - request.since; from < until; from += bucket) {
+    const absl::Time end = std::min(from + bucket, until);
+    std::vector<model_sources::Sample> samples;
+    CARBONROUTE_RETURN_IF_ERROR(model_sources::QueryInstant(
+        http, request.prometheus,
+        ledger::LedgerPromQl(ledger::LedgerQuery::kEmissions, "controller", end - from),
+        kQueryTimeout, request.auth, samples, end));
+    std::vector<ledger::LedgerIncrease> increases;
+    for (model_sources::Sample& sample : samples) {
+      increases.push_back(
+          {ledger::LedgerQuery::kEmissions, std::move(sample.labels), sample.value});
+    }
+    for (const LedgerReportRow& total : ledger::BuildLedgerReport(increases, "controller").totals) {
+      series[absl::StrCat(total.mode, " ", total.emissions_type)][absl::ToUnixSeconds(end)] =
+          total.saving_grams();
+    }
+  }
+  return series;
+}
+
+absl::Status PlotSavings(const SavingSeries& series, const ReportRequest& request,
+                         absl::Time until) {
+  if (series.empty()) return absl::NotFoundError("--plot: no saving to plot in the range");
+  const absl::Duration bucket = PlotBucket(request.since);
+  const bool daily = bucket == absl::Hours(24);
+  std::string script =
+      absl::StrCat("set title ",
+                   GnuplotQuoted(absl::StrCat("What carbonroute saved per ", daily ? "day" : "hour",
+                                              ", ", UtcSeconds(until - request.since), " to ",
+                                              UtcSeconds(until), " (below 0: a loss)")),
+                   "\nset xdata time\nset timefmt '%s'\nset format x '", daily ? "%m-%d" : "%H:%M",
+                   "'\nset xlabel 'end of the ", daily ? "day" : "hour",
+                   " (UTC)'\nset ylabel 'saving (gCO2eq)'\nset grid\nset xzeroaxis linewidth 2\n"
+                   "set key below\nplot ");
+  std::map<std::string, std::string> data;
+  int index = 0;
+  for (const auto& [name, points] : series) {
+    const std::string file = absl::StrCat("saving-", index, ".dat");
+    for (const auto& [end, grams] : points) absl::StrAppend(&data[file], end, " ", grams, "\n");
+    absl::StrAppend(
+        &script, index == 0 ? "" : ", ", GnuplotQuoted("$DIR/" + file),
+        " using 1:2 with linespoints linewidth 2 title ",
+        GnuplotQuoted(absl::StartsWith(name, "shadow") ? name + " (an estimate)" : name));
+    ++index;
+  }
+  return DrawWithGnuplot(request.plot, 900, 480, data, script + "\n");
+}
+
 int ReportCommand(const ReportRequest& request, net::HttpClient& http, Clock& clock,
                   std::ostream& out, std::ostream& err) {
   const absl::Time until = request.until.value_or(clock.Now());
@@ -222,6 +293,14 @@ int ReportCommand(const ReportRequest& request, net::HttpClient& http, Clock& cl
   } else {
     WriteReportTable(report, request, until, out);
   }
+  if (request.plot.empty()) return 0;
+  absl::StatusOr<SavingSeries> series = QuerySavingSeries(request, until, http);
+  const absl::Status plotted = series.ok() ? PlotSavings(*series, request, until) : series.status();
+  if (!plotted.ok()) {
+    err << "scheduler-lite report: " << plotted.message() << "\n";
+    return 1;
+  }
+  err << "scheduler-lite report: plot written to " << request.plot << "\n";
   return 0;
 }
 

@@ -4,13 +4,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "base/utc_time.h"
+#include "net/curl_http_client.h"
+#include "scheduler-lite/report_command.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/prometheus_process.h"
 #include "test/testing/shell.h"
@@ -20,7 +25,10 @@
 namespace carbonroute {
 namespace {
 
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Pair;
 
 struct LedgerSeries {
   std::string metric;  // without _total
@@ -128,6 +136,31 @@ TEST(LedgerReport, ReadsTheSavingLossesIncludedFromARealPrometheus) {
   EXPECT_DOUBLE_EQ(parsed["rows"][0]["saving_grams"].get<double>(), 30);
   EXPECT_EQ(parsed["skipped"][0]["reason"], "unknown_intensity");
 
+  // --plot: per hour (the range is 2 h), the totals' savings, evenly spread: enforced
+  // (150 − 100) + (100 − 120) = 30 g and shadow 40 − 10 = 30 g over two hours, 15 g in each.
+  scheduler_lite::ReportRequest request{.prometheus = absl::StrCat("http://127.0.0.1:", port),
+                                        .since = absl::Hours(2)};
+  std::unique_ptr<net::HttpClient> http = *net::CurlHttpClient::Create("ledger-report-test");
+  absl::StatusOr<scheduler_lite::SavingSeries> series =
+      scheduler_lite::QuerySavingSeries(request, end, *http);
+  ASSERT_TRUE(series.ok()) << series.status();
+  const int64_t first_hour = absl::ToUnixSeconds(start + absl::Hours(1));
+  const int64_t second_hour = absl::ToUnixSeconds(end);
+  for (const char* name : {"enforced average", "shadow average"}) {
+    EXPECT_THAT((*series)[name], ElementsAre(Pair(first_hour, DoubleNear(15, 1e-9)),
+                                             Pair(second_hour, DoubleNear(15, 1e-9))))
+        << name;
+  }
+  EXPECT_EQ(series->size(), 2u);
+  const testing::ShellRun plot =
+      testing::Shell(report + " --format csv --plot " + dir.File("saving.svg") + " 2>&1");
+  ASSERT_EQ(plot.exit_code, 0) << plot.output;
+  EXPECT_THAT(plot.output, HasSubstr("plot written to " + dir.File("saving.svg")));
+  std::stringstream svg;
+  svg << std::ifstream(dir.File("saving.svg")).rdbuf();
+  EXPECT_THAT(svg.str(), HasSubstr("What carbonroute saved per hour"));
+  EXPECT_THAT(svg.str(), HasSubstr("shadow average (an estimate)"));
+
   // A range before any of it: nothing to report, exit 3 saying where it looked.
   const testing::ShellRun empty = testing::Shell(absl::StrCat(
       CARBONROUTE_SCHEDULER_LITE_BINARY, " report --prometheus http://127.0.0.1:", port,
@@ -143,6 +176,10 @@ TEST(LedgerReport, MistakesExitTwoNamingTheFlag) {
            {"report --prometheus http://127.0.0.1:1 --until yesterday",
             "--until: expected RFC 3339"},
            {"report --prometheus http://127.0.0.1:1 --by pod", "--by"},
+           {"report --prometheus http://127.0.0.1:1 --plot saving.pdf",
+            "--plot: \"saving.pdf\" must end in .svg or .png"},
+           {"report --prometheus http://127.0.0.1:1 --since 400d --plot saving.svg",
+            "--plot: plots at most 366 days, --since is \"400d\""},
        }) {
     const testing::ShellRun run =
         testing::Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " ", args, " 2>&1"));

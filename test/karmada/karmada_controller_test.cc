@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <prometheus/registry.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -569,10 +570,18 @@ struct LedgerHarness : Harness {
 TEST(KarmadaLedger, EachIntervalIsPricedWhereItRanAgainstEqualSharesOverEveryListedCluster) {
   LedgerHarness h;
   auto controller = h.Controller();
+  auto template_reads = [&h] {
+    const std::vector<testing::FakeApiCall> calls = h.api.calls();
+    return std::count_if(calls.begin(), calls.end(), [](const testing::FakeApiCall& call) {
+      return absl::StrContains(call.target, "/deployments/nginx");
+    });
+  };
   controller->RunOnce();  // places member1 (FR 56) and member2 (ES 120); opens the interval
   EXPECT_TRUE(std::isnan(h.Grams("chosen")));
+  EXPECT_EQ(template_reads(), 0);  // nothing to price yet: the workload is not read
   h.clock.Advance(absl::Minutes(5));
   controller->RunOnce();
+  EXPECT_EQ(template_reads(), 1);
   // Ran on FR and ES, half each: 0.001452 kWh × 88 = 0.127776 g; without carbonroute, a third
   // each on FR, ES and DE (380): 0.001452 × 185.333… = 0.269104 g.
   EXPECT_NEAR(h.Grams("chosen"), 0.127776, 1e-9);
