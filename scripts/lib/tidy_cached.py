@@ -38,16 +38,18 @@ LOCATION = re.compile(r"^(/[^:\s]+):(\d+):(\d+):")
 
 def join_unity(units, database, pattern):
     """Each unity unit as one joined file (see above); other units as they are,
-    those outside `pattern` left out. Returns the units and, per joined file,
-    its parts: (first line in the joined file, source path)."""
+    those outside `pattern` left out. Each unit also names its object (whose
+    recorded headers go into the digest) and its sources. Returns the units
+    and, per joined file, its parts: (first line in the joined file, source
+    path)."""
     joined, parts = [], {}
     for unit in units:
         source = unit["file"]
+        output = re.search(r" -o (\S+)", unit["command"]).group(1)
         if not UNITY_SOURCE.search(source):
             if pattern.match(source):
-                joined.append(dict(unit, object=re.search(r" -o (\S+)", unit["command"]).group(1)))
+                joined.append(dict(unit, object=output, sources=[source]))
             continue
-        output = re.search(r" -o (\S+)", unit["command"]).group(1)
         with open(source) as f:
             included = re.findall(r'^#include "(/[^"]+\.cc)"$', f.read(), re.MULTILINE)
         included = [path for path in included if pattern.match(path)]
@@ -149,7 +151,7 @@ def main():
         else:
             todo.append((unit, key))
     # The longest first, so that the last unit to finish is a short one.
-    todo.sort(key=lambda item: -sum(os.path.getsize(f) for f in item[0].get("sources", [item[0]["file"]])))
+    todo.sort(key=lambda item: -sum(os.path.getsize(f) for f in item[0]["sources"]))
 
     def run(item):
         unit, key = item
@@ -167,7 +169,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for findings in pool.map(run, todo):
             failures.update(findings)
-    files = sum(len(unit.get("sources", [unit["file"]])) for unit, _ in todo)
+    files = sum(len(unit["sources"]) for unit, _ in todo)
     print(f"check-tidy: {len(todo)} units ({files} files) checked, {skipped} unchanged since they last passed")
     if failures:
         sys.stderr.write("\n".join(sorted(failures)) + "\n")
