@@ -33,6 +33,14 @@ struct CsvRecord {
   std::vector<std::string> cells;
 };
 
+// Calls `record(r)` for every record of `csv`, the header included, in order,
+// as each one ends, and stops at the first error it returns (that error is
+// returned). `r` is valid only during the call: its cells are reused for the
+// next record, so a file of a million cells is never held as a million
+// strings (the hourly trace: 1,077,480 cells).
+absl::Status ForEachCsvRecord(absl::string_view csv, absl::string_view origin,
+                              const std::function<absl::Status(const CsvRecord&)>& record);
+
 // Every record of `csv`, the header included.
 absl::StatusOr<std::vector<CsvRecord>> ReadCsvRecords(absl::string_view csv,
                                                       absl::string_view origin);

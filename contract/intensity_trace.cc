@@ -1,5 +1,6 @@
 #include "contract/intensity_trace.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -53,17 +54,19 @@ absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv,
                                                      absl::string_view origin) {
   IntensityTrace trace;
   absl::CivilHour first_hour;
-  absl::StatusOr<std::vector<CsvRecord>> records = ReadCsvRecords(csv, origin);
-  if (!records.ok()) return records.status();
-  for (const CsvRecord& record : *records) {
+  bool header = true;
+  absl::Status status = ForEachCsvRecord(csv, origin, [&](const CsvRecord& record) {
     const std::size_t line_number = record.line;
     const std::vector<std::string>& cells = record.cells;
-    if (&record == &records->front()) {
+    if (header) {
+      header = false;
       if (cells.size() < 2 || cells[0] != "datetime") {
         return LineError(origin, line_number, "header must be \"datetime\" followed by zone codes");
       }
       for (std::size_t i = 1; i < cells.size(); ++i) trace.zones_.emplace_back(cells[i]);
-      continue;
+      // A leap year's hours, and never more cells than the text has bytes.
+      trace.values_.reserve(std::min(trace.zones_.size() * 8784, csv.size()));
+      return absl::OkStatus();
     }
     if (cells.size() != trace.zones_.size() + 1) {
       return LineError(
@@ -108,7 +111,9 @@ absl::StatusOr<IntensityTrace> IntensityTrace::Parse(absl::string_view csv,
       trace.values_.push_back(value);
     }
     ++trace.hours_;
-  }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
   if (trace.zones_.empty()) return LineError(origin, 1, "the file is empty");
   if (trace.hours_ == 0) return LineError(origin, 2, "the trace has no rows");
   return trace;

@@ -55,5 +55,22 @@ TEST(ForEachCsvRow, CountsCellsAfterUnquoting) {
               StatusIs(absl::StatusCode::kInvalidArgument, "z.csv:2: expected 2 cells, got 3"));
 }
 
+// Each record as it ends, cells reused; the first error stops the reading,
+// before a malformed line further on is reached.
+TEST(ForEachCsvRecord, StopsAtTheFirstErrorTheCallbackReturns) {
+  std::vector<std::size_t> lines;
+  const absl::Status status =
+      ForEachCsvRecord("a,b\n1,2\n\n3,\"x\"\n4,\"open\n", "f.csv", [&](const CsvRecord& record) {
+        lines.push_back(record.line);
+        if (record.cells[0] == "3") {
+          EXPECT_THAT(record.cells, ElementsAre("3", "x"));
+          return absl::InvalidArgumentError("f.csv:4: three");
+        }
+        return absl::OkStatus();
+      });
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument, "f.csv:4: three"));
+  EXPECT_THAT(lines, ElementsAre(1u, 2u, 4u));
+}
+
 }  // namespace
 }  // namespace carbonroute

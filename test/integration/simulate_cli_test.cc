@@ -113,9 +113,12 @@ TEST(SimulateCli, MistakesExit2NamingTheValue) {
     EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
     EXPECT_THAT(run.output, HasSubstr(message)) << args;
   }
-  // Regions a table maps to no grid zone are named as such, not under an empty zone.
+  // Regions a table maps to no grid zone are named as such, not under an empty zone
+  // (one limit, one idle level and daily periods: the warning is what is checked).
   const testing::ShellRun all_clouds =
-      Simulate(dir.path(), "--region-zones " + kData + "/cloud-regions.csv --policies local");
+      Simulate(dir.path(), "--region-zones " + kData +
+                               "/cloud-regions.csv --policies local --max-rtt-ms 50 "
+                               "--idle-capacity 50 --runtime 24h");
   EXPECT_THAT(all_clouds.output, HasSubstr("regions without a grid zone in "));
   EXPECT_THAT(all_clouds.output, HasSubstr("(cn-north-1, "));
   EXPECT_THAT(all_clouds.output, Not(HasSubstr(":  (")));
