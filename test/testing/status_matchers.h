@@ -1,8 +1,8 @@
 // File: test/testing/status_matchers.h
 //
 // StatusIs(code, message_matcher) and IsOk() for absl::Status and
-// absl::StatusOr<T>: Debian's Abseil (20220623) predates
-// absl/status/status_matchers.h (20240722).
+// absl::StatusOr<T>, IsOkAndHolds(value_matcher) for absl::StatusOr<T>: Debian's Abseil (20220623)
+// predates absl/status/status_matchers.h (20240722).
 #ifndef CARBONROUTE_TEST_TESTING_STATUS_MATCHERS_H_
 #define CARBONROUTE_TEST_TESTING_STATUS_MATCHERS_H_
 
@@ -35,6 +35,14 @@ MATCHER(IsOk, "is OK") {
   const absl::Status& status = GetStatus(arg);
   *result_listener << "whose status is " << status.ToString();
   return status.ok();
+}
+
+MATCHER_P(IsOkAndHolds, value_matcher, "is OK and holds a value that matches") {
+  if (!arg.ok()) {
+    *result_listener << "whose status is " << arg.status().ToString();
+    return false;
+  }
+  return ::testing::ExplainMatchResult(value_matcher, *arg, result_listener);
 }
 
 }  // namespace carbonroute::testing
