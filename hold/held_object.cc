@@ -4,6 +4,70 @@
 #include "base/status_macros.h"
 
 namespace carbonroute::hold {
+namespace {
+
+// An RFC 3339 time the API server wrote; absent when `field` is.
+absl::StatusOr<std::optional<absl::Time>> OptionalTime(const kube::JsonField& field) {
+  CARBONROUTE_ASSIGN_OR_RETURN(const std::string text, field.OptionalString());
+  if (text.empty()) return std::nullopt;
+  absl::Time t;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &error)) {
+    return field.Error("expected an RFC 3339 time");
+  }
+  return t;
+}
+
+// When a Job ended: its completionTime, or when it was marked Failed.
+absl::Status ReadJobRun(const kube::JsonField& status, HeldObject& object) {
+  CARBONROUTE_ASSIGN_OR_RETURN(object.started, OptionalTime(status["startTime"]));
+  CARBONROUTE_ASSIGN_OR_RETURN(object.finished, OptionalTime(status["completionTime"]));
+  if (object.finished) return absl::OkStatus();
+  return status["conditions"].ForEachElement([&](const kube::JsonField& condition) -> absl::Status {
+    CARBONROUTE_ASSIGN_OR_RETURN(const std::string type, condition["type"].OptionalString());
+    CARBONROUTE_ASSIGN_OR_RETURN(const std::string value, condition["status"].OptionalString());
+    if (type != "Failed" || value != "True") return absl::OkStatus();
+    CARBONROUTE_ASSIGN_OR_RETURN(object.finished, OptionalTime(condition["lastTransitionTime"]));
+    return absl::OkStatus();
+  });
+}
+
+// When a Pod ended: the last of its containers' ends, once its phase is final.
+absl::Status ReadPodRun(const kube::JsonField& status, HeldObject& object) {
+  CARBONROUTE_ASSIGN_OR_RETURN(object.started, OptionalTime(status["startTime"]));
+  CARBONROUTE_ASSIGN_OR_RETURN(const std::string phase, status["phase"].OptionalString());
+  if (phase != "Succeeded" && phase != "Failed") return absl::OkStatus();
+  return status["containerStatuses"].ForEachElement(
+      [&](const kube::JsonField& container) -> absl::Status {
+        CARBONROUTE_ASSIGN_OR_RETURN(const std::optional<absl::Time> ended,
+                                     OptionalTime(container["state"]["terminated"]["finishedAt"]));
+        if (ended && (!object.finished || *ended > *object.finished)) object.finished = ended;
+        return absl::OkStatus();
+      });
+}
+
+// What its Pods request: a bad quantity is the ledger's problem, not the hold's.
+void ReadRequests(const kube::JsonField& spec, HeldObject& object) {
+  kube::WorkloadRequests requests;
+  if (object.kind == HeldKind::kJob) {
+    absl::StatusOr<std::optional<int64_t>> parallelism = spec["parallelism"].OptionalInt();
+    if (!parallelism.ok()) {
+      object.requests_error = std::string(parallelism.status().message());
+      return;
+    }
+    requests.replicas = parallelism->value_or(1);
+  }
+  absl::StatusOr<kube::PodRequests> per_replica =
+      kube::ReadPodRequests(object.kind == HeldKind::kJob ? spec["template"]["spec"] : spec);
+  if (!per_replica.ok()) {
+    object.requests_error = std::string(per_replica.status().message());
+    return;
+  }
+  requests.per_replica = *per_replica;
+  object.requests = requests;
+}
+
+}  // namespace
 
 absl::StatusOr<HeldObject> ReadHeldObject(const kube::JsonField& item, HeldKind kind) {
   CARBONROUTE_RETURN_IF_ERROR(item.RequireObject());
@@ -28,7 +92,11 @@ absl::StatusOr<HeldObject> ReadHeldObject(const kube::JsonField& item, HeldKind 
   CARBONROUTE_RETURN_IF_ERROR(annotations.ReadStringMap(object.annotations));
   const kube::JsonField spec = item["spec"];
   CARBONROUTE_RETURN_IF_ERROR(spec.RequireObject());
+  ReadRequests(spec, object);
+  const kube::JsonField status = item["status"];
+  CARBONROUTE_RETURN_IF_ERROR(status.ExpectObjectOrMissing());
   if (kind == HeldKind::kJob) {
+    CARBONROUTE_RETURN_IF_ERROR(ReadJobRun(status, object));
     CARBONROUTE_ASSIGN_OR_RETURN(object.suspended, spec["suspend"].OptionalBool());
     const kube::JsonField pod_spec = spec["template"]["spec"];
     if (pod_spec.is_object()) {
@@ -36,6 +104,7 @@ absl::StatusOr<HeldObject> ReadHeldObject(const kube::JsonField& item, HeldKind 
     }
     return object;
   }
+  CARBONROUTE_RETURN_IF_ERROR(ReadPodRun(status, object));
   CARBONROUTE_RETURN_IF_ERROR(spec["nodeSelector"].ReadStringMap(object.node_selector));
   std::size_t index = 0;
   CARBONROUTE_RETURN_IF_ERROR(

@@ -10,6 +10,12 @@
 //   Pod: spec.schedulingGates (held while it lists kCleanWindowGate: a gated
 //        Pod stays SchedulingGated, GA in 1.30; gates can only be removed) and
 //        spec.nodeSelector
+// and, for the savings ledger (hold/hold_ledger.h), how it ran:
+//   Job: status.startTime, status.completionTime (or, for a failed Job, its
+//        Failed condition's lastTransitionTime), spec.parallelism and the
+//        template's requests (kube/pod_requests.h)
+//   Pod: status.startTime, status.phase Succeeded or Failed with the latest
+//        status.containerStatuses[].state.terminated.finishedAt, its requests
 // A list page: {"metadata": {"resourceVersion", "continue"}, "items": [...]}.
 // Read through the project's one view of API objects (kube/json_view.h); the
 // input is untrusted.
@@ -30,6 +36,7 @@
 #include "absl/time/time.h"
 #include "kube/json_view.h"
 #include "kube/kube_client.h"
+#include "kube/pod_requests.h"
 
 namespace carbonroute::hold {
 
@@ -46,6 +53,8 @@ inline constexpr char kCreationIntensityAnnotation[] = "carbonroute.io/intensity
 inline constexpr char kReleasedAtAnnotation[] = "carbonroute.io/released-at";
 inline constexpr char kReleaseReasonAnnotation[] = "carbonroute.io/release-reason";
 inline constexpr char kReleaseIntensityAnnotation[] = "carbonroute.io/intensity-at-release";
+// The grid location of the window it was released for (read by the savings ledger).
+inline constexpr char kReleaseLocationAnnotation[] = "carbonroute.io/release-location";
 
 enum class HeldKind { kJob, kPod };
 absl::string_view KindName(HeldKind kind);  // "Job", "Pod"
@@ -59,6 +68,12 @@ struct HeldObject {
   std::map<std::string, std::string> node_selector;
   bool suspended = false;           // Job: spec.suspend
   std::optional<std::size_t> gate;  // Pod: kCleanWindowGate's index in spec.schedulingGates
+  // How it ran: absent until it started, and until it finished.
+  std::optional<absl::Time> started, finished;
+  // What its Pods request, and how many run at once (a Job's parallelism, 1
+  // for a Pod); absent when a quantity cannot be read (requests_error says why).
+  std::optional<kube::WorkloadRequests> requests;
+  std::string requests_error;
   bool held() const { return kind == HeldKind::kJob ? suspended : gate.has_value(); }
   // "Job default/nightly-2941": names the object in logs and events.
   std::string Describe() const;

@@ -48,13 +48,20 @@ kube::ControllerLoopOptions LoopOptions(const HoldControllerOptions& options) {
 
 HoldController::HoldController(HoldControllerOptions options, const kube::KubeClient& api,
                                ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
-                               kube::LeaseElection* lease, const kube::EventRecorder* events)
+                               kube::LeaseElection* lease, const kube::EventRecorder* events,
+                               ledger::Ledger* ledger)
     : options_(std::move(options)),
       api_(api),
       source_(forecasts),
       metrics_(metrics),
       events_(events),
-      loop_(LoopOptions(options_), api, clock, *this, lease) {}
+      loop_(LoopOptions(options_), api, clock, *this, lease) {
+  if (ledger != nullptr) {
+    hold_ledger_ = std::make_unique<HoldLedger>(
+        *ledger, options_.dry_run ? ledger::LedgerMode::kShadow : ledger::LedgerMode::kEnforced,
+        forecasts, options_.power_model);
+  }
+}
 
 absl::StatusOr<kube::ListedVersions> HoldController::List(absl::Time /*now*/) {
   std::vector<HeldObject> listed;
@@ -254,6 +261,8 @@ void HoldController::SayWouldHold(const HeldObject& object, const HoldPlan& plan
   // Said once, when first seen: an unheld object starts at once, so what carbonroute would
   // have done is the plan at its start; later passes only see the time pass.
   if (!would_said_.insert(object.uid).second) return;
+  if (hold_ledger_ != nullptr)
+    hold_ledger_->WouldStart(object, now, plan.release_at, plan.location);
   spdlog::info(absl::StrCat("hold (dry run): ", object.Describe(), ": ", message));
   if (events_ == nullptr) return;
   const absl::Status recorded =
@@ -294,6 +303,30 @@ void HoldController::Send(std::vector<Action>& actions, absl::Time now) {
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (std::thread& thread : pool) thread.join();
+}
+
+void HoldController::BookRuns(absl::Time now, bool leading) {
+  const bool newly_leading = leading && !was_leading_;
+  was_leading_ = leading;
+  if (hold_ledger_ == nullptr || !leading) return;
+  if (newly_leading) hold_ledger_->LeadingSince(now);
+  std::set<std::string> listed;
+  for (const HeldObject& object : objects_) {
+    if (object.uid.empty()) continue;
+    listed.insert(object.uid);
+    if (!object.finished) continue;
+    // The one location it could run in, when there is one.
+    std::string only;
+    absl::StatusOr<HoldTerms> terms = ReadHoldTerms(object);
+    const std::vector<std::string> own =
+        terms.ok() ? LocationsFor(object, *terms, options_.region_locations, {})
+                   : std::vector<std::string>();
+    if (own.size() == 1) only = own.front();
+    if (own.empty() && cluster_.size() == 1) only = cluster_.front();
+    hold_ledger_->Observe(object, only);
+  }
+  hold_ledger_->KeepOnly(listed);
+  hold_ledger_->BookDue(now);
 }
 
 void HoldController::Reconcile(const kube::ControllerPass& pass) {
@@ -391,6 +424,7 @@ void HoldController::Reconcile(const kube::ControllerPass& pass) {
   }
   for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod})
     metrics_.SetHeld(kind, held[kind], late[kind]);
+  BookRuns(now, leading);
 }
 
 }  // namespace carbonroute::hold

@@ -24,7 +24,9 @@
 //      the object was deleted: it is forgotten, no error. Each release is
 //      also an Event on the object (reason CleanWindowRelease; `kubectl
 //      describe` shows it), when an EventRecorder is given; an Event that
-//      cannot be written is counted (error "event") and changes nothing else.
+//      cannot be written is counted (error "event") and changes nothing else;
+//   5. with a ledger, while leading: records each object that finished and
+//      books the runs whose intervals have passed (hold/hold_ledger.h).
 // The passes run on kube/controller_loop.h (the Lease, the lists and
 // watches, the wake-up, the health answer); this class is the loop's
 // Reconciler. Run() wakes at the earliest of the next list, the next Lease
@@ -53,6 +55,7 @@
 #include "base/clock.h"
 #include "hold/forecast_source.h"
 #include "hold/held_object.h"
+#include "hold/hold_ledger.h"
 #include "hold/hold_metrics.h"
 #include "hold/hold_patches.h"
 #include "hold/hold_plan.h"
@@ -60,6 +63,8 @@
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
+#include "ledger/ledger.h"
+#include "ledger/power_model.h"
 
 namespace carbonroute::hold {
 
@@ -82,6 +87,8 @@ struct HoldControllerOptions {
   // object that is held is left held (said once in the log): it is the
   // user's to hold, a dry run releases nothing.
   bool dry_run = false;
+  // Prices the runs for the savings ledger.
+  ledger::PowerModel power_model;
 };
 
 // One release, as the controller did it (for tests and the log).
@@ -95,9 +102,11 @@ struct Release {
 class HoldController final : private kube::Reconciler {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
+  // `ledger`: null to book nothing (shadow mode with dry_run).
   HoldController(HoldControllerOptions options, const kube::KubeClient& api,
                  ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
-                 kube::LeaseElection* lease = nullptr, const kube::EventRecorder* events = nullptr);
+                 kube::LeaseElection* lease = nullptr, const kube::EventRecorder* events = nullptr,
+                 ledger::Ledger* ledger = nullptr);
 
   void RunOnce() { loop_.RunOnce(); }
   absl::Time NextWake() const { return loop_.NextWake(); }
@@ -116,6 +125,8 @@ class HoldController final : private kube::Reconciler {
   void Reconcile(const kube::ControllerPass& pass) override;
   absl::Time NextDue() const override { return next_release_; }
   void RefreshForecasts(const std::set<std::string>& needed, absl::Time now);
+  // Step 5: the ledger's records and bookings of this pass.
+  void BookRuns(absl::Time now, bool leading);
   struct Assessment;
   // What one pass knows of one held object, worked out once: its terms, the
   // locations it may run in, the start its annotation shows, then its plan.
@@ -151,6 +162,8 @@ class HoldController final : private kube::Reconciler {
   absl::Time cluster_fetched_ = absl::InfinitePast();
   absl::Time next_release_ = absl::InfiniteFuture();
   std::vector<Release> releases_;
+  std::unique_ptr<HoldLedger> hold_ledger_;  // null without a ledger
+  bool was_leading_ = false;
 };
 
 }  // namespace carbonroute::hold

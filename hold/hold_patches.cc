@@ -23,6 +23,7 @@ Json ReleaseAnnotations(const HoldPlan& plan, absl::Time now,
   if (intensity_at_release) {
     annotations[kReleaseIntensityAnnotation] = AnnotationIntensity(*intensity_at_release);
   }
+  if (!plan.location.empty()) annotations[kReleaseLocationAnnotation] = plan.location;
   return annotations;
 }
 

@@ -10,7 +10,8 @@
 //   Pod a JSON patch (RFC 6902) that tests that the gate is still at its index
 //   and removes only that gate (the API server refuses to add gates after
 //   creation, and removes them only this way). Both add
-//   carbonroute.io/released-at, /release-reason and /intensity-at-release.
+//   carbonroute.io/released-at, /release-reason, /intensity-at-release and
+//   /release-location (the grid location of the window).
 // Intensities are written with one decimal; absent values are not written.
 //
 // Thread safety: pure functions.

@@ -9,6 +9,14 @@ absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(absl::string_view colle
                                                          absl::string_view location,
                                                          net::HttpClient& http,
                                                          const SourceAuth& auth) {
+  absl::StatusOr<ForecastSeries> series = FetchForecastSeries(collector, location, http, auth);
+  if (!series.ok()) return series.status();
+  return std::move(series->points);
+}
+
+absl::StatusOr<ForecastSeries> FetchForecastSeries(absl::string_view collector,
+                                                   absl::string_view location,
+                                                   net::HttpClient& http, const SourceAuth& auth) {
   net::HttpRequest get;
   get.url = absl::StrCat(net::JoinUrl(collector, forecast_api::kPath),
                          net::Query({{forecast_api::kLocationParameter, std::string(location)}}));
@@ -29,7 +37,7 @@ absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(absl::string_view colle
   if (answer->series.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(get.url, ": no forecast series"));
   }
-  return std::move(answer->series.front().points);
+  return std::move(answer->series.front());
 }
 
 }  // namespace carbonroute::model_sources

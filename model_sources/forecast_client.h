@@ -31,6 +31,11 @@ absl::StatusOr<std::vector<ForecastPoint>> FetchForecast(absl::string_view colle
                                                          absl::string_view location,
                                                          net::HttpClient& http,
                                                          const SourceAuth& auth = {});
+// The same, the whole first series: its provider and emissions type too.
+absl::StatusOr<ForecastSeries> FetchForecastSeries(absl::string_view collector,
+                                                   absl::string_view location,
+                                                   net::HttpClient& http,
+                                                   const SourceAuth& auth = {});
 
 }  // namespace carbonroute::model_sources
 

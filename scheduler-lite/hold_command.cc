@@ -20,6 +20,7 @@
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
+#include "ledger/ledger.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
 #include "prometheus/registry.h"
@@ -58,7 +59,9 @@ class HoldSubcommand final : public Subcommand {
     cmd.add_flag("--dry-run", options_.dry_run,
                  "plan as usual but write nothing but Events and the Lease: each opted-in object "
                  "that is not held gets a CleanWindowWouldHold Event saying when and where it "
-                 "would have started; a held one is left held");
+                 "would have started; a held one is left held; the savings ledger books what "
+                 "the plan would have saved against the hours it really ran (mode=\"shadow\")");
+    power_.AddTo(cmd);
     lease_.AddTo(cmd);
     cmd.add_option("--region-zones", region_zones_,
                    std::string("region → grid location CSV, for node selectors naming a region "
@@ -73,6 +76,7 @@ class HoldSubcommand final : public Subcommand {
     options_.resync = DurationFlag(resync_, "--resync");
     options_.forecast_refresh = DurationFlag(forecast_refresh_, "--forecast-refresh");
     options_.watch = true;
+    options_.power_model = power_.model();
     if (options_.selector.empty()) {
       throw CLI::ValidationError("--selector", "must not be empty (it would hold every Job)");
     }
@@ -90,6 +94,7 @@ class HoldSubcommand final : public Subcommand {
   std::string resync_ = "30s";
   std::string forecast_refresh_ = "5m";
   LeaseFlags lease_{"carbonroute-hold"};
+  PowerModelFlags power_;
   std::string region_zones_;
   std::vector<std::string> data_dirs_;
   cli::DaemonFlags daemon_{{.listen_address = "127.0.0.1:9466"}};
@@ -121,11 +126,12 @@ int HoldSubcommand::Run(ProgramContext& c) {
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
   auto registry = std::make_shared<prometheus::Registry>();
   hold::HoldMetrics metrics(*registry);
+  ledger::Ledger ledger(*registry);
   std::optional<kube::LeaseElection> election;
   if (lease_.enabled()) election.emplace(lease_.options(), api);
   const kube::EventRecorder events(api, "carbonroute-hold", lease_.options().identity);
   hold::HoldController controller(options_, api, forecasts, c.clock, metrics,
-                                  election ? &*election : nullptr, &events);
+                                  election ? &*election : nullptr, &events, &ledger);
 
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
       {.listen_address = listen,

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "hold/hold_patches.h"
 #include "kube/kube_client.h"
 
@@ -66,6 +67,64 @@ TEST(ReadHeldObject, JobsAndPodsAsTheApiReturnsThem) {
   EXPECT_EQ(pod->gate, 1u);
   EXPECT_FALSE(pod->has_annotations);
   EXPECT_EQ(pod->Path(), "/api/v1/namespaces/default/pods/p");
+}
+
+// What the savings ledger reads: when it ran, and what its Pods request.
+TEST(ReadHeldObject, HowItRanAndWhatItRequests) {
+  absl::StatusOr<HeldObject> job = ParseHeldObject(R"({"metadata":{"name":"j",
+      "creationTimestamp":"2026-11-25T10:00:00Z"},"spec":{"parallelism":3,"template":{"spec":{
+      "containers":[{"name":"a","resources":{"requests":{"cpu":"500m","memory":"1Gi"}}}]}}},
+      "status":{"startTime":"2026-11-25T16:00:04Z","completionTime":"2026-11-25T18:30:04Z"}})",
+                                                   HeldKind::kJob);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->started, absl::FromUnixSeconds(1795600800 + 6 * 3600 + 4));
+  EXPECT_EQ(job->finished, *job->started + absl::Minutes(150));
+  ASSERT_TRUE(job->requests.has_value());
+  EXPECT_EQ(job->requests->replicas, 3);
+  EXPECT_EQ(job->requests->per_replica.cpu_cores, 0.5);
+  EXPECT_EQ(job->requests->per_replica.memory_bytes, 1024.0 * 1024 * 1024);
+
+  // A failed Job ended when it was marked Failed; one still running has not ended.
+  absl::StatusOr<HeldObject> failed = ParseHeldObject(R"({"metadata":{"name":"j",
+      "creationTimestamp":"2026-11-25T10:00:00Z"},"spec":{},"status":{
+      "startTime":"2026-11-25T10:00:00Z","conditions":[{"type":"Suspended","status":"False",
+      "lastTransitionTime":"2026-11-25T10:00:00Z"},{"type":"Failed","status":"True",
+      "lastTransitionTime":"2026-11-25T11:00:00Z"}]}})",
+                                                      HeldKind::kJob);
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  EXPECT_EQ(failed->finished, absl::FromUnixSeconds(1795600800 + 3600));
+
+  // A Pod ended when its last container did, once its phase is final.
+  const std::string pod_json = R"({"metadata":{"name":"p",
+      "creationTimestamp":"2026-11-25T10:00:00Z"},"spec":{"containers":[{"name":"a",
+      "resources":{"requests":{"cpu":"2"}}}]},"status":{"phase":"PHASE",
+      "startTime":"2026-11-25T10:00:00Z","containerStatuses":[
+      {"state":{"terminated":{"finishedAt":"2026-11-25T11:00:00Z"}}},
+      {"state":{"terminated":{"finishedAt":"2026-11-25T12:00:00Z"}}}]}})";
+  absl::StatusOr<HeldObject> pod =
+      ParseHeldObject(absl::StrReplaceAll(pod_json, {{"PHASE", "Succeeded"}}), HeldKind::kPod);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->finished, absl::FromUnixSeconds(1795600800 + 2 * 3600));
+  EXPECT_EQ(pod->requests->per_replica.cpu_cores, 2);
+  pod = ParseHeldObject(absl::StrReplaceAll(pod_json, {{"PHASE", "Running"}}), HeldKind::kPod);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_FALSE(pod->finished.has_value());
+
+  // A request that is no quantity leaves the hold working and says why for the ledger.
+  absl::StatusOr<HeldObject> odd = ParseHeldObject(R"({"metadata":{"name":"p",
+      "creationTimestamp":"2026-11-25T10:00:00Z"},"spec":{"containers":[{"name":"a",
+      "resources":{"requests":{"cpu":"2 cores"}}}]}})",
+                                                   HeldKind::kPod);
+  ASSERT_TRUE(odd.ok()) << odd.status();
+  EXPECT_FALSE(odd->requests.has_value());
+  EXPECT_THAT(odd->requests_error, HasSubstr("2 cores"));
+  // A status time that is not a time names the field.
+  EXPECT_THAT(ParseHeldObject(R"({"metadata":{"name":"j",
+      "creationTimestamp":"2026-11-25T10:00:00Z"},"spec":{},"status":{"startTime":"soon"}})",
+                              HeldKind::kJob)
+                  .status()
+                  .message(),
+              HasSubstr("status.startTime: expected an RFC 3339 time"));
 }
 
 TEST(ReadHeldObject, MistakesNameTheField) {

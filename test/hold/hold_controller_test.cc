@@ -16,6 +16,7 @@
 #include "hold/hold_patches.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/captured_log.h"
+#include "test/testing/counter_value.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_clock.h"
 
@@ -50,6 +51,18 @@ class FixedForecasts final : public ForecastSource {
           {start, start + absl::Hours(1), std::max(1.0, Intensity(location, h) + dip)});
     }
     return points;
+  }
+  // The hourly values' time-weighted mean (the readings are the forecast's values).
+  absl::StatusOr<ObservedMean> Observed(const std::string& location, absl::Time start,
+                                        absl::Time end) override {
+    double weighted = 0;
+    for (absl::Time t = start; t < end;) {
+      const int64_t hour = (t - kHoldStart) / absl::Hours(1);
+      const absl::Time next = std::min(end, kHoldStart + absl::Hours(hour + 1));
+      weighted += Intensity(location, static_cast<int>(hour)) * absl::ToDoubleSeconds(next - t);
+      t = next;
+    }
+    return ObservedMean{.grams_per_kwh = weighted / absl::ToDoubleSeconds(end - start)};
   }
   int fetches = 0;
   int dip_hour = -1;
@@ -205,6 +218,94 @@ TEST(HoldController, ADryRunWritesNothingButEventsAndReleasesNothing) {
   EXPECT_THAT(events[0]["message"].get<std::string>(),
               HasSubstr(absl::StrCat(AnnotationIntensity(mean), " gCO2eq/kWh expected")));
   EXPECT_THAT(h.log.text(), HasSubstr("is held, and a dry run releases nothing"));
+}
+
+// The savings ledger (hold/hold_ledger.h), from the controller: a Job of 2 Pods of 4 cores and
+// 8 GB, released at its window, runs its 3 hours there; the pass after it completes books it
+// once against the same 3 hours from its creation, in the same location.
+struct LedgerHarness : Harness {
+  prometheus::Registry ledger_registry;
+  ledger::Ledger ledger{ledger_registry};
+
+  LedgerHarness() {
+    api.AddJob("batch", "nightly", kHoldStart,
+               {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}}, /*suspend=*/false);
+    api.Update("jobs", "batch", "nightly",
+               {{"spec",
+                 {{"parallelism", 2},
+                  {"template",
+                   {{"spec",
+                     {{"containers",
+                       {{{"name", "work"},
+                         {"resources", {{"requests", {{"cpu", "4"}, {"memory", "8G"}}}}}}}}}}}}}}});
+  }
+  void Ran(absl::Time from, absl::Duration runtime) {
+    api.Update("jobs", "batch", "nightly",
+               {{"status",
+                 {{"startTime", AnnotationTime(from)},
+                  {"completionTime", AnnotationTime(from + runtime)}}}});
+  }
+  double Grams(const std::string& basis, const std::string& mode) {
+    return testing::CounterValue(ledger_registry, "carbonroute_ledger_emissions_grams_total",
+                                 {{"controller", "hold"}, {"mode", mode}, {"basis", basis}});
+  }
+};
+
+// The mean of hours [first, first + 3) at `location`, by hand.
+double ThreeHours(const std::string& location, int first) {
+  return (Intensity(location, first) + Intensity(location, first + 1) +
+          Intensity(location, first + 2)) /
+         3;
+}
+
+// 2 × (4 × 2.12 + 8 × 0.392) W = 23.232 W over 3 h: 0.069696 kWh.
+constexpr double kJobKwh = 0.069696;
+
+TEST(HoldController, ARunThatEndedIsBookedInTheLedgerOnceAgainstTheSameRunAtCreation) {
+  LedgerHarness h;
+  h.api.Update("jobs", "batch", "nightly", {{"spec", {{"suspend", true}}}});
+  HoldController controller(HoldControllerOptions{}, h.kube, h.forecasts, h.clock, h.metrics,
+                            nullptr, nullptr, &h.ledger);
+  const auto [start, mean] = BestStart({"DE", "FR"}, kHoldStart, 3, kHoldStart + absl::Hours(20));
+  h.RunUntil(controller, start + absl::Minutes(1));
+  const std::string location = h.Annotation("jobs", "nightly", kReleaseLocationAnnotation);
+  ASSERT_THAT(location, ::testing::AnyOf("DE", "FR"));
+  EXPECT_EQ(AnnotationIntensity(
+                ThreeHours(location, static_cast<int>((start - kHoldStart) / absl::Hours(1)))),
+            AnnotationIntensity(mean));
+  h.Ran(start, absl::Hours(3));
+  h.RunUntil(controller, start + absl::Hours(5));
+  EXPECT_NEAR(h.Grams("chosen", "enforced"), kJobKwh * mean, 1e-9);
+  EXPECT_NEAR(h.Grams("counterfactual", "enforced"), kJobKwh * ThreeHours(location, 0), 1e-9);
+  EXPECT_EQ(testing::CounterValue(h.ledger_registry, "carbonroute_ledger_decisions_total",
+                                  {{"controller", "hold"}, {"outcome", "moved"}}),
+            1);
+}
+
+// Shadow mode: the Job runs at once; what carbonroute would have done (its plan when it first
+// saw the Job) is booked against what ran, once the plan's hours have passed; nothing written.
+TEST(HoldController, ADryRunBooksItsPlanAgainstWhatRanAndWritesNothing) {
+  LedgerHarness h;
+  HoldControllerOptions options;
+  options.dry_run = true;
+  HoldController controller(options, h.kube, h.forecasts, h.clock, h.metrics, nullptr, &h.events,
+                            &h.ledger);
+  controller.RunOnce();
+  const std::vector<nlohmann::json> events = h.api.events();
+  ASSERT_EQ(events.size(), 1u);
+  const std::string message = events[0]["message"];
+  const std::string location = message.substr(message.find(" in ") + 4, 2);
+  const auto [start, mean] = BestStart({location}, kHoldStart, 3, kHoldStart + absl::Hours(20));
+  h.Ran(kHoldStart, absl::Hours(3));
+  h.RunUntil(controller, start + absl::Hours(2));
+  EXPECT_TRUE(std::isnan(h.Grams("chosen", "shadow")));  // the plan's hours are still to come
+  h.RunUntil(controller, start + absl::Hours(4));
+  EXPECT_NEAR(h.Grams("chosen", "shadow"), kJobKwh * mean, 1e-9);
+  EXPECT_NEAR(h.Grams("counterfactual", "shadow"), kJobKwh * ThreeHours(location, 0), 1e-9);
+  for (const testing::FakeApiCall& call : h.api.calls()) {
+    EXPECT_TRUE(call.method == "GET" || absl::StrContains(call.target, "/events"))
+        << call.method << " " << call.target;
+  }
 }
 
 TEST(HoldController, APodLosesOnlyItsGate) {
@@ -410,6 +511,9 @@ class TraceForecasts final : public ForecastSource {
       points.push_back({from, from + absl::Hours(1), *trace_.Value(*column, h)});
     }
     return points;
+  }
+  absl::StatusOr<ObservedMean> Observed(const std::string&, absl::Time, absl::Time) override {
+    return absl::UnimplementedError("no ledger in this test");
   }
 
  private:

@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "base/utc_time.h"
+#include "hold/forecast_source.h"
+#include "net/curl_http_client.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/shell.h"
@@ -120,6 +122,30 @@ TEST_F(CarbonAwareApiBinaryTest, EveryAnswerMatchesTheSchemaOfTheSdksDto) {
   ExpectValid("/emissions/bylocation", 400, {"bad_time", "unknown_location"});
   ExpectValid("/emissions/forecasts/current", 400, {"bad_window"});
   ExpectValid("/emissions/average-carbon-intensity", 400, {"no_times"});
+}
+
+// The hold controller's savings ledger reads the readings of a past interval through this API
+// (hold/forecast_source.h): the SDK's mean, with the emissions type of the location's series.
+TEST_F(CarbonAwareApiBinaryTest, TheHoldLedgerReadsObservedReadingsThroughIt) {
+  absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
+      net::CurlHttpClient::Create("carbon-aware-api-test");
+  ASSERT_TRUE(http.ok()) << http.status();
+  hold::CollectorForecasts readings(
+      {"http://127.0.0.1:1", absl::StrCat("http://127.0.0.1:", collector_.port)}, {}, **http);
+  const absl::Time hour =
+      absl::FromCivil(absl::ToCivilHour(absl::Now(), absl::UTCTimeZone()), absl::UTCTimeZone());
+  absl::StatusOr<hold::ObservedMean> mean = readings.Observed("DE", hour, hour + absl::Minutes(30));
+  ASSERT_TRUE(mean.ok()) << mean.status();  // the dead first collector is passed over
+  const Json average = Get(
+      absl::StrCat("/emissions/average-carbon-intensity?location=DE&startTime=", UtcSeconds(hour),
+                   "&endTime=", UtcSeconds(hour + absl::Minutes(30))),
+      200, "average");
+  EXPECT_DOUBLE_EQ(mean->grams_per_kwh, average["carbonIntensity"].get<double>());
+  EXPECT_EQ(mean->emissions_type, EmissionsType::kAverage);
+  // Hours the collector never polled: not found (the ledger asks again, then skips the run).
+  absl::StatusOr<hold::ObservedMean> before =
+      readings.Observed("DE", hour - absl::Hours(48), hour - absl::Hours(47));
+  EXPECT_TRUE(absl::IsNotFound(before.status())) << before.status();
 }
 
 TEST_F(CarbonAwareApiBinaryTest, TheValidatorCatchesAnAnswerThatIsNotTheSdks) {

@@ -151,6 +151,16 @@ void FakeBatchApi::SetPodStatus(const std::string& ns, const std::string& name,
   Record(key, "MODIFIED");
 }
 
+void FakeBatchApi::Update(const std::string& resource, const std::string& ns,
+                          const std::string& name, const nlohmann::json& merge_patch) {
+  absl::MutexLock lock(&mutex_);
+  const std::string key = absl::StrCat(resource, "/", ns, "/", name);
+  if (!objects_.contains(key)) return;
+  objects_[key].merge_patch(merge_patch);
+  objects_[key]["metadata"]["resourceVersion"] = NextVersion();
+  Record(key, "MODIFIED");
+}
+
 void FakeBatchApi::Delete(const std::string& resource, const std::string& ns,
                           const std::string& name) {
   absl::MutexLock lock(&mutex_);

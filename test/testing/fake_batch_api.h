@@ -74,6 +74,10 @@ class FakeBatchApi final : public net::HttpClient {
   void SetPodStatus(const std::string& ns, const std::string& name, const std::string& phase,
                     const std::string& pod_ip,
                     const std::map<std::string, std::string>& annotations = {});
+  // Merges `merge_patch` (RFC 7386) into a stored object, as the cluster would
+  // change it (a Job's status, what it requests): MODIFIED.
+  void Update(const std::string& resource, const std::string& ns, const std::string& name,
+              const nlohmann::json& merge_patch);
   void Delete(const std::string& resource, const std::string& ns, const std::string& name);
   // Serves PLURAL of GROUP/VERSION ("policy.karmada.io/v1alpha1"; "v1" for the core group) as
   // above; `namespaced` false for cluster-scoped kinds (their objects' ns is "").
