@@ -2,30 +2,29 @@
 //
 // The simulator's `oracle` policy: for one period's true mean intensities, the
 // placement of minimum total carbon within the latency limit and capacities,
-// solved exactly as a minimum-cost flow with LEMON's NetworkSimplex
-// (https://lemon.cs.elte.hu/pub/doc/1.3.1/a00276.html):
+// solved exactly as the transportation problem of simulator/transport_network.h
+// (a minimum-cost flow):
 //
 //   origin o ──(o may run at s; cost intensity[s])──▶ site s ──(capacity: free)──▶ sink
 //
-// supply load[o] at each origin, the sum of it as demand at the sink; a
-// site's capacity on its arc to the sink is kSiteCapacity minus the work of
-// non-origins that stays there. Supplies and capacities are whole units, so
-// the optimal flow is integral (a network-flow basis is integral). Costs are
-// gCO2eq/kWh rounded to 1/10,000 (whole numbers: with floating-point costs
-// the simplex can cycle on degenerate pivots), so the optimum is exact up to
-// 0.00005 gCO2eq/kWh per unit. Keeping all work at home is always feasible,
-// so a solution always exists. It is the lower bound of every other policy.
+// supply load[o] at each origin; a site's capacity is kSiteCapacity minus the
+// work of non-origins that stays there. Costs are gCO2eq/kWh rounded to
+// 1/10,000, so the optimum is exact up to 0.00005 gCO2eq/kWh per unit.
+// Keeping all work at home is always feasible, so a solution always exists.
+// It is the lower bound of every other policy.
 //
 // The graph is built once per PlacementLimits; Place() only changes costs.
 // Thread safety: not thread-safe (one per thread); borrows `limits`.
 #ifndef CARBONROUTE_SIMULATOR_ORACLE_PLACER_H_
 #define CARBONROUTE_SIMULATOR_ORACLE_PLACER_H_
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "simulator/site_placement.h"
+#include "simulator/transport_network.h"
 
 namespace carbonroute::simulator {
 
@@ -51,11 +50,12 @@ class OraclePlacer {
   absl::StatusOr<std::vector<double>> CapacityPrices(const std::vector<double>& intensity);
 
  private:
-  absl::Status Solve(const std::vector<double>& intensity);
+  // The units on each of the network's arcs.
+  absl::StatusOr<std::vector<int64_t>> Solve(const std::vector<double>& intensity);
 
-  struct Network;  // the LEMON graph and solver, kept out of this header
   const PlacementLimits& limits_;
-  std::unique_ptr<Network> network_;
+  std::vector<std::size_t> origin_site_;  // per origin of the network, its site
+  std::unique_ptr<TransportNetwork> network_;
 };
 
 }  // namespace carbonroute::simulator
