@@ -9,6 +9,7 @@
 #include "cli/logging.h"
 #include "karmada/karmada_controller.h"
 #include "karmada/karmada_metrics.h"
+#include "karmada/karmada_patch.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
@@ -17,10 +18,13 @@
 #include "placement/candidate_names.h"
 #include "prometheus/registry.h"
 #include "scheduler-lite/command_flags.h"
-#include "scheduler-lite/karmada_patch.h"
 
 namespace carbonroute::scheduler_lite {
 
+using karmada::KarmadaPatch;
+using karmada::KarmadaPolicy;
+using karmada::MakeKarmadaPatch;
+using karmada::ParseKarmadaPolicy;
 using placement::PlacementModel;
 using placement::ScoreCandidates;
 using placement::ScoredCandidate;

@@ -8,7 +8,7 @@
 //                 --web.listen-address. Exit 0 when stopped (SIGTERM); 1 when
 //                 its server cannot listen; 2 for a usage error.
 //   --policy F    one shot, for scripts: a PropagationPolicy clusterNames patch naming the
-//                 N cleanest member clusters (karmada_patch.h), printed, and with --apply
+//                 N cleanest member clusters (karmada/karmada_patch.h), printed, and with --apply
 //                 sent as a merge patch to the Karmada API server through kube/ (the
 //                 kubeconfig flags of command_flags.h's KubeFlags; no kubectl needed).
 //

@@ -1,9 +1,8 @@
 // The karmada policy file (scheduler-lite karmada --policy).
-#include "scheduler-lite/karmada_patch.h"
+#include "karmada/karmada_patch.h"
 #include "test/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  (void)carbonroute::scheduler_lite::ParseKarmadaPolicy(carbonroute::fuzz::Text(data, size),
-                                                        "fuzz.yaml");
+  (void)carbonroute::karmada::ParseKarmadaPolicy(carbonroute::fuzz::Text(data, size), "fuzz.yaml");
   return 0;
 }

@@ -1,4 +1,4 @@
-#include "scheduler-lite/karmada_patch.h"
+#include "karmada/karmada_patch.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,6 +17,11 @@
 #include "test/testing/temp_dir.h"
 
 namespace carbonroute::scheduler_lite {
+
+using karmada::KarmadaPatch;
+using karmada::KarmadaPolicy;
+using karmada::MakeKarmadaPatch;
+using karmada::ParseKarmadaPolicy;
 
 using placement::LocationCarbon;
 using placement::PlacementFacts;

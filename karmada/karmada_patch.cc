@@ -1,4 +1,4 @@
-#include "scheduler-lite/karmada_patch.h"
+#include "karmada/karmada_patch.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -9,7 +9,7 @@
 #include "base/utc_time.h"
 #include "yaml-cpp/yaml.h"
 
-namespace carbonroute::scheduler_lite {
+namespace carbonroute::karmada {
 
 using placement::Candidate;
 using placement::ScoredCandidate;
@@ -125,4 +125,4 @@ KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy,
   return patch;
 }
 
-}  // namespace carbonroute::scheduler_lite
+}  // namespace carbonroute::karmada

@@ -1,4 +1,4 @@
-// File: scheduler-lite/karmada_patch.h
+// File: karmada/karmada_patch.h
 //
 // Carbon-aware placement for Karmada without a custom scheduler build: from a
 // small policy file, pick the N cleanest member clusters and write the
@@ -18,8 +18,8 @@
 //
 // Errors: ParseKarmadaPolicy returns kInvalidArgument naming the key and value.
 // Thread safety: pure functions.
-#ifndef CARBONROUTE_SCHEDULER_LITE_KARMADA_PATCH_H_
-#define CARBONROUTE_SCHEDULER_LITE_KARMADA_PATCH_H_
+#ifndef CARBONROUTE_KARMADA_KARMADA_PATCH_H_
+#define CARBONROUTE_KARMADA_KARMADA_PATCH_H_
 
 #include <string>
 #include <vector>
@@ -28,7 +28,7 @@
 #include "absl/strings/string_view.h"
 #include "placement/scoring.h"
 
-namespace carbonroute::scheduler_lite {
+namespace carbonroute::karmada {
 
 struct KarmadaPolicy {
   std::string name;
@@ -52,6 +52,6 @@ KarmadaPatch MakeKarmadaPatch(const KarmadaPolicy& policy,
                               const std::vector<placement::ScoredCandidate>& scored,
                               absl::Time now);
 
-}  // namespace carbonroute::scheduler_lite
+}  // namespace carbonroute::karmada
 
-#endif  // CARBONROUTE_SCHEDULER_LITE_KARMADA_PATCH_H_
+#endif  // CARBONROUTE_KARMADA_KARMADA_PATCH_H_
