@@ -108,6 +108,17 @@ absl::StatusOr<std::optional<int64_t>> JsonField::OptionalInt() const {
   return std::optional<int64_t>(value);
 }
 
+absl::StatusOr<std::optional<double>> JsonField::OptionalNumber() const {
+  if (!present_) return std::optional<double>();
+  const element value = Load(element_);
+  if (int64_t whole = 0; !value.get_int64().get(whole)) {
+    return std::optional<double>(static_cast<double>(whole));
+  }
+  double number = 0;
+  if (value.get_double().get(number)) return Error("expected a number");
+  return std::optional<double>(number);
+}
+
 absl::Status JsonField::ExpectObjectOrMissing() const {
   if (present_ && !Load(element_).is_object()) return Error("expected an object");
   return absl::OkStatus();

@@ -53,6 +53,8 @@ class JsonField {
   absl::StatusOr<std::string> OptionalString() const;
   absl::StatusOr<bool> OptionalBool() const;
   absl::StatusOr<std::optional<int64_t>> OptionalInt() const;
+  // An integer or a decimal number.
+  absl::StatusOr<std::optional<double>> OptionalNumber() const;
   // A present, non-empty string.
   absl::StatusOr<std::string> RequiredString() const;
   // An error unless absent or an object (`RequireObject`: unless an object).

@@ -155,8 +155,11 @@ absl::StatusOr<std::vector<RouteRow>> RouteFlows(std::vector<RouteOrigin> origin
       const Option& option = options[o][d];
       if (!option.allowed) continue;
       const double carbon = std::max(destinations[d].grams_per_kwh.value_or(band), band);
+      // Traffic that stays in its own locality pays no RTT: between equally clean
+      // places, each keeps its own rather than two trading theirs.
+      const bool home = destinations[d].locality == origins[o].locality;
       const double latency =
-          option.rtt ? absl::ToDoubleMilliseconds(*option.rtt) / simulator::kCostScale : 0;
+          option.rtt && !home ? absl::ToDoubleMilliseconds(*option.rtt) / simulator::kCostScale : 0;
       arcs.push_back({o, d});
       cost.push_back(carbon + latency);
       arcs.push_back({o, n + d});

@@ -24,9 +24,10 @@
 // The cost of a unit, the scoring's tolerance rule (placement/scoring.h rule 3,
 // docs/architecture.md "Scoring"): with e_min the cleanest intensity the origin
 // may reach and τ the tolerance, a destination costs max(e, e_min + τ) + the RTT
-// in ms / kCostScale: every destination within τ of the cleanest costs the same
-// carbon and the nearer one wins; outside the band carbon decides, the RTT only
-// breaks ties. A destination's capacity can be exceeded only at kOverflowCost a
+// in ms / kCostScale (0 for the origin's own locality): every destination
+// within τ of the cleanest costs the same carbon and the nearer one wins, the
+// origin's own first; outside the band carbon decides, the RTT only breaks
+// ties. A destination's capacity can be exceeded only at kOverflowCost a
 // unit more (an overflow arc beside each allowed arc), so the problem is
 // always feasible and the capacities are honoured whenever they can be.
 //

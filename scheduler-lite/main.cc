@@ -19,6 +19,7 @@
 #include "scheduler-lite/karmada_command.h"
 #include "scheduler-lite/rank_command.h"
 #include "scheduler-lite/report_command.h"
+#include "scheduler-lite/route_command.h"
 #include "scheduler-lite/serve_command.h"
 #include "scheduler-lite/simulate_command.h"
 #include "scheduler-lite/subcommand.h"
@@ -36,6 +37,7 @@ std::vector<std::unique_ptr<Subcommand>> AllSubcommands() {
   table.push_back(NewHoldSubcommand());
   table.push_back(NewSimulateSubcommand());
   table.push_back(NewReportSubcommand());
+  table.push_back(NewRouteSubcommand());
   return table;
 }
 

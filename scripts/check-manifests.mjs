@@ -175,10 +175,17 @@ for (const { path, file, document } of documents) {
     continue;
   }
   let Model;
-  try {
-    Model = (await import(`kubernetes-models/${apiVersion}/${kind}`))[kind];
-  } catch {
-    console.log(`${where}: no schema in kubernetes-models nor a CRD here (not a core API kind), skipped`);
+  // The core API's kinds, then the meshes' (a DestinationRule, an HTTPRoute).
+  for (const models of ['kubernetes-models', '@kubernetes-models/istio',
+                        '@kubernetes-models/gateway-api']) {
+    try {
+      Model = (await import(`${models}/${apiVersion}/${kind}`))[kind];
+      break;
+    } catch {}
+  }
+  if (!Model) {
+    console.log(`${where}: no schema in kubernetes-models (core, Istio, Gateway API) nor a CRD ` +
+                `here, skipped`);
     continue;
   }
   try {

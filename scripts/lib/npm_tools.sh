@@ -1,7 +1,7 @@
 # Sourced by scripts/check-manifests, scripts/check-dashboard and the status
 # page test (test/integration/status_page_test.cc):
 # `npm_tools NAME` prints the node_modules folder holding the npm tools that
-# scripts/npm/package-lock.json pins (kubernetes-models and its prometheus-operator models,
+# scripts/npm/package-lock.json pins (kubernetes-models and its prometheus-operator, Istio and Gateway API models,
 # yaml, ajv, newman, @grafana/schema,
 # typescript, puppeteer-core). They are installed once per lockfile into a cache outside the
 # clone (${XDG_CACHE_HOME:-~/.cache}/carbonroute-npm/<lockfile hash>) with
@@ -24,7 +24,7 @@ npm_tools() {
     flock 9
     if [ ! -e "$dir/.complete" ]; then
       echo "$who: installing the npm tools pinned by scripts/npm/package-lock.json" \
-           "(kubernetes-models, @kubernetes-models/prometheus-operator, yaml, ajv, @grafana/schema, typescript, puppeteer-core, newman) into $dir, once" >&2
+           "(kubernetes-models, @kubernetes-models/prometheus-operator, @kubernetes-models/istio, @kubernetes-models/gateway-api, yaml, ajv, @grafana/schema, typescript, puppeteer-core, newman) into $dir, once" >&2
       rm -rf "$dir" && mkdir -p "$dir"
       cp "$root/scripts/npm/package.json" "$lock" "$dir/"
       (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null 2>&1) ||

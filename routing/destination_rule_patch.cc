@@ -1,0 +1,110 @@
+#include "routing/destination_rule_patch.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/utc_time.h"
+
+namespace carbonroute::routing {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+bool Present(const kube::JsonField& field) {
+  if (field.missing()) return false;
+  bool empty = true;  // an empty list or object sets nothing
+  if (field.is_array() || field.is_object()) {
+    (void)field.ForEachElement([&](const kube::JsonField&) {
+      empty = false;
+      return absl::OkStatus();
+    });
+    (void)field.ForEachMember([&](absl::string_view, const kube::JsonField&) {
+      empty = false;
+      return absl::OkStatus();
+    });
+    return !empty;
+  }
+  return true;
+}
+
+}  // namespace
+
+RuleCheck CheckDestinationRule(const kube::JsonField& rule) {
+  RuleCheck check;
+  const kube::JsonField spec = rule["spec"];
+  check.host = spec["host"].OptionalString().value_or("");
+  const kube::JsonField policy = spec["trafficPolicy"];
+  const kube::JsonField locality = policy["loadBalancer"]["localityLbSetting"];
+  for (const char* key : {"failover", "failoverPriority"}) {
+    if (Present(locality[key])) {
+      check.refusal = kFailoverConfigured;
+      check.message = absl::StrCat(locality[key].path(),
+                                   " is set: Istio refuses distribute beside it; remove it to "
+                                   "let carbonroute weight the localities");
+      return check;
+    }
+  }
+  if (!Present(policy["outlierDetection"])) {
+    check.refusal = kOutlierDetectionMissing;
+    check.message =
+        "spec.trafficPolicy.outlierDetection is not set: without it the mesh keeps sending to "
+        "failing endpoints of a preferred locality; add it (health must override carbon)";
+  }
+  return check;
+}
+
+std::string DistributeMergePatch(const LocalityLbSetting& setting) {
+  Json distribute = Json::array();
+  for (const DistributeRow& row : setting.distribute) {
+    Json to = Json::object();
+    for (const auto& [locality, weight] : row.to) to[locality] = weight;
+    distribute.push_back({{"from", row.from}, {"to", to}});
+  }
+  return Json{{"spec",
+               {{"trafficPolicy",
+                 {{"loadBalancer",
+                   {{"localityLbSetting", {{"enabled", true}, {"distribute", distribute}}}}}}}}}}
+      .dump();
+}
+
+std::string DescribePlan(const RoutePlan& plan, const std::string& target) {
+  std::string out = absl::StrCat("# ", target, " at ", UtcSeconds(plan.at), "\n");
+  absl::StrAppend(&out, absl::StrFormat("# %-22s %-22s %6s %6s %10s %7s  %s\n", "from", "to",
+                                        "share", "weight", "gCO2eq/kWh", "RTT", "reason"));
+  for (const RouteRow& row : plan.rows) {
+    const auto weights = plan.weights.find(row.origin);
+    for (const RouteFlow& flow : row.flows) {
+      int percent = 0;
+      if (weights != plan.weights.end()) {
+        for (const LocalityWeight& weight : weights->second) {
+          if (weight.locality == flow.destination) percent = weight.percent;
+        }
+      }
+      absl::StrAppend(
+          &out,
+          absl::StrFormat(
+              "# %-22s %-22s %5.1f%% %6d %10s %7s  %s\n", row.origin, flow.destination,
+              100 * flow.share, percent,
+              flow.grams_per_kwh ? absl::StrFormat("%.1f", *flow.grams_per_kwh) : "-",
+              flow.rtt ? absl::StrFormat("%.0f ms", absl::ToDoubleMilliseconds(*flow.rtt)) : "-",
+              flow.reason));
+    }
+  }
+  if (!plan.decided) {
+    absl::StrAppend(&out, "# no destination has a current reading: nothing to write\n");
+    return out;
+  }
+  absl::StrAppend(&out,
+                  "spec:\n  trafficPolicy:\n    loadBalancer:\n      localityLbSetting:\n"
+                  "        enabled: true\n        distribute:\n");
+  for (const DistributeRow& row : plan.setting.distribute) {
+    absl::StrAppend(&out, "        - from: \"", row.from, "\"\n          to:\n");
+    for (const auto& [locality, weight] : row.to) {
+      absl::StrAppend(&out, "            \"", locality, "\": ", weight, "\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace carbonroute::routing

@@ -1,0 +1,51 @@
+// File: routing/destination_rule_patch.h
+//
+// What the routing controller reads of, and writes into, an Istio
+// DestinationRule (networking.istio.io; istio/api
+// networking/v1alpha3/destination_rule.proto,
+// https://istio.io/latest/docs/reference/config/networking/destination-rule/):
+//
+//   read:  spec.host; spec.trafficPolicy.outlierDetection (without it Istio keeps
+//          sending to failing endpoints of the preferred locality: health must
+//          override carbon, so such a rule is not written); spec.trafficPolicy.
+//          loadBalancer.localityLbSetting.failover and failoverPriority (Istio
+//          refuses `distribute` beside either: such a rule is not written).
+//   write: a JSON merge patch (RFC 7386) of spec.trafficPolicy.loadBalancer.
+//          localityLbSetting {enabled: true, distribute: [{from, to}]} alone:
+//          every other field of the rule is kept (a merge patch replaces the
+//          `distribute` list whole, which is this policy's to own).
+//
+// Thread safety: pure functions.
+#ifndef CARBONROUTE_ROUTING_DESTINATION_RULE_PATCH_H_
+#define CARBONROUTE_ROUTING_DESTINATION_RULE_PATCH_H_
+
+#include <string>
+
+#include "kube/json_view.h"
+#include "routing/istio_distribute.h"
+#include "routing/route_plan.h"
+
+namespace carbonroute::routing {
+
+// Why a rule is not written: the Ready=False condition's reason, "" when it can be.
+inline constexpr char kFailoverConfigured[] = "FailoverConfigured";
+inline constexpr char kOutlierDetectionMissing[] = "OutlierDetectionMissing";
+
+struct RuleCheck {
+  std::string host;     // spec.host
+  std::string refusal;  // kFailoverConfigured, kOutlierDetectionMissing or ""
+  std::string message;  // for the condition and the log, naming the field
+};
+
+RuleCheck CheckDestinationRule(const kube::JsonField& rule);
+
+// The merge patch that writes `setting`'s rows.
+std::string DistributeMergePatch(const LocalityLbSetting& setting);
+
+// For people: the plan as comment lines ("# from  to  share  weight ..."),
+// then the patch as YAML; `target` names what it is for.
+std::string DescribePlan(const RoutePlan& plan, const std::string& target);
+
+}  // namespace carbonroute::routing
+
+#endif  // CARBONROUTE_ROUTING_DESTINATION_RULE_PATCH_H_

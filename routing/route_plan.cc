@@ -1,0 +1,107 @@
+#include "routing/route_plan.h"
+
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "placement/scoring.h"
+
+namespace carbonroute::routing {
+namespace {
+
+placement::Candidate CandidateOf(const PolicyLocality& locality) {
+  return {.name = locality.locality, .location = locality.location, .region = locality.region};
+}
+
+PolicyLocality LocalityOf(const std::string& locality) {
+  return {.locality = locality, .region = LocalityRegion(locality)};
+}
+
+}  // namespace
+
+absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
+                                     const std::map<std::string, double>& endpoints,
+                                     const placement::PlacementModel& model, absl::Time now) {
+  if (!policy.invalid.empty()) return absl::InvalidArgumentError(policy.invalid);
+  RoutePlan plan;
+  plan.at = now;
+  // The destinations: the policy's localities (what it says of them wins), then the endpoints'.
+  std::map<std::string, PolicyLocality> places;
+  for (const PolicyLocality& locality : policy.localities) places[locality.locality] = locality;
+  for (const auto& [locality, count] : endpoints) places.emplace(locality, LocalityOf(locality));
+  std::vector<placement::Candidate> candidates;
+  for (const auto& [name, place] : places) candidates.push_back(CandidateOf(place));
+
+  // Carbon: the scoring's carbon value, without origins (every candidate scored).
+  placement::ScoringOptions options;
+  options.now = now;
+  std::map<std::string, std::optional<double>> intensity;
+  for (const placement::ScoredCandidate& scored :
+       placement::ScoreCandidates(model, candidates, {}, options)) {
+    intensity[scored.name] = scored.grams_per_kwh;
+  }
+  const double scale = 1 + policy.headroom_percent / 100;
+  std::vector<RouteDestination> destinations;
+  for (const auto& [name, place] : places) {
+    const auto seen = endpoints.find(name);
+    const double count = place.amount.value_or(seen != endpoints.end() ? seen->second : 0);
+    destinations.push_back({name, count * scale, intensity[name]});
+    if (!intensity[name]) plan.without_reading.push_back(name);
+  }
+
+  // The origins and their RTT to every destination, by the scoring's lookup.
+  std::vector<RouteOrigin> origins;
+  std::vector<PolicyLocality> origin_places;
+  for (const auto& [locality, count] : endpoints) {
+    origins.push_back({locality, count});
+    origin_places.push_back(places.at(locality));
+  }
+  for (const PolicyLocality& origin : policy.origins) {
+    if (endpoints.contains(origin.locality)) continue;  // its endpoints say its demand
+    origins.push_back({origin.locality, origin.amount.value_or(1)});
+    origin_places.push_back(origin);
+  }
+  std::map<std::pair<std::string, std::string>, absl::Duration> rtt;
+  for (const PolicyLocality& origin : origin_places) {
+    placement::Workload workload;
+    workload.max_rtt[origin.region] = absl::InfiniteDuration();
+    for (const placement::ScoredCandidate& scored :
+         placement::ScoreCandidates(model, candidates, workload, options)) {
+      if (scored.latency) rtt[{origin.locality, scored.name}] = *scored.latency;
+    }
+  }
+  absl::StatusOr<std::vector<RouteRow>> rows = RouteFlows(
+      origins, destinations,
+      {.max_rtt = policy.max_rtt, .carbon_tolerance = policy.carbon_tolerance},
+      [&rtt](const std::string& from, const std::string& to) -> std::optional<absl::Duration> {
+        const auto it = rtt.find({from, to});
+        if (it == rtt.end()) return std::nullopt;
+        return it->second;
+      });
+  if (!rows.ok()) return rows.status();
+  plan.rows = *std::move(rows);
+  plan.decided = plan.without_reading.size() < destinations.size();
+  if (!plan.decided) return plan;
+
+  for (const RouteRow& row : plan.rows) {
+    std::vector<DestinationShare> shares;
+    for (const RouteFlow& flow : row.flows) {
+      shares.push_back({flow.destination, flow.share, flow.rtt.value_or(absl::InfiniteDuration())});
+    }
+    absl::StatusOr<std::vector<LocalityWeight>> weights = PercentWeights(shares);
+    if (!weights.ok()) continue;  // no traffic from it: Istio's default for it
+    DistributeRow distribute{.from = row.origin};
+    for (const LocalityWeight& weight : *weights) {
+      distribute.to.emplace_back(weight.locality, weight.percent);
+    }
+    plan.setting.distribute.push_back(std::move(distribute));
+    plan.weights[row.origin] = *std::move(weights);
+  }
+  if (absl::Status checked = CheckLocalityLbSetting(plan.setting); !checked.ok()) {
+    return absl::InternalError(
+        absl::StrCat("the weights break Istio's rules: ", checked.message()));
+  }
+  return plan;
+}
+
+}  // namespace carbonroute::routing

@@ -1,0 +1,64 @@
+// File: routing/route_plan.h
+//
+// What a CarbonRoutingPolicy decides for its Service's traffic at one time,
+// before any write (docs/routing.md):
+//
+//   destinations  every locality with ready endpoints, and the policy's
+//                 localities[] (a locality the cluster cannot see);
+//                 capacity = endpoints (or localities[].capacity) × (1 +
+//                 headroomPercent / 100);
+//   origins       every locality with ready endpoints, demand its endpoints
+//                 (what it serves today under Istio's locality-preferred
+//                 default), and the policy's origins[] (demand: their own,
+//                 default 1 endpoint's worth);
+//   readings      each destination's carbon value and each origin's RTT to
+//                 it from the placement model, through the extender's own
+//                 scoring (placement/scoring.h: the current reading, stale
+//                 readings as none; the RTT lookup's rules: measured rows, the
+//                 zone pairs, the static matrix, 5 ms within a region);
+//   shares        routing/route_flows.h (the simulator's min-cost flow);
+//   weights       each origin with traffic gets Istio's row
+//                 (routing/locality_weights.h), checked against Istio's rules
+//                 (routing/istio_distribute.h).
+// With no reading for any destination nothing is decided (`decided` false;
+// `without_reading` names them): the mesh keeps what it has.
+//
+// Errors: kInvalidArgument for a policy that is `invalid` (its message), or
+// flows that cannot be made from the input (routing/route_flows.h's);
+// kInternal if a row breaks Istio's rules (a bug).
+// Thread safety: pure function; borrows the model.
+#ifndef CARBONROUTE_ROUTING_ROUTE_PLAN_H_
+#define CARBONROUTE_ROUTING_ROUTE_PLAN_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "placement/placement_model.h"
+#include "routing/istio_distribute.h"
+#include "routing/locality_weights.h"
+#include "routing/route_flows.h"
+#include "routing/routing_policy.h"
+
+namespace carbonroute::routing {
+
+struct RoutePlan {
+  absl::Time at;
+  std::vector<RouteRow> rows;  // every origin, its flows and their reasons
+  LocalityLbSetting setting;   // the rows written: origins with traffic
+  std::map<std::string, std::vector<LocalityWeight>> weights;  // origin → its row
+  std::vector<std::string> without_reading;  // destinations with no current reading
+  bool decided = false;  // false: no destination had a reading, nothing to write
+};
+
+// `endpoints`: ready endpoints per locality ("region/*"), as the Service's
+// EndpointSlices show them (the one-shot mode passes the policy's localities).
+absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
+                                     const std::map<std::string, double>& endpoints,
+                                     const placement::PlacementModel& model, absl::Time now);
+
+}  // namespace carbonroute::routing
+
+#endif  // CARBONROUTE_ROUTING_ROUTE_PLAN_H_
