@@ -126,6 +126,30 @@ inline constexpr char kHoldLeader[] = "carbonroute_hold_leader";
 // counter{operation}: failed API calls (list, patch, lease) and forecast reads (forecast).
 inline constexpr char kHoldErrors[] = "carbonroute_hold_errors_total";
 
+// scheduler-lite's routing controller (`scheduler-lite route --controller`,
+// routing/routing_controller.h); `namespace`, `policy`: the CarbonRoutingPolicy,
+// `target`: "DestinationRule/NAME", `from`/`to`: Istio localities.
+// gauge{namespace, policy, target, from, to}: the share of `from`'s requests
+// sent to `to` as written (0–1).
+inline constexpr char kRoutingWeight[] = "carbonroute_routing_weight_ratio";
+// gauge{namespace, policy, target, from, basis}: the expected intensity of a
+// request from `from`, gCO2eq/kWh: basis "weighted" under the weights written,
+// "local" under the mesh's default (100 % local while healthy).
+inline constexpr char kRoutingExpectedIntensity[] =
+    "carbonroute_routing_expected_intensity_grams_per_kilowatt_hour";
+// counter{namespace, policy, result}: target reconciles by result (written, unchanged,
+// data_missing, target_not_found, failover_configured, outlier_detection_missing,
+// invalid, error).
+inline constexpr char kRoutingWrites[] = "carbonroute_routing_writes_total";
+// gauge{namespace, policy}: Unix seconds of the policy's last reconcile; the
+// CarbonrouteRoutingPolicyNotReconciled alert.
+inline constexpr char kRoutingLastReconcile[] =
+    "carbonroute_routing_last_reconcile_timestamp_seconds";
+// gauge: 1 while this replica holds the Lease (or runs alone), else 0.
+inline constexpr char kRoutingLeader[] = "carbonroute_routing_leader";
+// counter{operation}: failed API calls (list, get, patch, status, event, lease) and model loads.
+inline constexpr char kRoutingErrors[] = "carbonroute_routing_errors_total";
+
 // scheduler-lite's Karmada controller (`scheduler-lite karmada --controller`,
 // karmada/karmada_controller.h); `namespace`, `policy`: the policy object, `kind`:
 // CarbonAwareKarmadaPolicy or CarbonPlacementPolicy.

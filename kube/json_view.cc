@@ -190,4 +190,13 @@ std::string DescribeStatus(absl::string_view body) {
                                  : absl::StrCat(body.substr(0, kLongest), "...");
 }
 
+std::string StringOrNote(const JsonField& field, std::string& problem) {
+  absl::StatusOr<std::string> text = field.OptionalString();
+  if (!text.ok()) {
+    if (problem.empty()) problem = absl::StrCat(field.path(), ": expected a string");
+    return "";
+  }
+  return *text;
+}
+
 }  // namespace carbonroute::kube

@@ -106,6 +106,11 @@ class JsonDocument {
   std::string what_;
 };
 
+// A string member for a reader that gathers the first problem instead of
+// failing (a policy's spec, whose problem goes into its status): "" and, when
+// `problem` is still empty, "<path>: expected a string" on another type.
+std::string StringOrNote(const JsonField& field, std::string& problem);
+
 // "reason: message" of a Kubernetes Status body; the body itself, shortened
 // to 200 bytes, when it is not one.
 std::string DescribeStatus(absl::string_view body);

@@ -1,9 +1,12 @@
 #include "routing/destination_rule_patch.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/utc_time.h"
 
 namespace carbonroute::routing {
@@ -36,6 +39,18 @@ RuleCheck CheckDestinationRule(const kube::JsonField& rule) {
   check.host = spec["host"].OptionalString().value_or("");
   const kube::JsonField policy = spec["trafficPolicy"];
   const kube::JsonField locality = policy["loadBalancer"]["localityLbSetting"];
+  if (locality["enabled"].missing() || locality["enabled"].OptionalBool().value_or(false)) {
+    (void)locality["distribute"].ForEachElement([&](const kube::JsonField& row) {
+      DistributeRow held{.from = row["from"].OptionalString().value_or("")};
+      (void)row["to"].ForEachMember([&](absl::string_view to, const kube::JsonField& weight) {
+        held.to.emplace_back(std::string(to),
+                             weight.OptionalInt().value_or(std::nullopt).value_or(0));
+        return absl::OkStatus();
+      });
+      check.held.push_back(std::move(held));
+      return absl::OkStatus();
+    });
+  }
   for (const char* key : {"failover", "failoverPriority"}) {
     if (Present(locality[key])) {
       check.refusal = kFailoverConfigured;
@@ -52,6 +67,26 @@ RuleCheck CheckDestinationRule(const kube::JsonField& rule) {
         "failing endpoints of a preferred locality; add it (health must override carbon)";
   }
   return check;
+}
+
+bool SameRows(const std::vector<DistributeRow>& a, const std::vector<DistributeRow>& b) {
+  auto normal = [](const std::vector<DistributeRow>& rows) {
+    std::map<std::string, std::map<std::string, int64_t>> out;
+    for (const DistributeRow& row : rows) out[row.from].insert(row.to.begin(), row.to.end());
+    return out;
+  };
+  return a.size() == b.size() && normal(a) == normal(b);
+}
+
+std::string DescribeRows(const std::vector<DistributeRow>& rows) {
+  if (rows.empty()) return "none";
+  std::vector<std::string> out;
+  for (const DistributeRow& row : rows) {
+    std::vector<std::string> to;
+    for (const auto& [locality, weight] : row.to) to.push_back(absl::StrCat(locality, " ", weight));
+    out.push_back(absl::StrCat(row.from, " → ", absl::StrJoin(to, ", ")));
+  }
+  return absl::StrJoin(out, "; ");
 }
 
 std::string DistributeMergePatch(const LocalityLbSetting& setting) {

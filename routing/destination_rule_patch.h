@@ -20,6 +20,7 @@
 #define CARBONROUTE_ROUTING_DESTINATION_RULE_PATCH_H_
 
 #include <string>
+#include <vector>
 
 #include "kube/json_view.h"
 #include "routing/istio_distribute.h"
@@ -32,12 +33,19 @@ inline constexpr char kFailoverConfigured[] = "FailoverConfigured";
 inline constexpr char kOutlierDetectionMissing[] = "OutlierDetectionMissing";
 
 struct RuleCheck {
-  std::string host;     // spec.host
+  std::string host;  // spec.host
+  // The distribute rows it holds now (empty when none, or localityLbSetting.enabled is false).
+  std::vector<DistributeRow> held;
   std::string refusal;  // kFailoverConfigured, kOutlierDetectionMissing or ""
   std::string message;  // for the condition and the log, naming the field
 };
 
 RuleCheck CheckDestinationRule(const kube::JsonField& rule);
+
+// Whether two sets of rows say the same (each `to` compared as a map).
+bool SameRows(const std::vector<DistributeRow>& a, const std::vector<DistributeRow>& b);
+// "europe-west3/* → europe-west3/* 60, europe-west1/* 20; ...", or "none".
+std::string DescribeRows(const std::vector<DistributeRow>& rows);
 
 // The merge patch that writes `setting`'s rows.
 std::string DistributeMergePatch(const LocalityLbSetting& setting);

@@ -14,12 +14,7 @@ std::string Quoted(const std::string& text) { return absl::StrCat("\"", text, "\
 
 // A string member, or `invalid` set naming it.
 std::string StringAt(const kube::JsonField& field, std::string& invalid) {
-  absl::StatusOr<std::string> text = field.OptionalString();
-  if (!text.ok()) {
-    if (invalid.empty()) invalid = absl::StrCat(field.path(), ": expected a string");
-    return "";
-  }
-  return *text;
+  return kube::StringOrNote(field, invalid);
 }
 
 // A number member ≥ 0 (> 0 when `positive`), or `invalid` set naming it.

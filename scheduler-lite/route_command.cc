@@ -1,6 +1,9 @@
 #include "scheduler-lite/route_command.h"
 
+#include <spdlog/spdlog.h>
+
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,9 +11,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/data_files.h"
+#include "cli/daemon_flags.h"
+#include "cli/logging.h"
+#include "kube/event_recorder.h"
 #include "kube/json_view.h"
+#include "kube/kube_client.h"
+#include "kube/lease_election.h"
 #include "routing/destination_rule_patch.h"
 #include "routing/route_plan.h"
+#include "routing/routing_controller.h"
+#include "routing/routing_metrics.h"
 #include "routing/routing_policy.h"
 #include "scheduler-lite/command_flags.h"
 #include "yaml-cpp/yaml.h"
@@ -76,24 +86,120 @@ class RouteSubcommand final : public Subcommand {
   }
   void AddFlags(CLI::App& cmd) override {
     cmd.add_option("--policy", policy_file_,
-                   "a CarbonRoutingPolicy (YAML or JSON), with the DestinationRules it targets "
-                   "if you want them checked; its spec.localities[] stand for the endpoints")
-        ->required();
+                   "one shot: a CarbonRoutingPolicy (YAML or JSON), with the DestinationRules it "
+                   "targets if you want them checked; its spec.localities[] stand for the "
+                   "endpoints");
     cmd.add_option("--format", format_,
-                   "yaml: the plan as comments and the patch; json: only the merge patch")
+                   "--policy: yaml, the plan as comments and the patch; json, only the merge patch")
         ->check(CLI::IsMember({"yaml", "json"}))
         ->capture_default_str();
+    cmd.add_flag("--controller", controller_,
+                 "keep routing: reconcile every CarbonRoutingPolicy of the cluster (its "
+                 "DestinationRules, their Services' EndpointSlices, the Nodes' regions)");
+    cmd.add_option("--resync", resync_,
+                   "--controller: every policy is planned again at least this often (an "
+                   "intensity change re-weights within it)")
+        ->capture_default_str();
+    cmd.add_option("--locality-level", level_,
+                   "--controller: region (region/*) or zone (region/zone/*) localities")
+        ->check(CLI::IsMember({"region", "zone"}))
+        ->capture_default_str();
+    cmd.add_flag("--dry-run", options_.dry_run,
+                 "--controller: decide as usual but write nothing but Events "
+                 "(WouldChangeWeights) and the Lease");
     sources_.AddTo(cmd);
+    kube_.AddTo(cmd);
+    lease_.AddTo(cmd);
+    daemon_.AddTo(cmd);
   }
-  int Run(ProgramContext& c) override;
+  void Validate() override {
+    if (controller_) {
+      if (!policy_file_.empty()) {
+        throw CLI::ValidationError("--controller",
+                                   "reads its policies from the cluster: drop --policy (the "
+                                   "one-shot mode)");
+      }
+      options_.resync = DurationFlag(resync_, "--resync");
+      options_.level =
+          level_ == "zone" ? routing::LocalityLevel::kZone : routing::LocalityLevel::kRegion;
+      options_.watch = true;
+      daemon_.Check();
+      lease_.Fill();
+    } else if (options_.dry_run) {
+      throw CLI::ValidationError("--dry-run",
+                                 "is for --controller (the one-shot mode writes "
+                                 "nothing: it prints the patch)");
+    } else if (policy_file_.empty()) {
+      throw CLI::ValidationError("--policy",
+                                 "is required for a one-shot plan (or give --controller)");
+    }
+  }
+  bool WatchesStopSignals() const override { return controller_; }
+  int Run(ProgramContext& c) override { return controller_ ? RunController(c) : RunOnce(c); }
 
  private:
+  int RunOnce(ProgramContext& c);
+  int RunController(ProgramContext& c);
+
   std::string policy_file_;
   std::string format_ = "yaml";
+  bool controller_ = false;
+  std::string resync_ = "1m";
+  std::string level_ = "region";
+  routing::RoutingControllerOptions options_;
   SourceFlags sources_;
+  KubeFlags kube_;
+  LeaseFlags lease_{"carbonroute-route"};
+  cli::DaemonFlags daemon_{
+      {.listen_address = "127.0.0.1:9468", .served = "--controller's /metrics and /healthz"}};
 };
 
-int RouteSubcommand::Run(ProgramContext& c) {
+int RouteSubcommand::RunController(ProgramContext& c) {
+  const net::WebConfig& web = daemon_.web();
+  const std::string& listen = daemon_.listen_address();
+  model_sources::ModelSources sources;
+  if (!sources_.Resolve(sources, c.err)) return 1;
+  kube::KubeConnection connection;
+  if (!kube_.Resolve(connection, c.err)) return 2;
+  cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
+  const kube::KubeClient api(connection, c.http);
+  auto registry = std::make_shared<prometheus::Registry>();
+  routing::RoutingMetrics metrics(*registry);
+  std::optional<kube::LeaseElection> election;
+  if (lease_.enabled()) election.emplace(lease_.options(), api);
+  const kube::EventRecorder events(api, "carbonroute-route", lease_.options().identity);
+  net::HttpClient& http = c.http;
+  routing::RoutingController controller(
+      options_, api,
+      [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
+      c.clock, metrics, election ? &*election : nullptr, &events);
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
+      {.listen_address = listen,
+       .web = &web,
+       .title = "scheduler-lite route --controller",
+       .registry = registry,
+       .unhealthy = [&controller]() -> std::string {
+         return controller.healthy() ? ""
+                                     : "no successful list of the CarbonRoutingPolicies and "
+                                       "Nodes in the last three resyncs";
+       },
+       .stuck = [&controller]() -> std::string {
+         return controller.turning() ? "" : "stuck: no pass of the loop ended in three resyncs";
+       }});
+  if (!server.ok()) {
+    spdlog::error(std::string(server.status().message()));
+    return 1;
+  }
+  spdlog::info(absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
+                            "routing CarbonRoutingPolicies on ", connection.Describe(), " every ",
+                            absl::FormatDuration(options_.resync), "; metrics on ",
+                            ServerUrl(web, listen, **server), lease_.Describe()));
+  controller.Run(c.signals->stop());
+  spdlog::info("stopped");
+  return 0;
+}
+
+int RouteSubcommand::RunOnce(ProgramContext& c) {
   absl::StatusOr<std::string> text = ReadFileToString(policy_file_, "policy file");
   if (!text.ok()) {
     c.err << "scheduler-lite: --policy: " << text.status().message() << "\n";

@@ -151,6 +151,17 @@ TEST_F(RouteCli, MistakesExit2NamingTheFieldAndTheValue) {
   EXPECT_EQ(Route(ExampleWith("maxRttMs: 30", "maxRttMs: 30: 40")).exit_code, 2);
   EXPECT_THAT(Err(), HasSubstr("not YAML"));
   EXPECT_EQ(Route(kExample, "--format xml").exit_code, 2);
+  // The two modes, mixed up.
+  EXPECT_EQ(Route(kExample, "--controller").exit_code, 2);
+  EXPECT_THAT(Err(), HasSubstr("--controller: reads its policies from the cluster: drop --policy"));
+  EXPECT_EQ(Route(kExample, "--dry-run").exit_code, 2);
+  EXPECT_THAT(Err(), HasSubstr("--dry-run: is for --controller"));
+  const testing::ShellRun bare = testing::Shell(
+      absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " route --locality-level zone 2>&1"));
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_THAT(bare.output,
+              HasSubstr("--policy: is required for a one-shot plan (or give --controller)"));
+  EXPECT_EQ(Route(kExample, "--controller --resync soon").exit_code, 2);
 }
 
 // No destination the collectors know: nothing is written, and the message says which lack data.

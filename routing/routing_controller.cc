@@ -1,0 +1,347 @@
+#include "routing/routing_controller.h"
+
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/utc_time.h"
+#include "net/url.h"
+#include "routing/destination_rule_patch.h"
+#include "routing/route_plan.h"
+
+namespace carbonroute::routing {
+namespace {
+
+using JsonValue = nlohmann::json;
+
+constexpr char kPoliciesPath[] = "/apis/carbonroute.io/v1alpha1/carbonroutingpolicies";
+constexpr char kNodesPath[] = "/api/v1/nodes";
+constexpr const char* kConditionTypes[] = {"Ready", "DataMissing", "TargetNotFound",
+                                           "FailoverConfigured", "OutlierDetectionMissing"};
+
+std::string PolicyPath(const RoutingPolicy& policy) {
+  return absl::StrCat("/apis/", kPolicyGroupVersion, "/namespaces/",
+                      net::UrlEncode(policy.namespace_name), "/", kPolicyPlural, "/",
+                      net::UrlEncode(policy.name));
+}
+
+std::string RulePath(const std::string& ns, const std::string& name) {
+  return absl::StrCat("/apis/networking.istio.io/v1/namespaces/", net::UrlEncode(ns),
+                      "/destinationrules/", net::UrlEncode(name));
+}
+
+}  // namespace
+
+struct RoutingController::Outcome {
+  TargetRef target;
+  std::string result;  // kRoutingWrites' result
+  std::string reason;  // a condition's reason; "" when written or unchanged
+  std::string message;
+  std::optional<RoutePlan> plan;
+};
+
+RoutingController::RoutingController(RoutingControllerOptions options, const kube::KubeClient& api,
+                                     RoutingModelLoader load_model, Clock& clock,
+                                     RoutingMetrics& metrics, kube::LeaseElection* lease,
+                                     const kube::EventRecorder* events)
+    : options_(options),
+      api_(api),
+      load_model_(std::move(load_model)),
+      metrics_(metrics),
+      events_(events),
+      loop_(
+          [&options] {
+            kube::ControllerLoopOptions loop{.resync = options.resync};
+            if (options.watch) loop.watched.push_back({kPoliciesPath, "CarbonRoutingPolicyList"});
+            return loop;
+          }(),
+          api, clock, *this, lease) {}
+
+absl::StatusOr<kube::ListedVersions> RoutingController::List(absl::Time /*now*/) {
+  std::vector<RoutingPolicy> policies;
+  kube::ListedVersions versions;
+  absl::StatusOr<kube::ListResult> listed = kube::ListAll(
+      api_, {.path = kPoliciesPath, .list_kind = "CarbonRoutingPolicyList"},
+      [&](const kube::JsonField& item) {
+        absl::StatusOr<RoutingPolicy> policy = ReadRoutingPolicy(item);
+        if (!policy.ok()) return policy.status();
+        policies.push_back(*std::move(policy));
+        return absl::OkStatus();
+      },
+      [&] { policies.clear(); });
+  if (listed.ok()) {
+    versions[kPoliciesPath] = listed->resource_version;
+  } else if (absl::IsNotFound(listed.status())) {
+    if (!crd_absent_said_) {
+      crd_absent_said_ = true;
+      spdlog::info("route: the CarbonRoutingPolicy CRD is not installed: no policies");
+    }
+  } else {
+    metrics_.Error("list");
+    spdlog::warn(absl::StrCat("route: listing CarbonRoutingPolicies: ", listed.status().message()));
+    return listed.status();
+  }
+  std::map<std::string, kube::KubeNode> nodes;
+  absl::StatusOr<kube::ListResult> nodes_listed = kube::ListAll(
+      api_, {.path = kNodesPath, .list_kind = "NodeList"},
+      [&](const kube::JsonField& item) {
+        kube::KubeNode node;
+        if (absl::Status read = kube::ReadNode(item, node); !read.ok()) return read;
+        nodes[node.name] = node;
+        return absl::OkStatus();
+      },
+      [&] { nodes.clear(); });
+  if (!nodes_listed.ok()) {
+    metrics_.Error("list");
+    spdlog::warn(absl::StrCat("route: listing Nodes: ", nodes_listed.status().message()));
+    return nodes_listed.status();
+  }
+  policies_ = std::move(policies);
+  nodes_ = std::move(nodes);
+  return versions;
+}
+
+void RoutingController::Event(const RoutingPolicy& policy, kube::EventType type,
+                              const std::string& reason, const std::string& message,
+                              absl::Time now) {
+  if (events_ == nullptr) return;
+  const absl::Status recorded = events_->Record(
+      {kPolicyGroupVersion, kPolicyKind, policy.namespace_name, policy.name, policy.uid}, type,
+      reason, message, now);
+  if (!recorded.ok()) {
+    metrics_.Error("event");
+    spdlog::warn(absl::StrCat("route: an Event on ", policy.Describe(), ": ", recorded.message()));
+  }
+}
+
+RoutingController::Outcome RoutingController::ReconcileTarget(
+    const RoutingPolicy& policy, const TargetRef& target, const placement::PlacementModel& model,
+    absl::Time now) {
+  Outcome outcome{.target = target};
+  const std::string what = target.Describe(policy.namespace_name);
+  auto refuse = [&](std::string result, std::string reason, std::string message) {
+    outcome.result = std::move(result);
+    outcome.reason = std::move(reason);
+    outcome.message = absl::StrCat(what, ": ", message);
+    return outcome;
+  };
+  if (target.kind != TargetKind::kDestinationRule) {
+    return refuse("invalid", "NotSupported", "HTTPRoute backend weights are not written yet");
+  }
+  const std::string path = RulePath(policy.namespace_name, target.name);
+  absl::StatusOr<std::string> body = api_.Get(path);
+  if (!body.ok()) {
+    if (absl::IsNotFound(body.status())) {
+      return refuse("target_not_found", "TargetNotFound", "not found");
+    }
+    metrics_.Error("get");
+    return refuse("error", "Error", std::string(body.status().message()));
+  }
+  kube::JsonDocument document;
+  absl::StatusOr<kube::JsonField> rule = document.Parse(*body, "DestinationRule");
+  if (!rule.ok()) return refuse("error", "Error", std::string(rule.status().message()));
+  const RuleCheck check = CheckDestinationRule(*rule);
+  if (check.refusal == kFailoverConfigured) {
+    return refuse("failover_configured", check.refusal, check.message);
+  }
+  if (check.refusal == kOutlierDetectionMissing) {
+    return refuse("outlier_detection_missing", check.refusal, check.message);
+  }
+  absl::StatusOr<ServiceRef> service = ServiceOfHost(check.host, policy.namespace_name);
+  if (!service.ok())
+    return refuse("invalid", "InvalidTarget", std::string(service.status().message()));
+  EndpointCount count;
+  absl::StatusOr<kube::ListResult> slices = kube::ListAll(
+      api_,
+      {.path = EndpointSlicesPath(*service),
+       .list_kind = "EndpointSliceList",
+       .label_selector = absl::StrCat(kServiceNameLabel, "=", service->name)},
+      [&](const kube::JsonField& slice) {
+        return CountEndpoints(slice, nodes_, options_.level, count);
+      },
+      [&] { count = {}; });
+  if (!slices.ok()) {
+    metrics_.Error("list");
+    return refuse("error", "Error",
+                  absl::StrCat("EndpointSlices of ", service->namespace_name, "/", service->name,
+                               ": ", slices.status().message()));
+  }
+  absl::StatusOr<RoutePlan> plan = PlanRoutes(policy, count.by_locality, model, now);
+  if (!plan.ok()) return refuse("invalid", "Invalid", std::string(plan.status().message()));
+  outcome.plan = *std::move(plan);
+  if (!outcome.plan->decided) {
+    return refuse("data_missing", "DataMissing",
+                  absl::StrCat("no destination has a current reading (",
+                               absl::StrJoin(outcome.plan->without_reading, ", "),
+                               "): the rule is kept as it is"));
+  }
+  metrics_.SetWeights(policy, absl::StrCat("DestinationRule/", target.name), *outcome.plan);
+  const std::vector<DistributeRow>& planned = outcome.plan->setting.distribute;
+  if (SameRows(check.held, planned)) {
+    outcome.result = "unchanged";
+    return outcome;
+  }
+  const std::string change =
+      absl::StrCat(what, ": ", DescribeRows(check.held), " ⇒ ", DescribeRows(planned));
+  if (options_.dry_run) {
+    Event(policy, kube::EventType::kNormal, "WouldChangeWeights", change, now);
+    outcome.result = "unchanged";
+    return outcome;
+  }
+  absl::StatusOr<std::string> patched =
+      api_.Patch(path, kube::kMergePatch, DistributeMergePatch(outcome.plan->setting));
+  if (!patched.ok()) {
+    metrics_.Error("patch");
+    return refuse("error", "Error", std::string(patched.status().message()));
+  }
+  spdlog::info(absl::StrCat("route: ", change));
+  Event(policy, kube::EventType::kNormal, "WeightsChanged", change, now);
+  outcome.result = "written";
+  return outcome;
+}
+
+void RoutingController::WriteStatus(const RoutingPolicy& policy,
+                                    const std::vector<Outcome>& outcomes, absl::Time now) {
+  JsonValue targets = JsonValue::array();
+  std::map<std::string, std::pair<bool, std::string>> conditions;  // type → {true?, message}
+  std::string first_problem, first_message;
+  for (const Outcome& outcome : outcomes) {
+    JsonValue target = {
+        {"kind",
+         outcome.target.kind == TargetKind::kDestinationRule ? "DestinationRule" : "HTTPRoute"},
+        {"name", outcome.target.name}};
+    if (outcome.plan && outcome.plan->decided) {
+      JsonValue origins = JsonValue::array();
+      for (const RouteRow& row : outcome.plan->rows) {
+        const auto weights = outcome.plan->weights.find(row.origin);
+        JsonValue to = JsonValue::array();
+        for (const RouteFlow& flow : row.flows) {
+          int percent = 0;
+          if (weights != outcome.plan->weights.end()) {
+            for (const LocalityWeight& weight : weights->second) {
+              if (weight.locality == flow.destination) percent = weight.percent;
+            }
+          }
+          JsonValue entry = {{"locality", flow.destination}, {"weight", percent}};
+          if (flow.grams_per_kwh) entry["carbonIntensity"] = *flow.grams_per_kwh;
+          if (flow.rtt) entry["rttMs"] = absl::ToDoubleMilliseconds(*flow.rtt);
+          entry["reason"] = flow.reason;
+          to.push_back(std::move(entry));
+        }
+        origins.push_back({{"from", row.origin}, {"to", std::move(to)}});
+      }
+      target["origins"] = std::move(origins);
+    }
+    targets.push_back(std::move(target));
+    if (!outcome.reason.empty()) {
+      auto& [set, message] = conditions[outcome.reason];
+      set = true;
+      message = message.empty() ? outcome.message : absl::StrCat(message, "; ", outcome.message);
+      if (first_problem.empty()) {
+        first_problem = outcome.reason;
+        first_message = outcome.message;
+      }
+    }
+    if (outcome.plan && !outcome.plan->without_reading.empty() && outcome.reason.empty()) {
+      auto& [set, message] = conditions["DataMissing"];
+      set = true;
+      message = absl::StrCat("no current reading for ",
+                             absl::StrJoin(outcome.plan->without_reading, ", "),
+                             ": no traffic is sent there from other localities");
+    }
+  }
+  JsonValue list = JsonValue::array();
+  auto& since = conditions_[policy.uid];
+  for (const char* type : kConditionTypes) {
+    bool is_true = false;
+    std::string reason, message;
+    if (std::string(type) == "Ready") {
+      is_true = first_problem.empty();
+      reason = is_true ? "Reconciled" : first_problem;
+      message = is_true ? "every target holds the planned weights" : first_message;
+    } else {
+      const auto it = conditions.find(type);
+      is_true = it != conditions.end();
+      reason = is_true ? type : "None";
+      message = is_true ? it->second.second : "";
+    }
+    const std::string status = is_true ? "True" : "False";
+    auto& [last, at] = since[type];
+    if (last != status) {
+      last = status;
+      at = now;
+    }
+    JsonValue condition = {{"type", type},
+                           {"status", status},
+                           {"reason", reason},
+                           {"lastTransitionTime", UtcSeconds(at)},
+                           {"observedGeneration", policy.generation}};
+    if (!message.empty()) condition["message"] = message;
+    list.push_back(std::move(condition));
+  }
+  const std::string body = JsonValue{{"status",
+                                      {{"observedGeneration", policy.generation},
+                                       {"targets", std::move(targets)},
+                                       {"conditions", std::move(list)}}}}
+                               .dump();
+  if (options_.dry_run || written_status_[policy.uid] == body) return;
+  absl::StatusOr<std::string> written =
+      api_.PatchStatus(PolicyPath(policy), kube::kMergePatch, body);
+  if (!written.ok()) {
+    metrics_.Error("status");
+    spdlog::warn(
+        absl::StrCat("route: the status of ", policy.Describe(), ": ", written.status().message()));
+    return;
+  }
+  written_status_[policy.uid] = body;
+}
+
+void RoutingController::Reconcile(const kube::ControllerPass& pass) {
+  metrics_.SetLeader(pass.leading);
+  if (!pass.lease_error.empty()) metrics_.Error("lease");
+  if (!pass.leading || !pass.listed) return;
+  const absl::Time now = pass.now;
+  model_sources::LoadedModel loaded = load_model_(now);
+  for (const absl::Status& error : loaded.errors) {
+    metrics_.Error("model");
+    spdlog::warn(absl::StrCat("route: model source: ", error.message()));
+  }
+  if (loaded.model == nullptr) {
+    loaded.model = std::make_shared<const placement::PlacementModel>(placement::PlacementFacts{});
+  }
+  std::map<std::string, RoutingPolicy> known;
+  for (const RoutingPolicy& policy : policies_) {
+    known[policy.uid] = policy;
+    metrics_.Touched(policy, now);
+    std::vector<Outcome> outcomes;
+    if (!policy.invalid.empty()) {
+      Outcome invalid{.result = "invalid", .reason = "Invalid", .message = policy.invalid};
+      if (!policy.targets.empty()) invalid.target = policy.targets.front();
+      outcomes.push_back(std::move(invalid));
+    } else {
+      for (const TargetRef& target : policy.targets) {
+        outcomes.push_back(ReconcileTarget(policy, target, *loaded.model, now));
+      }
+    }
+    for (const Outcome& outcome : outcomes) {
+      metrics_.Reconciled(policy, outcome.result);
+      if (!outcome.reason.empty()) {
+        spdlog::warn(absl::StrCat("route: ", policy.Describe(), ": ", outcome.message));
+      }
+    }
+    WriteStatus(policy, outcomes, now);
+  }
+  for (const auto& [uid, policy] : known_) {  // deleted since the last pass: its gauges go
+    if (known.contains(uid)) continue;
+    metrics_.Forget(policy);
+    written_status_.erase(uid);
+    conditions_.erase(uid);
+  }
+  known_ = std::move(known);
+}
+
+}  // namespace carbonroute::routing

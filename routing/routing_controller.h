@@ -1,0 +1,109 @@
+// File: routing/routing_controller.h
+//
+// `scheduler-lite route --controller`: keeps every CarbonRoutingPolicy's
+// DestinationRules weighted toward the cleanest grids within its latency
+// limit (docs/routing.md). A kube::Reconciler on the controller loop
+// (kube/controller_loop.h: the Lease, lists every `resync` and on a watched
+// change, the health answers).
+//
+// One pass, while leading, after a list of the policies
+// (routing/routing_policy.h; none while the CRD is not installed) and of the
+// Nodes (kube/kube_node.h):
+//   1. one model from the sources `serve` reads (the loader's);
+//   2. per policy, per DestinationRule target: GET the rule (404:
+//      TargetNotFound); refuse it when it sets failover or lacks
+//      outlierDetection (routing/destination_rule_patch.h); count its
+//      Service's ready endpoints per locality (routing/service_endpoints.h);
+//      plan (routing/route_plan.h); with no reading for any destination keep
+//      the rule as it is (DataMissing); else merge-patch its
+//      localityLbSetting only when the rows differ from what it holds, with
+//      an Event on the policy naming the old and new rows (`dry_run`: the
+//      Event alone, WouldChangeWeights);
+//   3. the policy's status (observedGeneration, per target the rows with
+//      each destination's intensity, RTT and reason, the conditions Ready,
+//      DataMissing, TargetNotFound, FailoverConfigured,
+//      OutlierDetectionMissing) through the status subresource, only when it
+//      differs from what this replica wrote last (`dry_run`: never).
+// HTTPRoute targets are named in the status as not written yet.
+//
+// Ownership: borrows every argument. Thread safety: RunOnce/Run on one
+// thread; healthy() and turning() from any. Logs through spdlog's default
+// logger.
+#ifndef CARBONROUTE_ROUTING_ROUTING_CONTROLLER_H_
+#define CARBONROUTE_ROUTING_ROUTING_CONTROLLER_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "base/clock.h"
+#include "kube/controller_loop.h"
+#include "kube/event_recorder.h"
+#include "kube/kube_client.h"
+#include "kube/kube_node.h"
+#include "kube/lease_election.h"
+#include "model_sources/model_loader.h"
+#include "routing/routing_metrics.h"
+#include "routing/routing_policy.h"
+#include "routing/service_endpoints.h"
+
+namespace carbonroute::routing {
+
+struct RoutingControllerOptions {
+  absl::Duration resync = absl::Minutes(1);
+  LocalityLevel level = LocalityLevel::kRegion;
+  // Decide as usual; write nothing but Events and the Lease.
+  bool dry_run = false;
+  // Watch the policies between lists (kube/change_watch.h). Run() only.
+  bool watch = false;
+};
+
+using RoutingModelLoader = std::function<model_sources::LoadedModel(absl::Time now)>;
+
+class RoutingController final : private kube::Reconciler {
+ public:
+  // `lease`: null to act alone. `events`: null to record no Events.
+  RoutingController(RoutingControllerOptions options, const kube::KubeClient& api,
+                    RoutingModelLoader load_model, Clock& clock, RoutingMetrics& metrics,
+                    kube::LeaseElection* lease = nullptr,
+                    const kube::EventRecorder* events = nullptr);
+
+  void RunOnce() { loop_.RunOnce(); }
+  void Run(absl::Notification& stop) { loop_.Run(stop); }
+  bool healthy() const { return loop_.healthy(); }
+  bool turning() const { return loop_.turning(); }
+
+ private:
+  struct Outcome;
+  absl::StatusOr<kube::ListedVersions> List(absl::Time now) override;
+  void Reconcile(const kube::ControllerPass& pass) override;
+  Outcome ReconcileTarget(const RoutingPolicy& policy, const TargetRef& target,
+                          const placement::PlacementModel& model, absl::Time now);
+  void WriteStatus(const RoutingPolicy& policy, const std::vector<Outcome>& outcomes,
+                   absl::Time now);
+  void Event(const RoutingPolicy& policy, kube::EventType type, const std::string& reason,
+             const std::string& message, absl::Time now);
+
+  const RoutingControllerOptions options_;
+  const kube::KubeClient& api_;
+  const RoutingModelLoader load_model_;
+  RoutingMetrics& metrics_;
+  const kube::EventRecorder* const events_;
+  kube::ControllerLoop loop_;
+
+  std::vector<RoutingPolicy> policies_;
+  std::map<std::string, kube::KubeNode> nodes_;
+  bool crd_absent_said_ = false;
+  std::map<std::string, std::string> written_status_;  // policy uid → the status body written
+  // policy uid → condition type → {status, since}
+  std::map<std::string, std::map<std::string, std::pair<std::string, absl::Time>>> conditions_;
+  std::map<std::string, RoutingPolicy> known_;  // uid → the policy, to forget its gauges
+};
+
+}  // namespace carbonroute::routing
+
+#endif  // CARBONROUTE_ROUTING_ROUTING_CONTROLLER_H_

@@ -1,0 +1,274 @@
+#include "routing/routing_controller.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <prometheus/registry.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "exporter/metrics_page.h"
+#include "placement/placement_model.h"
+#include "test/testing/fake_batch_api.h"
+#include "test/testing/fake_clock.h"
+
+namespace carbonroute::routing {
+namespace {
+
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+
+const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
+
+// Three regions as the shipped matrix has them (4, 7 and 10 ms apart), each its own grid.
+const std::map<std::string, std::string> kRegions = {
+    {"europe-west1", "BE"}, {"europe-west3", "DE"}, {"europe-west9", "FR"}};
+
+Json Node(const std::string& name, const std::string& region) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}, {"labels", {{"topology.kubernetes.io/region", region}}}}},
+          {"status", {{"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+Json Rule(const std::string& name, const Json& traffic_policy) {
+  return {
+      {"apiVersion", "networking.istio.io/v1"},
+      {"kind", "DestinationRule"},
+      {"metadata", {{"name", name}, {"namespace", "shop"}}},
+      {"spec", {{"host", "checkout.shop.svc.cluster.local"}, {"trafficPolicy", traffic_policy}}}};
+}
+
+const Json kOutlier = {{"outlierDetection", {{"consecutive5xxErrors", 5}}},
+                       {"loadBalancer", {{"simple", "LEAST_REQUEST"}}}};
+
+struct Harness {
+  testing::FakeClock clock{kStart};
+  testing::FakeBatchApi api{[this] { return clock.Now(); }};
+  kube::KubeClient kube{kube::KubeConnection{.server = "http://fake"}, api};
+  prometheus::Registry registry;
+  RoutingMetrics metrics{registry};
+  kube::EventRecorder events{kube, "carbonroute-route", "replica-a"};
+  std::map<std::string, double> intensity = {{"BE", 150}, {"DE", 380}, {"FR", 56}};
+  bool collectors_down = false;
+
+  Harness() {
+    api.ServeResource("carbonroute.io/v1alpha1", "carbonroutingpolicies", true);
+    api.ServeResource("networking.istio.io/v1", "destinationrules", true, false);
+    api.ServeResource("discovery.k8s.io/v1", "endpointslices", true, false);
+    api.ServeResource("v1", "nodes", false, false);
+    Json endpoints = Json::array();
+    for (const auto& [region, location] : kRegions) {
+      for (int i = 0; i < 4; ++i) {
+        const std::string node = absl::StrCat(region, "-", i);
+        api.PutObject("nodes", Node(node, region));
+        endpoints.push_back({{"addresses", {absl::StrCat("10.0.", endpoints.size(), ".1")}},
+                             {"conditions", {{"ready", true}}},
+                             {"nodeName", node}});
+      }
+    }
+    // One not ready: not counted (the slice's 13th endpoint).
+    endpoints.push_back({{"addresses", {"10.9.9.9"}},
+                         {"conditions", {{"ready", false}}},
+                         {"nodeName", "europe-west3-0"}});
+    api.PutObject("endpointslices", {{"apiVersion", "discovery.k8s.io/v1"},
+                                     {"kind", "EndpointSlice"},
+                                     {"metadata",
+                                      {{"name", "checkout-abc"},
+                                       {"namespace", "shop"},
+                                       {"labels", {{"kubernetes.io/service-name", "checkout"}}}}},
+                                     {"addressType", "IPv4"},
+                                     {"endpoints", endpoints}});
+    api.PutObject("destinationrules", Rule("checkout", kOutlier));
+    api.PutObject("carbonroutingpolicies", Policy({"checkout"}));
+  }
+  static Json Policy(const std::vector<std::string>& rules) {
+    Json refs = Json::array();
+    for (const std::string& rule : rules) {
+      refs.push_back(
+          {{"group", "networking.istio.io"}, {"kind", "DestinationRule"}, {"name", rule}});
+    }
+    return {{"apiVersion", "carbonroute.io/v1alpha1"},
+            {"kind", "CarbonRoutingPolicy"},
+            {"metadata", {{"name", "checkout"}, {"namespace", "shop"}, {"uid", "p1"}}},
+            {"spec",
+             {{"targetRefs", refs},
+              {"maxRttMs", 30},
+              {"carbonToleranceGramsPerKwh", 10},
+              {"headroomPercent", 20}}}};
+  }
+  model_sources::LoadedModel Load(absl::Time now) {
+    placement::PlacementFacts facts;
+    facts.built_at = now;
+    for (const auto& [region, location] : kRegions) facts.region_locations[region] = location;
+    const std::map<std::pair<std::string, std::string>, int> ms = {
+        {{"europe-west1", "europe-west9"}, 4},
+        {{"europe-west1", "europe-west3"}, 7},
+        {{"europe-west3", "europe-west9"}, 10}};
+    for (const auto& [pair, rtt] : ms) {
+      for (const auto& [from, to] : {pair, std::make_pair(pair.second, pair.first)}) {
+        facts.rtt[from][to] = {
+            .rtt = absl::Milliseconds(rtt), .method = RttMethod::kDeclared, .observed_at = now};
+      }
+    }
+    if (!collectors_down) {
+      for (const auto& [location, grams] : intensity) {
+        auto& carbon = facts.carbon[location];
+        carbon.grams_per_kwh = grams;
+        carbon.valid_to = now + absl::Minutes(30);
+        carbon.observed_at = now;
+      }
+    }
+    return {.model = std::make_shared<placement::PlacementModel>(facts), .sources_read = 1};
+  }
+  std::unique_ptr<RoutingController> Controller(bool dry_run = false) {
+    return std::make_unique<RoutingController>(
+        RoutingControllerOptions{.resync = absl::Minutes(1), .dry_run = dry_run}, kube,
+        [this](absl::Time now) { return Load(now); }, clock, metrics, nullptr, &events);
+  }
+  Json Distribute(const std::string& rule) const {
+    return api.Get("destinationrules", "shop", rule)
+        .value("/spec/trafficPolicy/loadBalancer/localityLbSetting"_json_pointer, Json());
+  }
+  int Writes(const std::string& rule) const {
+    int count = 0;
+    for (const testing::FakeApiCall& call : api.calls()) {
+      count +=
+          call.method == "PATCH" && absl::StrContains(call.target, "/destinationrules/" + rule);
+    }
+    return count;
+  }
+  Json Condition(const std::string& type) const {
+    const Json policy = api.Get("carbonroutingpolicies", "shop", "checkout");
+    for (const Json& condition : policy["status"]["conditions"]) {
+      if (condition["type"] == type) return condition;
+    }
+    return Json();
+  }
+  std::string Metrics() { return exporter::RenderMetricsPage(registry, {}); }
+};
+
+// The shipped example's numbers (docs/routing.md), now from the cluster: 4 ready endpoints per
+// region on Nodes labelled with it.
+const Json kExpected = Json::parse(R"([
+  {"from":"europe-west1/*","to":{"europe-west1/*":100}},
+  {"from":"europe-west3/*","to":{"europe-west3/*":60,"europe-west1/*":20,"europe-west9/*":20}},
+  {"from":"europe-west9/*","to":{"europe-west9/*":100}}])");
+
+TEST(RoutingController, WritesTheWeightsOnceAndReweightsWithinOneResync) {
+  Harness h;
+  auto controller = h.Controller();
+  controller->RunOnce();
+  Json setting = h.Distribute("checkout");
+  EXPECT_EQ(setting["enabled"], true);
+  EXPECT_EQ(setting["distribute"], kExpected) << setting.dump();
+  // Every other field kept.
+  EXPECT_EQ(h.api.Get("destinationrules", "shop",
+                      "checkout")["spec"]["trafficPolicy"]["loadBalancer"]["simple"],
+            "LEAST_REQUEST");
+  EXPECT_EQ(h.Condition("Ready")["status"], "True");
+  EXPECT_EQ(h.Writes("checkout"), 1);
+  const std::vector<Json> events = h.api.events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["reason"], "WeightsChanged");
+  EXPECT_THAT(
+      events[0]["message"].get<std::string>(),
+      HasSubstr("DestinationRule shop/checkout: none ⇒ europe-west1/* → europe-west1/* 100"));
+  EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_routing_weight_ratio{from=\"europe-west3/*\","
+                                     "namespace=\"shop\",policy=\"checkout\",target="
+                                     "\"DestinationRule/checkout\",to=\"europe-west9/*\"} 0.2"));
+  // Germany's request: 0.6 × 380 + 0.2 × 150 + 0.2 × 56 = 269.2 against 380 kept local.
+  EXPECT_THAT(h.Metrics(), HasSubstr("basis=\"weighted\",from=\"europe-west3/*\",namespace="
+                                     "\"shop\",policy=\"checkout\",target=\"DestinationRule/"
+                                     "checkout\"} 269.2"));
+
+  // Nothing changed: an hour of resyncs writes nothing.
+  for (int i = 0; i < 60; ++i) {
+    h.clock.Advance(absl::Minutes(1));
+    controller->RunOnce();
+  }
+  EXPECT_EQ(h.Writes("checkout"), 1);
+  const int status_writes = [&h] {
+    int count = 0;
+    for (const testing::FakeApiCall& call : h.api.calls()) {
+      count += absl::EndsWith(call.target, "/status");
+    }
+    return count;
+  }();
+  EXPECT_EQ(status_writes, 1);
+
+  // France turns dirty (500): the next resync sends France's requests to Belgium and Germany.
+  h.intensity["FR"] = 500;
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(h.Writes("checkout"), 2);
+  setting = h.Distribute("checkout");
+  EXPECT_EQ(setting["distribute"][2],
+            Json::parse(R"({"from":"europe-west9/*","to":{"europe-west9/*":60,
+                            "europe-west1/*":20,"europe-west3/*":20}})"))
+      << setting.dump();
+}
+
+TEST(RoutingController, RulesItMustNotWriteGetTheirConditionsAndNoWrite) {
+  Harness h;
+  h.api.PutObject(
+      "destinationrules",
+      Rule("with-failover",
+           {{"outlierDetection", {{"interval", "10s"}}},
+            {"loadBalancer",
+             {{"localityLbSetting",
+               {{"failover", {{{"from", "europe-west1"}, {"to", "europe-west3"}}}}}}}}}));
+  h.api.PutObject("destinationrules",
+                  Rule("no-outlier", {{"loadBalancer", {{"simple", "RANDOM"}}}}));
+  h.api.PutObject("carbonroutingpolicies",
+                  Harness::Policy({"checkout", "with-failover", "no-outlier", "gone"}));
+  auto controller = h.Controller();
+  controller->RunOnce();
+  EXPECT_EQ(h.Writes("with-failover"), 0);
+  EXPECT_EQ(h.Writes("no-outlier"), 0);
+  EXPECT_EQ(h.Writes("checkout"), 1);
+  EXPECT_EQ(h.Condition("FailoverConfigured")["status"], "True");
+  EXPECT_THAT(h.Condition("FailoverConfigured")["message"].get<std::string>(),
+              HasSubstr("DestinationRule shop/with-failover"));
+  EXPECT_EQ(h.Condition("OutlierDetectionMissing")["status"], "True");
+  EXPECT_EQ(h.Condition("TargetNotFound")["status"], "True");
+  EXPECT_THAT(h.Condition("TargetNotFound")["message"].get<std::string>(),
+              HasSubstr("DestinationRule shop/gone: not found"));
+  EXPECT_EQ(h.Condition("Ready")["status"], "False");
+  EXPECT_EQ(h.Condition("Ready")["reason"], "FailoverConfigured");
+}
+
+// Every collector down: the weights stay as written, a condition says why.
+TEST(RoutingController, WithoutReadingsTheWeightsStay) {
+  Harness h;
+  auto controller = h.Controller();
+  controller->RunOnce();
+  h.collectors_down = true;
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(h.Writes("checkout"), 1);
+  EXPECT_EQ(h.Distribute("checkout")["distribute"], kExpected);
+  EXPECT_EQ(h.Condition("DataMissing")["status"], "True");
+  EXPECT_THAT(h.Condition("DataMissing")["message"].get<std::string>(),
+              HasSubstr("no destination has a current reading"));
+  EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_routing_writes_total{namespace=\"shop\","
+                                     "policy=\"checkout\",result=\"data_missing\"} 1"));
+}
+
+TEST(RoutingController, ADryRunWritesNothingButEvents) {
+  Harness h;
+  auto controller = h.Controller(/*dry_run=*/true);
+  controller->RunOnce();
+  for (const testing::FakeApiCall& call : h.api.calls()) {
+    EXPECT_TRUE(call.method == "GET" || absl::StrContains(call.target, "/events"))
+        << call.method << " " << call.target;
+  }
+  ASSERT_EQ(h.api.events().size(), 1u);
+  EXPECT_EQ(h.api.events()[0]["reason"], "WouldChangeWeights");
+}
+
+}  // namespace
+}  // namespace carbonroute::routing
