@@ -111,8 +111,9 @@ absl::StatusOr<std::vector<RouteRow>> RouteFlows(std::vector<RouteOrigin> origin
       Option& option = options[o][d];
       const RouteDestination& to = destinations[d];
       option.rtt = rtt(from, to.locality);
-      if (own && d == *own) {
-        option.allowed = true;
+      const bool home = own && d == *own;
+      if (home) {
+        // keeping traffic where it is is always allowed
       } else if (own_unknown) {
         option.refused = "the origin has no current reading: its traffic stays local";
       } else if (!to.grams_per_kwh) {
@@ -122,9 +123,8 @@ absl::StatusOr<std::vector<RouteRow>> RouteFlows(std::vector<RouteOrigin> origin
       } else if (limits.max_rtt && *option.rtt > *limits.max_rtt) {
         option.refused =
             absl::StrCat("over maxRttMs (", Ms(*option.rtt), " > ", Ms(*limits.max_rtt), ")");
-      } else {
-        option.allowed = true;
       }
+      option.allowed = option.refused.empty();
       if (option.allowed && to.grams_per_kwh) {
         cleanest[o] = std::min(cleanest[o].value_or(INFINITY), *to.grams_per_kwh);
       }
@@ -192,8 +192,10 @@ absl::StatusOr<std::vector<RouteRow>> RouteFlows(std::vector<RouteOrigin> origin
     for (std::size_t d = 0; d < n; ++d) {
       const Option& option = options[o][d];
       const RouteDestination& to = destinations[d];
-      RouteFlow flow{
-          .destination = to.locality, .grams_per_kwh = to.grams_per_kwh, .rtt = option.rtt};
+      RouteFlow flow{.destination = to.locality,
+                     .grams_per_kwh = to.grams_per_kwh,
+                     .rtt = option.rtt,
+                     .allowed = option.allowed};
       const auto [within, beyond] = units[{o, d}];
       if (supply[o] > 0) {
         flow.share = static_cast<double>(within + beyond) / static_cast<double>(supply[o]);

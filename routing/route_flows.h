@@ -85,6 +85,7 @@ struct RouteFlow {
   std::optional<double> grams_per_kwh;
   std::optional<absl::Duration> rtt;  // from the origin; absent for its own locality unless known
   std::string reason;                 // "cleanest within the limits", "over maxRttMs (82 ms)", ...
+  bool allowed = false;               // the origin may send here (within its limit, with a reading)
 };
 
 struct RouteRow {

@@ -12,6 +12,7 @@
 #include "net/url.h"
 #include "routing/destination_rule_patch.h"
 #include "routing/route_plan.h"
+#include "routing/row_stability.h"
 
 namespace carbonroute::routing {
 namespace {
@@ -179,8 +180,19 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
                                absl::StrJoin(outcome.plan->without_reading, ", "),
                                "): the rule is kept as it is"));
   }
-  metrics_.SetWeights(policy, absl::StrCat("DestinationRule/", target.name), *outcome.plan);
-  const std::vector<DistributeRow>& planned = outcome.plan->setting.distribute;
+  // Against flapping: a held row stays within minStay or the tolerance (routing/row_stability.h).
+  RoutePlan& plan_made = *outcome.plan;
+  plan_made.setting.distribute =
+      StableRows(check.held, plan_made, policy.carbon_tolerance, policy.min_stay, now,
+                 row_changed_[absl::StrCat(policy.uid, "/", target.name)]);
+  plan_made.weights.clear();
+  for (const DistributeRow& row : plan_made.setting.distribute) {
+    for (const auto& [locality, weight] : row.to) {
+      plan_made.weights[row.from].push_back({locality, static_cast<int>(weight)});
+    }
+  }
+  metrics_.SetWeights(policy, absl::StrCat("DestinationRule/", target.name), plan_made);
+  const std::vector<DistributeRow>& planned = plan_made.setting.distribute;
   if (SameRows(check.held, planned)) {
     outcome.result = "unchanged";
     return outcome;
@@ -340,6 +352,9 @@ void RoutingController::Reconcile(const kube::ControllerPass& pass) {
     metrics_.Forget(policy);
     written_status_.erase(uid);
     conditions_.erase(uid);
+    const std::string prefix = absl::StrCat(uid, "/");
+    std::erase_if(row_changed_,
+                  [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
   }
   known_ = std::move(known);
 }

@@ -102,6 +102,8 @@ class RoutingController final : private kube::Reconciler {
   // policy uid → condition type → {status, since}
   std::map<std::string, std::map<std::string, std::pair<std::string, absl::Time>>> conditions_;
   std::map<std::string, RoutingPolicy> known_;  // uid → the policy, to forget its gauges
+  // "policy uid/rule" → origin → when its written row last changed (row_stability.h).
+  std::map<std::string, std::map<std::string, absl::Time>> row_changed_;
 };
 
 }  // namespace carbonroute::routing

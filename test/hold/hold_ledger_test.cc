@@ -62,7 +62,7 @@ struct BookingHarness {
     hold_ledger.LeadingSince(kCreation);
     return hold_ledger;
   }
-  double Value(const std::string& name, std::map<std::string, std::string> labels) {
+  double Value(const std::string& name, const std::map<std::string, std::string>& labels) {
     return testing::CounterValue(registry, name, labels);
   }
   double Grams(const std::string& basis, const std::string& mode = "enforced") {

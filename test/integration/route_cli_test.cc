@@ -51,7 +51,7 @@ providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
   std::string Err() { return *ReadFileToString(dir_.path() + "/err.txt", "stderr"); }
   // The example with `from` replaced by `to`, written to the test's directory.
   std::string ExampleWith(const std::string& from, const std::string& to) {
-    const std::string path = dir_.path() + "/policy.yaml";
+    std::string path = dir_.path() + "/policy.yaml";
     std::ofstream(path) << absl::StrReplaceAll(*ReadFileToString(kExample, "example"),
                                                {{from, to}});
     return path;
