@@ -108,6 +108,11 @@ absl::StatusOr<std::optional<int64_t>> JsonField::OptionalInt() const {
   return std::optional<int64_t>(value);
 }
 
+std::string JsonField::Minified() const {
+  if (!present_) return "null";
+  return simdjson::minify(Load(element_));
+}
+
 absl::StatusOr<std::optional<double>> JsonField::OptionalNumber() const {
   if (!present_) return std::optional<double>();
   const element value = Load(element_);

@@ -57,6 +57,8 @@ class JsonField {
   absl::StatusOr<std::optional<double>> OptionalNumber() const;
   // A present, non-empty string.
   absl::StatusOr<std::string> RequiredString() const;
+  // The value as minified JSON text; "null" when absent.
+  std::string Minified() const;
   // An error unless absent or an object (`RequireObject`: unless an object).
   absl::Status ExpectObjectOrMissing() const;
   absl::Status RequireObject() const;

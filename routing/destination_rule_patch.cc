@@ -39,6 +39,9 @@ RuleCheck CheckDestinationRule(const kube::JsonField& rule) {
   check.host = spec["host"].OptionalString().value_or("");
   const kube::JsonField policy = spec["trafficPolicy"];
   const kube::JsonField locality = policy["loadBalancer"]["localityLbSetting"];
+  check.setting_json = locality.Minified();
+  check.original =
+      rule["metadata"]["annotations"][kOriginalSettingAnnotation].OptionalString().value_or("");
   if (locality["enabled"].missing() || locality["enabled"].OptionalBool().value_or(false)) {
     (void)locality["distribute"].ForEachElement([&](const kube::JsonField& row) {
       DistributeRow held{.from = row["from"].OptionalString().value_or("")};
@@ -89,17 +92,40 @@ std::string DescribeRows(const std::vector<DistributeRow>& rows) {
   return absl::StrJoin(out, "; ");
 }
 
-std::string DistributeMergePatch(const LocalityLbSetting& setting) {
+std::string DistributeMergePatch(const LocalityLbSetting& setting,
+                                 const std::string& keep_original) {
   Json distribute = Json::array();
   for (const DistributeRow& row : setting.distribute) {
     Json to = Json::object();
     for (const auto& [locality, weight] : row.to) to[locality] = weight;
     distribute.push_back({{"from", row.from}, {"to", to}});
   }
-  return Json{{"spec",
-               {{"trafficPolicy",
-                 {{"loadBalancer",
-                   {{"localityLbSetting", {{"enabled", true}, {"distribute", distribute}}}}}}}}}}
+  Json patch = {{"spec",
+                 {{"trafficPolicy",
+                   {{"loadBalancer",
+                     {{"localityLbSetting", {{"enabled", true}, {"distribute", distribute}}}}}}}}}};
+  if (!keep_original.empty()) {
+    patch["metadata"]["annotations"][kOriginalSettingAnnotation] = keep_original;
+  }
+  return patch.dump();
+}
+
+absl::StatusOr<std::string> RestorePatch(const std::string& original) {
+  Json setting = Json::parse(original, nullptr, /*allow_exceptions=*/false);
+  if (setting.is_discarded()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "metadata.annotations[", kOriginalSettingAnnotation, "]: not JSON: ", original));
+  }
+  // null removes the field in a merge patch: a rule that had none gets none back. A setting
+  // that was an object replaces this policy's, field by field: what it wrote and the original
+  // lacked is removed.
+  if (setting.is_object()) {
+    for (const char* written : {"enabled", "distribute"}) {
+      if (!setting.contains(written)) setting[written] = nullptr;
+    }
+  }
+  return Json{{"metadata", {{"annotations", {{kOriginalSettingAnnotation, nullptr}}}}},
+              {"spec", {{"trafficPolicy", {{"loadBalancer", {{"localityLbSetting", setting}}}}}}}}
       .dump();
 }
 

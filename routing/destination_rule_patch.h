@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "kube/json_view.h"
 #include "routing/istio_distribute.h"
 #include "routing/route_plan.h"
@@ -32,8 +33,16 @@ namespace carbonroute::routing {
 inline constexpr char kFailoverConfigured[] = "FailoverConfigured";
 inline constexpr char kOutlierDetectionMissing[] = "OutlierDetectionMissing";
 
+// The annotation that keeps a rule's localityLbSetting as it was before the
+// first write (JSON; "null" when it had none), so it can be restored.
+inline constexpr char kOriginalSettingAnnotation[] = "carbonroute.io/original-locality-lb-setting";
+
 struct RuleCheck {
   std::string host;  // spec.host
+  // The localityLbSetting it holds, as JSON ("null" when none), and the
+  // annotation kept before the first write ("" when absent).
+  std::string setting_json = "null";
+  std::string original;
   // The distribute rows it holds now (empty when none, or localityLbSetting.enabled is false).
   std::vector<DistributeRow> held;
   std::string refusal;  // kFailoverConfigured, kOutlierDetectionMissing or ""
@@ -47,8 +56,14 @@ bool SameRows(const std::vector<DistributeRow>& a, const std::vector<DistributeR
 // "europe-west3/* → europe-west3/* 60, europe-west1/* 20; ...", or "none".
 std::string DescribeRows(const std::vector<DistributeRow>& rows);
 
-// The merge patch that writes `setting`'s rows.
-std::string DistributeMergePatch(const LocalityLbSetting& setting);
+// The merge patch that writes `setting`'s rows; with `keep_original` (the
+// rule's localityLbSetting before the first write, JSON), it also annotates
+// the rule with it (kOriginalSettingAnnotation).
+std::string DistributeMergePatch(const LocalityLbSetting& setting,
+                                 const std::string& keep_original = "");
+// The merge patch that puts back what kOriginalSettingAnnotation kept and
+// removes the annotation. kInvalidArgument when `original` is not JSON.
+absl::StatusOr<std::string> RestorePatch(const std::string& original);
 
 // For people: the plan as comment lines ("# from  to  share  weight ..."),
 // then the patch as YAML; `target` names what it is for.

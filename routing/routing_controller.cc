@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/utc_time.h"
@@ -204,8 +205,11 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
     outcome.result = "unchanged";
     return outcome;
   }
+  // The first write keeps what the rule held, for the finalizer to put back.
   absl::StatusOr<std::string> patched =
-      api_.Patch(path, kube::kMergePatch, DistributeMergePatch(outcome.plan->setting));
+      api_.Patch(path, kube::kMergePatch,
+                 DistributeMergePatch(outcome.plan->setting,
+                                      check.original.empty() ? check.setting_json : ""));
   if (!patched.ok()) {
     metrics_.Error("patch");
     return refuse("error", "Error", std::string(patched.status().message()));
@@ -312,6 +316,49 @@ void RoutingController::WriteStatus(const RoutingPolicy& policy,
   written_status_[policy.uid] = body;
 }
 
+void RoutingController::SetFinalizers(const RoutingPolicy& policy,
+                                      const std::vector<std::string>& finalizers) {
+  const absl::StatusOr<std::string> patched =
+      api_.Patch(PolicyPath(policy), kube::kMergePatch,
+                 JsonValue{{"metadata", {{"finalizers", finalizers}}}}.dump());
+  if (!patched.ok()) {
+    metrics_.Error("patch");
+    spdlog::warn(absl::StrCat("route: the finalizers of ", policy.Describe(), ": ",
+                              patched.status().message()));
+  }
+}
+
+void RoutingController::Finalize(const RoutingPolicy& policy) {
+  if (absl::c_find(policy.finalizers, kRestoreFinalizer) == policy.finalizers.end()) return;
+  for (const TargetRef& target : policy.targets) {
+    if (target.kind != TargetKind::kDestinationRule) continue;
+    const std::string path = RulePath(policy.namespace_name, target.name);
+    absl::StatusOr<std::string> body = api_.Get(path);
+    if (!body.ok() && absl::IsNotFound(body.status())) continue;  // gone: nothing to put back
+    kube::JsonDocument document;
+    absl::StatusOr<kube::JsonField> rule =
+        body.ok() ? document.Parse(*body, "DestinationRule") : body.status();
+    absl::StatusOr<std::string> restore =
+        rule.ok() ? RestorePatch(CheckDestinationRule(*rule).original) : rule.status();
+    if (rule.ok() && CheckDestinationRule(*rule).original.empty()) continue;  // never written
+    absl::StatusOr<std::string> restored =
+        restore.ok() ? api_.Patch(path, kube::kMergePatch, *restore) : restore.status();
+    if (!restored.ok()) {  // the finalizer stays: tried again at the next pass
+      metrics_.Error("patch");
+      spdlog::warn(absl::StrCat("route: restoring ", target.Describe(policy.namespace_name),
+                                " for the deleted ", policy.Describe(), ": ",
+                                restored.status().message()));
+      return;
+    }
+    spdlog::info(absl::StrCat("route: ", target.Describe(policy.namespace_name),
+                              ": its localityLbSetting is back as it was before ",
+                              policy.Describe()));
+  }
+  std::vector<std::string> finalizers = policy.finalizers;
+  std::erase(finalizers, std::string(kRestoreFinalizer));
+  SetFinalizers(policy, finalizers);
+}
+
 void RoutingController::Reconcile(const kube::ControllerPass& pass) {
   metrics_.SetLeader(pass.leading);
   if (!pass.lease_error.empty()) metrics_.Error("lease");
@@ -329,6 +376,16 @@ void RoutingController::Reconcile(const kube::ControllerPass& pass) {
   for (const RoutingPolicy& policy : policies_) {
     known[policy.uid] = policy;
     metrics_.Touched(policy, now);
+    if (!options_.dry_run && policy.deleting) {
+      Finalize(policy);
+      continue;
+    }
+    if (!options_.dry_run &&
+        absl::c_find(policy.finalizers, kRestoreFinalizer) == policy.finalizers.end()) {
+      std::vector<std::string> finalizers = policy.finalizers;
+      finalizers.push_back(kRestoreFinalizer);
+      SetFinalizers(policy, finalizers);
+    }
     std::vector<Outcome> outcomes;
     if (!policy.invalid.empty()) {
       Outcome invalid{.result = "invalid", .reason = "Invalid", .message = policy.invalid};

@@ -19,7 +19,10 @@
 //      localityLbSetting only when the rows differ from what it holds, with
 //      an Event on the policy naming the old and new rows (`dry_run`: the
 //      Event alone, WouldChangeWeights);
-//   3. the policy's status (observedGeneration, per target the rows with
+//   3. a policy without the finalizer kRestoreFinalizer gets it; one being
+//      deleted has each rule it wrote put back as it was before its first
+//      write (kept in an annotation on the rule), then loses the finalizer;
+//   4. the policy's status (observedGeneration, per target the rows with
 //      each destination's intensity, RTT and reason, the conditions Ready,
 //      DataMissing, TargetNotFound, FailoverConfigured,
 //      OutlierDetectionMissing) through the status subresource, only when it
@@ -85,6 +88,10 @@ class RoutingController final : private kube::Reconciler {
                           const placement::PlacementModel& model, absl::Time now);
   void WriteStatus(const RoutingPolicy& policy, const std::vector<Outcome>& outcomes,
                    absl::Time now);
+  // A deleted policy: each rule it wrote gets back what it held before
+  // (destination_rule_patch.h's RestorePatch), then the finalizer goes.
+  void Finalize(const RoutingPolicy& policy);
+  void SetFinalizers(const RoutingPolicy& policy, const std::vector<std::string>& finalizers);
   void Event(const RoutingPolicy& policy, kube::EventType type, const std::string& reason,
              const std::string& message, absl::Time now);
 

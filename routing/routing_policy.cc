@@ -119,6 +119,11 @@ absl::StatusOr<RoutingPolicy> ReadRoutingPolicy(const kube::JsonField& object) {
       generation.ok()) {
     policy.generation = generation->value_or(0);
   }
+  (void)metadata["finalizers"].ForEachElement([&](const kube::JsonField& finalizer) {
+    policy.finalizers.push_back(finalizer.OptionalString().value_or(""));
+    return absl::OkStatus();
+  });
+  policy.deleting = !metadata["deletionTimestamp"].missing();
   const kube::JsonField spec = object["spec"];
   if (!spec.is_object()) {
     invalid = "spec: required";

@@ -49,6 +49,8 @@ namespace carbonroute::routing {
 inline constexpr char kPolicyGroupVersion[] = "carbonroute.io/v1alpha1";
 inline constexpr char kPolicyKind[] = "CarbonRoutingPolicy";
 inline constexpr char kPolicyPlural[] = "carbonroutingpolicies";
+// The policy's finalizer: its rules get their localityLbSetting back before it goes.
+inline constexpr char kRestoreFinalizer[] = "carbonroute.io/restore-destination-rules";
 
 enum class TargetKind { kDestinationRule, kHttpRoute };
 
@@ -79,6 +81,10 @@ struct RoutingPolicy {
   std::vector<PolicyLocality> localities;
   std::vector<PolicyLocality> origins;
   std::string invalid;  // why the spec cannot be acted on; "" when it can
+  // metadata.finalizers, and whether metadata.deletionTimestamp is set (it is
+  // being deleted and waits for its finalizers).
+  std::vector<std::string> finalizers;
+  bool deleting = false;
 
   // "CarbonRoutingPolicy shop/web".
   std::string Describe() const;

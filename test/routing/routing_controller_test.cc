@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "exporter/metrics_page.h"
 #include "placement/placement_model.h"
+#include "routing/destination_rule_patch.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_clock.h"
 
@@ -256,6 +257,37 @@ TEST(RoutingController, WithoutReadingsTheWeightsStay) {
               HasSubstr("no destination has a current reading"));
   EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_routing_writes_total{namespace=\"shop\","
                                      "policy=\"checkout\",result=\"data_missing\"} 1"));
+}
+
+// A deleted policy leaves each rule it wrote as it found it: the finalizer it added waits for the
+// rule's localityLbSetting to be put back (kept in an annotation at the first write).
+TEST(RoutingController, DeletingThePolicyRestoresTheRule) {
+  Harness h;
+  Json rule = Rule("checkout", kOutlier);
+  rule["spec"]["trafficPolicy"]["loadBalancer"]["localityLbSetting"] = {{"enabled", true}};
+  h.api.PutObject("destinationrules", rule);
+  auto controller = h.Controller();
+  controller->RunOnce();
+  Json written = h.api.Get("destinationrules", "shop", "checkout");
+  EXPECT_EQ(written["metadata"]["annotations"][kOriginalSettingAnnotation], R"({"enabled":true})");
+  EXPECT_EQ(h.Distribute("checkout")["distribute"], kExpected);
+  Json policy = h.api.Get("carbonroutingpolicies", "shop", "checkout");
+  EXPECT_EQ(policy["metadata"]["finalizers"], Json::array({kRestoreFinalizer}));
+
+  // kubectl delete: the API server sets deletionTimestamp and keeps the object for its finalizer.
+  policy["metadata"]["deletionTimestamp"] = "2027-01-15T08:05:00Z";
+  h.api.PutObject("carbonroutingpolicies", policy);
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  const Json restored = h.api.Get("destinationrules", "shop", "checkout");
+  EXPECT_EQ(restored["spec"]["trafficPolicy"]["loadBalancer"],
+            Json::parse(R"({"simple":"LEAST_REQUEST","localityLbSetting":{"enabled":true}})"))
+      << restored.dump();
+  EXPECT_FALSE(restored["metadata"]
+                   .value("annotations", Json::object())
+                   .contains(kOriginalSettingAnnotation));
+  EXPECT_EQ(h.api.Get("carbonroutingpolicies", "shop", "checkout")["metadata"]["finalizers"],
+            Json::array());
 }
 
 TEST(RoutingController, ADryRunWritesNothingButEvents) {
