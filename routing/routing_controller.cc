@@ -125,7 +125,7 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
     absl::Time now) {
   Outcome outcome{.target = target};
   const std::string what = target.Describe(policy.namespace_name);
-  auto refuse = [&](std::string result, std::string reason, std::string message) {
+  auto refuse = [&](std::string result, std::string reason, const std::string& message) {
     outcome.result = std::move(result);
     outcome.reason = std::move(reason);
     outcome.message = absl::StrCat(what, ": ", message);
