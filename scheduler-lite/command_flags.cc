@@ -1,5 +1,7 @@
 #include "scheduler-lite/command_flags.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -266,6 +268,28 @@ std::string ServerUrl(const net::WebConfig& web, const std::string& listen_addre
                       const net::HttpServer& server) {
   return absl::StrCat(web.tls.has_value() ? "https" : "http", "://",
                       listen_address.substr(0, listen_address.rfind(':')), ":", server.port());
+}
+
+int ServeController(const ControllerDaemon& daemon, const std::string& listen_address,
+                    const net::WebConfig& web, absl::Notification& stop) {
+  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
+      {.listen_address = listen_address,
+       .web = &web,
+       .title = daemon.title,
+       .registry = daemon.registry,
+       .unhealthy = [&daemon]() -> std::string { return daemon.healthy() ? "" : daemon.unhealthy; },
+       .stuck = [&daemon]() -> std::string {
+         return daemon.turning() ? "" : "stuck: no pass of the loop ended in three resyncs";
+       }});
+  if (!server.ok()) {
+    spdlog::error(std::string(server.status().message()));
+    return 1;
+  }
+  spdlog::info(absl::StrCat(daemon.started, "; metrics on ",
+                            ServerUrl(web, listen_address, **server), daemon.lease_said));
+  daemon.run(stop);
+  spdlog::info("stopped");
+  return 0;
 }
 
 void LeaseFlags::AddTo(CLI::App& cmd) {

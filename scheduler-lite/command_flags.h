@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "base/log_line.h"
@@ -81,6 +82,24 @@ absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
 // "http://127.0.0.1:9466": where the started server answers.
 std::string ServerUrl(const net::WebConfig& web, const std::string& listen_address,
                       const net::HttpServer& server);
+
+// A long-running controller's life after its set-up (hold, karmada --controller,
+// route --controller): its web server on `listen_address` (StartControllerServer;
+// /healthz answers `unhealthy` while healthy() is false, /livez says it is stuck
+// while turning() is false), a log line `started` + "; metrics on URL" +
+// `lease_said`, `run` until `stop` is notified, then "stopped".
+// Returns 0, or 1 when the server cannot listen (logged).
+struct ControllerDaemon {
+  std::string title;  // "scheduler-lite hold"
+  std::shared_ptr<prometheus::Registry> registry;
+  std::function<bool()> healthy, turning;
+  std::string unhealthy;   // "no successful list of ... in the last three resyncs"
+  std::string started;     // "holding objects selected by ... from ..."
+  std::string lease_said;  // LeaseFlags::Describe()
+  std::function<void(absl::Notification&)> run;
+};
+int ServeController(const ControllerDaemon& daemon, const std::string& listen_address,
+                    const net::WebConfig& web, absl::Notification& stop);
 
 // Where the Kubernetes API is, defined once for every subcommand that talks
 // to it (hold, karmada --apply): --kubeconfig, --kube-context,

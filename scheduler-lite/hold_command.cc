@@ -133,30 +133,18 @@ int HoldSubcommand::Run(ProgramContext& c) {
   hold::HoldController controller(options_, api, forecasts, c.clock, metrics,
                                   election ? &*election : nullptr, &events, &ledger);
 
-  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
-      {.listen_address = listen,
-       .web = &web,
-       .title = "scheduler-lite hold",
+  return ServeController(
+      {.title = "scheduler-lite hold",
        .registry = registry,
-       .unhealthy = [&controller]() -> std::string {
-         return controller.healthy()
-                    ? ""
-                    : "no successful list of Jobs and Pods in the last three resyncs";
-       },
-       .stuck = [&controller]() -> std::string {
-         return controller.turning() ? "" : "stuck: no pass of the loop ended in three resyncs";
-       }});
-  if (!server.ok()) {
-    spdlog::error(std::string(server.status().message()));
-    return 1;
-  }
-  spdlog::info(absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
-                            "holding objects selected by ", options_.selector, " from ",
-                            connection.Describe(), "; metrics on ",
-                            ServerUrl(web, listen, **server), lease_.Describe()));
-  controller.Run(c.signals->stop());
-  spdlog::info("stopped");
-  return 0;
+       .healthy = [&controller] { return controller.healthy(); },
+       .turning = [&controller] { return controller.turning(); },
+       .unhealthy = "no successful list of Jobs and Pods in the last three resyncs",
+       .started = absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
+                               "holding objects selected by ", options_.selector, " from ",
+                               connection.Describe()),
+       .lease_said = lease_.Describe(),
+       .run = [&controller](absl::Notification& stop) { controller.Run(stop); }},
+      listen, web, c.signals->stop());
 }
 
 }  // namespace

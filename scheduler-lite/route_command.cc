@@ -173,30 +173,19 @@ int RouteSubcommand::RunController(ProgramContext& c) {
       options_, api,
       [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
       c.clock, metrics, election ? &*election : nullptr, &events);
-  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
-      {.listen_address = listen,
-       .web = &web,
-       .title = "scheduler-lite route --controller",
+  return ServeController(
+      {.title = "scheduler-lite route --controller",
        .registry = registry,
-       .unhealthy = [&controller]() -> std::string {
-         return controller.healthy() ? ""
-                                     : "no successful list of the CarbonRoutingPolicies and "
-                                       "Nodes in the last three resyncs";
-       },
-       .stuck = [&controller]() -> std::string {
-         return controller.turning() ? "" : "stuck: no pass of the loop ended in three resyncs";
-       }});
-  if (!server.ok()) {
-    spdlog::error(std::string(server.status().message()));
-    return 1;
-  }
-  spdlog::info(absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
-                            "routing CarbonRoutingPolicies on ", connection.Describe(), " every ",
-                            absl::FormatDuration(options_.resync), "; metrics on ",
-                            ServerUrl(web, listen, **server), lease_.Describe()));
-  controller.Run(c.signals->stop());
-  spdlog::info("stopped");
-  return 0;
+       .healthy = [&controller] { return controller.healthy(); },
+       .turning = [&controller] { return controller.turning(); },
+       .unhealthy = "no successful list of the CarbonRoutingPolicies and Nodes in the last three "
+                    "resyncs",
+       .started = absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
+                               "routing CarbonRoutingPolicies on ", connection.Describe(),
+                               " every ", absl::FormatDuration(options_.resync)),
+       .lease_said = lease_.Describe(),
+       .run = [&controller](absl::Notification& stop) { controller.Run(stop); }},
+      listen, web, c.signals->stop());
 }
 
 int RouteSubcommand::RunOnce(ProgramContext& c) {
