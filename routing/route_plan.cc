@@ -21,7 +21,8 @@ PolicyLocality LocalityOf(const std::string& locality) {
 
 absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
                                      const std::map<std::string, double>& endpoints,
-                                     const placement::PlacementModel& model, absl::Time now) {
+                                     const placement::PlacementModel& model, absl::Time now,
+                                     bool endpoints_are_origins) {
   if (!policy.invalid.empty()) return absl::InvalidArgumentError(policy.invalid);
   RoutePlan plan;
   plan.at = now;
@@ -53,11 +54,13 @@ absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
   std::vector<RouteOrigin> origins;
   std::vector<PolicyLocality> origin_places;
   for (const auto& [locality, count] : endpoints) {
+    if (!endpoints_are_origins) break;
     origins.push_back({locality, count});
     origin_places.push_back(places.at(locality));
   }
   for (const PolicyLocality& origin : policy.origins) {
-    if (endpoints.contains(origin.locality)) continue;  // its endpoints say its demand
+    // its endpoints say its demand
+    if (endpoints_are_origins && endpoints.contains(origin.locality)) continue;
     origins.push_back({origin.locality, origin.amount.value_or(1)});
     origin_places.push_back(origin);
   }

@@ -55,9 +55,12 @@ struct RoutePlan {
 
 // `endpoints`: ready endpoints per locality ("region/*"), as the Service's
 // EndpointSlices show them (the one-shot mode passes the policy's localities).
+// `endpoints_are_origins`: false for an HTTPRoute, whose one origin is its
+// Gateway's (the policy's origins[]), not the localities that serve it.
 absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
                                      const std::map<std::string, double>& endpoints,
-                                     const placement::PlacementModel& model, absl::Time now);
+                                     const placement::PlacementModel& model, absl::Time now,
+                                     bool endpoints_are_origins = true);
 
 }  // namespace carbonroute::routing
 

@@ -12,6 +12,7 @@
 #include "base/utc_time.h"
 #include "net/url.h"
 #include "routing/destination_rule_patch.h"
+#include "routing/http_route_patch.h"
 #include "routing/route_plan.h"
 #include "routing/row_stability.h"
 
@@ -120,6 +121,149 @@ void RoutingController::Event(const RoutingPolicy& policy, kube::EventType type,
   }
 }
 
+absl::StatusOr<EndpointCount> RoutingController::CountServiceEndpoints(const ServiceRef& service) {
+  EndpointCount count;
+  absl::StatusOr<kube::ListResult> slices = kube::ListAll(
+      api_,
+      {.path = EndpointSlicesPath(service),
+       .list_kind = "EndpointSliceList",
+       .label_selector = absl::StrCat(kServiceNameLabel, "=", service.name)},
+      [&](const kube::JsonField& slice) {
+        return CountEndpoints(slice, nodes_, options_.level, count);
+      },
+      [&] { count = {}; });
+  if (!slices.ok()) {
+    metrics_.Error("list");
+    return absl::Status(slices.status().code(),
+                        absl::StrCat("EndpointSlices of ", service.namespace_name, "/",
+                                     service.name, ": ", slices.status().message()));
+  }
+  return count;
+}
+
+RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy& policy,
+                                                             const TargetRef& target,
+                                                             const placement::PlacementModel& model,
+                                                             absl::Time now) {
+  Outcome outcome{.target = target};
+  const std::string what = target.Describe(policy.namespace_name);
+  auto refuse = [&](std::string result, std::string reason, const std::string& message) {
+    outcome.result = std::move(result);
+    outcome.reason = std::move(reason);
+    outcome.message = absl::StrCat(what, ": ", message);
+    return outcome;
+  };
+  if (policy.origins.size() != 1) {
+    return refuse("invalid", "Invalid",
+                  "an HTTPRoute has one origin, its Gateway's locality: give exactly one in "
+                  "spec.origins");
+  }
+  const std::string path = absl::StrCat("/apis/gateway.networking.k8s.io/v1/namespaces/",
+                                        net::UrlEncode(policy.namespace_name), "/httproutes/",
+                                        net::UrlEncode(target.name));
+  absl::StatusOr<std::string> body = api_.Get(path);
+  if (!body.ok()) {
+    if (absl::IsNotFound(body.status())) {
+      return refuse("target_not_found", "TargetNotFound", "not found");
+    }
+    metrics_.Error("get");
+    return refuse("error", "Error", std::string(body.status().message()));
+  }
+  kube::JsonDocument document;
+  absl::StatusOr<kube::JsonField> route = document.Parse(*body, "HTTPRoute");
+  absl::StatusOr<std::vector<Backend>> backends =
+      route.ok() ? ReadBackends(*route, policy.namespace_name) : route.status();
+  if (!backends.ok()) return refuse("invalid", "Invalid", std::string(backends.status().message()));
+  if (backends->empty()) return refuse("invalid", "Invalid", "it has no Service backend");
+  // Each backend Service's ready endpoints per locality: all in its region when the Service is
+  // labelled with one (topology.kubernetes.io/region), else where its endpoints' Nodes are.
+  std::map<std::string, std::map<std::string, double>> per_backend;
+  std::map<std::string, double> endpoints;
+  for (const Backend& backend : *backends) {
+    if (per_backend.contains(backend.Key())) continue;
+    const ServiceRef service{.namespace_name = backend.namespace_name, .name = backend.name};
+    absl::StatusOr<EndpointCount> count = CountServiceEndpoints(service);
+    if (!count.ok()) return refuse("error", "Error", std::string(count.status().message()));
+    absl::StatusOr<std::string> service_body =
+        api_.Get(absl::StrCat("/api/v1/namespaces/", net::UrlEncode(service.namespace_name),
+                              "/services/", net::UrlEncode(service.name)));
+    std::string region;
+    if (service_body.ok()) {
+      kube::JsonDocument service_document;
+      if (absl::StatusOr<kube::JsonField> object = service_document.Parse(*service_body, "Service");
+          object.ok()) {
+        region = (*object)["metadata"]["labels"][kube::kRegionLabel].OptionalString().value_or("");
+      }
+    }
+    std::map<std::string, double>& mine = per_backend[backend.Key()];
+    if (!region.empty()) {
+      double total = count->unlocated;
+      for (const auto& [locality, n] : count->by_locality) total += n;
+      mine[absl::StrCat(region, "/*")] = total;
+    } else {
+      mine = count->by_locality;
+    }
+    for (const auto& [locality, n] : mine) endpoints[locality] += n;
+  }
+  absl::StatusOr<RoutePlan> plan =
+      PlanRoutes(policy, endpoints, model, now, /*endpoints_are_origins=*/false);
+  if (!plan.ok()) return refuse("invalid", "Invalid", std::string(plan.status().message()));
+  outcome.plan = *std::move(plan);
+  if (!outcome.plan->decided || outcome.plan->rows.empty()) {
+    return refuse("data_missing", "DataMissing",
+                  absl::StrCat("no backend has a current reading (",
+                               absl::StrJoin(outcome.plan->without_reading, ", "),
+                               "): the route is kept as it is"));
+  }
+  // The origin's share of each locality, split over its backends by their endpoints.
+  const RouteRow& row = outcome.plan->rows.front();
+  std::vector<DestinationShare> shares;
+  for (const auto& [key, localities] : per_backend) {
+    DestinationShare share{.locality = key};
+    for (const auto& [locality, n] : localities) {
+      for (const RouteFlow& flow : row.flows) {
+        if (flow.destination != locality || endpoints[locality] <= 0) continue;
+        share.share += flow.share * n / endpoints[locality];
+        if (flow.rtt) share.rtt = std::min(share.rtt, *flow.rtt);
+      }
+    }
+    shares.push_back(std::move(share));
+  }
+  absl::StatusOr<std::vector<LocalityWeight>> percents = PercentWeights(shares);
+  if (!percents.ok()) return refuse("invalid", "Invalid", std::string(percents.status().message()));
+  std::map<std::string, int64_t> weights;
+  for (const LocalityWeight& weight : *percents) weights[weight.locality] = weight.percent;
+  const std::vector<Backend> reweighted = Reweighted(*backends, weights);
+  std::vector<std::string> changes;
+  for (std::size_t i = 0; i < reweighted.size(); ++i) {
+    if (reweighted[i].weight != (*backends)[i].weight) {
+      changes.push_back(absl::StrCat(reweighted[i].Key(), " ", (*backends)[i].weight, " → ",
+                                     reweighted[i].weight));
+    }
+  }
+  metrics_.SetWeights(policy, absl::StrCat("HTTPRoute/", target.name), *outcome.plan);
+  if (changes.empty()) {
+    outcome.result = "unchanged";
+    return outcome;
+  }
+  const std::string change = absl::StrCat(what, ": ", absl::StrJoin(changes, ", "));
+  if (options_.dry_run) {
+    Event(policy, kube::EventType::kNormal, "WouldChangeWeights", change, now);
+    outcome.result = "unchanged";
+    return outcome;
+  }
+  absl::StatusOr<std::string> patched =
+      api_.Patch(path, kube::kJsonPatch, BackendWeightsPatch(reweighted));
+  if (!patched.ok()) {
+    metrics_.Error("patch");
+    return refuse("error", "Error", std::string(patched.status().message()));
+  }
+  spdlog::info(absl::StrCat("route: ", change));
+  Event(policy, kube::EventType::kNormal, "WeightsChanged", change, now);
+  outcome.result = "written";
+  return outcome;
+}
+
 RoutingController::Outcome RoutingController::ReconcileTarget(
     const RoutingPolicy& policy, const TargetRef& target, const placement::PlacementModel& model,
     absl::Time now) {
@@ -131,9 +275,7 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
     outcome.message = absl::StrCat(what, ": ", message);
     return outcome;
   };
-  if (target.kind != TargetKind::kDestinationRule) {
-    return refuse("invalid", "NotSupported", "HTTPRoute backend weights are not written yet");
-  }
+  if (target.kind == TargetKind::kHttpRoute) return ReconcileRoute(policy, target, model, now);
   const std::string path = RulePath(policy.namespace_name, target.name);
   absl::StatusOr<std::string> body = api_.Get(path);
   if (!body.ok()) {
@@ -156,21 +298,18 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
   absl::StatusOr<ServiceRef> service = ServiceOfHost(check.host, policy.namespace_name);
   if (!service.ok())
     return refuse("invalid", "InvalidTarget", std::string(service.status().message()));
-  EndpointCount count;
-  absl::StatusOr<kube::ListResult> slices = kube::ListAll(
-      api_,
-      {.path = EndpointSlicesPath(*service),
-       .list_kind = "EndpointSliceList",
-       .label_selector = absl::StrCat(kServiceNameLabel, "=", service->name)},
-      [&](const kube::JsonField& slice) {
-        return CountEndpoints(slice, nodes_, options_.level, count);
-      },
-      [&] { count = {}; });
-  if (!slices.ok()) {
-    metrics_.Error("list");
-    return refuse("error", "Error",
-                  absl::StrCat("EndpointSlices of ", service->namespace_name, "/", service->name,
-                               ": ", slices.status().message()));
+  absl::StatusOr<EndpointCount> counted = CountServiceEndpoints(*service);
+  if (!counted.ok()) return refuse("error", "Error", std::string(counted.status().message()));
+  const EndpointCount& count = *counted;
+  if (count.unlocated > 0) {
+    spdlog::warn(absl::StrCat("route: ", what, ": ", count.unlocated,
+                              " ready endpoints are on Nodes without a known region: left out"));
+  }
+  if (count.by_locality.empty() && policy.localities.empty()) {
+    return refuse("data_missing", "NoEndpoints",
+                  absl::StrCat("the Service ", service->namespace_name, "/", service->name,
+                               " has no ready endpoint on a Node with a region: the rule is kept "
+                               "as it is"));
   }
   absl::StatusOr<RoutePlan> plan = PlanRoutes(policy, count.by_locality, model, now);
   if (!plan.ok()) return refuse("invalid", "Invalid", std::string(plan.status().message()));

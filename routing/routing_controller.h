@@ -27,7 +27,11 @@
 //      DataMissing, TargetNotFound, FailoverConfigured,
 //      OutlierDetectionMissing) through the status subresource, only when it
 //      differs from what this replica wrote last (`dry_run`: never).
-// HTTPRoute targets are named in the status as not written yet.
+// An HTTPRoute target (one origin, its Gateway's, in spec.origins): each
+// Service backend's ready endpoints per locality (all in its region when the
+// Service is labelled topology.kubernetes.io/region), the origin's row split
+// over the backends by their endpoints, each backend's weight written by a JSON
+// patch (routing/http_route_patch.h) only when it changes.
 //
 // Ownership: borrows every argument. Thread safety: RunOnce/Run on one
 // thread; healthy() and turning() from any. Logs through spdlog's default
@@ -84,6 +88,10 @@ class RoutingController final : private kube::Reconciler {
   struct Outcome;
   absl::StatusOr<kube::ListedVersions> List(absl::Time now) override;
   void Reconcile(const kube::ControllerPass& pass) override;
+  // An HTTPRoute: its Service backends' weights from its one origin's row.
+  Outcome ReconcileRoute(const RoutingPolicy& policy, const TargetRef& target,
+                         const placement::PlacementModel& model, absl::Time now);
+  absl::StatusOr<EndpointCount> CountServiceEndpoints(const ServiceRef& service);
   Outcome ReconcileTarget(const RoutingPolicy& policy, const TargetRef& target,
                           const placement::PlacementModel& model, absl::Time now);
   void WriteStatus(const RoutingPolicy& policy, const std::vector<Outcome>& outcomes,

@@ -259,7 +259,8 @@ int RouteSubcommand::RunOnce(ProgramContext& c) {
     const std::string what = target.Describe(policy->namespace_name);
     if (target.kind != routing::TargetKind::kDestinationRule) {
       c.err << "scheduler-lite: note: " << what
-            << ": HTTPRoute backend weights are not written yet; skipped\n";
+            << ": an HTTPRoute's backends are weighted by route --controller (it reads where "
+               "each backend's endpoints are); skipped\n";
       continue;
     }
     if (const auto rule = rules.find(target.name); rule != rules.end()) {

@@ -290,6 +290,75 @@ TEST(RoutingController, DeletingThePolicyRestoresTheRule) {
             Json::array());
 }
 
+// An HTTPRoute with one backend Service per region, its Gateway in Germany (spec.origins): the
+// backends' weights follow the Gateway's row. France (56) is within 10 ms: it takes everything.
+TEST(RoutingController, AnHttpRoutesBackendWeightsFollowItsGatewaysRow) {
+  Harness h;
+  h.api.ServeResource("gateway.networking.k8s.io/v1", "httproutes", true, false);
+  h.api.ServeResource("v1", "services", true, false);
+  Json refs = Json::array();
+  for (const auto& [region, location] : kRegions) {
+    const std::string name = absl::StrCat("web-", location);
+    h.api.PutObject("services", {{"apiVersion", "v1"},
+                                 {"kind", "Service"},
+                                 {"metadata",
+                                  {{"name", name},
+                                   {"namespace", "shop"},
+                                   {"labels", {{"topology.kubernetes.io/region", region}}}}}});
+    Json endpoints = Json::array();
+    for (int i = 0; i < 2; ++i) {
+      endpoints.push_back({{"addresses", {absl::StrCat("10.1.", i, ".1")}},
+                           {"nodeName", absl::StrCat(region, "-", i)}});
+    }
+    h.api.PutObject("endpointslices", {{"apiVersion", "discovery.k8s.io/v1"},
+                                       {"kind", "EndpointSlice"},
+                                       {"metadata",
+                                        {{"name", name + "-x"},
+                                         {"namespace", "shop"},
+                                         {"labels", {{"kubernetes.io/service-name", name}}}}},
+                                       {"addressType", "IPv4"},
+                                       {"endpoints", endpoints}});
+    refs.push_back({{"name", name}, {"port", 8080}});
+  }
+  refs.push_back({{"group", "example.com"}, {"kind", "Bucket"}, {"name", "static"}});  // left alone
+  h.api.PutObject(
+      "httproutes",
+      {{"apiVersion", "gateway.networking.k8s.io/v1"},
+       {"kind", "HTTPRoute"},
+       {"metadata", {{"name", "web"}, {"namespace", "shop"}}},
+       {"spec",
+        {{"parentRefs", {{{"name", "eu-gateway"}}}}, {"rules", {{{"backendRefs", refs}}}}}}});
+  Json policy = Harness::Policy({});
+  policy["spec"]["targetRefs"] = {
+      {{"group", "gateway.networking.k8s.io"}, {"kind", "HTTPRoute"}, {"name", "web"}}};
+  policy["spec"]["origins"] = {{{"locality", "europe-west3/*"}}};
+  h.api.PutObject("carbonroutingpolicies", policy);
+  auto controller = h.Controller();
+  controller->RunOnce();
+  auto weights = [&h] {
+    std::map<std::string, Json> out;
+    const Json route = h.api.Get("httproutes", "shop", "web");
+    for (const Json& ref : route["spec"]["rules"][0]["backendRefs"]) {
+      out[ref["name"]] = ref.value("weight", Json());
+    }
+    return out;
+  };
+  EXPECT_EQ(weights(), (std::map<std::string, Json>{
+                           {"web-BE", 0}, {"web-DE", 0}, {"web-FR", 100}, {"static", nullptr}}));
+  EXPECT_EQ(h.Condition("Ready")["status"], "True");
+  // France turns dirty: Belgium (150, 7 ms) is the cleanest within reach.
+  h.intensity["FR"] = 500;
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(weights(), (std::map<std::string, Json>{
+                           {"web-BE", 100}, {"web-DE", 0}, {"web-FR", 0}, {"static", nullptr}}));
+  int patches = 0;
+  for (const testing::FakeApiCall& call : h.api.calls()) {
+    patches += call.method == "PATCH" && absl::StrContains(call.target, "/httproutes/web");
+  }
+  EXPECT_EQ(patches, 2);
+}
+
 TEST(RoutingController, ADryRunWritesNothingButEvents) {
   Harness h;
   auto controller = h.Controller(/*dry_run=*/true);
