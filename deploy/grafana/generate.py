@@ -310,6 +310,32 @@ timeseries("Member clusters' intensity",
                    "{{cluster}} ({{location}})")],
            x=16, w=8)
 
+# --- Steering requests (scheduler-lite route --controller, docs/routing.md) -----
+row("Steering requests (route)")
+timeseries("Weights per origin",
+           "The share of each origin locality's requests written toward each locality, over "
+           "time (carbonroute_routing_weight_ratio): a step is a change of weights "
+           "(carbonToleranceGramsPerKwh and minStay keep them rare).",
+           [target("max by (namespace, policy, target, from, to) "
+                   "(carbonroute_routing_weight_ratio)",
+                   "{{target}} · {{from}} → {{to}}")],
+           x=0, w=10, unit="percentunit", stacked=True, advance=False)
+timeseries("Expected intensity of a request",
+           "Per origin, the intensity a request meets under the weights written (weighted) and "
+           "under the mesh's default, all local (local), gCO2eq/kWh: the gap is what steering "
+           "saves per kWh.",
+           [target("max by (namespace, policy, from, basis) "
+                   "(carbonroute_routing_expected_intensity_grams_per_kilowatt_hour)",
+                   "{{from}} ({{basis}})")],
+           x=10, w=8, unit=GRAMS, advance=False)
+timeseries("Reconciles per hour",
+           "Target reconciles per hour by result (written, unchanged, data_missing, "
+           "failover_configured, outlier_detection_missing, ...).",
+           [target("sum by (result) (rate(carbonroute_routing_writes_total[$__rate_interval])) "
+                   "* 3600",
+                   "{{result}}")],
+           x=18, w=6)
+
 # --- What carbonroute saved (the savings ledger, docs/savings.md) -------------
 LEDGER = 'emissions_type=~"$signal"'
 row("What carbonroute saved")

@@ -1,10 +1,10 @@
 // Integration test: the shipped Grafana dashboard (deploy/grafana/carbonroute.json)
 // and Prometheus rules (deploy/prometheus/carbonroute-rules.yaml and
 // carbonroute-emissions.yaml) against a real Prometheus (Debian package
-// `prometheus`) scraping a real collector, `scheduler-lite serve`, `hold`
-// and `karmada --controller`, and a Kepler-shaped exporter. Every panel query runs through
-// /api/v1/query_range as Grafana would send it; those this set-up feeds must
-// return data.
+// `prometheus`) scraping a real collector, `scheduler-lite serve`, `hold`,
+// `karmada --controller` and `route --controller`, and a Kepler-shaped exporter. Every panel query
+// runs through /api/v1/query_range as Grafana would send it; those this set-up feeds must return
+// data.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -181,6 +181,45 @@ rtt:
       dir + "/karmada.log");
   ASSERT_TRUE(karmada.running());
 
+  // scheduler-lite route --controller on the same fake API: a Service served from Belgium and
+  // Germany (two Nodes each), its DestinationRule, a policy: the "Steering requests" row.
+  const int route_port = testing::FreeLoopbackPort();
+  batch.ServeResource("carbonroute.io/v1alpha1", "carbonroutingpolicies", true);
+  batch.ServeResource("networking.istio.io/v1", "destinationrules", true, false);
+  batch.ServeResource("discovery.k8s.io/v1", "endpointslices", true, false);
+  nlohmann::json endpoints = nlohmann::json::array();
+  std::vector<std::string> nodes;  // the fake API server answers Node lists itself
+  for (const char* region : {"europe-west1", "europe-west3"}) {
+    for (int i = 0; i < 2; ++i) {
+      const std::string node = absl::StrCat(region, "-", i);
+      nodes.push_back(nlohmann::json{
+          {"metadata", {{"name", node}, {"labels", {{"topology.kubernetes.io/region", region}}}}}}
+                          .dump());
+      endpoints.push_back(
+          {{"addresses", {absl::StrCat("10.0.", endpoints.size(), ".1")}}, {"nodeName", node}});
+    }
+  }
+  kube.SetNodes(nodes, "1");
+  batch.PutObject("endpointslices", {{"metadata",
+                                      {{"name", "checkout-x"},
+                                       {"namespace", "shop"},
+                                       {"labels", {{"kubernetes.io/service-name", "checkout"}}}}},
+                                     {"endpoints", endpoints}});
+  batch.PutObject("destinationrules", nlohmann::json::parse(R"({
+    "metadata": {"name": "checkout", "namespace": "shop"},
+    "spec": {"host": "checkout", "trafficPolicy": {"outlierDetection": {"interval": "10s"}}}})"));
+  batch.PutObject("carbonroutingpolicies", nlohmann::json::parse(R"({
+    "metadata": {"name": "checkout", "namespace": "shop"},
+    "spec": {"targetRefs": [{"group": "networking.istio.io", "kind": "DestinationRule",
+                             "name": "checkout"}], "maxRttMs": 30}})"));
+  testing::Subprocess route(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "route", "--controller", "--kube-api-url",
+       kube.base_url(), "--metrics", absl::StrCat("http://127.0.0.1:", collector.port, "/metrics"),
+       "--web.listen-address", absl::StrCat("127.0.0.1:", route_port), "--resync", "1s",
+       "--data-dir", absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      dir + "/route.log");
+  ASSERT_TRUE(route.running());
+
   // Kepler (0.8 and later) on the collector's Node: one pod's container at
   // 10 W, its energy counter growing with the clock.
   testing::FakeProviderServer kepler;
@@ -208,6 +247,7 @@ rtt:
        {"carbonroute-scheduler", scheduler_port},
        {"carbonroute-hold", hold_port},
        {"carbonroute-karmada", karmada_port},
+       {"carbonroute-route", route_port},
        {"kepler", kepler.port()}},
       {std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/prometheus/carbonroute-rules.yaml",
        ShortenedEmissionsRules(dir)});
