@@ -42,6 +42,8 @@ RuleCheck CheckDestinationRule(const kube::JsonField& rule) {
   check.setting_json = locality.Minified();
   check.original =
       rule["metadata"]["annotations"][kOriginalSettingAnnotation].OptionalString().value_or("");
+  check.routed_by =
+      rule["metadata"]["annotations"][kRoutedByAnnotation].OptionalString().value_or("");
   if (locality["enabled"].missing() || locality["enabled"].OptionalBool().value_or(false)) {
     (void)locality["distribute"].ForEachElement([&](const kube::JsonField& row) {
       DistributeRow held{.from = row["from"].OptionalString().value_or("")};
@@ -92,8 +94,8 @@ std::string DescribeRows(const std::vector<DistributeRow>& rows) {
   return absl::StrJoin(out, "; ");
 }
 
-std::string DistributeMergePatch(const LocalityLbSetting& setting,
-                                 const std::string& keep_original) {
+std::string DistributeMergePatch(const LocalityLbSetting& setting, const std::string& keep_original,
+                                 const std::string& routed_by) {
   Json distribute = Json::array();
   for (const DistributeRow& row : setting.distribute) {
     Json to = Json::object();
@@ -107,6 +109,7 @@ std::string DistributeMergePatch(const LocalityLbSetting& setting,
   if (!keep_original.empty()) {
     patch["metadata"]["annotations"][kOriginalSettingAnnotation] = keep_original;
   }
+  if (!routed_by.empty()) patch["metadata"]["annotations"][kRoutedByAnnotation] = routed_by;
   return patch.dump();
 }
 
@@ -124,8 +127,10 @@ absl::StatusOr<std::string> RestorePatch(const std::string& original) {
       if (!setting.contains(written)) setting[written] = nullptr;
     }
   }
-  return Json{{"metadata", {{"annotations", {{kOriginalSettingAnnotation, nullptr}}}}},
-              {"spec", {{"trafficPolicy", {{"loadBalancer", {{"localityLbSetting", setting}}}}}}}}
+  return Json{
+      {"metadata",
+       {{"annotations", {{kOriginalSettingAnnotation, nullptr}, {kRoutedByAnnotation, nullptr}}}}},
+      {"spec", {{"trafficPolicy", {{"loadBalancer", {{"localityLbSetting", setting}}}}}}}}
       .dump();
 }
 

@@ -36,6 +36,9 @@ inline constexpr char kOutlierDetectionMissing[] = "OutlierDetectionMissing";
 // The annotation that keeps a rule's localityLbSetting as it was before the
 // first write (JSON; "null" when it had none), so it can be restored.
 inline constexpr char kOriginalSettingAnnotation[] = "carbonroute.io/original-locality-lb-setting";
+// The policy that wrote it, "namespace/name": a rule a policy no longer
+// targets (or a policy that is gone) gets its original back.
+inline constexpr char kRoutedByAnnotation[] = "carbonroute.io/routed-by";
 
 struct RuleCheck {
   std::string host;  // spec.host
@@ -43,6 +46,7 @@ struct RuleCheck {
   // annotation kept before the first write ("" when absent).
   std::string setting_json = "null";
   std::string original;
+  std::string routed_by;  // kRoutedByAnnotation's value, "" when absent
   // The distribute rows it holds now (empty when none, or localityLbSetting.enabled is false).
   std::vector<DistributeRow> held;
   std::string refusal;  // kFailoverConfigured, kOutlierDetectionMissing or ""
@@ -58,11 +62,13 @@ std::string DescribeRows(const std::vector<DistributeRow>& rows);
 
 // The merge patch that writes `setting`'s rows; with `keep_original` (the
 // rule's localityLbSetting before the first write, JSON), it also annotates
-// the rule with it (kOriginalSettingAnnotation).
+// the rule with it (kOriginalSettingAnnotation) and with `routed_by`
+// (kRoutedByAnnotation).
 std::string DistributeMergePatch(const LocalityLbSetting& setting,
-                                 const std::string& keep_original = "");
+                                 const std::string& keep_original = "",
+                                 const std::string& routed_by = "");
 // The merge patch that puts back what kOriginalSettingAnnotation kept and
-// removes the annotation. kInvalidArgument when `original` is not JSON.
+// removes both annotations. kInvalidArgument when `original` is not JSON.
 absl::StatusOr<std::string> RestorePatch(const std::string& original);
 
 // For people: the plan as comment lines ("# from  to  share  weight ..."),

@@ -345,10 +345,10 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
     return outcome;
   }
   // The first write keeps what the rule held, for the finalizer to put back.
-  absl::StatusOr<std::string> patched =
-      api_.Patch(path, kube::kMergePatch,
-                 DistributeMergePatch(outcome.plan->setting,
-                                      check.original.empty() ? check.setting_json : ""));
+  absl::StatusOr<std::string> patched = api_.Patch(
+      path, kube::kMergePatch,
+      DistributeMergePatch(outcome.plan->setting, check.original.empty() ? check.setting_json : "",
+                           absl::StrCat(policy.namespace_name, "/", policy.name)));
   if (!patched.ok()) {
     metrics_.Error("patch");
     return refuse("error", "Error", std::string(patched.status().message()));
@@ -498,6 +498,59 @@ void RoutingController::Finalize(const RoutingPolicy& policy) {
   SetFinalizers(policy, finalizers);
 }
 
+void RoutingController::ReleaseUntargeted() {
+  struct Written {
+    std::string namespace_name, name, routed_by, original;
+  };
+  std::vector<Written> written;
+  absl::StatusOr<kube::ListResult> listed = kube::ListAll(
+      api_,
+      {.path = "/apis/networking.istio.io/v1/destinationrules", .list_kind = "DestinationRuleList"},
+      [&](const kube::JsonField& item) {
+        const RuleCheck check = CheckDestinationRule(item);
+        if (check.routed_by.empty() || check.original.empty()) return absl::OkStatus();
+        written.push_back({item["metadata"]["namespace"].OptionalString().value_or(""),
+                           item["metadata"]["name"].OptionalString().value_or(""), check.routed_by,
+                           check.original});
+        return absl::OkStatus();
+      },
+      [&] { written.clear(); });
+  if (!listed.ok()) {
+    if (!absl::IsNotFound(listed.status())) {  // 404: Istio's CRD is not installed
+      metrics_.Error("list");
+      spdlog::warn(absl::StrCat("route: listing DestinationRules: ", listed.status().message()));
+    }
+    return;
+  }
+  for (const Written& rule : written) {
+    const auto owner = absl::c_find_if(policies_, [&rule](const RoutingPolicy& policy) {
+      return absl::StrCat(policy.namespace_name, "/", policy.name) == rule.routed_by;
+    });
+    if (owner != policies_.end()) {
+      if (owner->deleting) continue;  // its finalizer puts the rule back
+      const bool targeted =
+          owner->namespace_name == rule.namespace_name &&
+          absl::c_any_of(owner->targets, [&rule](const TargetRef& target) {
+            return target.kind == TargetKind::kDestinationRule && target.name == rule.name;
+          });
+      if (targeted) continue;
+    }
+    const std::string what = absl::StrCat("DestinationRule ", rule.namespace_name, "/", rule.name);
+    absl::StatusOr<std::string> restore = RestorePatch(rule.original);
+    absl::StatusOr<std::string> restored =
+        restore.ok()
+            ? api_.Patch(RulePath(rule.namespace_name, rule.name), kube::kMergePatch, *restore)
+            : restore.status();
+    if (!restored.ok()) {
+      metrics_.Error("patch");
+      spdlog::warn(absl::StrCat("route: restoring ", what, ": ", restored.status().message()));
+      continue;
+    }
+    spdlog::info(absl::StrCat("route: ", what, ": no policy targets it any more (", rule.routed_by,
+                              " wrote it): its localityLbSetting is back as it was"));
+  }
+}
+
 void RoutingController::Reconcile(const kube::ControllerPass& pass) {
   metrics_.SetLeader(pass.leading);
   if (!pass.lease_error.empty()) metrics_.Error("lease");
@@ -543,6 +596,7 @@ void RoutingController::Reconcile(const kube::ControllerPass& pass) {
     }
     WriteStatus(policy, outcomes, now);
   }
+  if (!options_.dry_run) ReleaseUntargeted();
   for (const auto& [uid, policy] : known_) {  // deleted since the last pass: its gauges go
     if (known.contains(uid)) continue;
     metrics_.Forget(policy);

@@ -22,6 +22,9 @@
 //   3. a policy without the finalizer kRestoreFinalizer gets it; one being
 //      deleted has each rule it wrote put back as it was before its first
 //      write (kept in an annotation on the rule), then loses the finalizer;
+//      a rule its writer (carbonroute.io/routed-by) no longer targets, or
+//      whose writer is gone, is put back the same way (a list of every
+//      DestinationRule per pass);
 //   4. the policy's status (observedGeneration, per target the rows with
 //      each destination's intensity, RTT and reason, the conditions Ready,
 //      DataMissing, TargetNotFound, FailoverConfigured,
@@ -100,6 +103,9 @@ class RoutingController final : private kube::Reconciler {
   // (destination_rule_patch.h's RestorePatch), then the finalizer goes.
   void Finalize(const RoutingPolicy& policy);
   void SetFinalizers(const RoutingPolicy& policy, const std::vector<std::string>& finalizers);
+  // Every rule a policy wrote (carbonroute.io/routed-by) that no live policy
+  // targets any more gets its original localityLbSetting back.
+  void ReleaseUntargeted();
   void Event(const RoutingPolicy& policy, kube::EventType type, const std::string& reason,
              const std::string& message, absl::Time now);
 

@@ -359,6 +359,32 @@ TEST(RoutingController, AnHttpRoutesBackendWeightsFollowItsGatewaysRow) {
   EXPECT_EQ(patches, 2);
 }
 
+// A policy that stops targeting a rule puts it back as it found it, and weights its new target.
+TEST(RoutingController, ARuleNoLongerTargetedIsRestored) {
+  Harness h;
+  h.api.PutObject("destinationrules", Rule("second", kOutlier));
+  auto controller = h.Controller();
+  controller->RunOnce();
+  EXPECT_EQ(h.Distribute("checkout")["distribute"], kExpected);
+  EXPECT_EQ(h.api.Get("destinationrules", "shop",
+                      "checkout")["metadata"]["annotations"][kRoutedByAnnotation],
+            "shop/checkout");
+  h.api.PutObject("carbonroutingpolicies", Harness::Policy({"second"}));
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  const Json restored = h.api.Get("destinationrules", "shop", "checkout");
+  EXPECT_FALSE(restored["spec"]["trafficPolicy"]["loadBalancer"].contains("localityLbSetting"))
+      << restored.dump();
+  EXPECT_EQ(restored["spec"]["trafficPolicy"]["loadBalancer"]["simple"], "LEAST_REQUEST");
+  EXPECT_FALSE(restored["metadata"]["annotations"].contains(kRoutedByAnnotation));
+  EXPECT_EQ(h.Distribute("second")["distribute"], kExpected);
+  // Stable: the next passes write neither.
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(h.Writes("checkout"), 2);  // the weights, then their removal
+  EXPECT_EQ(h.Writes("second"), 1);
+}
+
 TEST(RoutingController, ADryRunWritesNothingButEvents) {
   Harness h;
   auto controller = h.Controller(/*dry_run=*/true);
