@@ -33,7 +33,7 @@ absl::StatusOr<std::vector<Backend>> ReadBackends(const kube::JsonField& route,
   };
   const absl::Status rules =
       route["spec"]["rules"].ForEachElement([&](const kube::JsonField& rule) -> absl::Status {
-        const absl::Status read = read_rule(rule);
+        absl::Status read = read_rule(rule);
         ++rule_index;
         return read;
       });
