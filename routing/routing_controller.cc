@@ -121,6 +121,44 @@ void RoutingController::Event(const RoutingPolicy& policy, kube::EventType type,
   }
 }
 
+RoutingController::Outcome RoutingController::Refuse(Outcome outcome, const std::string& what,
+                                                     std::string result, std::string reason,
+                                                     const std::string& message) {
+  outcome.result = std::move(result);
+  outcome.reason = std::move(reason);
+  outcome.message = absl::StrCat(what, ": ", message);
+  return outcome;
+}
+
+RoutingController::Outcome RoutingController::RefuseGet(Outcome outcome, const std::string& what,
+                                                        const absl::Status& status) {
+  if (absl::IsNotFound(status)) {
+    return Refuse(std::move(outcome), what, "target_not_found", "TargetNotFound", "not found");
+  }
+  metrics_.Error("get");
+  return Refuse(std::move(outcome), what, "error", "Error", std::string(status.message()));
+}
+
+RoutingController::Outcome RoutingController::WriteTarget(
+    Outcome outcome, const std::string& what, const RoutingPolicy& policy, const std::string& path,
+    absl::string_view content_type, std::string body, const std::string& change, absl::Time now) {
+  if (options_.dry_run) {
+    Event(policy, kube::EventType::kNormal, "WouldChangeWeights", change, now);
+    outcome.result = "unchanged";
+    return outcome;
+  }
+  absl::StatusOr<std::string> patched = api_.Patch(path, content_type, std::move(body));
+  if (!patched.ok()) {
+    metrics_.Error("patch");
+    return Refuse(std::move(outcome), what, "error", "Error",
+                  std::string(patched.status().message()));
+  }
+  spdlog::info(absl::StrCat("route: ", change));
+  Event(policy, kube::EventType::kNormal, "WeightsChanged", change, now);
+  outcome.result = "written";
+  return outcome;
+}
+
 absl::StatusOr<EndpointCount> RoutingController::CountServiceEndpoints(const ServiceRef& service) {
   EndpointCount count;
   absl::StatusOr<kube::ListResult> slices = kube::ListAll(
@@ -148,10 +186,7 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
   Outcome outcome{.target = target};
   const std::string what = target.Describe(policy.namespace_name);
   auto refuse = [&](std::string result, std::string reason, const std::string& message) {
-    outcome.result = std::move(result);
-    outcome.reason = std::move(reason);
-    outcome.message = absl::StrCat(what, ": ", message);
-    return outcome;
+    return Refuse(outcome, what, std::move(result), std::move(reason), message);
   };
   if (policy.origins.size() != 1) {
     return refuse("invalid", "Invalid",
@@ -162,13 +197,7 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
                                         net::UrlEncode(policy.namespace_name), "/httproutes/",
                                         net::UrlEncode(target.name));
   absl::StatusOr<std::string> body = api_.Get(path);
-  if (!body.ok()) {
-    if (absl::IsNotFound(body.status())) {
-      return refuse("target_not_found", "TargetNotFound", "not found");
-    }
-    metrics_.Error("get");
-    return refuse("error", "Error", std::string(body.status().message()));
-  }
+  if (!body.ok()) return RefuseGet(outcome, what, body.status());
   kube::JsonDocument document;
   absl::StatusOr<kube::JsonField> route = document.Parse(*body, "HTTPRoute");
   absl::StatusOr<std::vector<Backend>> backends =
@@ -247,21 +276,8 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
     return outcome;
   }
   const std::string change = absl::StrCat(what, ": ", absl::StrJoin(changes, ", "));
-  if (options_.dry_run) {
-    Event(policy, kube::EventType::kNormal, "WouldChangeWeights", change, now);
-    outcome.result = "unchanged";
-    return outcome;
-  }
-  absl::StatusOr<std::string> patched =
-      api_.Patch(path, kube::kJsonPatch, BackendWeightsPatch(reweighted));
-  if (!patched.ok()) {
-    metrics_.Error("patch");
-    return refuse("error", "Error", std::string(patched.status().message()));
-  }
-  spdlog::info(absl::StrCat("route: ", change));
-  Event(policy, kube::EventType::kNormal, "WeightsChanged", change, now);
-  outcome.result = "written";
-  return outcome;
+  return WriteTarget(std::move(outcome), what, policy, path, kube::kJsonPatch,
+                     BackendWeightsPatch(reweighted), change, now);
 }
 
 RoutingController::Outcome RoutingController::ReconcileTarget(
@@ -270,21 +286,12 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
   Outcome outcome{.target = target};
   const std::string what = target.Describe(policy.namespace_name);
   auto refuse = [&](std::string result, std::string reason, const std::string& message) {
-    outcome.result = std::move(result);
-    outcome.reason = std::move(reason);
-    outcome.message = absl::StrCat(what, ": ", message);
-    return outcome;
+    return Refuse(outcome, what, std::move(result), std::move(reason), message);
   };
   if (target.kind == TargetKind::kHttpRoute) return ReconcileRoute(policy, target, model, now);
   const std::string path = RulePath(policy.namespace_name, target.name);
   absl::StatusOr<std::string> body = api_.Get(path);
-  if (!body.ok()) {
-    if (absl::IsNotFound(body.status())) {
-      return refuse("target_not_found", "TargetNotFound", "not found");
-    }
-    metrics_.Error("get");
-    return refuse("error", "Error", std::string(body.status().message()));
-  }
+  if (!body.ok()) return RefuseGet(outcome, what, body.status());
   kube::JsonDocument document;
   absl::StatusOr<kube::JsonField> rule = document.Parse(*body, "DestinationRule");
   if (!rule.ok()) return refuse("error", "Error", std::string(rule.status().message()));
@@ -337,26 +344,14 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
     outcome.result = "unchanged";
     return outcome;
   }
+  // The first write keeps what the rule held, for the finalizer to put back.
+  std::string patch =
+      DistributeMergePatch(plan_made.setting, check.original.empty() ? check.setting_json : "",
+                           absl::StrCat(policy.namespace_name, "/", policy.name));
   const std::string change =
       absl::StrCat(what, ": ", DescribeRows(check.held), " ⇒ ", DescribeRows(planned));
-  if (options_.dry_run) {
-    Event(policy, kube::EventType::kNormal, "WouldChangeWeights", change, now);
-    outcome.result = "unchanged";
-    return outcome;
-  }
-  // The first write keeps what the rule held, for the finalizer to put back.
-  absl::StatusOr<std::string> patched = api_.Patch(
-      path, kube::kMergePatch,
-      DistributeMergePatch(outcome.plan->setting, check.original.empty() ? check.setting_json : "",
-                           absl::StrCat(policy.namespace_name, "/", policy.name)));
-  if (!patched.ok()) {
-    metrics_.Error("patch");
-    return refuse("error", "Error", std::string(patched.status().message()));
-  }
-  spdlog::info(absl::StrCat("route: ", change));
-  Event(policy, kube::EventType::kNormal, "WeightsChanged", change, now);
-  outcome.result = "written";
-  return outcome;
+  return WriteTarget(std::move(outcome), what, policy, path, kube::kMergePatch, std::move(patch),
+                     change, now);
 }
 
 void RoutingController::WriteStatus(const RoutingPolicy& policy,

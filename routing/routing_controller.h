@@ -95,6 +95,16 @@ class RoutingController final : private kube::Reconciler {
   Outcome ReconcileRoute(const RoutingPolicy& policy, const TargetRef& target,
                          const placement::PlacementModel& model, absl::Time now);
   absl::StatusOr<EndpointCount> CountServiceEndpoints(const ServiceRef& service);
+  // `outcome` as a refusal of its target (`what`: "DestinationRule shop/web").
+  static Outcome Refuse(Outcome outcome, const std::string& what, std::string result,
+                        std::string reason, const std::string& message);
+  // Writes `body` to the target at `path` with an Event naming `change`
+  // ("written"); a dry run says it in an Event only ("unchanged").
+  Outcome WriteTarget(Outcome outcome, const std::string& what, const RoutingPolicy& policy,
+                      const std::string& path, absl::string_view content_type, std::string body,
+                      const std::string& change, absl::Time now);
+  // The refusal of a target whose GET failed: 404 TargetNotFound, else Error.
+  Outcome RefuseGet(Outcome outcome, const std::string& what, const absl::Status& status);
   Outcome ReconcileTarget(const RoutingPolicy& policy, const TargetRef& target,
                           const placement::PlacementModel& model, absl::Time now);
   void WriteStatus(const RoutingPolicy& policy, const std::vector<Outcome>& outcomes,

@@ -292,6 +292,14 @@ int ServeController(const ControllerDaemon& daemon, const std::string& listen_ad
   return 0;
 }
 
+ControllerKit::ControllerKit(const kube::KubeConnection& connection, net::HttpClient& http,
+                             const LeaseFlags& lease, const std::string& component)
+    : api(connection, http),
+      registry(std::make_shared<prometheus::Registry>()),
+      events(api, component, lease.options().identity) {
+  if (lease.enabled()) election.emplace(lease.options(), api);
+}
+
 void LeaseFlags::AddTo(CLI::App& cmd) {
   cmd.add_option("--lease-namespace", options_.namespace_name,
                  "elect one acting replica with a Lease in this namespace (default: "

@@ -13,6 +13,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -23,6 +24,8 @@
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "base/log_line.h"
+#include "kube/event_recorder.h"
+#include "kube/kube_client.h"
 #include "kube/kube_connection.h"
 #include "kube/lease_election.h"
 #include "ledger/power_model.h"
@@ -134,6 +137,25 @@ class LeaseFlags {
 
  private:
   kube::LeaseOptions options_;
+};
+
+// What every controller command builds the same way before its controller
+// (hold, karmada --controller, route --controller): the API client, the
+// metrics registry its /metrics serves, the Lease election (with
+// --lease-namespace) and the Event recorder, as `component` in Events.
+// Ownership: borrows `http`, which must outlive it.
+struct ControllerKit {
+  ControllerKit(const kube::KubeConnection& connection, net::HttpClient& http,
+                const LeaseFlags& lease, const std::string& component);
+  ControllerKit(const ControllerKit&) = delete;
+  ControllerKit& operator=(const ControllerKit&) = delete;
+  // The election to give a controller: null to act alone.
+  kube::LeaseElection* lease() { return election ? &*election : nullptr; }
+
+  const kube::KubeClient api;
+  const std::shared_ptr<prometheus::Registry> registry;
+  std::optional<kube::LeaseElection> election;
+  const kube::EventRecorder events;
 };
 
 // The power model's coefficients for the savings ledger (ledger/power_model.h,

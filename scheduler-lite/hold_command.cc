@@ -122,20 +122,16 @@ int HoldSubcommand::Run(ProgramContext& c) {
   kube::KubeConnection connection;
   if (!kube_.Resolve(connection, c.err)) return 2;
   cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
-  const kube::KubeClient api(connection, c.http);
+  ControllerKit kit(connection, c.http, lease_, "carbonroute-hold");
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
-  auto registry = std::make_shared<prometheus::Registry>();
-  hold::HoldMetrics metrics(*registry);
-  ledger::Ledger ledger(*registry);
-  std::optional<kube::LeaseElection> election;
-  if (lease_.enabled()) election.emplace(lease_.options(), api);
-  const kube::EventRecorder events(api, "carbonroute-hold", lease_.options().identity);
-  hold::HoldController controller(options_, api, forecasts, c.clock, metrics,
-                                  election ? &*election : nullptr, &events, &ledger);
+  hold::HoldMetrics metrics(*kit.registry);
+  ledger::Ledger ledger(*kit.registry);
+  hold::HoldController controller(options_, kit.api, forecasts, c.clock, metrics, kit.lease(),
+                                  &kit.events, &ledger);
 
   return ServeController(
       {.title = "scheduler-lite hold",
-       .registry = registry,
+       .registry = kit.registry,
        .healthy = [&controller] { return controller.healthy(); },
        .turning = [&controller] { return controller.turning(); },
        .unhealthy = "no successful list of Jobs and Pods in the last three resyncs",

@@ -125,21 +125,17 @@ int KarmadaSubcommand::RunController(ProgramContext& c) {
   kube::KubeConnection connection;
   if (!kube_.Resolve(connection, c.err)) return 2;
   cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
-  const kube::KubeClient api(connection, c.http);
-  auto registry = std::make_shared<prometheus::Registry>();
-  karmada::KarmadaMetrics metrics(*registry);
-  ledger::Ledger ledger(*registry);
-  std::optional<kube::LeaseElection> election;
-  if (lease_.enabled()) election.emplace(lease_.options(), api);
-  const kube::EventRecorder events(api, "carbonroute-karmada", lease_.options().identity);
+  ControllerKit kit(connection, c.http, lease_, "carbonroute-karmada");
+  karmada::KarmadaMetrics metrics(*kit.registry);
+  ledger::Ledger ledger(*kit.registry);
   net::HttpClient& http = c.http;
   karmada::KarmadaController controller(
-      options_, api,
+      options_, kit.api,
       [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
-      c.clock, metrics, election ? &*election : nullptr, &events, &ledger);
+      c.clock, metrics, kit.lease(), &kit.events, &ledger);
   return ServeController(
       {.title = "scheduler-lite karmada --controller",
-       .registry = registry,
+       .registry = kit.registry,
        .healthy = [&controller] { return controller.healthy(); },
        .turning = [&controller] { return controller.turning(); },
        .unhealthy = "no successful list of the Karmada policies in the last three resyncs",

@@ -162,20 +162,16 @@ int RouteSubcommand::RunController(ProgramContext& c) {
   kube::KubeConnection connection;
   if (!kube_.Resolve(connection, c.err)) return 2;
   cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
-  const kube::KubeClient api(connection, c.http);
-  auto registry = std::make_shared<prometheus::Registry>();
-  routing::RoutingMetrics metrics(*registry);
-  std::optional<kube::LeaseElection> election;
-  if (lease_.enabled()) election.emplace(lease_.options(), api);
-  const kube::EventRecorder events(api, "carbonroute-route", lease_.options().identity);
+  ControllerKit kit(connection, c.http, lease_, "carbonroute-route");
+  routing::RoutingMetrics metrics(*kit.registry);
   net::HttpClient& http = c.http;
   routing::RoutingController controller(
-      options_, api,
+      options_, kit.api,
       [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
-      c.clock, metrics, election ? &*election : nullptr, &events);
+      c.clock, metrics, kit.lease(), &kit.events);
   return ServeController(
       {.title = "scheduler-lite route --controller",
-       .registry = registry,
+       .registry = kit.registry,
        .healthy = [&controller] { return controller.healthy(); },
        .turning = [&controller] { return controller.turning(); },
        .unhealthy = "no successful list of the CarbonRoutingPolicies and Nodes in the last three "
