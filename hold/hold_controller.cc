@@ -314,7 +314,7 @@ void HoldController::BookRuns(absl::Time now, bool leading) {
   for (const HeldObject& object : objects_) {
     if (object.uid.empty()) continue;
     listed.insert(object.uid);
-    if (!object.finished) continue;
+    if (!hold_ledger_->Unrecorded(object)) continue;
     // The one location it could run in, when there is one.
     std::string only;
     absl::StatusOr<HoldTerms> terms = ReadHoldTerms(object);

@@ -14,9 +14,13 @@ void HoldLedger::WouldStart(const HeldObject& object, absl::Time now, absl::Time
   would_.emplace(object.uid, Would{.seen = now, .start = start, .location = location});
 }
 
+bool HoldLedger::Unrecorded(const HeldObject& object) const {
+  return object.started && object.finished && *object.finished >= *object.started &&
+         *object.finished >= leading_since_ && !recorded_.contains(object.uid);
+}
+
 void HoldLedger::Observe(const HeldObject& object, const std::string& only_location) {
-  if (!object.started || !object.finished || *object.finished < *object.started) return;
-  if (*object.finished < leading_since_ || recorded_.contains(object.uid)) return;
+  if (!Unrecorded(object)) return;
   Run run{.namespace_name = object.namespace_name, .runtime = *object.finished - *object.started};
   if (object.requests) {
     run.watts = power_model_.Watts(object.requests->per_replica) *

@@ -72,6 +72,10 @@ class HoldLedger {
   // said once when first seen at `now`: released at `start` in `location`.
   void WouldStart(const HeldObject& object, absl::Time now, absl::Time start,
                   const std::string& location);
+  // Whether `object` is a finished run, ended while this instance leads, not
+  // yet recorded: what Observe would look at (a caller skips the others'
+  // location lookups).
+  bool Unrecorded(const HeldObject& object) const;
   // One listed object at a pass while leading: a finished run not yet booked
   // is recorded for pricing. `only_location`: the one grid location the object
   // could run in, "" when it could run in several.

@@ -139,14 +139,8 @@ std::string DescribePlan(const RoutePlan& plan, const std::string& target) {
   absl::StrAppend(&out, absl::StrFormat("# %-22s %-22s %6s %6s %10s %7s  %s\n", "from", "to",
                                         "share", "weight", "gCO2eq/kWh", "RTT", "reason"));
   for (const RouteRow& row : plan.rows) {
-    const auto weights = plan.weights.find(row.origin);
     for (const RouteFlow& flow : row.flows) {
-      int percent = 0;
-      if (weights != plan.weights.end()) {
-        for (const LocalityWeight& weight : weights->second) {
-          if (weight.locality == flow.destination) percent = weight.percent;
-        }
-      }
+      const int64_t percent = plan.WeightOf(row.origin, flow.destination);
       absl::StrAppend(
           &out,
           absl::StrFormat(

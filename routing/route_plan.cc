@@ -98,13 +98,42 @@ absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
       distribute.to.emplace_back(weight.locality, weight.percent);
     }
     plan.setting.distribute.push_back(std::move(distribute));
-    plan.weights[row.origin] = *std::move(weights);
   }
   if (absl::Status checked = CheckLocalityLbSetting(plan.setting); !checked.ok()) {
     return absl::InternalError(
         absl::StrCat("the weights break Istio's rules: ", checked.message()));
   }
   return plan;
+}
+
+const DistributeRow* RoutePlan::RowFrom(const std::string& origin) const {
+  for (const DistributeRow& row : setting.distribute) {
+    if (row.from == origin) return &row;
+  }
+  return nullptr;
+}
+
+int64_t RoutePlan::WeightOf(const std::string& origin, const std::string& destination) const {
+  const DistributeRow* row = RowFrom(origin);
+  if (row == nullptr) return 0;
+  for (const auto& [locality, weight] : row->to) {
+    if (locality == destination) return weight;
+  }
+  return 0;
+}
+
+std::optional<double> ExpectedIntensity(const DistributeRow& row, const RouteRow& flows) {
+  double sum = 0;
+  for (const auto& [locality, weight] : row.to) {
+    if (weight == 0) continue;
+    const RouteFlow* flow = nullptr;
+    for (const RouteFlow& candidate : flows.flows) {
+      if (candidate.destination == locality) flow = &candidate;
+    }
+    if (flow == nullptr || !flow->allowed || !flow->grams_per_kwh) return std::nullopt;
+    sum += static_cast<double>(weight) / 100 * *flow->grams_per_kwh;
+  }
+  return sum;
 }
 
 }  // namespace carbonroute::routing

@@ -30,7 +30,9 @@
 #ifndef CARBONROUTE_ROUTING_ROUTE_PLAN_H_
 #define CARBONROUTE_ROUTING_ROUTE_PLAN_H_
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,12 +48,21 @@ namespace carbonroute::routing {
 
 struct RoutePlan {
   absl::Time at;
-  std::vector<RouteRow> rows;  // every origin, its flows and their reasons
-  LocalityLbSetting setting;   // the rows written: origins with traffic
-  std::map<std::string, std::vector<LocalityWeight>> weights;  // origin → its row
+  std::vector<RouteRow> rows;                // every origin, its flows and their reasons
+  LocalityLbSetting setting;                 // the rows written: origins with traffic
   std::vector<std::string> without_reading;  // destinations with no current reading
   bool decided = false;  // false: no destination had a reading, nothing to write
+
+  // The row written for `origin` in `setting` (null: none), and the weight it
+  // gives `destination` (0 when it has none).
+  const DistributeRow* RowFrom(const std::string& origin) const;
+  int64_t WeightOf(const std::string& origin, const std::string& destination) const;
 };
+
+// The expected intensity of a request from `flows.origin` under `row`
+// (Σ weight/100 × the destination's intensity), when every destination it
+// sends to is allowed and has a reading; nullopt otherwise.
+std::optional<double> ExpectedIntensity(const DistributeRow& row, const RouteRow& flows);
 
 // `endpoints`: ready endpoints per locality ("region/*"), as the Service's
 // EndpointSlices show them (the one-shot mode passes the policy's localities).

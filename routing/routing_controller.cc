@@ -332,12 +332,6 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
   plan_made.setting.distribute =
       StableRows(check.held, plan_made, policy.carbon_tolerance, policy.min_stay, now,
                  row_changed_[absl::StrCat(policy.uid, "/", target.name)]);
-  plan_made.weights.clear();
-  for (const DistributeRow& row : plan_made.setting.distribute) {
-    for (const auto& [locality, weight] : row.to) {
-      plan_made.weights[row.from].push_back({locality, static_cast<int>(weight)});
-    }
-  }
   metrics_.SetWeights(policy, absl::StrCat("DestinationRule/", target.name), plan_made);
   const std::vector<DistributeRow>& planned = plan_made.setting.distribute;
   if (SameRows(check.held, planned)) {
@@ -367,16 +361,10 @@ void RoutingController::WriteStatus(const RoutingPolicy& policy,
     if (outcome.plan && outcome.plan->decided) {
       JsonValue origins = JsonValue::array();
       for (const RouteRow& row : outcome.plan->rows) {
-        const auto weights = outcome.plan->weights.find(row.origin);
         JsonValue to = JsonValue::array();
         for (const RouteFlow& flow : row.flows) {
-          int percent = 0;
-          if (weights != outcome.plan->weights.end()) {
-            for (const LocalityWeight& weight : weights->second) {
-              if (weight.locality == flow.destination) percent = weight.percent;
-            }
-          }
-          JsonValue entry = {{"locality", flow.destination}, {"weight", percent}};
+          JsonValue entry = {{"locality", flow.destination},
+                             {"weight", outcome.plan->WeightOf(row.origin, flow.destination)}};
           if (flow.grams_per_kwh) entry["carbonIntensity"] = *flow.grams_per_kwh;
           if (flow.rtt) entry["rttMs"] = absl::ToDoubleMilliseconds(*flow.rtt);
           entry["reason"] = flow.reason;

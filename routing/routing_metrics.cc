@@ -70,30 +70,20 @@ void RoutingMetrics::SetWeights(const RoutingPolicy& policy, const std::string& 
                        {label::kPolicy, policy.name},
                        {"target", target}};
   for (const RouteRow& row : plan.rows) {
-    const auto weights = plan.weights.find(row.origin);
-    if (weights == plan.weights.end()) continue;
-    double weighted = 0;
-    bool known = true;
-    for (const LocalityWeight& weight : weights->second) {
+    const DistributeRow* written = plan.RowFrom(row.origin);
+    if (written == nullptr) continue;
+    for (const auto& [locality, weight] : written->to) {
       Labels labels = base;
       labels["from"] = row.origin;
-      labels["to"] = weight.locality;
-      weight_.Add(labels).Set(weight.percent / 100.0);
+      labels["to"] = locality;
+      weight_.Add(labels).Set(static_cast<double>(weight) / 100.0);
       weights_set_[key].push_back(labels);
-      for (const RouteFlow& flow : row.flows) {
-        if (flow.destination != weight.locality) continue;
-        if (flow.grams_per_kwh) {
-          weighted += weight.percent / 100.0 * *flow.grams_per_kwh;
-        } else {
-          known = false;
-        }
-      }
     }
     Labels labels = base;
     labels["from"] = row.origin;
-    if (known) {
+    if (const std::optional<double> weighted = ExpectedIntensity(*written, row)) {
       labels["basis"] = "weighted";
-      expected_.Add(labels).Set(weighted);
+      expected_.Add(labels).Set(*weighted);
       expected_set_[key].push_back(labels);
     }
     for (const RouteFlow& flow : row.flows) {

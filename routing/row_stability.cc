@@ -5,26 +5,6 @@
 #include "routing/destination_rule_patch.h"
 
 namespace carbonroute::routing {
-namespace {
-
-// The expected intensity of a request under `row`, if every destination it
-// sends to is allowed and has a reading; nullopt otherwise (not valid).
-std::optional<double> Expected(const DistributeRow& row, const RouteRow& planned) {
-  double sum = 0;
-  for (const auto& [locality, weight] : row.to) {
-    if (weight == 0) continue;
-    const RouteFlow* flow = nullptr;
-    for (const RouteFlow& candidate : planned.flows) {
-      if (candidate.destination == locality) flow = &candidate;
-    }
-    if (flow == nullptr || !flow->allowed || !flow->grams_per_kwh) return std::nullopt;
-    sum += static_cast<double>(weight) / 100 * *flow->grams_per_kwh;
-  }
-  return sum;
-}
-
-}  // namespace
-
 std::vector<DistributeRow> StableRows(const std::vector<DistributeRow>& held, const RoutePlan& plan,
                                       double tolerance, absl::Duration min_stay, absl::Time now,
                                       std::map<std::string, absl::Time>& changed) {
@@ -40,8 +20,8 @@ std::vector<DistributeRow> StableRows(const std::vector<DistributeRow>& held, co
     }
     std::optional<double> held_intensity, planned_intensity;
     if (kept != nullptr && flows != nullptr) {
-      held_intensity = Expected(*kept, *flows);
-      planned_intensity = Expected(planned, *flows);
+      held_intensity = ExpectedIntensity(*kept, *flows);
+      planned_intensity = ExpectedIntensity(planned, *flows);
     }
     const auto since = changed.find(planned.from);
     const bool young = since != changed.end() && now - since->second < min_stay;
