@@ -124,6 +124,15 @@ absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body) {
   simdjson::dom::element pod;
   if (root["Pod"].get(pod) || !pod.is_object()) return Invalid("Pod is missing or not an object");
   if (absl::Status status = ReadPod(pod, args.workload); !status.ok()) return status;
+  std::string_view identity;
+  if (!pod["metadata"]["uid"].get_string().get(identity)) args.pod.uid = Text(identity);
+  if (!pod["metadata"]["namespace"].get_string().get(identity)) {
+    args.pod.namespace_name = Text(identity);
+  }
+  if (!pod["metadata"]["name"].get_string().get(identity)) args.pod.name = Text(identity);
+  if (!pod["spec"]["schedulerName"].get_string().get(identity)) {
+    args.pod.scheduler_name = Text(identity);
+  }
 
   simdjson::dom::element names, nodes;
   const bool has_names = !root["NodeNames"].get(names) && !names.is_null();

@@ -40,8 +40,15 @@
 
 namespace carbonroute::extender {
 
+// Who the Pod is (for the savings ledger, extender/pod_ledger.h): its
+// metadata.uid, namespace and name and its spec.schedulerName ("" when absent).
+struct PodIdentity {
+  std::string uid, namespace_name, name, scheduler_name;
+};
+
 struct ExtenderArgs {
   placement::Workload workload;
+  PodIdentity pod;
   std::vector<placement::Candidate> candidates;  // in request order
   bool node_cache_capable = true;                // NodeNames (true) or Nodes (false)
   std::vector<std::string> raw_nodes;            // minified Node objects (Nodes mode), same order

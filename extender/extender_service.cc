@@ -112,6 +112,25 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
       for (std::size_t i = 0; i < args->candidates.size(); ++i)
         scores.failures.emplace_back(i, reason);
     }
+    if (pod_ledger_ != nullptr && usable) {
+      // The candidates kube-scheduler offered: the Nodes that passed this filter, or this list.
+      ScoredPod scored{.uid = args->pod.uid,
+                       .namespace_name = args->pod.namespace_name,
+                       .name = args->pod.name,
+                       .scheduler_name = args->pod.scheduler_name.empty()
+                                             ? "default-scheduler"
+                                             : args->pod.scheduler_name,
+                       .from_filter = filter};
+      std::vector<bool> failed(args->candidates.size(), false);
+      for (const auto& [index, reason] : scores.failures) {
+        if (index < failed.size()) failed[index] = true;
+      }
+      for (std::size_t i = 0; i < args->candidates.size(); ++i) {
+        if (filter && failed[i]) continue;
+        ++scored.candidate_locations[CandidateLocation(*model, args->candidates[i])];
+      }
+      pod_ledger_->Scored(std::move(scored), options.now);
+    }
     if (filter) {
       response.body = FilterReply(*args, scores);
     } else {

@@ -28,6 +28,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/clock.h"
 #include "exporter/status_page.h"
+#include "extender/pod_ledger.h"
 #include "net/http_server.h"
 #include "placement/placement_model.h"
 #include "placement/scoring.h"
@@ -85,6 +86,8 @@ class ExtenderService {
   net::HttpServerResponse Filter(const net::HttpServerRequest& request);
   net::HttpServerResponse Prioritize(const net::HttpServerRequest& request);
   net::HttpServerResponse Health(const net::HttpServerRequest& request);
+  // Records each scored Pod's candidates in `ledger` (null: none). Set before serving.
+  void SetPodLedger(PodLedger* ledger) { pod_ledger_ = ledger; }
   // What /healthz's 503 says it waits for before the first model ("the
   // collector Pods ..."); called on the server's threads. Set before serving.
   void SetWaitingFor(std::function<std::string()> waiting_for) {
@@ -111,6 +114,7 @@ class ExtenderService {
 
   ModelStore& models_;
   std::function<std::string()> waiting_for_;
+  PodLedger* pod_ledger_ = nullptr;
   const placement::ScoringOptions options_;
   Clock& clock_;
   const absl::Duration max_model_age_;

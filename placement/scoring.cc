@@ -566,4 +566,10 @@ int64_t FrameworkScore(const ScoredCandidate& candidate) {
   return candidate.feasible ? std::llround(candidate.score * 100) : 0;
 }
 
+std::string ResolvedLocation(const PlacementModel& model, const Candidate& candidate) {
+  Evaluation e;
+  ResolveInto(model, candidate, e);
+  return e.location_id == kNoId ? "" : std::string(model.location(e.location_id));
+}
+
 }  // namespace carbonroute::placement

@@ -146,6 +146,10 @@ CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candid
                            const Workload& workload, const ScoringOptions& options,
                            FailureDetail detail = FailureDetail::kReasons);
 
+// The grid location the scoring resolves `candidate` to (its own, the
+// node's, a region-named candidate's, the region's); "" when none is known.
+std::string ResolvedLocation(const PlacementModel& model, const Candidate& candidate);
+
 // The forecast window whose mean scores a workload of this expected runtime
 // (rule 2 above): the smallest of kForecastWindows ≥ runtime, else the
 // longest; nullptr without a runtime (the current reading scores).

@@ -135,6 +135,21 @@ absl::StatusOr<std::string> RestorePatch(const std::string& original) {
 }
 
 std::string DescribePlan(const RoutePlan& plan, const std::string& target) {
+  std::string out = DescribeFlows(plan, target);
+  if (!plan.decided) return out;
+  absl::StrAppend(&out,
+                  "spec:\n  trafficPolicy:\n    loadBalancer:\n      localityLbSetting:\n"
+                  "        enabled: true\n        distribute:\n");
+  for (const DistributeRow& row : plan.setting.distribute) {
+    absl::StrAppend(&out, "        - from: \"", row.from, "\"\n          to:\n");
+    for (const auto& [locality, weight] : row.to) {
+      absl::StrAppend(&out, "            \"", locality, "\": ", weight, "\n");
+    }
+  }
+  return out;
+}
+
+std::string DescribeFlows(const RoutePlan& plan, const std::string& target) {
   std::string out = absl::StrCat("# ", target, " at ", UtcSeconds(plan.at), "\n");
   absl::StrAppend(&out, absl::StrFormat("# %-22s %-22s %6s %6s %10s %7s  %s\n", "from", "to",
                                         "share", "weight", "gCO2eq/kWh", "RTT", "reason"));
@@ -153,16 +168,6 @@ std::string DescribePlan(const RoutePlan& plan, const std::string& target) {
   }
   if (!plan.decided) {
     absl::StrAppend(&out, "# no destination has a current reading: nothing to write\n");
-    return out;
-  }
-  absl::StrAppend(&out,
-                  "spec:\n  trafficPolicy:\n    loadBalancer:\n      localityLbSetting:\n"
-                  "        enabled: true\n        distribute:\n");
-  for (const DistributeRow& row : plan.setting.distribute) {
-    absl::StrAppend(&out, "        - from: \"", row.from, "\"\n          to:\n");
-    for (const auto& [locality, weight] : row.to) {
-      absl::StrAppend(&out, "            \"", locality, "\": ", weight, "\n");
-    }
   }
   return out;
 }

@@ -74,6 +74,8 @@ absl::StatusOr<std::string> RestorePatch(const std::string& original);
 // For people: the plan as comment lines ("# from  to  share  weight ..."),
 // then the patch as YAML; `target` names what it is for.
 std::string DescribePlan(const RoutePlan& plan, const std::string& target);
+// The comment lines alone.
+std::string DescribeFlows(const RoutePlan& plan, const std::string& target);
 
 }  // namespace carbonroute::routing
 

@@ -1,8 +1,10 @@
 #include "routing/route_plan.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "placement/scoring.h"
 
@@ -22,7 +24,8 @@ PolicyLocality LocalityOf(const std::string& locality) {
 absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
                                      const std::map<std::string, double>& endpoints,
                                      const placement::PlacementModel& model, absl::Time now,
-                                     bool endpoints_are_origins) {
+                                     bool endpoints_are_origins,
+                                     const std::map<std::string, double>* requests_per_second) {
   if (!policy.invalid.empty()) return absl::InvalidArgumentError(policy.invalid);
   RoutePlan plan;
   plan.at = now;
@@ -40,12 +43,19 @@ absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
   for (const placement::ScoredCandidate& scored :
        placement::ScoreCandidates(model, candidates, {}, options)) {
     intensity[scored.name] = scored.grams_per_kwh;
+    const uint32_t id = model.LocationId(scored.location);
+    const placement::LocationCarbon* carbon =
+        id == placement::PlacementModel::kNone ? nullptr : model.Carbon(id);
+    if (scored.grams_per_kwh && carbon != nullptr) {
+      plan.emissions_types[scored.name] = carbon->emissions_type;
+    }
   }
   const double scale = 1 + policy.headroom_percent / 100;
   std::vector<RouteDestination> destinations;
   for (const auto& [name, place] : places) {
     const auto seen = endpoints.find(name);
     const double count = place.amount.value_or(seen != endpoints.end() ? seen->second : 0);
+    plan.endpoints[name] = count;
     destinations.push_back({name, count * scale, intensity[name]});
     if (!intensity[name]) plan.without_reading.push_back(name);
   }
@@ -53,12 +63,34 @@ absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
   // The origins and their RTT to every destination, by the scoring's lookup.
   std::vector<RouteOrigin> origins;
   std::vector<PolicyLocality> origin_places;
+  double measured = 0;
+  if (requests_per_second != nullptr) {
+    for (const auto& [locality, rate] : *requests_per_second) measured += rate;
+  }
+  if (measured > 0) {
+    // Measured: each locality with requests, its share of them × the endpoints' total.
+    double total_endpoints = 0;
+    for (const auto& [name, count] : plan.endpoints) total_endpoints += count;
+    for (const auto& [locality, rate] : *requests_per_second) {
+      if (rate <= 0) continue;
+      plan.requests_per_second[locality] = rate;
+      origins.push_back({locality, rate / measured * std::max(total_endpoints, 1.0)});
+      const auto declared = absl::c_find_if(policy.origins, [&](const PolicyLocality& origin) {
+        return origin.locality == locality;
+      });
+      const auto place = places.find(locality);
+      origin_places.push_back(declared != policy.origins.end() ? *declared
+                              : place != places.end()          ? place->second
+                                                               : LocalityOf(locality));
+    }
+  }
   for (const auto& [locality, count] : endpoints) {
-    if (!endpoints_are_origins) break;
+    if (!endpoints_are_origins || measured > 0) break;
     origins.push_back({locality, count});
     origin_places.push_back(places.at(locality));
   }
   for (const PolicyLocality& origin : policy.origins) {
+    if (measured > 0) break;
     // its endpoints say its demand
     if (endpoints_are_origins && endpoints.contains(origin.locality)) continue;
     origins.push_back({origin.locality, origin.amount.value_or(1)});

@@ -10,7 +10,11 @@
 //   origins       every locality with ready endpoints, demand its endpoints
 //                 (what it serves today under Istio's locality-preferred
 //                 default), and the policy's origins[] (demand: their own,
-//                 default 1 endpoint's worth);
+//                 default 1 endpoint's worth); with measured requests per
+//                 second per client locality (routing/request_demand.h) that
+//                 add up to more than 0, every locality with requests instead,
+//                 demand its share of the requests × the endpoints' total (so
+//                 demand and capacity stay in one unit);
 //   readings      each destination's carbon value and each origin's RTT to
 //                 it from the placement model, through the extender's own
 //                 scoring (placement/scoring.h: the current reading, stale
@@ -38,6 +42,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "contract/emissions_type.h"
 #include "placement/placement_model.h"
 #include "routing/istio_distribute.h"
 #include "routing/locality_weights.h"
@@ -52,6 +57,14 @@ struct RoutePlan {
   LocalityLbSetting setting;                 // the rows written: origins with traffic
   std::vector<std::string> without_reading;  // destinations with no current reading
   bool decided = false;  // false: no destination had a reading, nothing to write
+  // The measured requests per second per origin the demand came from; empty
+  // when the demand is the endpoints'.
+  std::map<std::string, double> requests_per_second;
+  // Each destination with a reading: its emissions type (one series of the
+  // ledger never mixes average and marginal).
+  std::map<std::string, EmissionsType> emissions_types;
+  // Ready endpoints (or localities[].capacity) per destination, before headroom.
+  std::map<std::string, double> endpoints;
 
   // The row written for `origin` in `setting` (null: none), and the weight it
   // gives `destination` (0 when it has none).
@@ -68,10 +81,11 @@ std::optional<double> ExpectedIntensity(const DistributeRow& row, const RouteRow
 // EndpointSlices show them (the one-shot mode passes the policy's localities).
 // `endpoints_are_origins`: false for an HTTPRoute, whose one origin is its
 // Gateway's (the policy's origins[]), not the localities that serve it.
-absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
-                                     const std::map<std::string, double>& endpoints,
-                                     const placement::PlacementModel& model, absl::Time now,
-                                     bool endpoints_are_origins = true);
+// `requests_per_second`: measured demand per origin locality (null: none).
+absl::StatusOr<RoutePlan> PlanRoutes(
+    const RoutingPolicy& policy, const std::map<std::string, double>& endpoints,
+    const placement::PlacementModel& model, absl::Time now, bool endpoints_are_origins = true,
+    const std::map<std::string, double>* requests_per_second = nullptr);
 
 }  // namespace carbonroute::routing
 

@@ -9,6 +9,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "base/utc_time.h"
 #include "net/url.h"
 #include "routing/destination_rule_patch.h"
@@ -39,30 +40,36 @@ std::string RulePath(const std::string& ns, const std::string& name) {
 
 }  // namespace
 
-struct RoutingController::Outcome {
-  TargetRef target;
-  std::string result;  // kRoutingWrites' result
-  std::string reason;  // a condition's reason; "" when written or unchanged
-  std::string message;
-  std::optional<RoutePlan> plan;
-};
+std::string RoutingController::RoutePath(const std::string& ns, const std::string& name) {
+  return absl::StrCat("/apis/gateway.networking.k8s.io/v1/namespaces/", net::UrlEncode(ns),
+                      "/httproutes/", net::UrlEncode(name));
+}
 
 RoutingController::RoutingController(RoutingControllerOptions options, const kube::KubeClient& api,
                                      RoutingModelLoader load_model, Clock& clock,
                                      RoutingMetrics& metrics, kube::LeaseElection* lease,
-                                     const kube::EventRecorder* events)
-    : options_(options),
+                                     const kube::EventRecorder* events, ledger::Ledger* ledger)
+    : options_(std::move(options)),
       api_(api),
       load_model_(std::move(load_model)),
       metrics_(metrics),
       events_(events),
       loop_(
-          [&options] {
-            kube::ControllerLoopOptions loop{.resync = options.resync};
-            if (options.watch) loop.watched.push_back({kPoliciesPath, "CarbonRoutingPolicyList"});
+          [this] {
+            kube::ControllerLoopOptions loop{.resync = options_.resync};
+            if (options_.watch) loop.watched.push_back({kPoliciesPath, "CarbonRoutingPolicyList"});
             return loop;
           }(),
-          api, clock, *this, lease) {}
+          api, clock, *this, lease) {
+  if (ledger != nullptr) {
+    // Longer than three resyncs, the controller cannot vouch for what ran.
+    route_ledger_ = std::make_unique<RouteLedger>(
+        *ledger, options_.dry_run ? ledger::LedgerMode::kShadow : ledger::LedgerMode::kEnforced,
+        3 * options_.resync);
+  }
+}
+
+RoutingController::~RoutingController() = default;
 
 absl::StatusOr<kube::ListedVersions> RoutingController::List(absl::Time /*now*/) {
   std::vector<RoutingPolicy> policies;
@@ -179,105 +186,69 @@ absl::StatusOr<EndpointCount> RoutingController::CountServiceEndpoints(const Ser
   return count;
 }
 
-RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy& policy,
-                                                             const TargetRef& target,
-                                                             const placement::PlacementModel& model,
-                                                             absl::Time now) {
-  Outcome outcome{.target = target};
-  const std::string what = target.Describe(policy.namespace_name);
-  auto refuse = [&](std::string result, std::string reason, const std::string& message) {
-    return Refuse(outcome, what, std::move(result), std::move(reason), message);
-  };
-  if (policy.origins.size() != 1) {
-    return refuse("invalid", "Invalid",
-                  "an HTTPRoute has one origin, its Gateway's locality: give exactly one in "
-                  "spec.origins");
+std::optional<std::map<std::string, double>> RoutingController::MeasuredDemand(
+    const ServiceRef& service) {
+  if (!options_.request_rates) return std::nullopt;
+  absl::StatusOr<ClientRates> rates = options_.request_rates(service);
+  if (!rates.ok()) {
+    metrics_.Error("requests");
+    spdlog::warn(absl::StrCat("route: the requests to ", service.namespace_name, "/", service.name,
+                              " (istio_requests_total): ", rates.status().message(),
+                              ": demand from the endpoints"));
+    return std::nullopt;
   }
-  const std::string path = absl::StrCat("/apis/gateway.networking.k8s.io/v1/namespaces/",
-                                        net::UrlEncode(policy.namespace_name), "/httproutes/",
-                                        net::UrlEncode(target.name));
-  absl::StatusOr<std::string> body = api_.Get(path);
-  if (!body.ok()) return RefuseGet(outcome, what, body.status());
-  kube::JsonDocument document;
-  absl::StatusOr<kube::JsonField> route = document.Parse(*body, "HTTPRoute");
-  absl::StatusOr<std::vector<Backend>> backends =
-      route.ok() ? ReadBackends(*route, policy.namespace_name) : route.status();
-  if (!backends.ok()) return refuse("invalid", "Invalid", std::string(backends.status().message()));
-  if (backends->empty()) return refuse("invalid", "Invalid", "it has no Service backend");
-  // Each backend Service's ready endpoints per locality: all in its region when the Service is
-  // labelled with one (topology.kubernetes.io/region), else where its endpoints' Nodes are.
-  std::map<std::string, std::map<std::string, double>> per_backend;
-  std::map<std::string, double> endpoints;
-  for (const Backend& backend : *backends) {
-    if (per_backend.contains(backend.Key())) continue;
-    const ServiceRef service{.namespace_name = backend.namespace_name, .name = backend.name};
-    absl::StatusOr<EndpointCount> count = CountServiceEndpoints(service);
-    if (!count.ok()) return refuse("error", "Error", std::string(count.status().message()));
-    absl::StatusOr<std::string> service_body =
-        api_.Get(absl::StrCat("/api/v1/namespaces/", net::UrlEncode(service.namespace_name),
-                              "/services/", net::UrlEncode(service.name)));
-    std::string region;
-    if (service_body.ok()) {
-      kube::JsonDocument service_document;
-      if (absl::StatusOr<kube::JsonField> object = service_document.Parse(*service_body, "Service");
-          object.ok()) {
-        region = (*object)["metadata"]["labels"][kube::kRegionLabel].OptionalString().value_or("");
-      }
+  for (const ClientRate& client : rates->clients) {
+    const std::string key = absl::StrCat(client.namespace_name, "/", client.pod);
+    if (pod_nodes_.contains(key)) continue;
+    std::string& node = pod_nodes_[key];  // "" for a Pod gone or unreadable
+    absl::StatusOr<std::string> body =
+        api_.Get(absl::StrCat("/api/v1/namespaces/", net::UrlEncode(client.namespace_name),
+                              "/pods/", net::UrlEncode(client.pod)));
+    if (!body.ok()) {
+      if (!absl::IsNotFound(body.status())) metrics_.Error("get");
+      continue;
     }
-    std::map<std::string, double>& mine = per_backend[backend.Key()];
-    if (!region.empty()) {
-      double total = count->unlocated;
-      for (const auto& [locality, n] : count->by_locality) total += n;
-      mine[absl::StrCat(region, "/*")] = total;
-    } else {
-      mine = count->by_locality;
-    }
-    for (const auto& [locality, n] : mine) endpoints[locality] += n;
+    kube::JsonDocument document;
+    absl::StatusOr<kube::JsonField> pod = document.Parse(*body, "Pod");
+    if (pod.ok()) node = (*pod)["spec"]["nodeName"].OptionalString().value_or("");
   }
-  absl::StatusOr<RoutePlan> plan =
-      PlanRoutes(policy, endpoints, model, now, /*endpoints_are_origins=*/false);
-  if (!plan.ok()) return refuse("invalid", "Invalid", std::string(plan.status().message()));
-  outcome.plan = *std::move(plan);
-  if (!outcome.plan->decided || outcome.plan->rows.empty()) {
-    return refuse("data_missing", "DataMissing",
-                  absl::StrCat("no backend has a current reading (",
-                               absl::StrJoin(outcome.plan->without_reading, ", "),
-                               "): the route is kept as it is"));
+  LocalityDemand demand = DemandByLocality(*rates, pod_nodes_, nodes_, options_.level);
+  if (demand.unlocated > 0) {
+    spdlog::warn(absl::StrCat("route: ", demand.unlocated, " requests/s to ",
+                              service.namespace_name, "/", service.name,
+                              " come from Pods without a known Node or region: left out"));
   }
-  // The origin's share of each locality, split over its backends by their endpoints.
-  const RouteRow& row = outcome.plan->rows.front();
-  std::vector<DestinationShare> shares;
-  for (const auto& [key, localities] : per_backend) {
-    DestinationShare share{.locality = key};
-    for (const auto& [locality, n] : localities) {
-      for (const RouteFlow& flow : row.flows) {
-        if (flow.destination != locality || endpoints[locality] <= 0) continue;
-        share.share += flow.share * n / endpoints[locality];
-        if (flow.rtt) share.rtt = std::min(share.rtt, *flow.rtt);
-      }
-    }
-    shares.push_back(std::move(share));
+  return std::move(demand.per_second);
+}
+
+void RoutingController::BookRule(const RoutingPolicy& policy, const TargetRef& target,
+                                 const RoutePlan& plan,
+                                 const std::optional<std::map<std::string, double>>& measured,
+                                 const std::vector<DistributeRow>& held, bool moved,
+                                 absl::Time now) {
+  if (route_ledger_ == nullptr) return;
+  const std::string key = absl::StrCat(policy.uid, "/", target.name);
+  std::vector<std::string> origins;
+  for (const RouteRow& row : plan.rows) origins.push_back(row.origin);
+  RouteBooking booking{.key = key,
+                       .namespace_name = policy.namespace_name,
+                       .joules_per_request = policy.joules_per_request,
+                       .requests_per_second = measured,
+                       .plan = &plan,
+                       .moved = moved};
+  const OriginShares ran = WithMeshDefault(SharesOfRows(held), origins, plan.endpoints);
+  if (options_.dry_run) {
+    const auto previous = would_route_.find(key);
+    booking.chosen = previous == would_route_.end()
+                         ? ran
+                         : WithMeshDefault(SharesOfRows(previous->second), origins, plan.endpoints);
+    booking.counterfactual = ran;
+    would_route_[key] = plan.setting.distribute;
+  } else {
+    booking.chosen = ran;
+    booking.counterfactual = WithMeshDefault({}, origins, plan.endpoints);
   }
-  absl::StatusOr<std::vector<LocalityWeight>> percents = PercentWeights(shares);
-  if (!percents.ok()) return refuse("invalid", "Invalid", std::string(percents.status().message()));
-  std::map<std::string, int64_t> weights;
-  for (const LocalityWeight& weight : *percents) weights[weight.locality] = weight.percent;
-  const std::vector<Backend> reweighted = Reweighted(*backends, weights);
-  std::vector<std::string> changes;
-  for (std::size_t i = 0; i < reweighted.size(); ++i) {
-    if (reweighted[i].weight != (*backends)[i].weight) {
-      changes.push_back(absl::StrCat(reweighted[i].Key(), " ", (*backends)[i].weight, " → ",
-                                     reweighted[i].weight));
-    }
-  }
-  metrics_.SetWeights(policy, absl::StrCat("HTTPRoute/", target.name), *outcome.plan);
-  if (changes.empty()) {
-    outcome.result = "unchanged";
-    return outcome;
-  }
-  const std::string change = absl::StrCat(what, ": ", absl::StrJoin(changes, ", "));
-  return WriteTarget(std::move(outcome), what, policy, path, kube::kJsonPatch,
-                     BackendWeightsPatch(reweighted), change, now);
+  route_ledger_->Book(booking, now);
 }
 
 RoutingController::Outcome RoutingController::ReconcileTarget(
@@ -318,7 +289,10 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
                                " has no ready endpoint on a Node with a region: the rule is kept "
                                "as it is"));
   }
-  absl::StatusOr<RoutePlan> plan = PlanRoutes(policy, count.by_locality, model, now);
+  const std::optional<std::map<std::string, double>> measured = MeasuredDemand(*service);
+  absl::StatusOr<RoutePlan> plan =
+      PlanRoutes(policy, count.by_locality, model, now, /*endpoints_are_origins=*/true,
+                 measured ? &*measured : nullptr);
   if (!plan.ok()) return refuse("invalid", "Invalid", std::string(plan.status().message()));
   outcome.plan = *std::move(plan);
   if (!outcome.plan->decided) {
@@ -334,6 +308,7 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
                  row_changed_[absl::StrCat(policy.uid, "/", target.name)]);
   metrics_.SetWeights(policy, absl::StrCat("DestinationRule/", target.name), plan_made);
   const std::vector<DistributeRow>& planned = plan_made.setting.distribute;
+  BookRule(policy, target, plan_made, measured, check.held, !SameRows(check.held, planned), now);
   if (SameRows(check.held, planned)) {
     outcome.result = "unchanged";
     return outcome;
@@ -450,31 +425,68 @@ void RoutingController::SetFinalizers(const RoutingPolicy& policy,
   }
 }
 
+namespace {
+
+// A target kind's path, and the patch that puts back what carbonroute kept of it.
+std::string TargetPath(TargetKind kind, const std::string& ns, const std::string& name) {
+  return kind == TargetKind::kDestinationRule ? RulePath(ns, name)
+                                              : RoutingController::RoutePath(ns, name);
+}
+
+struct RestoreWrite {
+  absl::string_view content_type;
+  std::string body;
+};
+
+absl::StatusOr<RestoreWrite> RestoreOf(TargetKind kind, const std::string& original) {
+  if (kind == TargetKind::kDestinationRule) {
+    CARBONROUTE_ASSIGN_OR_RETURN(std::string body, RestorePatch(original));
+    return RestoreWrite{kube::kMergePatch, std::move(body)};
+  }
+  CARBONROUTE_ASSIGN_OR_RETURN(std::string body, RestoreWeightsPatch(original));
+  return RestoreWrite{kube::kJsonPatch, std::move(body)};
+}
+
+// What carbonroute kept of a target's own setting ("" when it never wrote it), and who wrote.
+std::pair<std::string, std::string> KeptOf(TargetKind kind, const kube::JsonField& object) {
+  if (kind == TargetKind::kDestinationRule) {
+    const RuleCheck check = CheckDestinationRule(object);
+    return {check.original, check.routed_by};
+  }
+  const RouteKept kept = ReadRouteKept(object);
+  return {kept.original, kept.routed_by};
+}
+
+}  // namespace
+
+absl::Status RoutingController::Restore(TargetKind kind, const std::string& ns,
+                                        const std::string& name, const std::string& original) {
+  CARBONROUTE_ASSIGN_OR_RETURN(const RestoreWrite write, RestoreOf(kind, original));
+  return api_.Patch(TargetPath(kind, ns, name), write.content_type, write.body).status();
+}
+
 void RoutingController::Finalize(const RoutingPolicy& policy) {
   if (absl::c_find(policy.finalizers, kRestoreFinalizer) == policy.finalizers.end()) return;
   for (const TargetRef& target : policy.targets) {
-    if (target.kind != TargetKind::kDestinationRule) continue;
-    const std::string path = RulePath(policy.namespace_name, target.name);
-    absl::StatusOr<std::string> body = api_.Get(path);
+    absl::StatusOr<std::string> body =
+        api_.Get(TargetPath(target.kind, policy.namespace_name, target.name));
     if (!body.ok() && absl::IsNotFound(body.status())) continue;  // gone: nothing to put back
     kube::JsonDocument document;
-    absl::StatusOr<kube::JsonField> rule =
-        body.ok() ? document.Parse(*body, "DestinationRule") : body.status();
-    absl::StatusOr<std::string> restore =
-        rule.ok() ? RestorePatch(CheckDestinationRule(*rule).original) : rule.status();
-    if (rule.ok() && CheckDestinationRule(*rule).original.empty()) continue;  // never written
-    absl::StatusOr<std::string> restored =
-        restore.ok() ? api_.Patch(path, kube::kMergePatch, *restore) : restore.status();
+    absl::StatusOr<kube::JsonField> object =
+        body.ok() ? document.Parse(*body, "target") : body.status();
+    const std::string original = object.ok() ? KeptOf(target.kind, *object).first : "";
+    if (object.ok() && original.empty()) continue;  // never written
+    const absl::Status restored =
+        object.ok() ? Restore(target.kind, policy.namespace_name, target.name, original)
+                    : object.status();
     if (!restored.ok()) {  // the finalizer stays: tried again at the next pass
       metrics_.Error("patch");
       spdlog::warn(absl::StrCat("route: restoring ", target.Describe(policy.namespace_name),
-                                " for the deleted ", policy.Describe(), ": ",
-                                restored.status().message()));
+                                " for the deleted ", policy.Describe(), ": ", restored.message()));
       return;
     }
     spdlog::info(absl::StrCat("route: ", target.Describe(policy.namespace_name),
-                              ": its localityLbSetting is back as it was before ",
-                              policy.Describe()));
+                              ": what it held is back as it was before ", policy.Describe()));
   }
   std::vector<std::string> finalizers = policy.finalizers;
   std::erase(finalizers, std::string(kRestoreFinalizer));
@@ -483,54 +495,56 @@ void RoutingController::Finalize(const RoutingPolicy& policy) {
 
 void RoutingController::ReleaseUntargeted() {
   struct Written {
+    TargetKind kind;
     std::string namespace_name, name, routed_by, original;
   };
   std::vector<Written> written;
-  absl::StatusOr<kube::ListResult> listed = kube::ListAll(
-      api_,
-      {.path = "/apis/networking.istio.io/v1/destinationrules", .list_kind = "DestinationRuleList"},
-      [&](const kube::JsonField& item) {
-        const RuleCheck check = CheckDestinationRule(item);
-        if (check.routed_by.empty() || check.original.empty()) return absl::OkStatus();
-        written.push_back({item["metadata"]["namespace"].OptionalString().value_or(""),
-                           item["metadata"]["name"].OptionalString().value_or(""), check.routed_by,
-                           check.original});
-        return absl::OkStatus();
-      },
-      [&] { written.clear(); });
-  if (!listed.ok()) {
-    if (!absl::IsNotFound(listed.status())) {  // 404: Istio's CRD is not installed
+  for (const TargetKind kind : {TargetKind::kDestinationRule, TargetKind::kHttpRoute}) {
+    const bool rule = kind == TargetKind::kDestinationRule;
+    absl::StatusOr<kube::ListResult> listed = kube::ListAll(
+        api_,
+        {.path = rule ? "/apis/networking.istio.io/v1/destinationrules"
+                      : "/apis/gateway.networking.k8s.io/v1/httproutes",
+         .list_kind = rule ? "DestinationRuleList" : "HTTPRouteList"},
+        [&](const kube::JsonField& item) {
+          auto [original, routed_by] = KeptOf(kind, item);
+          if (routed_by.empty() || original.empty()) return absl::OkStatus();
+          written.push_back({kind, item["metadata"]["namespace"].OptionalString().value_or(""),
+                             item["metadata"]["name"].OptionalString().value_or(""),
+                             std::move(routed_by), std::move(original)});
+          return absl::OkStatus();
+        },
+        [&] { std::erase_if(written, [kind](const Written& w) { return w.kind == kind; }); });
+    if (!listed.ok() && !absl::IsNotFound(listed.status())) {  // 404: the CRD is not installed
       metrics_.Error("list");
-      spdlog::warn(absl::StrCat("route: listing DestinationRules: ", listed.status().message()));
+      spdlog::warn(absl::StrCat("route: listing ", rule ? "DestinationRules" : "HTTPRoutes", ": ",
+                                listed.status().message()));
+      return;
     }
-    return;
   }
-  for (const Written& rule : written) {
-    const auto owner = absl::c_find_if(policies_, [&rule](const RoutingPolicy& policy) {
-      return absl::StrCat(policy.namespace_name, "/", policy.name) == rule.routed_by;
+  for (const Written& object : written) {
+    const auto owner = absl::c_find_if(policies_, [&object](const RoutingPolicy& policy) {
+      return absl::StrCat(policy.namespace_name, "/", policy.name) == object.routed_by;
     });
     if (owner != policies_.end()) {
-      if (owner->deleting) continue;  // its finalizer puts the rule back
-      const bool targeted =
-          owner->namespace_name == rule.namespace_name &&
-          absl::c_any_of(owner->targets, [&rule](const TargetRef& target) {
-            return target.kind == TargetKind::kDestinationRule && target.name == rule.name;
-          });
+      if (owner->deleting) continue;  // its finalizer puts the object back
+      const bool targeted = owner->namespace_name == object.namespace_name &&
+                            absl::c_any_of(owner->targets, [&object](const TargetRef& target) {
+                              return target.kind == object.kind && target.name == object.name;
+                            });
       if (targeted) continue;
     }
-    const std::string what = absl::StrCat("DestinationRule ", rule.namespace_name, "/", rule.name);
-    absl::StatusOr<std::string> restore = RestorePatch(rule.original);
-    absl::StatusOr<std::string> restored =
-        restore.ok()
-            ? api_.Patch(RulePath(rule.namespace_name, rule.name), kube::kMergePatch, *restore)
-            : restore.status();
+    const std::string what =
+        TargetRef{.kind = object.kind, .name = object.name}.Describe(object.namespace_name);
+    const absl::Status restored =
+        Restore(object.kind, object.namespace_name, object.name, object.original);
     if (!restored.ok()) {
       metrics_.Error("patch");
-      spdlog::warn(absl::StrCat("route: restoring ", what, ": ", restored.status().message()));
+      spdlog::warn(absl::StrCat("route: restoring ", what, ": ", restored.message()));
       continue;
     }
-    spdlog::info(absl::StrCat("route: ", what, ": no policy targets it any more (", rule.routed_by,
-                              " wrote it): its localityLbSetting is back as it was"));
+    spdlog::info(absl::StrCat("route: ", what, ": no policy targets it any more (",
+                              object.routed_by, " wrote it): it is back as it was"));
   }
 }
 
@@ -539,6 +553,7 @@ void RoutingController::Reconcile(const kube::ControllerPass& pass) {
   if (!pass.lease_error.empty()) metrics_.Error("lease");
   if (!pass.leading || !pass.listed) return;
   const absl::Time now = pass.now;
+  pod_nodes_.clear();
   model_sources::LoadedModel loaded = load_model_(now);
   for (const absl::Status& error : loaded.errors) {
     metrics_.Error("model");
@@ -588,6 +603,11 @@ void RoutingController::Reconcile(const kube::ControllerPass& pass) {
     const std::string prefix = absl::StrCat(uid, "/");
     std::erase_if(row_changed_,
                   [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
+    std::erase_if(would_route_,
+                  [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
+    std::erase_if(would_weigh_,
+                  [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
+    if (route_ledger_ != nullptr) route_ledger_->Forget(prefix);
   }
   known_ = std::move(known);
 }

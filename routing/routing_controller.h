@@ -20,21 +20,32 @@
 //      an Event on the policy naming the old and new rows (`dry_run`: the
 //      Event alone, WouldChangeWeights);
 //   3. a policy without the finalizer kRestoreFinalizer gets it; one being
-//      deleted has each rule it wrote put back as it was before its first
-//      write (kept in an annotation on the rule), then loses the finalizer;
-//      a rule its writer (carbonroute.io/routed-by) no longer targets, or
-//      whose writer is gone, is put back the same way (a list of every
-//      DestinationRule per pass);
+//      deleted has each rule or route it wrote put back as it was before its
+//      first write (kept in an annotation on the object), then loses the
+//      finalizer; a rule or route its writer (carbonroute.io/routed-by) no
+//      longer targets, or whose writer is gone, is put back the same way (a
+//      list of every DestinationRule and HTTPRoute per pass);
 //   4. the policy's status (observedGeneration, per target the rows with
 //      each destination's intensity, RTT and reason, the conditions Ready,
 //      DataMissing, TargetNotFound, FailoverConfigured,
 //      OutlierDetectionMissing) through the status subresource, only when it
 //      differs from what this replica wrote last (`dry_run`: never).
+// Demand: each origin locality's ready endpoints, or with `request_rates`
+// (`--prometheus`) the requests per second Istio measured from client Pods
+// in each locality (routing/request_demand.h; Pods read with a GET each, once
+// per pass). With a ledger, each DestinationRule's pass books the interval
+// since its previous one (routing/route_ledger.h).
 // An HTTPRoute target (one origin, its Gateway's, in spec.origins): each
 // Service backend's ready endpoints per locality (all in its region when the
 // Service is labelled topology.kubernetes.io/region), the origin's row split
 // over the backends by their endpoints, each backend's weight written by a JSON
-// patch (routing/http_route_patch.h) only when it changes.
+// patch (routing/http_route_patch.h) only when it changes, and kept as it is
+// by the same rule against flapping over the backends (minStay, the
+// tolerance); the first write keeps the weights as they were, for the
+// finalizer. With --prometheus, its demand is every request to its backends
+// (all from its one origin).
+//
+// The HTTPRoute part is in routing/http_route_target.cc.
 //
 // Ownership: borrows every argument. Thread safety: RunOnce/Run on one
 // thread; healthy() and turning() from any. Logs through spdlog's default
@@ -45,6 +56,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,12 +68,22 @@
 #include "kube/kube_client.h"
 #include "kube/kube_node.h"
 #include "kube/lease_election.h"
+#include "ledger/ledger.h"
 #include "model_sources/model_loader.h"
+#include "routing/http_route_patch.h"
+#include "routing/istio_distribute.h"
+#include "routing/request_demand.h"
+#include "routing/route_ledger.h"
+#include "routing/route_plan.h"
 #include "routing/routing_metrics.h"
 #include "routing/routing_policy.h"
 #include "routing/service_endpoints.h"
 
 namespace carbonroute::routing {
+
+// The requests per second each client Pod sends a Service (an instant query of
+// istio_requests_total: routing/request_demand.h); errors: the query's.
+using RequestRateSource = std::function<absl::StatusOr<ClientRates>(const ServiceRef& service)>;
 
 struct RoutingControllerOptions {
   absl::Duration resync = absl::Minutes(1);
@@ -70,6 +92,8 @@ struct RoutingControllerOptions {
   bool dry_run = false;
   // Watch the policies between lists (kube/change_watch.h). Run() only.
   bool watch = false;
+  // Measured demand (null: each origin's ready endpoints).
+  RequestRateSource request_rates;
 };
 
 using RoutingModelLoader = std::function<model_sources::LoadedModel(absl::Time now)>;
@@ -77,24 +101,49 @@ using RoutingModelLoader = std::function<model_sources::LoadedModel(absl::Time n
 class RoutingController final : private kube::Reconciler {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
+  // `ledger`: null to book nothing (routing/route_ledger.h says what is booked).
   RoutingController(RoutingControllerOptions options, const kube::KubeClient& api,
                     RoutingModelLoader load_model, Clock& clock, RoutingMetrics& metrics,
                     kube::LeaseElection* lease = nullptr,
-                    const kube::EventRecorder* events = nullptr);
+                    const kube::EventRecorder* events = nullptr, ledger::Ledger* ledger = nullptr);
+  ~RoutingController() override;
 
   void RunOnce() { loop_.RunOnce(); }
   void Run(absl::Notification& stop) { loop_.Run(stop); }
   bool healthy() const { return loop_.healthy(); }
   bool turning() const { return loop_.turning(); }
 
+  // The API path of the HTTPRoute `name` in `ns`.
+  static std::string RoutePath(const std::string& ns, const std::string& name);
+
  private:
-  struct Outcome;
+  // What reconciling one target came to.
+  struct Outcome {
+    TargetRef target;
+    std::string result;  // kRoutingWrites' result
+    std::string reason;  // a condition's reason; "" when written or unchanged
+    std::string message;
+    std::optional<RoutePlan> plan;
+  };
   absl::StatusOr<kube::ListedVersions> List(absl::Time now) override;
   void Reconcile(const kube::ControllerPass& pass) override;
   // An HTTPRoute: its Service backends' weights from its one origin's row.
   Outcome ReconcileRoute(const RoutingPolicy& policy, const TargetRef& target,
                          const placement::PlacementModel& model, absl::Time now);
   absl::StatusOr<EndpointCount> CountServiceEndpoints(const ServiceRef& service);
+  // The requests per second to `service` per client locality; nullopt without
+  // a request rate source or when it failed (said in the log and metrics).
+  std::optional<std::map<std::string, double>> MeasuredDemand(const ServiceRef& service);
+  // Books a DestinationRule's interval: `held` ran in it, `planned` is what
+  // this pass decided (written, or in a dry run only said).
+  // Books an HTTPRoute's interval: `held` ran in it, `planned` is this pass's.
+  void BookRoute(const RoutingPolicy& policy, const std::string& key, const RoutePlan& plan,
+                 const std::optional<std::map<std::string, double>>& measured,
+                 const std::vector<Backend>& held, const std::vector<Backend>& planned,
+                 const RouteKept& kept, const BackendLocalities& per_backend, absl::Time now);
+  void BookRule(const RoutingPolicy& policy, const TargetRef& target, const RoutePlan& plan,
+                const std::optional<std::map<std::string, double>>& measured,
+                const std::vector<DistributeRow>& held, bool moved, absl::Time now);
   // `outcome` as a refusal of its target (`what`: "DestinationRule shop/web").
   static Outcome Refuse(Outcome outcome, const std::string& what, std::string result,
                         std::string reason, const std::string& message);
@@ -109,12 +158,15 @@ class RoutingController final : private kube::Reconciler {
                           const placement::PlacementModel& model, absl::Time now);
   void WriteStatus(const RoutingPolicy& policy, const std::vector<Outcome>& outcomes,
                    absl::Time now);
-  // A deleted policy: each rule it wrote gets back what it held before
-  // (destination_rule_patch.h's RestorePatch), then the finalizer goes.
+  // A deleted policy: each rule or route it wrote gets back what it held
+  // before (RestorePatch, RestoreWeightsPatch), then the finalizer goes.
   void Finalize(const RoutingPolicy& policy);
+  // Puts back `original` (what carbonroute kept at its first write) into the target.
+  absl::Status Restore(TargetKind kind, const std::string& ns, const std::string& name,
+                       const std::string& original);
   void SetFinalizers(const RoutingPolicy& policy, const std::vector<std::string>& finalizers);
-  // Every rule a policy wrote (carbonroute.io/routed-by) that no live policy
-  // targets any more gets its original localityLbSetting back.
+  // Every rule or route a policy wrote (carbonroute.io/routed-by) that no
+  // live policy targets any more gets back what it held before.
   void ReleaseUntargeted();
   void Event(const RoutingPolicy& policy, kube::EventType type, const std::string& reason,
              const std::string& message, absl::Time now);
@@ -135,6 +187,12 @@ class RoutingController final : private kube::Reconciler {
   std::map<std::string, RoutingPolicy> known_;  // uid → the policy, to forget its gauges
   // "policy uid/rule" → origin → when its written row last changed (row_stability.h).
   std::map<std::string, std::map<std::string, absl::Time>> row_changed_;
+  std::unique_ptr<RouteLedger> route_ledger_;  // null without a ledger
+  // "policy uid/rule" → the rows planned at its previous pass (the dry run's chosen basis).
+  std::map<std::string, std::vector<DistributeRow>> would_route_;
+  // "policy uid/HTTPRoute/route" → the backend weights planned at its previous pass.
+  std::map<std::string, std::vector<Backend>> would_weigh_;
+  std::map<std::string, std::string> pod_nodes_;  // "namespace/pod" → its Node, this pass
 };
 
 }  // namespace carbonroute::routing

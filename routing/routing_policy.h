@@ -49,7 +49,8 @@ namespace carbonroute::routing {
 inline constexpr char kPolicyGroupVersion[] = "carbonroute.io/v1alpha1";
 inline constexpr char kPolicyKind[] = "CarbonRoutingPolicy";
 inline constexpr char kPolicyPlural[] = "carbonroutingpolicies";
-// The policy's finalizer: its rules get their localityLbSetting back before it goes.
+// The policy's finalizer: the rules and routes it wrote get back what they held before it
+// goes (the name says rules: it was first given for them alone).
 inline constexpr char kRestoreFinalizer[] = "carbonroute.io/restore-destination-rules";
 
 enum class TargetKind { kDestinationRule, kHttpRoute };

@@ -2,22 +2,29 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/data_files.h"
+#include "base/status_macros.h"
 #include "cli/daemon_flags.h"
 #include "cli/logging.h"
 #include "kube/event_recorder.h"
 #include "kube/json_view.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
+#include "ledger/ledger.h"
+#include "model_sources/metrics_source.h"
 #include "routing/destination_rule_patch.h"
+#include "routing/http_route_patch.h"
+#include "routing/request_demand.h"
 #include "routing/route_plan.h"
 #include "routing/routing_controller.h"
 #include "routing/routing_metrics.h"
@@ -87,15 +94,20 @@ class RouteSubcommand final : public Subcommand {
   void AddFlags(CLI::App& cmd) override {
     cmd.add_option("--policy", policy_file_,
                    "one shot: a CarbonRoutingPolicy (YAML or JSON), with the DestinationRules it "
-                   "targets if you want them checked; its spec.localities[] stand for the "
-                   "endpoints");
+                   "targets if you want them checked, and the HTTPRoutes it targets with their "
+                   "backend Services (labelled topology.kubernetes.io/region); its "
+                   "spec.localities[] stand for the endpoints");
     cmd.add_option("--format", format_,
                    "--policy: yaml, the plan as comments and the patch; json, only the merge patch")
         ->check(CLI::IsMember({"yaml", "json"}))
         ->capture_default_str();
     cmd.add_flag("--controller", controller_,
                  "keep routing: reconcile every CarbonRoutingPolicy of the cluster (its "
-                 "DestinationRules, their Services' EndpointSlices, the Nodes' regions)");
+                 "DestinationRules, their Services' EndpointSlices, the Nodes' regions); with "
+                 "--prometheus, each origin's demand is the requests Istio measured from its "
+                 "clients (istio_requests_total), and for a policy with spec.joulesPerRequest "
+                 "each resync books in the savings ledger the requests under the weights the "
+                 "rule held against the mesh's default (100 % local; docs/savings.md)");
     cmd.add_option("--resync", resync_,
                    "--controller: every policy is planned again at least this often (an "
                    "intensity change re-weights within it)")
@@ -106,7 +118,9 @@ class RouteSubcommand final : public Subcommand {
         ->capture_default_str();
     cmd.add_flag("--dry-run", options_.dry_run,
                  "--controller: decide as usual but write nothing but Events "
-                 "(WouldChangeWeights) and the Lease");
+                 "(WouldChangeWeights) and the Lease; the savings ledger books what the weights "
+                 "it would have written would have saved against what the rule held "
+                 "(mode=\"shadow\")");
     sources_.AddTo(cmd);
     kube_.AddTo(cmd);
     lease_.AddTo(cmd);
@@ -140,6 +154,12 @@ class RouteSubcommand final : public Subcommand {
  private:
   int RunOnce(ProgramContext& c);
   int RunController(ProgramContext& c);
+  // One HTTPRoute target of the one-shot mode: prints its backend weights' JSON patch.
+  // Returns the exit code: 0, 2 (what is missing, named) or 3 (no reading).
+  int PrintRoutePatch(const routing::RoutingPolicy& policy, const routing::TargetRef& target,
+                      const std::map<std::string, std::string>& routes,
+                      const std::map<std::string, std::string>& service_regions,
+                      const placement::PlacementModel& model, ProgramContext& c);
 
   std::string policy_file_;
   std::string format_ = "yaml";
@@ -164,11 +184,24 @@ int RouteSubcommand::RunController(ProgramContext& c) {
   cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
   ControllerKit kit(connection, c.http, lease_, "carbonroute-route");
   routing::RoutingMetrics metrics(*kit.registry);
+  ledger::Ledger ledger(*kit.registry);
   net::HttpClient& http = c.http;
+  routing::RoutingControllerOptions options = options_;
+  if (!sources.prometheus_url.empty()) {
+    options.request_rates =
+        [&sources,
+         &http](const routing::ServiceRef& service) -> absl::StatusOr<routing::ClientRates> {
+      std::vector<model_sources::Sample> samples;
+      CARBONROUTE_RETURN_IF_ERROR(model_sources::QueryInstant(
+          http, sources.prometheus_url, routing::RequestRateQuery(service), sources.timeout,
+          sources.auth, samples));
+      return routing::ReadClientRates(samples);
+    };
+  }
   routing::RoutingController controller(
-      options_, kit.api,
+      std::move(options), kit.api,
       [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
-      c.clock, metrics, kit.lease(), &kit.events);
+      c.clock, metrics, kit.lease(), &kit.events, &ledger);
   return ServeController(
       {.title = "scheduler-lite route --controller",
        .registry = kit.registry,
@@ -184,6 +217,80 @@ int RouteSubcommand::RunController(ProgramContext& c) {
       listen, web, c.signals->stop());
 }
 
+int RouteSubcommand::PrintRoutePatch(const routing::RoutingPolicy& policy,
+                                     const routing::TargetRef& target,
+                                     const std::map<std::string, std::string>& routes,
+                                     const std::map<std::string, std::string>& service_regions,
+                                     const placement::PlacementModel& model, ProgramContext& c) {
+  const std::string what = target.Describe(policy.namespace_name);
+  auto usage = [&](const std::string& message) {
+    c.err << "scheduler-lite: --policy: " << what << ": " << message << "\n";
+    return 2;
+  };
+  const auto route = routes.find(target.name);
+  if (route == routes.end()) {
+    return usage(
+        "not in the file: offline, give the HTTPRoute and its backend Services (each "
+        "labelled topology.kubernetes.io/region) beside the policy");
+  }
+  if (policy.origins.size() != 1) {
+    return usage(
+        "an HTTPRoute has one origin, its Gateway's locality: give exactly one in "
+        "spec.origins");
+  }
+  kube::JsonDocument parsed;
+  absl::StatusOr<kube::JsonField> root = parsed.Parse(route->second, "HTTPRoute");
+  absl::StatusOr<std::vector<routing::Backend>> backends =
+      root.ok() ? routing::ReadBackends(*root, policy.namespace_name) : root.status();
+  if (!backends.ok()) return usage(std::string(backends.status().message()));
+  if (backends->empty()) return usage("it has no Service backend");
+  // Offline each backend serves from its Service's region, with that locality's capacity in
+  // spec.localities (default 1).
+  routing::BackendLocalities per_backend;
+  std::map<std::string, double> endpoints;
+  for (const routing::Backend& backend : *backends) {
+    const auto region = service_regions.find(backend.Key());
+    if (region == service_regions.end() || region->second.empty()) {
+      return usage(absl::StrCat("backend Service ", backend.Key(),
+                                ": give it in the file, labelled ", kube::kRegionLabel,
+                                " (offline, where it runs is not known)"));
+    }
+    const std::string locality = absl::StrCat(region->second, "/*");
+    double capacity = 1;
+    for (const routing::PolicyLocality& declared : policy.localities) {
+      if (declared.locality == locality) capacity = declared.amount.value_or(1);
+    }
+    per_backend[backend.Key()][locality] = capacity;
+  }
+  for (const auto& [key, localities] : per_backend) {
+    for (const auto& [locality, capacity] : localities) endpoints[locality] += capacity;
+  }
+  absl::StatusOr<routing::RoutePlan> plan =
+      routing::PlanRoutes(policy, endpoints, model, c.clock.Now(), /*endpoints_are_origins=*/false);
+  if (!plan.ok()) return usage(std::string(plan.status().message()));
+  if (format_ != "json")
+    c.out << routing::DescribeFlows(*plan, absl::StrCat(policy.Describe(), " → ", what));
+  if (!plan->decided || plan->rows.empty()) {
+    c.err << "scheduler-lite: " << what << ": no backend has a current reading ("
+          << absl::StrJoin(plan->without_reading, ", ") << "): nothing to write\n";
+    return 3;
+  }
+  absl::StatusOr<std::map<std::string, int64_t>> weights =
+      routing::BackendPercents(plan->rows.front(), per_backend);
+  if (!weights.ok()) return usage(std::string(weights.status().message()));
+  const std::vector<routing::Backend> reweighted = routing::Reweighted(*backends, *weights);
+  if (format_ != "json") {
+    for (std::size_t i = 0; i < reweighted.size(); ++i) {
+      c.out << "# backend " << reweighted[i].Key() << " weight " << (*backends)[i].weight << " → "
+            << reweighted[i].weight << "\n";
+    }
+    c.out << "# kubectl -n " << policy.namespace_name << " patch httproute " << target.name
+          << " --type json -p:\n";
+  }
+  c.out << routing::BackendWeightsPatch(reweighted) << "\n";
+  return 0;
+}
+
 int RouteSubcommand::RunOnce(ProgramContext& c) {
   absl::StatusOr<std::string> text = ReadFileToString(policy_file_, "policy file");
   if (!text.ok()) {
@@ -196,11 +303,22 @@ int RouteSubcommand::RunOnce(ProgramContext& c) {
     return 2;
   }
   std::optional<routing::RoutingPolicy> policy;
-  std::map<std::string, std::string> rules;  // DestinationRule name → its JSON
+  std::map<std::string, std::string> rules;            // DestinationRule name → its JSON
+  std::map<std::string, std::string> routes;           // HTTPRoute name → its JSON
+  std::map<std::string, std::string> service_regions;  // "namespace/name" → its region label
   for (const Json& document : *documents) {
     const std::string kind = document.is_object() ? document.value("kind", "") : "";
-    if (kind == "DestinationRule" && document.contains("metadata")) {
-      rules[document["metadata"].value("name", "")] = document.dump();
+    if ((kind == "DestinationRule" || kind == "HTTPRoute") && document.contains("metadata")) {
+      (kind == "HTTPRoute" ? routes : rules)[document["metadata"].value("name", "")] =
+          document.dump();
+      continue;
+    }
+    if (kind == "Service" && document.contains("metadata")) {
+      const Json& metadata = document["metadata"];
+      const Json labels = metadata.value("labels", Json::object());
+      service_regions[absl::StrCat(metadata.value("namespace", ""), "/",
+                                   metadata.value("name", ""))] =
+          labels.is_object() ? labels.value(kube::kRegionLabel, "") : "";
       continue;
     }
     if (kind != routing::kPolicyKind) continue;
@@ -229,7 +347,10 @@ int RouteSubcommand::RunOnce(ProgramContext& c) {
     c.err << "scheduler-lite: --policy: " << policy->Describe() << ": " << policy->invalid << "\n";
     return 2;
   }
-  if (policy->localities.empty()) {
+  const bool any_rule = absl::c_any_of(policy->targets, [](const routing::TargetRef& target) {
+    return target.kind == routing::TargetKind::kDestinationRule;
+  });
+  if (any_rule && policy->localities.empty()) {
     c.err << "scheduler-lite: --policy: " << policy->Describe()
           << ": spec.localities: list the localities that serve it (offline, they stand for the "
              "Service's endpoints)\n";
@@ -245,7 +366,8 @@ int RouteSubcommand::RunOnce(ProgramContext& c) {
     endpoints[locality.locality] = locality.amount.value_or(1);
   }
   absl::StatusOr<routing::RoutePlan> plan =
-      routing::PlanRoutes(*policy, endpoints, *model, c.clock.Now());
+      any_rule ? routing::PlanRoutes(*policy, endpoints, *model, c.clock.Now())
+               : absl::StatusOr<routing::RoutePlan>(routing::RoutePlan{.decided = true});
   if (!plan.ok()) {
     c.err << "scheduler-lite: " << policy->Describe() << ": " << plan.status().message() << "\n";
     return 2;
@@ -254,9 +376,9 @@ int RouteSubcommand::RunOnce(ProgramContext& c) {
   for (const routing::TargetRef& target : policy->targets) {
     const std::string what = target.Describe(policy->namespace_name);
     if (target.kind != routing::TargetKind::kDestinationRule) {
-      c.err << "scheduler-lite: note: " << what
-            << ": an HTTPRoute's backends are weighted by route --controller (it reads where "
-               "each backend's endpoints are); skipped\n";
+      const int route_exit = PrintRoutePatch(*policy, target, routes, service_regions, *model, c);
+      // A usage error (2) outranks nothing to write (3).
+      exit_code = route_exit == 2 || exit_code == 2 ? 2 : std::max(exit_code, route_exit);
       continue;
     }
     if (const auto rule = rules.find(target.name); rule != rules.end()) {

@@ -2,9 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -17,8 +19,11 @@
 #include "cli/logging.h"
 #include "contract/metric_names.h"
 #include "extender/extender_service.h"
+#include "extender/pod_ledger.h"
+#include "extender/pod_watch.h"
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
+#include "ledger/ledger.h"
 #include "model_sources/api_nodes.h"
 #include "model_sources/collector_pods.h"
 #include "net/http_server.h"
@@ -77,6 +82,15 @@ class ServeSubcommand final : public Subcommand {
                    "a kube flag names an API), true, false")
         ->check(CLI::IsMember({"auto", "true", "false"}))
         ->capture_default_str();
+    cmd.add_option("--ledger", ledger_,
+                   "book the Pods it scores in the savings ledger: each bound Pod's energy "
+                   "(its requests through the power model) priced where it runs against the "
+                   "mean intensity of the Nodes kube-scheduler offered it, interval by interval "
+                   "over its life (docs/savings.md); watches the cluster's Pods: auto (when it "
+                   "watches the Nodes), true, false")
+        ->check(CLI::IsMember({"auto", "true", "false"}))
+        ->capture_default_str();
+    power_.AddTo(cmd);
     kube_.AddTo(cmd);
     daemon_.AddTo(cmd);
   }
@@ -100,6 +114,7 @@ class ServeSubcommand final : public Subcommand {
     request_.log_level = daemon_.log_level().value_or(LogLevel::kInfo);
     request_.log_format = daemon_.log_format();
     request_.web = daemon_.web();
+    request_.power_model = power_.model();
   }
   bool WatchesStopSignals() const override { return true; }
   int Run(ProgramContext& c) override {
@@ -108,17 +123,19 @@ class ServeSubcommand final : public Subcommand {
     const bool in_pod = kube::InPod({.getenv = [](const char* name) { return std::getenv(name); }});
     const bool nodes_asked = watch_nodes_ == "true" || (watch_nodes_ == "auto" && kube_.Named());
     request_.watch_nodes = nodes_asked || (watch_nodes_ == "auto" && in_pod);
-    if (!request_.collector_pods.empty() || request_.watch_nodes) {
+    request_.ledger = ledger_ == "true" || (ledger_ == "auto" && request_.watch_nodes);
+    if (!request_.collector_pods.empty() || request_.watch_nodes || ledger_ == "true") {
       kube::KubeConnection connection;
       std::ostringstream why;
       if (!kube_.Resolve(connection, why)) {
-        if (!request_.collector_pods.empty() || nodes_asked) {
+        if (!request_.collector_pods.empty() || nodes_asked || ledger_ == "true") {
           c.err << why.str();
           return 2;
         }
         // Found only because this runs in a Pod: serve without the Nodes, saying why.
         c.err << "scheduler-lite: not watching Nodes (--watch-nodes=auto): " << why.str();
         request_.watch_nodes = false;
+        request_.ledger = false;
         return ServeCommand(request_, c.http, c.clock, c.signals->stop());
       }
       if (request_.collector_namespace.empty()) {
@@ -145,6 +162,8 @@ class ServeSubcommand final : public Subcommand {
   std::string refresh_ = "30s";
   std::string max_model_age_ = "10m";
   std::string watch_nodes_ = "auto";
+  std::string ledger_ = "auto";
+  PowerModelFlags power_;
   cli::DaemonFlags daemon_{{.listen_address = ServeRequest().listen,
                             .served = "/filter, /prioritize, /metrics and /healthz",
                             .old_listen_flag = "--listen"}};
@@ -158,6 +177,7 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   // A daemon from here on: every line with a time and a level (--log.format, --log.level).
   cli::InstallLogger(request.log_format, request.log_level);
   ModelStore models;
+  auto registry = std::make_shared<prometheus::Registry>();
   // Collectors found through the Kubernetes API, each set watched on its own thread.
   std::optional<kube::KubeClient> kube_client;
   std::vector<std::unique_ptr<model_sources::CollectorPods>> pods;
@@ -188,6 +208,23 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
                               " (a Node without a collector is a candidate; --watch-nodes=false "
                               "to turn off)"));
   }
+  // The savings ledger's entries for the Pods it scores: their bindings from a Pod watch.
+  std::optional<ledger::Ledger> ledger;
+  std::unique_ptr<extender::PodLedger> pod_ledger;
+  std::unique_ptr<extender::PodWatch> pod_watch;
+  if (request.kube && request.ledger) {
+    ledger.emplace(*registry);
+    pod_ledger = std::make_unique<extender::PodLedger>(
+        *ledger,
+        extender::PodLedgerOptions{
+            .longest_interval = std::max(absl::Minutes(10), 3 * request.refresh + absl::Minutes(1)),
+            .power_model = request.power_model},
+        clock.Now());
+    pod_watch = std::make_unique<extender::PodWatch>(*kube_client, clock, models, *pod_ledger);
+    pod_threads.emplace_back([&pods_stop, watch = pod_watch.get()] { watch->Run(pods_stop); });
+    spdlog::info(absl::StrCat("savings ledger: the Pods on ", request.kube->Describe(),
+                              " watched for their bindings (--ledger=false to turn off)"));
+  }
   struct StopPods {
     absl::Notification& stop;
     std::vector<std::thread>& threads;
@@ -196,7 +233,6 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
       for (std::thread& thread : threads) thread.join();
     }
   } stop_pods{pods_stop, pod_threads};
-  auto registry = std::make_shared<prometheus::Registry>();
   prometheus::Gauge& node_mismatches =
       prometheus::BuildGauge()
           .Name(metric_names::kSchedulerNodeLocationMismatches)
@@ -245,6 +281,7 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
     }
     if (loaded.sources_read == 0) return;
     models.Set(loaded.model);
+    if (pod_ledger != nullptr) pod_ledger->Accrue(loaded.model.get(), clock.Now());
     const bool no_carbon = loaded.model->Readings().empty();
     if (no_carbon && !without_carbon) {
       spdlog::warn(extender::kNoCarbonReason);
@@ -261,6 +298,7 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   options.latency_weight = request.latency_weight;
   options.carbon_tolerance = request.carbon_tolerance;
   ExtenderService service(models, options, clock, *registry, request.max_model_age);
+  service.SetPodLedger(pod_ledger.get());
   service.SetWaitingFor([&] {
     absl::MutexLock lock(&waiting_mutex);
     return waiting_for;

@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/log_line.h"
 #include "kube/kube_connection.h"
+#include "ledger/power_model.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
 #include "net/web_config.h"
@@ -51,6 +52,10 @@ struct ServeRequest {
   // Watch the cluster's Nodes (model_sources/api_nodes.h): Nodes without a
   // collector (Liqo virtual nodes) are candidates too. Needs `kube`.
   bool watch_nodes = false;
+  // Book the Pods it scored in the savings ledger (extender/pod_ledger.h): a
+  // Pod watch learns their bindings. Needs `kube`.
+  bool ledger = false;
+  ledger::PowerModel power_model;
   std::optional<kube::KubeConnection> kube;
 };
 // Serves until `stop` is notified.

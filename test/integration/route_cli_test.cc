@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -29,6 +30,8 @@ using Json = nlohmann::json;
 const std::string kExample =
     absl::StrCat(CARBONROUTE_SOURCE_DIR,
                  "/deploy/kubernetes/routing/examples/three-region-destination-rule.yaml");
+const std::string kRouteExample = absl::StrCat(
+    CARBONROUTE_SOURCE_DIR, "/deploy/kubernetes/routing/examples/per-region-httproute.yaml");
 
 class RouteCli : public ::testing::Test {
  protected:
@@ -179,6 +182,54 @@ spec:
   EXPECT_EQ(run.output, "");
   EXPECT_THAT(Err(),
               HasSubstr("no destination has a current reading (asia-south1/*, asia-south2/*)"));
+}
+
+// The shipped HTTPRoute example offline: the Gateway in Germany (demand 6 endpoints' worth), one
+// backend per region (each Service labelled with it, 1 endpoint's worth, 1.2 with the headroom),
+// within 20 ms everything reaches everything. Each backend takes its 1.2; the 2.4 left over goes
+// where exceeding costs least, France (56): France 3.6 of 6 = 60 %, Belgium and Germany 20 % each.
+TEST_F(RouteCli, TheShippedHttpRouteExampleOffline) {
+  const testing::ShellRun run = Route(kRouteExample, "--format json");
+  ASSERT_EQ(run.exit_code, 0) << run.output << Err();
+  const Json patch = Json::parse(run.output);
+  Json route = Json::parse(R"({"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute",
+      "metadata":{"name":"storefront","namespace":"shop"},"spec":{
+      "parentRefs":[{"name":"eu-gateway","namespace":"gateways"}],"rules":[{
+      "matches":[{"path":{"type":"PathPrefix","value":"/"}}],"backendRefs":[
+      {"name":"storefront-belgium","port":8080,"weight":1},
+      {"name":"storefront-germany","port":8080,"weight":1},
+      {"name":"storefront-france","port":8080,"weight":1}]}]}})");
+  route = route.patch(patch);  // its `test`s pass: the names are where the patch expects them
+  std::map<std::string, int> weights;
+  for (const Json& ref : route["spec"]["rules"][0]["backendRefs"])
+    weights[ref["name"]] = ref["weight"];
+  EXPECT_EQ(weights,
+            (std::map<std::string, int>{
+                {"storefront-belgium", 20}, {"storefront-germany", 20}, {"storefront-france", 60}}))
+      << patch.dump();
+  // What it writes is what the API server takes (the Gateway API's schema).
+  const std::string modules = testing::NpmTools("route-cli");
+  ASSERT_FALSE(modules.empty()) << "npm tools could not be installed (scripts/lib/npm_tools.sh)";
+  std::ofstream(dir_.path() + "/route.json") << route.dump();
+  const testing::ShellRun valid = testing::Shell(absl::StrCat(
+      "ln -sfn ", modules, " ", dir_.path(), "/node_modules && cp ", CARBONROUTE_SOURCE_DIR,
+      "/test/routing/validate_mesh_objects.mjs ", dir_.path(), "/ && node ", dir_.path(),
+      "/validate_mesh_objects.mjs ", dir_.path(), "/route.json 2>&1"));
+  EXPECT_EQ(valid.exit_code, 0) << valid.output;
+
+  // For people: the Gateway's row, each backend's old and new weight, and the kubectl line.
+  const testing::ShellRun table = Route(kRouteExample);
+  ASSERT_EQ(table.exit_code, 0) << table.output << Err();
+  EXPECT_THAT(table.output, HasSubstr("# backend shop/storefront-france weight 1 → 60"));
+  EXPECT_THAT(table.output, HasSubstr("kubectl -n shop patch httproute storefront --type json"));
+
+  // A backend whose Service is not in the file: where it runs is unknown, named, exit 2.
+  std::string without_france = *ReadFileToString(kRouteExample, "example");
+  without_france = without_france.substr(0, without_france.rfind("---"));
+  std::ofstream(dir_.path() + "/no-france.yaml") << without_france;
+  EXPECT_EQ(Route(dir_.path() + "/no-france.yaml").exit_code, 2);
+  EXPECT_THAT(Err(), HasSubstr("backend Service shop/storefront-france: give it in the file, "
+                               "labelled topology.kubernetes.io/region"));
 }
 
 }  // namespace

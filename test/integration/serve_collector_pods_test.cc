@@ -110,17 +110,23 @@ TEST(ServeCollectorPods, TheShippedArgumentsFindTheCollectorsWithoutAPrometheus)
   EXPECT_EQ(testing::HttpGet(port, "/livez", &code), "ok\n");
   EXPECT_EQ(code, 200);
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
-  // The collectors' Pods, and the Nodes (a Node without a collector is a candidate too):
-  // both are what system:kube-scheduler, which scheduler.yaml binds, lets it read.
-  bool nodes_watched = false;
+  // The collectors' Pods, the Nodes (a Node without a collector is a candidate too) and every
+  // Pod (the savings ledger learns the bindings): what system:kube-scheduler, which
+  // scheduler.yaml binds, lets it read.
+  bool nodes_watched = false, pods_watched = false;
   for (const testing::KubeApiRequest& request : kube.requests()) {
     if (absl::StartsWith(request.target, "/api/v1/nodes")) {
       nodes_watched = true;
       continue;
     }
+    if (absl::StartsWith(request.target, "/api/v1/pods?")) {
+      pods_watched = true;
+      continue;
+    }
     EXPECT_THAT(request.target, ::testing::StartsWith("/api/v1/namespaces/carbonroute/pods"));
   }
   EXPECT_TRUE(nodes_watched);
+  EXPECT_TRUE(pods_watched);
   EXPECT_EQ(latency.process->Terminate(), 0);
   EXPECT_EQ(carbon.process->Terminate(), 0);
 }

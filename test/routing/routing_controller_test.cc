@@ -13,6 +13,8 @@
 #include "exporter/metrics_page.h"
 #include "placement/placement_model.h"
 #include "routing/destination_rule_patch.h"
+#include "routing/http_route_patch.h"
+#include "test/testing/counter_value.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_clock.h"
 
@@ -52,6 +54,7 @@ struct Harness {
   kube::KubeClient kube{kube::KubeConnection{.server = "http://fake"}, api};
   prometheus::Registry registry;
   RoutingMetrics metrics{registry};
+  ledger::Ledger ledger{registry};
   kube::EventRecorder events{kube, "carbonroute-route", "replica-a"};
   std::map<std::string, double> intensity = {{"BE", 150}, {"DE", 380}, {"FR", 56}};
   bool collectors_down = false;
@@ -125,10 +128,14 @@ struct Harness {
     }
     return {.model = std::make_shared<placement::PlacementModel>(facts), .sources_read = 1};
   }
-  std::unique_ptr<RoutingController> Controller(bool dry_run = false) {
+  std::unique_ptr<RoutingController> Controller(bool dry_run = false,
+                                                RequestRateSource request_rates = nullptr) {
     return std::make_unique<RoutingController>(
-        RoutingControllerOptions{.resync = absl::Minutes(1), .dry_run = dry_run}, kube,
-        [this](absl::Time now) { return Load(now); }, clock, metrics, nullptr, &events);
+        RoutingControllerOptions{.resync = absl::Minutes(1),
+                                 .dry_run = dry_run,
+                                 .request_rates = std::move(request_rates)},
+        kube, [this](absl::Time now) { return Load(now); }, clock, metrics, nullptr, &events,
+        &ledger);
   }
   Json Distribute(const std::string& rule) const {
     return api.Get("destinationrules", "shop", rule)
@@ -150,6 +157,67 @@ struct Harness {
     return Json();
   }
   std::string Metrics() { return exporter::RenderMetricsPage(registry, {}); }
+
+  // An HTTPRoute "web" with one backend Service per region (2 endpoints each, the Service
+  // labelled with its region) and a backend of another kind, and the policy targeting it from a
+  // Gateway in Germany.
+  void AddHttpRoute() {
+    api.ServeResource("gateway.networking.k8s.io/v1", "httproutes", true, false);
+    api.ServeResource("v1", "services", true, false);
+    Json refs = Json::array();
+    for (const auto& [region, location] : kRegions) {
+      const std::string name = absl::StrCat("web-", location);
+      api.PutObject("services", {{"apiVersion", "v1"},
+                                 {"kind", "Service"},
+                                 {"metadata",
+                                  {{"name", name},
+                                   {"namespace", "shop"},
+                                   {"labels", {{"topology.kubernetes.io/region", region}}}}}});
+      Json endpoints = Json::array();
+      for (int i = 0; i < 2; ++i) {
+        endpoints.push_back({{"addresses", {absl::StrCat("10.1.", i, ".1")}},
+                             {"nodeName", absl::StrCat(region, "-", i)}});
+      }
+      api.PutObject("endpointslices", {{"apiVersion", "discovery.k8s.io/v1"},
+                                       {"kind", "EndpointSlice"},
+                                       {"metadata",
+                                        {{"name", name + "-x"},
+                                         {"namespace", "shop"},
+                                         {"labels", {{"kubernetes.io/service-name", name}}}}},
+                                       {"addressType", "IPv4"},
+                                       {"endpoints", endpoints}});
+      refs.push_back({{"name", name}, {"port", 8080}});
+    }
+    refs.push_back(
+        {{"group", "example.com"}, {"kind", "Bucket"}, {"name", "static"}});  // left alone
+    api.PutObject(
+        "httproutes",
+        {{"apiVersion", "gateway.networking.k8s.io/v1"},
+         {"kind", "HTTPRoute"},
+         {"metadata", {{"name", "web"}, {"namespace", "shop"}}},
+         {"spec",
+          {{"parentRefs", {{{"name", "eu-gateway"}}}}, {"rules", {{{"backendRefs", refs}}}}}}});
+    Json policy = Harness::Policy({});
+    policy["spec"]["targetRefs"] = {
+        {{"group", "gateway.networking.k8s.io"}, {"kind", "HTTPRoute"}, {"name", "web"}}};
+    policy["spec"]["origins"] = {{{"locality", "europe-west3/*"}}};
+    api.PutObject("carbonroutingpolicies", policy);
+  }
+  std::map<std::string, Json> RouteWeights() const {
+    std::map<std::string, Json> out;
+    const Json route = api.Get("httproutes", "shop", "web");
+    for (const Json& ref : route["spec"]["rules"][0]["backendRefs"]) {
+      out[ref["name"]] = ref.value("weight", Json());
+    }
+    return out;
+  }
+  int RouteWrites() const {
+    int count = 0;
+    for (const testing::FakeApiCall& call : api.calls()) {
+      count += call.method == "PATCH" && absl::StrContains(call.target, "/httproutes/web");
+    }
+    return count;
+  }
 };
 
 // The shipped example's numbers (docs/routing.md), now from the cluster: 4 ready endpoints per
@@ -294,55 +362,10 @@ TEST(RoutingController, DeletingThePolicyRestoresTheRule) {
 // backends' weights follow the Gateway's row. France (56) is within 10 ms: it takes everything.
 TEST(RoutingController, AnHttpRoutesBackendWeightsFollowItsGatewaysRow) {
   Harness h;
-  h.api.ServeResource("gateway.networking.k8s.io/v1", "httproutes", true, false);
-  h.api.ServeResource("v1", "services", true, false);
-  Json refs = Json::array();
-  for (const auto& [region, location] : kRegions) {
-    const std::string name = absl::StrCat("web-", location);
-    h.api.PutObject("services", {{"apiVersion", "v1"},
-                                 {"kind", "Service"},
-                                 {"metadata",
-                                  {{"name", name},
-                                   {"namespace", "shop"},
-                                   {"labels", {{"topology.kubernetes.io/region", region}}}}}});
-    Json endpoints = Json::array();
-    for (int i = 0; i < 2; ++i) {
-      endpoints.push_back({{"addresses", {absl::StrCat("10.1.", i, ".1")}},
-                           {"nodeName", absl::StrCat(region, "-", i)}});
-    }
-    h.api.PutObject("endpointslices", {{"apiVersion", "discovery.k8s.io/v1"},
-                                       {"kind", "EndpointSlice"},
-                                       {"metadata",
-                                        {{"name", name + "-x"},
-                                         {"namespace", "shop"},
-                                         {"labels", {{"kubernetes.io/service-name", name}}}}},
-                                       {"addressType", "IPv4"},
-                                       {"endpoints", endpoints}});
-    refs.push_back({{"name", name}, {"port", 8080}});
-  }
-  refs.push_back({{"group", "example.com"}, {"kind", "Bucket"}, {"name", "static"}});  // left alone
-  h.api.PutObject(
-      "httproutes",
-      {{"apiVersion", "gateway.networking.k8s.io/v1"},
-       {"kind", "HTTPRoute"},
-       {"metadata", {{"name", "web"}, {"namespace", "shop"}}},
-       {"spec",
-        {{"parentRefs", {{{"name", "eu-gateway"}}}}, {"rules", {{{"backendRefs", refs}}}}}}});
-  Json policy = Harness::Policy({});
-  policy["spec"]["targetRefs"] = {
-      {{"group", "gateway.networking.k8s.io"}, {"kind", "HTTPRoute"}, {"name", "web"}}};
-  policy["spec"]["origins"] = {{{"locality", "europe-west3/*"}}};
-  h.api.PutObject("carbonroutingpolicies", policy);
+  h.AddHttpRoute();
   auto controller = h.Controller();
   controller->RunOnce();
-  auto weights = [&h] {
-    std::map<std::string, Json> out;
-    const Json route = h.api.Get("httproutes", "shop", "web");
-    for (const Json& ref : route["spec"]["rules"][0]["backendRefs"]) {
-      out[ref["name"]] = ref.value("weight", Json());
-    }
-    return out;
-  };
+  auto weights = [&h] { return h.RouteWeights(); };
   EXPECT_EQ(weights(), (std::map<std::string, Json>{
                            {"web-BE", 0}, {"web-DE", 0}, {"web-FR", 100}, {"static", nullptr}}));
   EXPECT_EQ(h.Condition("Ready")["status"], "True");
@@ -352,11 +375,67 @@ TEST(RoutingController, AnHttpRoutesBackendWeightsFollowItsGatewaysRow) {
   controller->RunOnce();
   EXPECT_EQ(weights(), (std::map<std::string, Json>{
                            {"web-BE", 100}, {"web-DE", 0}, {"web-FR", 0}, {"static", nullptr}}));
-  int patches = 0;
-  for (const testing::FakeApiCall& call : h.api.calls()) {
-    patches += call.method == "PATCH" && absl::StrContains(call.target, "/httproutes/web");
-  }
-  EXPECT_EQ(patches, 2);
+  EXPECT_EQ(h.RouteWrites(), 2);
+}
+
+// An HTTPRoute's weights do not flap (the policy's tolerance, 10 g/kWh, as for a rule's rows), are
+// booked in the ledger against the weights its owner set, and come back when the policy goes.
+TEST(RoutingController, AnHttpRoutesWeightsStayWithinTheToleranceAndComeBackWithThePolicy) {
+  Harness h;
+  h.AddHttpRoute();
+  Json policy = h.api.Get("carbonroutingpolicies", "shop", "checkout");
+  policy["spec"]["joulesPerRequest"] = 36;
+  h.api.PutObject("carbonroutingpolicies", policy);
+  auto controller = h.Controller(false, [](const ServiceRef& service) {
+    // The Gateway's Pod sends 10 requests/s to the route, all to France once weighted.
+    ClientRates rates;
+    if (service.name == "web-FR") rates.clients = {{"gateway", "eu-gateway-0", 10}};
+    return absl::StatusOr<ClientRates>(rates);
+  });
+  controller->RunOnce();
+  const std::map<std::string, Json> france = {
+      {"web-BE", 0}, {"web-DE", 0}, {"web-FR", 100}, {"static", nullptr}};
+  EXPECT_EQ(h.RouteWeights(), france);
+  const Json written = h.api.Get("httproutes", "shop", "web");
+  EXPECT_EQ(written["metadata"]["annotations"][kRoutedByAnnotation], "shop/checkout");
+  EXPECT_THAT(written["metadata"]["annotations"][kOriginalWeightsAnnotation].get<std::string>(),
+              HasSubstr(R"("name":"web-BE","namespace":"shop","rule":0,"weight":1)"));
+
+  // A minute of 10 requests/s: 0.006 kWh at France's 56 (0.336 g) against the owner's weights,
+  // 1 each: (150 + 380 + 56) / 3 = 195.33 g/kWh (1.172 g).
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  auto grams = [&h](const std::string& basis) {
+    return testing::CounterValue(h.registry, "carbonroute_ledger_emissions_grams_total",
+                                 {{"controller", "route"}, {"basis", basis}});
+  };
+  EXPECT_NEAR(grams("chosen"), 0.006 * 56, 1e-9);
+  EXPECT_NEAR(grams("counterfactual"), 0.006 * (150 + 380 + 56) / 3.0, 1e-9);
+
+  // Belgium turns cleaner than France by 6 g/kWh (and is nearer): within the tolerance, so the
+  // route keeps France.
+  h.intensity["BE"] = 50;
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(h.RouteWeights(), france);
+  EXPECT_EQ(h.RouteWrites(), 1);
+
+  // Deleted: the weights its owner set come back (the backend without one gets 1, its default),
+  // and the annotations go.
+  policy = h.api.Get("carbonroutingpolicies", "shop", "checkout");
+  policy["metadata"]["deletionTimestamp"] = "2027-01-15T08:05:00Z";
+  h.api.PutObject("carbonroutingpolicies", policy);
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(h.RouteWeights(),
+            (std::map<std::string, Json>{
+                {"web-BE", 1}, {"web-DE", 1}, {"web-FR", 1}, {"static", nullptr}}));
+  const Json restored = h.api.Get("httproutes", "shop", "web");
+  EXPECT_FALSE(restored["metadata"]["annotations"].contains(kOriginalWeightsAnnotation))
+      << restored.dump();
+  EXPECT_FALSE(restored["metadata"]["annotations"].contains(kRoutedByAnnotation));
+  EXPECT_EQ(h.api.Get("carbonroutingpolicies", "shop", "checkout")["metadata"]["finalizers"],
+            Json::array());
 }
 
 // A policy that stops targeting a rule puts it back as it found it, and weights its new target.
@@ -383,6 +462,88 @@ TEST(RoutingController, ARuleNoLongerTargetedIsRestored) {
   controller->RunOnce();
   EXPECT_EQ(h.Writes("checkout"), 2);  // the weights, then their removal
   EXPECT_EQ(h.Writes("second"), 1);
+}
+
+// With --prometheus the demand is what Istio measured: here only German clients (10 requests/s
+// from a Pod on a German Node; 1/s from a Pod that is gone, left out). All 12 endpoints' worth of
+// demand from Germany: France and Belgium take their capacity (4 × 1.2 = 4.8 each: 40 %), Germany
+// the rest (20 %), where by endpoints Germany kept 60 %.
+TEST(RoutingController, MeasuredRequestsAreTheDemandAndTheLedgerBooksThem) {
+  Harness h;
+  Json policy = Harness::Policy({"checkout"});
+  policy["spec"]["joulesPerRequest"] = 36;
+  h.api.PutObject("carbonroutingpolicies", policy);
+  h.api.AddPod("shop", "frontend-de", kStart, {}, {}, {{"app", "frontend"}});
+  h.api.Update("pods", "shop", "frontend-de", {{"spec", {{"nodeName", "europe-west3-1"}}}});
+  int queries = 0;
+  auto controller = h.Controller(false, [&queries](const ServiceRef& service) {
+    ++queries;
+    EXPECT_EQ(service.name, "checkout");
+    return absl::StatusOr<ClientRates>(
+        ClientRates{.clients = {{"shop", "frontend-de", 10}, {"shop", "frontend-gone", 1}}});
+  });
+  controller->RunOnce();
+  EXPECT_EQ(queries, 1);
+  EXPECT_EQ(h.Distribute("checkout")["distribute"],
+            Json::parse(R"([{"from":"europe-west3/*","to":{"europe-west9/*":40,
+                              "europe-west1/*":40,"europe-west3/*":20}}])"))
+      << h.Distribute("checkout").dump();
+  // A minute later the interval is booked: 600 requests × 36 J = 21,600 J = 0.006 kWh, under the
+  // written weights 0.4 × 56 + 0.4 × 150 + 0.2 × 380 = 158.4 g/kWh (0.9504 g) against 100 % local,
+  // 380 (2.28 g): route_ledger_test's hand computation, from the cluster.
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(h.Writes("checkout"), 1);
+  auto grams = [&h](const std::string& basis) {
+    return testing::CounterValue(
+        h.registry, "carbonroute_ledger_emissions_grams_total",
+        {{"controller", "route"}, {"basis", basis}, {"mode", "enforced"}, {"namespace", "shop"}});
+  };
+  EXPECT_NEAR(grams("chosen"), 0.9504, 1e-9);
+  EXPECT_NEAR(grams("counterfactual"), 2.28, 1e-9);
+  EXPECT_DOUBLE_EQ(testing::CounterValue(h.registry, "carbonroute_ledger_energy_joules_total",
+                                         {{"controller", "route"}, {"energy_source", "declared"}}),
+                   21'600);
+  // Prometheus down: demand from the endpoints again (Belgium and France are origins again and
+  // keep their own), and the interval is skipped, not booked as zero.
+  controller = h.Controller(false, [](const ServiceRef&) -> absl::StatusOr<ClientRates> {
+    return absl::UnavailableError("connection refused");
+  });
+  controller->RunOnce();
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(h.Distribute("checkout")["distribute"].size(), 3u) << h.Distribute("checkout").dump();
+  EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_routing_errors_total{operation=\"requests\"} 2"));
+  EXPECT_DOUBLE_EQ(testing::CounterValue(h.registry, "carbonroute_ledger_intervals_skipped_total",
+                                         {{"controller", "route"}, {"reason", "unknown_energy"}}),
+                   1);
+  EXPECT_NEAR(grams("chosen"), 0.9504, 1e-9);
+}
+
+// In a dry run the ledger books what the weights it would have written would have saved
+// against what the rule held (here Istio's default: every origin local).
+TEST(RoutingController, ADryRunBooksItsWeightsAsShadow) {
+  Harness h;
+  Json policy = Harness::Policy({"checkout"});
+  policy["spec"]["joulesPerRequest"] = 36;
+  h.api.PutObject("carbonroutingpolicies", policy);
+  h.api.AddPod("shop", "frontend-de", kStart, {}, {}, {{"app", "frontend"}});
+  h.api.Update("pods", "shop", "frontend-de", {{"spec", {{"nodeName", "europe-west3-1"}}}});
+  auto controller = h.Controller(true, [](const ServiceRef&) {
+    return absl::StatusOr<ClientRates>(ClientRates{.clients = {{"shop", "frontend-de", 10}}});
+  });
+  controller->RunOnce();
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(h.Writes("checkout"), 0);
+  EXPECT_NEAR(
+      testing::CounterValue(h.registry, "carbonroute_ledger_emissions_grams_total",
+                            {{"controller", "route"}, {"basis", "chosen"}, {"mode", "shadow"}}),
+      0.9504, 1e-9);
+  EXPECT_NEAR(testing::CounterValue(
+                  h.registry, "carbonroute_ledger_emissions_grams_total",
+                  {{"controller", "route"}, {"basis", "counterfactual"}, {"mode", "shadow"}}),
+              2.28, 1e-9);
 }
 
 TEST(RoutingController, ADryRunWritesNothingButEvents) {

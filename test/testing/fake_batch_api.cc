@@ -472,6 +472,12 @@ std::pair<int, std::string> FakeBatchApi::Handle(const std::string& method,
   if (method == "PATCH" && (resource == "jobs" || resource == "pods")) {
     return Patch(key, content_type, body);
   }
+  if (method == "GET" && (resource == "jobs" || resource == "pods")) {  // one object
+    const auto it = objects_.find(key);
+    if (it == objects_.end())
+      return StatusBody(404, "NotFound", resource + " " + name + " not found");
+    return {200, it->second.dump()};
+  }
   if (method == "POST" && resource == "events" && name.empty()) {
     Json event = Json::parse(body, nullptr, false);
     if (event.is_discarded() || !event.is_object() || !event.contains("involvedObject")) {

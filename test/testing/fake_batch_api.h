@@ -6,7 +6,8 @@
 //   - lists across namespaces with an equality-based label selector
 //     (k=v, k==v, k!=v, k, !k; comma-separated, all must hold), paginated
 //     with limit/continue (ExpireContinueTokens: the next continued page
-//     answers 410 Gone, as an expired token does);
+//     answers 410 Gone, as an expired token does); GET of one Job or Pod
+//     (404 when there is none);
 //   - PATCH with application/merge-patch+json (RFC 7386) or
 //     application/json-patch+json (RFC 6902; a failed `test` answers 422);
 //     a Pod's scheduling gates may only be removed (adding one answers 422,

@@ -1,0 +1,169 @@
+#include "extender/pod_ledger.h"
+
+#include <utility>
+
+namespace carbonroute::extender {
+namespace {
+
+constexpr char kExtenderController[] = "extender";
+constexpr char kExtenderMixedTypes[] = "mixed_emissions_types";
+
+// A location's reading in `model`; null when it has none.
+const placement::LocationCarbon* ReadingAt(const placement::PlacementModel& model,
+                                           const std::string& location) {
+  if (location.empty()) return nullptr;
+  const uint32_t id = model.LocationId(location);
+  return id == placement::PlacementModel::kNone ? nullptr : model.Carbon(id);
+}
+
+}  // namespace
+
+std::string CandidateLocation(const placement::PlacementModel& model,
+                              const placement::Candidate& candidate) {
+  return placement::ResolvedLocation(model, candidate);
+}
+
+PodLedger::PodLedger(ledger::Ledger& ledger, PodLedgerOptions options, absl::Time started)
+    : ledger_(ledger), options_(std::move(options)), started_(started) {}
+
+void PodLedger::Expire(absl::Time now) {
+  while (!scored_order_.empty() && (scored_order_.size() > options_.max_scored ||
+                                    now - scored_order_.front().first > options_.scored_ttl)) {
+    const auto& [at, uid] = scored_order_.front();
+    const auto it = scored_.find(uid);
+    if (it != scored_.end() && it->second.second == at) scored_.erase(it);
+    scored_order_.pop_front();
+  }
+}
+
+void PodLedger::Scored(ScoredPod pod, absl::Time now) {
+  absl::MutexLock lock(&mutex_);
+  if (pod.uid.empty()) return;
+  schedulers_.insert(pod.scheduler_name);
+  auto it = scored_.find(pod.uid);
+  if (it != scored_.end() && it->second.first.from_filter && !pod.from_filter) return;
+  const std::string uid = pod.uid;
+  scored_[uid] = {std::move(pod), now};
+  scored_order_.emplace_back(now, uid);
+  Expire(now);
+}
+
+void PodLedger::Observed(const WatchedPod& pod, const placement::PlacementModel* model,
+                         absl::Time now) {
+  absl::MutexLock lock(&mutex_);
+  auto tracked = tracked_.find(pod.uid);
+  if (tracked != tracked_.end()) {
+    if (pod.requests) tracked->second.requests = pod.requests;
+    if (pod.finished) {
+      Book(tracked->second, model, now);
+      tracked_.erase(tracked);
+    }
+    return;
+  }
+  if (pod.node.empty() || pod.finished) return;
+  const auto scored = scored_.find(pod.uid);
+  if (scored == scored_.end()) {
+    // Bound without carbonroute's score (once per Pod, for the schedulers it scores for).
+    if (!schedulers_.contains(pod.scheduler_name) || !decided_.insert(pod.uid).second) return;
+    const bool before = pod.scheduled_at && *pod.scheduled_at < started_;
+    ledger_.Decided({.controller = kExtenderController, .namespace_name = pod.namespace_name},
+                    before ? ledger::kRestart : ledger::kNotScored);
+    return;
+  }
+  Tracked entry{.namespace_name = pod.namespace_name,
+                .node = pod.node,
+                .candidate_locations = std::move(scored->second.first.candidate_locations),
+                .requests = pod.requests,
+                .last = now};
+  scored_.erase(scored);
+  // The decision's emissions type: the bound location's reading's, when there is one.
+  EmissionsType type = EmissionsType::kAverage;
+  if (model != nullptr) {
+    if (const placement::LocationCarbon* carbon =
+            ReadingAt(*model, CandidateLocation(*model, {.name = entry.node}))) {
+      type = carbon->emissions_type;
+    }
+  }
+  ledger_.Decided(
+      {.controller = kExtenderController,
+       .namespace_name = pod.namespace_name,
+       .emissions_type = type},
+      entry.candidate_locations.size() > 1 ? ledger::kOutcomeMoved : ledger::kOutcomeKept);
+  tracked_.emplace(pod.uid, std::move(entry));
+}
+
+void PodLedger::Deleted(const std::string& uid, const placement::PlacementModel* model,
+                        absl::Time now) {
+  absl::MutexLock lock(&mutex_);
+  decided_.erase(uid);
+  scored_.erase(uid);
+  auto tracked = tracked_.find(uid);
+  if (tracked == tracked_.end()) return;
+  Book(tracked->second, model, now);
+  tracked_.erase(tracked);
+}
+
+void PodLedger::Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
+                       absl::Time now) {
+  absl::MutexLock lock(&mutex_);
+  for (auto it = tracked_.begin(); it != tracked_.end();) {
+    if (uids.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    Book(it->second, model, now);
+    it = tracked_.erase(it);
+  }
+  std::erase_if(decided_, [&uids](const std::string& uid) { return !uids.contains(uid); });
+}
+
+void PodLedger::Accrue(const placement::PlacementModel* model, absl::Time now) {
+  absl::MutexLock lock(&mutex_);
+  for (auto& [uid, pod] : tracked_) Book(pod, model, now);
+  Expire(now);
+}
+
+void PodLedger::Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now) {
+  const absl::Duration interval = now - pod.last;
+  if (interval <= absl::ZeroDuration()) return;
+  pod.last = now;
+  // The bound Node's reading and the candidates' mean, each with its emissions type.
+  const placement::LocationCarbon* chosen =
+      model == nullptr ? nullptr : ReadingAt(*model, CandidateLocation(*model, {.name = pod.node}));
+  const EmissionsType type = chosen != nullptr ? chosen->emissions_type : EmissionsType::kAverage;
+  auto skip = [&](absl::string_view reason) { ledger_.Skipped(kExtenderController, type, reason); };
+  if (interval > options_.longest_interval) return skip(ledger::kGap);
+  if (!pod.requests) return skip(ledger::kUnknownEnergy);
+  if (chosen == nullptr) return skip(ledger::kUnknownIntensity);
+  double sum = 0;
+  int nodes = 0;
+  for (const auto& [location, count] : pod.candidate_locations) {
+    const placement::LocationCarbon* reading = ReadingAt(*model, location);
+    if (reading == nullptr) return skip(ledger::kUnknownIntensity);
+    if (reading->emissions_type != type) return skip(kExtenderMixedTypes);
+    sum += count * reading->grams_per_kwh;
+    nodes += count;
+  }
+  if (nodes == 0) return skip(ledger::kUnknownIntensity);
+  const absl::Status booked =
+      ledger_.Accrue({.controller = kExtenderController,
+                      .namespace_name = pod.namespace_name,
+                      .emissions_type = type},
+                     {.energy_joules = options_.power_model.Joules(*pod.requests, 1, interval),
+                      .energy_source = ledger::EnergySource::kModel,
+                      .chosen_grams_per_kwh = chosen->grams_per_kwh,
+                      .counterfactual_grams_per_kwh = sum / nodes});
+  if (!booked.ok()) skip(ledger::kUnknownIntensity);
+}
+
+std::size_t PodLedger::tracked() const {
+  absl::MutexLock lock(&mutex_);
+  return tracked_.size();
+}
+
+std::size_t PodLedger::scored() const {
+  absl::MutexLock lock(&mutex_);
+  return scored_.size();
+}
+
+}  // namespace carbonroute::extender

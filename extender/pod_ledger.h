@@ -1,0 +1,135 @@
+// File: extender/pod_ledger.h
+//
+// What `scheduler-lite serve` (the extender) books in the savings ledger
+// (ledger/ledger.h), controller "extender", mode "enforced"
+// (docs/savings.md "What it saved in your cluster"):
+//
+//   chosen:          the Pod's energy priced at the grid location of the
+//                    Node it was bound to;
+//   counterfactual:  the same energy priced at the mean intensity of the
+//                    Nodes kube-scheduler offered it (what a carbon-blind
+//                    choice among them would be on average): the Nodes that
+//                    passed carbonroute's last /filter for it, else its
+//                    /prioritize list, each Node counted once;
+//   energy:          its requests through the power model (ledger/power_model.h;
+//                    energy_source "model");
+// accrued over the Pod's whole life, interval by interval (Accrue, every
+// model refresh), each interval priced at the readings of the model current
+// at its end: a Pod placed at noon that runs all night is priced at night's
+// intensities too. Its life ends when it Succeeded or Failed, or is deleted.
+//
+// kube-scheduler tells the extender only scores, so serve learns the binding
+// from a Pod watch (Observed, Deleted: spec.nodeName set). A scored Pod's
+// candidates are kept as counts per grid location (bounded: at most
+// `max_scored` Pods, each for `scored_ttl`; the oldest go first). Decisions
+// (carbonroute_ledger_decisions_total{controller="extender"}): `moved` when
+// the candidates spanned more than one grid location (the score could move
+// it), `kept` when they were all in one; a bound Pod carbonroute never scored
+// is `not_scored`, one bound before this process started and not scored
+// since is `restart` (its candidates were lost), both counted only for the
+// schedulers (spec.schedulerName) carbonroute has scored a Pod for. Skipped
+// intervals: a Node or candidate without a reading (`unknown_intensity`),
+// requests that cannot be read (`unknown_energy`), readings that mix average
+// and marginal (`mixed_emissions_types`), an interval longer than
+// `longest_interval` (`gap`: serve could not vouch for it).
+//
+// Thread safety: every method locks; Scored is called from the HTTP
+// threads, the rest from the watch and refresh threads. Ownership: borrows
+// the ledger.
+#ifndef CARBONROUTE_EXTENDER_POD_LEDGER_H_
+#define CARBONROUTE_EXTENDER_POD_LEDGER_H_
+
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "kube/pod_requests.h"
+#include "ledger/ledger.h"
+#include "ledger/power_model.h"
+#include "placement/placement_model.h"
+#include "placement/scoring.h"
+
+namespace carbonroute::extender {
+
+// The grid location of a candidate, as the scoring resolves it
+// (placement::ResolvedLocation); "" when none is known.
+std::string CandidateLocation(const placement::PlacementModel& model,
+                              const placement::Candidate& candidate);
+
+// What the extender saw of a Pod in one request.
+struct ScoredPod {
+  std::string uid, namespace_name, name, scheduler_name;
+  std::map<std::string, int> candidate_locations;  // grid location ("" unknown) → Nodes
+  bool from_filter = false;  // the Nodes that passed /filter (else a /prioritize list)
+};
+
+// A Pod as the watch sees it.
+struct WatchedPod {
+  std::string uid, namespace_name, name, scheduler_name;
+  std::string node;                           // spec.nodeName; "" while unbound
+  std::optional<kube::PodRequests> requests;  // absent: unreadable
+  bool finished = false;                      // status.phase Succeeded or Failed
+  std::optional<absl::Time> scheduled_at;     // the PodScheduled condition's time
+};
+
+struct PodLedgerOptions {
+  std::size_t max_scored = 100'000;
+  absl::Duration scored_ttl = absl::Minutes(10);
+  absl::Duration longest_interval = absl::Minutes(10);
+  ledger::PowerModel power_model;
+};
+
+class PodLedger {
+ public:
+  // `started`: when this process started (a Pod bound before it and not
+  // scored since counts as `restart`).
+  PodLedger(ledger::Ledger& ledger, PodLedgerOptions options, absl::Time started);
+
+  // A /filter's passing Nodes or a /prioritize list; a /prioritize list does
+  // not replace a /filter's record of the same Pod.
+  void Scored(ScoredPod pod, absl::Time now);
+  // A Pod added or changed: tracked from its binding; its last interval
+  // booked when it finished. `model`: the current one (null: none yet).
+  void Observed(const WatchedPod& pod, const placement::PlacementModel* model, absl::Time now);
+  // A Pod deleted: its last interval booked.
+  void Deleted(const std::string& uid, const placement::PlacementModel* model, absl::Time now);
+  // After a whole list of the Pods (`uids`): a tracked Pod it no longer has
+  // was deleted while the watch was down; its last interval is booked.
+  void Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
+              absl::Time now);
+  // Books every tracked Pod's interval since its last accrual.
+  void Accrue(const placement::PlacementModel* model, absl::Time now);
+
+  std::size_t tracked() const;
+  std::size_t scored() const;
+
+ private:
+  struct Tracked {
+    std::string namespace_name, node;
+    std::map<std::string, int> candidate_locations;
+    std::optional<kube::PodRequests> requests;
+    absl::Time last;
+  };
+  void Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void Expire(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  ledger::Ledger& ledger_;
+  const PodLedgerOptions options_;
+  const absl::Time started_;
+  mutable absl::Mutex mutex_;
+  std::map<std::string, std::pair<ScoredPod, absl::Time>> scored_ ABSL_GUARDED_BY(mutex_);
+  std::deque<std::pair<absl::Time, std::string>> scored_order_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, Tracked> tracked_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::string> schedulers_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::string> decided_ ABSL_GUARDED_BY(mutex_);  // unscored uids already counted
+};
+
+}  // namespace carbonroute::extender
+
+#endif  // CARBONROUTE_EXTENDER_POD_LEDGER_H_

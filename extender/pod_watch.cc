@@ -1,0 +1,64 @@
+#include "extender/pod_watch.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::extender {
+
+absl::StatusOr<WatchedPod> ReadWatchedPod(const kube::JsonField& pod) {
+  WatchedPod watched;
+  const kube::JsonField metadata = pod["metadata"];
+  watched.uid = metadata["uid"].OptionalString().value_or("");
+  if (watched.uid.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(metadata["uid"].path(), ": missing"));
+  }
+  watched.namespace_name = metadata["namespace"].OptionalString().value_or("");
+  watched.name = metadata["name"].OptionalString().value_or("");
+  const kube::JsonField spec = pod["spec"];
+  watched.scheduler_name = spec["schedulerName"].OptionalString().value_or("");
+  if (watched.scheduler_name.empty()) watched.scheduler_name = "default-scheduler";
+  watched.node = spec["nodeName"].OptionalString().value_or("");
+  absl::StatusOr<kube::PodRequests> requests = kube::ReadPodRequests(spec);
+  if (requests.ok()) watched.requests = *requests;
+  const std::string phase = pod["status"]["phase"].OptionalString().value_or("");
+  watched.finished = phase == "Succeeded" || phase == "Failed";
+  (void)pod["status"]["conditions"].ForEachElement([&](const kube::JsonField& condition) {
+    if (condition["type"].OptionalString().value_or("") != "PodScheduled") return absl::OkStatus();
+    const std::string at = condition["lastTransitionTime"].OptionalString().value_or("");
+    absl::Time time;
+    std::string error;
+    if (absl::ParseTime(absl::RFC3339_full, at, &time, &error)) watched.scheduled_at = time;
+    return absl::OkStatus();
+  });
+  return watched;
+}
+
+PodWatch::PodWatch(const kube::KubeClient& client, Clock& clock, const ModelStore& models,
+                   PodLedger& ledger)
+    : clock_(clock),
+      models_(models),
+      ledger_(ledger),
+      list_watch_({.path = "/api/v1/pods", .list_kind = "PodList"}, client, clock, *this) {}
+
+absl::Status PodWatch::OnListItem(const kube::JsonField& item) {
+  listed_.insert(item["metadata"]["uid"].OptionalString().value_or(""));
+  return OnEvent(kube::WatchEventType::kAdded, item);
+}
+
+void PodWatch::OnListed(const std::string& /*resource_version*/, int /*pages*/) {
+  ledger_.Retain(listed_, models_.Get().get(), clock_.Now());
+  listed_.clear();
+}
+
+absl::Status PodWatch::OnEvent(kube::WatchEventType type, const kube::JsonField& object) {
+  absl::StatusOr<WatchedPod> pod = ReadWatchedPod(object);
+  if (!pod.ok()) return pod.status();
+  const std::shared_ptr<const placement::PlacementModel> model = models_.Get();
+  if (type == kube::WatchEventType::kDeleted) {
+    ledger_.Deleted(pod->uid, model.get(), clock_.Now());
+  } else {
+    ledger_.Observed(*pod, model.get(), clock_.Now());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace carbonroute::extender

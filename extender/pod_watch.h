@@ -1,0 +1,61 @@
+// File: extender/pod_watch.h
+//
+// The Pod watch behind the extender's savings ledger (extender/pod_ledger.h):
+// lists and watches every Pod of the cluster (GET and watch /api/v1/pods,
+// kube/list_watch.h) and tells the PodLedger of each binding, finish and
+// deletion, priced with the model current at the time (ModelStore); after
+// each whole list, a tracked Pod the list no longer has is booked as deleted.
+//
+//   ReadWatchedPod: metadata.uid, namespace, name; spec.schedulerName
+//   (default-scheduler when absent, as the API defaults it), spec.nodeName;
+//   the requests (kube/pod_requests.h; absent when unreadable, the ledger
+//   then skips as unknown_energy); status.phase Succeeded or Failed; the
+//   PodScheduled condition's lastTransitionTime.
+//
+// Errors: ReadWatchedPod returns kInvalidArgument naming the field for an
+// object without metadata.uid.
+// Ownership: borrows the client, the clock, the models and the ledger.
+// Thread safety: Run() on one thread.
+#ifndef CARBONROUTE_EXTENDER_POD_WATCH_H_
+#define CARBONROUTE_EXTENDER_POD_WATCH_H_
+
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "base/clock.h"
+#include "extender/extender_service.h"
+#include "extender/pod_ledger.h"
+#include "kube/json_view.h"
+#include "kube/kube_client.h"
+#include "kube/list_watch.h"
+
+namespace carbonroute::extender {
+
+absl::StatusOr<WatchedPod> ReadWatchedPod(const kube::JsonField& pod);
+
+class PodWatch final : private kube::ListWatchHandler {
+ public:
+  PodWatch(const kube::KubeClient& client, Clock& clock, const ModelStore& models,
+           PodLedger& ledger);
+
+  // Lists and watches until `stop` is notified.
+  void Run(absl::Notification& stop) { list_watch_.Run(stop); }
+
+ private:
+  void OnListStart() override { listed_.clear(); }
+  absl::Status OnListItem(const kube::JsonField& item) override;
+  void OnListed(const std::string& resource_version, int pages) override;
+  absl::Status OnEvent(kube::WatchEventType type, const kube::JsonField& object) override;
+
+  Clock& clock_;
+  const ModelStore& models_;
+  PodLedger& ledger_;
+  kube::ListWatch list_watch_;
+  std::set<std::string> listed_;  // the uids of the list in progress
+};
+
+}  // namespace carbonroute::extender
+
+#endif  // CARBONROUTE_EXTENDER_POD_WATCH_H_

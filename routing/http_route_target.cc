@@ -1,0 +1,226 @@
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/algorithm/container.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "net/url.h"
+#include "routing/http_route_patch.h"
+#include "routing/route_plan.h"
+#include "routing/routing_controller.h"
+#include "routing/row_stability.h"
+
+// An HTTPRoute target of the routing controller (routing/routing_controller.h):
+// its backends' weights from its one origin's row, kept against flapping, booked
+// in the ledger against the weights its owner set.
+namespace carbonroute::routing {
+namespace {
+
+// Whether an HTTPRoute keeps the weights it holds: row_stability.h's rule over its backends
+// (each priced at the endpoint-weighted mean of its localities' intensities, allowed while
+// every locality it serves from is), the held row its weights as percentages.
+bool BackendsStay(const std::vector<Backend>& held, const BackendLocalities& per_backend,
+                  const RouteRow& row, const std::map<std::string, int64_t>& planned,
+                  const RoutingPolicy& policy, absl::Time now,
+                  std::map<std::string, absl::Time>& changed) {
+  RoutePlan plan;
+  RouteRow backends_row{.origin = row.origin};
+  for (const auto& [key, localities] : per_backend) {
+    RouteFlow flow{.destination = key, .allowed = true};
+    double endpoints = 0, grams = 0;
+    bool priced = true;
+    for (const auto& [locality, n] : localities) {
+      if (n <= 0) continue;
+      const auto it = absl::c_find_if(
+          row.flows, [&locality](const RouteFlow& f) { return f.destination == locality; });
+      if (it == row.flows.end() || !it->grams_per_kwh) {
+        priced = false;
+        continue;
+      }
+      flow.allowed = flow.allowed && it->allowed;
+      endpoints += n;
+      grams += n * *it->grams_per_kwh;
+    }
+    if (priced && endpoints > 0) flow.grams_per_kwh = grams / endpoints;
+    backends_row.flows.push_back(std::move(flow));
+  }
+  plan.rows.push_back(std::move(backends_row));
+  DistributeRow planned_row{.from = row.origin};
+  for (const auto& [key, percent] : planned) {
+    if (percent > 0) planned_row.to.emplace_back(key, percent);
+  }
+  plan.setting.distribute.push_back(planned_row);
+  std::map<std::string, double> held_weights;
+  for (const Backend& backend : held) held_weights[backend.Key()] += backend.weight;
+  std::vector<DestinationShare> held_shares;
+  for (const auto& [key, weight] : held_weights) held_shares.push_back({key, weight});
+  absl::StatusOr<std::vector<LocalityWeight>> held_percents = PercentWeights(held_shares);
+  if (!held_percents.ok()) return false;  // no weight at all: write
+  DistributeRow held_row{.from = row.origin};
+  for (const LocalityWeight& weight : *held_percents) {
+    held_row.to.emplace_back(weight.locality, weight.percent);
+  }
+  const std::vector<DistributeRow> rows =
+      StableRows({held_row}, plan, policy.carbon_tolerance, policy.min_stay, now, changed);
+  return !rows.empty() && SameRows({held_row}, {rows.front()});
+}
+
+}  // namespace
+
+void RoutingController::BookRoute(const RoutingPolicy& policy, const std::string& key,
+                                  const RoutePlan& plan,
+                                  const std::optional<std::map<std::string, double>>& measured,
+                                  const std::vector<Backend>& held,
+                                  const std::vector<Backend>& planned, const RouteKept& kept,
+                                  const BackendLocalities& per_backend, absl::Time now) {
+  if (route_ledger_ == nullptr || plan.rows.empty()) return;
+  const std::string& origin = plan.rows.front().origin;
+  bool moved = false;
+  for (std::size_t i = 0; i < held.size() && i < planned.size(); ++i) {
+    moved = moved || held[i].weight != planned[i].weight;
+  }
+  RouteBooking booking{.key = key,
+                       .namespace_name = policy.namespace_name,
+                       .joules_per_request = policy.joules_per_request,
+                       .requests_per_second = measured,
+                       .plan = &plan,
+                       .moved = moved};
+  const OriginShares ran = {{origin, BackendLocalityShares(held, per_backend)}};
+  if (options_.dry_run) {
+    const auto previous = would_weigh_.find(key);
+    booking.chosen =
+        previous == would_weigh_.end()
+            ? ran
+            : OriginShares{{origin, BackendLocalityShares(previous->second, per_backend)}};
+    booking.counterfactual = ran;
+    would_weigh_[key] = planned;
+  } else {
+    booking.chosen = ran;
+    // The weights its owner set: kept at carbonroute's first write, else what it holds.
+    absl::StatusOr<std::vector<Backend>> owner = held;
+    if (!kept.original.empty()) owner = KeptBackends(kept.original);
+    if (owner.ok()) {
+      booking.counterfactual = {{origin, BackendLocalityShares(*owner, per_backend)}};
+    }
+  }
+  route_ledger_->Book(booking, now);
+}
+
+RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy& policy,
+                                                             const TargetRef& target,
+                                                             const placement::PlacementModel& model,
+                                                             absl::Time now) {
+  Outcome outcome{.target = target};
+  const std::string what = target.Describe(policy.namespace_name);
+  auto refuse = [&](std::string result, std::string reason, const std::string& message) {
+    return Refuse(outcome, what, std::move(result), std::move(reason), message);
+  };
+  if (policy.origins.size() != 1) {
+    return refuse("invalid", "Invalid",
+                  "an HTTPRoute has one origin, its Gateway's locality: give exactly one in "
+                  "spec.origins");
+  }
+  const std::string path = RoutePath(policy.namespace_name, target.name);
+  absl::StatusOr<std::string> body = api_.Get(path);
+  if (!body.ok()) return RefuseGet(outcome, what, body.status());
+  kube::JsonDocument document;
+  absl::StatusOr<kube::JsonField> route = document.Parse(*body, "HTTPRoute");
+  absl::StatusOr<std::vector<Backend>> backends =
+      route.ok() ? ReadBackends(*route, policy.namespace_name) : route.status();
+  if (!backends.ok()) return refuse("invalid", "Invalid", std::string(backends.status().message()));
+  if (backends->empty()) return refuse("invalid", "Invalid", "it has no Service backend");
+  const RouteKept kept = ReadRouteKept(*route);
+  // Each backend Service's ready endpoints per locality: all in its region when the Service is
+  // labelled with one (topology.kubernetes.io/region), else where its endpoints' Nodes are.
+  BackendLocalities per_backend;
+  std::map<std::string, double> endpoints;
+  // Every client of a backend is the Gateway's: one origin, whatever its Pods' Nodes.
+  double requests = 0;
+  bool requests_failed = false;
+  for (const Backend& backend : *backends) {
+    if (per_backend.contains(backend.Key())) continue;
+    const ServiceRef service{.namespace_name = backend.namespace_name, .name = backend.name};
+    absl::StatusOr<EndpointCount> count = CountServiceEndpoints(service);
+    if (!count.ok()) return refuse("error", "Error", std::string(count.status().message()));
+    absl::StatusOr<std::string> service_body =
+        api_.Get(absl::StrCat("/api/v1/namespaces/", net::UrlEncode(service.namespace_name),
+                              "/services/", net::UrlEncode(service.name)));
+    std::string region;
+    if (service_body.ok()) {
+      kube::JsonDocument service_document;
+      if (absl::StatusOr<kube::JsonField> object = service_document.Parse(*service_body, "Service");
+          object.ok()) {
+        region = (*object)["metadata"]["labels"][kube::kRegionLabel].OptionalString().value_or("");
+      }
+    }
+    std::map<std::string, double>& mine = per_backend[backend.Key()];
+    if (!region.empty()) {
+      double total = count->unlocated;
+      for (const auto& [locality, n] : count->by_locality) total += n;
+      mine[absl::StrCat(region, "/*")] = total;
+    } else {
+      mine = count->by_locality;
+    }
+    for (const auto& [locality, n] : mine) endpoints[locality] += n;
+    if (!options_.request_rates) continue;
+    absl::StatusOr<ClientRates> rates = options_.request_rates(service);
+    if (!rates.ok()) {
+      metrics_.Error("requests");
+      requests_failed = true;
+      continue;
+    }
+    requests += rates->unattributed;
+    for (const ClientRate& client : rates->clients) requests += client.per_second;
+  }
+  std::optional<std::map<std::string, double>> measured;  // the origin's requests/s
+  if (options_.request_rates && !requests_failed) {
+    measured = std::map<std::string, double>{{policy.origins.front().locality, requests}};
+  }
+  absl::StatusOr<RoutePlan> plan =
+      PlanRoutes(policy, endpoints, model, now, /*endpoints_are_origins=*/false);
+  if (!plan.ok()) return refuse("invalid", "Invalid", std::string(plan.status().message()));
+  outcome.plan = *std::move(plan);
+  if (!outcome.plan->decided || outcome.plan->rows.empty()) {
+    return refuse("data_missing", "DataMissing",
+                  absl::StrCat("no backend has a current reading (",
+                               absl::StrJoin(outcome.plan->without_reading, ", "),
+                               "): the route is kept as it is"));
+  }
+  // The origin's share of each locality, split over its backends by their endpoints.
+  const RouteRow& row = outcome.plan->rows.front();
+  absl::StatusOr<std::map<std::string, int64_t>> percents = BackendPercents(row, per_backend);
+  if (!percents.ok()) return refuse("invalid", "Invalid", std::string(percents.status().message()));
+  const std::map<std::string, int64_t>& weights = *percents;
+  // Against flapping, as for a rule's rows (routing/row_stability.h), over the backends.
+  const std::string key = absl::StrCat(policy.uid, "/HTTPRoute/", target.name);
+  const bool stays =
+      BackendsStay(*backends, per_backend, row, weights, policy, now, row_changed_[key]);
+  std::vector<Backend> reweighted = stays ? *backends : Reweighted(*backends, weights);
+  BookRoute(policy, key, *outcome.plan, measured, *backends, reweighted, kept, per_backend, now);
+  std::vector<std::string> changes;
+  for (std::size_t i = 0; i < reweighted.size(); ++i) {
+    if (reweighted[i].weight != (*backends)[i].weight) {
+      changes.push_back(absl::StrCat(reweighted[i].Key(), " ", (*backends)[i].weight, " → ",
+                                     reweighted[i].weight));
+    }
+  }
+  metrics_.SetWeights(policy, absl::StrCat("HTTPRoute/", target.name), *outcome.plan);
+  if (changes.empty()) {
+    outcome.result = "unchanged";
+    return outcome;
+  }
+  const std::string change = absl::StrCat(what, ": ", absl::StrJoin(changes, ", "));
+  // The first write keeps the weights as they were, for the finalizer to put back.
+  KeepWeights keep;
+  if (kept.original.empty()) {
+    keep = {.original = &*backends,
+            .routed_by = absl::StrCat(policy.namespace_name, "/", policy.name),
+            .has_annotations = kept.has_annotations};
+  }
+  return WriteTarget(std::move(outcome), what, policy, path, kube::kJsonPatch,
+                     BackendWeightsPatch(reweighted, keep), change, now);
+}
+
+}  // namespace carbonroute::routing

@@ -1,0 +1,144 @@
+// Integration test: `scheduler-lite serve` books the Pods it scores in the
+// savings ledger, as it runs beside kube-scheduler: a real collector (static
+// provider: Belgium 150, Germany 380, France 56 gCO2eq/kWh), the Nodes and
+// Pods of a fake Kubernetes API (its Pod watch learns the binding), /filter
+// asked as kube-scheduler asks it (Node names only), then the Pod bound in
+// France: the decision and, at the next refreshes, the grams on both bases
+// on serve's /metrics, France's below the offered Nodes' mean.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "net/curl_http_client.h"
+#include "test/testing/build_paths.h"
+#include "test/testing/collector_process.h"
+#include "test/testing/fake_batch_api.h"
+#include "test/testing/fake_kube_api_server.h"
+#include "test/testing/subprocess.h"
+#include "test/testing/temp_dir.h"
+
+namespace carbonroute {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string LedgerNode(const std::string& name, const std::string& region) {
+  return Json{
+      {"apiVersion", "v1"},
+      {"kind", "Node"},
+      {"metadata", {{"name", name}, {"labels", {{"topology.kubernetes.io/region", region}}}}},
+      {"status",
+       {{"addresses", {{{"type", "InternalIP"}, {"address", "127.0.0.1"}}}},
+        {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}
+      .dump();
+}
+
+// The value of the first series on `page` whose line starts with `prefix` and has every label
+// of `labels`; NaN when none.
+double SeriesValue(const std::string& page, const std::string& prefix,
+                   const std::vector<std::string>& labels) {
+  for (absl::string_view line : absl::StrSplit(page, '\n')) {
+    if (!absl::StartsWith(line, prefix)) continue;
+    bool all = true;
+    for (const std::string& label : labels) all = all && absl::StrContains(line, label);
+    double value = 0;
+    if (all && absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) return value;
+  }
+  return std::nan("");
+}
+
+TEST(ServeLedger, APodItScoredIsBookedWhereItWasBoundAgainstTheOfferedNodes) {
+  testing::ScopedTempDir temp_dir;
+  const std::string& dir = temp_dir.path();
+  testing::FakeBatchApi batch([] { return absl::Now(); });
+  testing::FakeKubeApiServer api;
+  api.ServeBatchApi(&batch);
+  api.SetNodes({LedgerNode("n-be", "europe-west1"), LedgerNode("n-de", "europe-west3"),
+                LedgerNode("n-fr", "europe-west9")},
+               "100");
+  testing::CollectorProcess collector = testing::StartCollector(dir, absl::StrCat(R"yaml(
+listen_address: 127.0.0.1:0
+database: ":memory:"
+node: {name: carbon-0}
+providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
+)yaml"));
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  const int port = testing::FreeLoopbackPort();
+  testing::Subprocess serve(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--web.listen-address",
+       absl::StrCat("127.0.0.1:", port), "--refresh", "1s", "--kube-api-url", api.base_url(),
+       absl::StrCat("--metrics=http://127.0.0.1:", collector.port, "/metrics"), "--data-dir",
+       absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      dir + "/serve.log");
+  absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
+      net::CurlHttpClient::Create("serve-ledger-test");
+  ASSERT_TRUE(http.ok());
+  const std::string uid = "uid-pod-shop-web-1";  // FakeBatchApi's uid for shop/web-1
+  auto filter = [&] {
+    net::HttpRequest request;
+    request.method = "POST";
+    request.url = absl::StrCat("http://127.0.0.1:", port, "/filter");
+    request.headers = {{"Content-Type", "application/json"}};
+    request.body = Json{{"Pod",
+                         {{"metadata", {{"name", "web-1"}, {"namespace", "shop"}, {"uid", uid}}},
+                          {"spec", {{"schedulerName", "carbonroute"}}}}},
+                        {"Nodes", nullptr},
+                        {"NodeNames", {"n-be", "n-de", "n-fr"}}}
+                       .dump();
+    absl::StatusOr<net::HttpResponse> response = (*http)->Send(request);
+    return response.ok() ? response->status : 0;
+  };
+  auto metrics = [&] { return testing::HttpGet(port, "/metrics"); };
+  // Once serve has the collector's readings and the three Nodes (its /healthz counts them: the
+  // collector's node and the API's three), kube-scheduler asks: every Node passes.
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return absl::StrContains(testing::HttpGet(port, "/healthz"), "3 locations, 4 nodes"); },
+      absl::Seconds(30)))
+      << serve.Log();
+  ASSERT_EQ(filter(), 200) << serve.Log();
+  // kube-scheduler binds it in France: the watch sees spec.nodeName.
+  batch.AddPod("shop", "web-1", absl::Now(), {}, {}, {{"app", "web"}});
+  batch.Update("pods", "shop", "web-1",
+               {{"spec",
+                 {{"nodeName", "n-fr"},
+                  {"schedulerName", "carbonroute"},
+                  {"containers",
+                   {{{"name", "work"},
+                     {"image", "busybox"},
+                     {"resources", {{"requests", {{"cpu", "2"}, {"memory", "4Gi"}}}}}}}}}}});
+  const std::vector<std::string> extender = {"controller=\"extender\"", "namespace=\"shop\""};
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return SeriesValue(metrics(), "carbonroute_ledger_decisions_total{",
+                           {"controller=\"extender\"", "outcome=\"moved\""}) == 1;
+      },
+      absl::Seconds(30)))
+      << metrics() << serve.Log();
+  double chosen = 0, counterfactual = 0;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        const std::string page = metrics();
+        std::vector<std::string> labels = extender;
+        labels.push_back("basis=\"chosen\"");
+        chosen = SeriesValue(page, "carbonroute_ledger_emissions_grams_total{", labels);
+        labels.back() = "basis=\"counterfactual\"";
+        counterfactual = SeriesValue(page, "carbonroute_ledger_emissions_grams_total{", labels);
+        return chosen > 0 && counterfactual > 0;
+      },
+      absl::Seconds(30)))
+      << metrics() << serve.Log();
+  // France (56) against the mean of the three offered, (150 + 380 + 56) / 3 = 195.3: the same
+  // energy, so the grams stand in that ratio.
+  EXPECT_NEAR(counterfactual / chosen, (150 + 380 + 56) / 3.0 / 56, 1e-6);
+  EXPECT_THAT(serve.Log(), ::testing::HasSubstr("savings ledger: the Pods on"));
+  EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
+}
+
+}  // namespace
+}  // namespace carbonroute
