@@ -103,7 +103,9 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
     options.now = clock_.Now();
     const bool usable = model && options.now - model->built_at() <= max_model_age_;
     CompactScores scores;
-    if (usable) {
+    if (neutral_) {  // shadow mode: every Node passes, every score alike
+      scores.extender_scores.assign(args->candidates.size(), 0);
+    } else if (usable) {
       scores = ScoreCompact(*model, args->candidates, args->workload, options,
                             filter ? FailureDetail::kReasons : FailureDetail::kScoresOnly);
     } else if (filter && !args->workload.max_rtt.empty()) {

@@ -88,6 +88,10 @@ class ExtenderService {
   net::HttpServerResponse Health(const net::HttpServerRequest& request);
   // Records each scored Pod's candidates in `ledger` (null: none). Set before serving.
   void SetPodLedger(PodLedger* ledger) { pod_ledger_ = ledger; }
+  // Shadow mode (serve --shadow): every Node passes /filter and /prioritize
+  // scores every Node alike (0), so a scheduler profile can point at it
+  // before carbonroute decides anything. Set before serving.
+  void SetNeutral(bool neutral) { neutral_ = neutral; }
   // What /healthz's 503 says it waits for before the first model ("the
   // collector Pods ..."); called on the server's threads. Set before serving.
   void SetWaitingFor(std::function<std::string()> waiting_for) {
@@ -115,6 +119,7 @@ class ExtenderService {
   ModelStore& models_;
   std::function<std::string()> waiting_for_;
   PodLedger* pod_ledger_ = nullptr;
+  bool neutral_ = false;
   const placement::ScoringOptions options_;
   Clock& clock_;
   const absl::Duration max_model_age_;

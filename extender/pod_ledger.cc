@@ -5,10 +5,10 @@
 namespace carbonroute::extender {
 namespace {
 
-constexpr char kExtenderController[] = "extender";
 constexpr char kExtenderMixedTypes[] = "mixed_emissions_types";
 
-// A location's reading in `model`; null when it has none.
+}  // namespace
+
 const placement::LocationCarbon* ReadingAt(const placement::PlacementModel& model,
                                            const std::string& location) {
   if (location.empty()) return nullptr;
@@ -16,15 +16,13 @@ const placement::LocationCarbon* ReadingAt(const placement::PlacementModel& mode
   return id == placement::PlacementModel::kNone ? nullptr : model.Carbon(id);
 }
 
-}  // namespace
-
 std::string CandidateLocation(const placement::PlacementModel& model,
                               const placement::Candidate& candidate) {
   return placement::ResolvedLocation(model, candidate);
 }
 
 PodLedger::PodLedger(ledger::Ledger& ledger, PodLedgerOptions options, absl::Time started)
-    : ledger_(ledger), options_(std::move(options)), started_(started) {}
+    : ledger_(ledger), options_(options), started_(started) {}
 
 void PodLedger::Expire(absl::Time now) {
   while (!scored_order_.empty() && (scored_order_.size() > options_.max_scored ||
@@ -127,17 +125,31 @@ void PodLedger::Book(Tracked& pod, const placement::PlacementModel* model, absl:
   const absl::Duration interval = now - pod.last;
   if (interval <= absl::ZeroDuration()) return;
   pod.last = now;
-  // The bound Node's reading and the candidates' mean, each with its emissions type.
+  BookPodInterval(ledger_,
+                  {.mode = ledger::LedgerMode::kEnforced,
+                   .longest_interval = options_.longest_interval,
+                   .power_model = options_.power_model},
+                  {.namespace_name = pod.namespace_name,
+                   .chosen_node = pod.node,
+                   .counterfactual_locations = pod.candidate_locations,
+                   .requests = pod.requests},
+                  model, interval);
+}
+
+void BookPodInterval(ledger::Ledger& ledger, const PodBookingRules& rules, const PodInterval& pod,
+                     const placement::PlacementModel* model, absl::Duration interval) {
+  // The chosen Node's reading and the counterfactual's mean, each with its emissions type.
   const placement::LocationCarbon* chosen =
-      model == nullptr ? nullptr : ReadingAt(*model, CandidateLocation(*model, {.name = pod.node}));
+      model == nullptr ? nullptr
+                       : ReadingAt(*model, CandidateLocation(*model, {.name = pod.chosen_node}));
   const EmissionsType type = chosen != nullptr ? chosen->emissions_type : EmissionsType::kAverage;
-  auto skip = [&](absl::string_view reason) { ledger_.Skipped(kExtenderController, type, reason); };
-  if (interval > options_.longest_interval) return skip(ledger::kGap);
+  auto skip = [&](absl::string_view reason) { ledger.Skipped(kExtenderController, type, reason); };
+  if (interval > rules.longest_interval) return skip(ledger::kGap);
   if (!pod.requests) return skip(ledger::kUnknownEnergy);
   if (chosen == nullptr) return skip(ledger::kUnknownIntensity);
   double sum = 0;
   int nodes = 0;
-  for (const auto& [location, count] : pod.candidate_locations) {
+  for (const auto& [location, count] : pod.counterfactual_locations) {
     const placement::LocationCarbon* reading = ReadingAt(*model, location);
     if (reading == nullptr) return skip(ledger::kUnknownIntensity);
     if (reading->emissions_type != type) return skip(kExtenderMixedTypes);
@@ -146,13 +158,14 @@ void PodLedger::Book(Tracked& pod, const placement::PlacementModel* model, absl:
   }
   if (nodes == 0) return skip(ledger::kUnknownIntensity);
   const absl::Status booked =
-      ledger_.Accrue({.controller = kExtenderController,
-                      .namespace_name = pod.namespace_name,
-                      .emissions_type = type},
-                     {.energy_joules = options_.power_model.Joules(*pod.requests, 1, interval),
-                      .energy_source = ledger::EnergySource::kModel,
-                      .chosen_grams_per_kwh = chosen->grams_per_kwh,
-                      .counterfactual_grams_per_kwh = sum / nodes});
+      ledger.Accrue({.controller = kExtenderController,
+                     .namespace_name = pod.namespace_name,
+                     .mode = rules.mode,
+                     .emissions_type = type},
+                    {.energy_joules = rules.power_model.Joules(*pod.requests, 1, interval),
+                     .energy_source = ledger::EnergySource::kModel,
+                     .chosen_grams_per_kwh = chosen->grams_per_kwh,
+                     .counterfactual_grams_per_kwh = sum / nodes});
   if (!booked.ok()) skip(ledger::kUnknownIntensity);
 }
 

@@ -48,6 +48,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "extender/node_fit.h"
 #include "kube/pod_requests.h"
 #include "ledger/ledger.h"
 #include "ledger/power_model.h"
@@ -60,6 +61,34 @@ namespace carbonroute::extender {
 // (placement::ResolvedLocation); "" when none is known.
 std::string CandidateLocation(const placement::PlacementModel& model,
                               const placement::Candidate& candidate);
+
+inline constexpr char kExtenderController[] = "extender";
+
+// A location's reading in `model`; null when it has none ("" has none).
+const placement::LocationCarbon* ReadingAt(const placement::PlacementModel& model,
+                                           const std::string& location);
+
+// How a ledger books a Pod's intervals.
+struct PodBookingRules {
+  ledger::LedgerMode mode = ledger::LedgerMode::kEnforced;
+  absl::Duration longest_interval = absl::Minutes(10);
+  ledger::PowerModel power_model;
+};
+
+// One Pod's interval: its energy priced at `chosen_node`'s grid location
+// against the mean intensity of `counterfactual_locations` (location →
+// Nodes); skipped with the reasons the header lists. The enforced ledger's
+// chosen is where it runs and its counterfactual the offered Nodes; shadow
+// mode's (extender/shadow_ledger.h) chosen is carbonroute's choice and its
+// counterfactual where it runs.
+struct PodInterval {
+  std::string namespace_name;
+  std::string chosen_node;
+  std::map<std::string, int> counterfactual_locations;
+  std::optional<kube::PodRequests> requests;
+};
+void BookPodInterval(ledger::Ledger& ledger, const PodBookingRules& rules, const PodInterval& pod,
+                     const placement::PlacementModel* model, absl::Duration interval);
 
 // What the extender saw of a Pod in one request.
 struct ScoredPod {
@@ -75,6 +104,23 @@ struct WatchedPod {
   std::optional<kube::PodRequests> requests;  // absent: unreadable
   bool finished = false;                      // status.phase Succeeded or Failed
   std::optional<absl::Time> scheduled_at;     // the PodScheduled condition's time
+  FitPod fit;                                 // where it may run (serve --shadow)
+  placement::Workload workload;               // its delay_<from> labels (serve --shadow)
+};
+
+// What the Pod watch (extender/pod_watch.h) tells a ledger.
+class PodObserver {
+ public:
+  virtual ~PodObserver() = default;
+  // A Pod added or changed; `model`: the current one (null: none yet).
+  virtual void Observed(const WatchedPod& pod, const placement::PlacementModel* model,
+                        absl::Time now) = 0;
+  virtual void Deleted(const std::string& uid, const placement::PlacementModel* model,
+                       absl::Time now) = 0;
+  // After a whole list of the Pods (`uids`): a Pod it no longer has was
+  // deleted while the watch was down.
+  virtual void Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
+                      absl::Time now) = 0;
 };
 
 struct PodLedgerOptions {
@@ -84,7 +130,7 @@ struct PodLedgerOptions {
   ledger::PowerModel power_model;
 };
 
-class PodLedger {
+class PodLedger final : public PodObserver {
  public:
   // `started`: when this process started (a Pod bound before it and not
   // scored since counts as `restart`).
@@ -95,13 +141,15 @@ class PodLedger {
   void Scored(ScoredPod pod, absl::Time now);
   // A Pod added or changed: tracked from its binding; its last interval
   // booked when it finished. `model`: the current one (null: none yet).
-  void Observed(const WatchedPod& pod, const placement::PlacementModel* model, absl::Time now);
+  void Observed(const WatchedPod& pod, const placement::PlacementModel* model,
+                absl::Time now) override;
   // A Pod deleted: its last interval booked.
-  void Deleted(const std::string& uid, const placement::PlacementModel* model, absl::Time now);
+  void Deleted(const std::string& uid, const placement::PlacementModel* model,
+               absl::Time now) override;
   // After a whole list of the Pods (`uids`): a tracked Pod it no longer has
   // was deleted while the watch was down; its last interval is booked.
   void Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
-              absl::Time now);
+              absl::Time now) override;
   // Books every tracked Pod's interval since its last accrual.
   void Accrue(const placement::PlacementModel* model, absl::Time now);
 

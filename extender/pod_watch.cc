@@ -1,6 +1,10 @@
 #include "extender/pod_watch.h"
 
+#include <cmath>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace carbonroute::extender {
 
@@ -19,6 +23,17 @@ absl::StatusOr<WatchedPod> ReadWatchedPod(const kube::JsonField& pod) {
   watched.node = spec["nodeName"].OptionalString().value_or("");
   absl::StatusOr<kube::PodRequests> requests = kube::ReadPodRequests(spec);
   if (requests.ok()) watched.requests = *requests;
+  watched.fit = ReadFitPod(spec);
+  (void)metadata["labels"].ForEachMember(
+      [&watched](absl::string_view key, const kube::JsonField& value) {
+        double ms = 0;
+        if (absl::ConsumePrefix(&key, "delay_") && !key.empty() &&
+            absl::SimpleAtod(value.OptionalString().value_or(""), &ms) && std::isfinite(ms) &&
+            ms >= 0) {
+          watched.workload.max_rtt[std::string(key)] = absl::Milliseconds(ms);
+        }
+        return absl::OkStatus();
+      });
   const std::string phase = pod["status"]["phase"].OptionalString().value_or("");
   watched.finished = phase == "Succeeded" || phase == "Failed";
   (void)pod["status"]["conditions"].ForEachElement([&](const kube::JsonField& condition) {
@@ -33,7 +48,7 @@ absl::StatusOr<WatchedPod> ReadWatchedPod(const kube::JsonField& pod) {
 }
 
 PodWatch::PodWatch(const kube::KubeClient& client, Clock& clock, const ModelStore& models,
-                   PodLedger& ledger)
+                   PodObserver& ledger)
     : clock_(clock),
       models_(models),
       ledger_(ledger),
@@ -57,6 +72,34 @@ absl::Status PodWatch::OnEvent(kube::WatchEventType type, const kube::JsonField&
     ledger_.Deleted(pod->uid, model.get(), clock_.Now());
   } else {
     ledger_.Observed(*pod, model.get(), clock_.Now());
+  }
+  return absl::OkStatus();
+}
+
+NodeWatch::NodeWatch(const kube::KubeClient& client, Clock& clock, NodeObserver& observer)
+    : observer_(observer),
+      list_watch_({.path = "/api/v1/nodes", .list_kind = "NodeList"}, client, clock, *this) {}
+
+absl::Status NodeWatch::OnListItem(const kube::JsonField& item) {
+  absl::StatusOr<FitNode> node = ReadFitNode(item);
+  if (!node.ok()) return node.status();
+  const std::string name = node->name;
+  listing_[name] = *std::move(node);
+  return absl::OkStatus();
+}
+
+void NodeWatch::OnListed(const std::string& /*resource_version*/, int /*pages*/) {
+  observer_.NodesListed(std::move(listing_));
+  listing_.clear();
+}
+
+absl::Status NodeWatch::OnEvent(kube::WatchEventType type, const kube::JsonField& object) {
+  absl::StatusOr<FitNode> node = ReadFitNode(object);
+  if (!node.ok()) return node.status();
+  if (type == kube::WatchEventType::kDeleted) {
+    observer_.NodeDeleted(node->name);
+  } else {
+    observer_.NodeChanged(*std::move(node));
   }
   return absl::OkStatus();
 }

@@ -2,7 +2,8 @@
 //
 // The Pod watch behind the extender's savings ledger (extender/pod_ledger.h):
 // lists and watches every Pod of the cluster (GET and watch /api/v1/pods,
-// kube/list_watch.h) and tells the PodLedger of each binding, finish and
+// kube/list_watch.h) and tells a ledger (PodObserver: the extender's
+// PodLedger, or serve --shadow's ShadowLedger) of each binding, finish and
 // deletion, priced with the model current at the time (ModelStore); after
 // each whole list, a tracked Pod the list no longer has is booked as deleted.
 //
@@ -10,7 +11,12 @@
 //   (default-scheduler when absent, as the API defaults it), spec.nodeName;
 //   the requests (kube/pod_requests.h; absent when unreadable, the ledger
 //   then skips as unknown_energy); status.phase Succeeded or Failed; the
-//   PodScheduled condition's lastTransitionTime.
+//   PodScheduled condition's lastTransitionTime; where it may run
+//   (extender/node_fit.h) and its delay_<from> labels (a value that is not a
+//   number of milliseconds is left out).
+//
+// NodeWatch: the Nodes as serve --shadow's filters read them (ReadFitNode),
+// for the ShadowLedger.
 //
 // Errors: ReadWatchedPod returns kInvalidArgument naming the field for an
 // object without metadata.uid.
@@ -19,6 +25,7 @@
 #ifndef CARBONROUTE_EXTENDER_POD_WATCH_H_
 #define CARBONROUTE_EXTENDER_POD_WATCH_H_
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -26,6 +33,7 @@
 #include "absl/synchronization/notification.h"
 #include "base/clock.h"
 #include "extender/extender_service.h"
+#include "extender/node_fit.h"
 #include "extender/pod_ledger.h"
 #include "kube/json_view.h"
 #include "kube/kube_client.h"
@@ -38,7 +46,7 @@ absl::StatusOr<WatchedPod> ReadWatchedPod(const kube::JsonField& pod);
 class PodWatch final : private kube::ListWatchHandler {
  public:
   PodWatch(const kube::KubeClient& client, Clock& clock, const ModelStore& models,
-           PodLedger& ledger);
+           PodObserver& ledger);
 
   // Lists and watches until `stop` is notified.
   void Run(absl::Notification& stop) { list_watch_.Run(stop); }
@@ -51,9 +59,35 @@ class PodWatch final : private kube::ListWatchHandler {
 
   Clock& clock_;
   const ModelStore& models_;
-  PodLedger& ledger_;
+  PodObserver& ledger_;
   kube::ListWatch list_watch_;
   std::set<std::string> listed_;  // the uids of the list in progress
+};
+
+// What the Node watch tells.
+class NodeObserver {
+ public:
+  virtual ~NodeObserver() = default;
+  // A whole list: these are every Node there is.
+  virtual void NodesListed(std::map<std::string, FitNode> nodes) = 0;
+  virtual void NodeChanged(FitNode node) = 0;
+  virtual void NodeDeleted(const std::string& name) = 0;
+};
+
+class NodeWatch final : private kube::ListWatchHandler {
+ public:
+  NodeWatch(const kube::KubeClient& client, Clock& clock, NodeObserver& observer);
+  void Run(absl::Notification& stop) { list_watch_.Run(stop); }
+
+ private:
+  void OnListStart() override { listing_.clear(); }
+  absl::Status OnListItem(const kube::JsonField& item) override;
+  void OnListed(const std::string& resource_version, int pages) override;
+  absl::Status OnEvent(kube::WatchEventType type, const kube::JsonField& object) override;
+
+  NodeObserver& observer_;
+  kube::ListWatch list_watch_;
+  std::map<std::string, FitNode> listing_;
 };
 
 }  // namespace carbonroute::extender

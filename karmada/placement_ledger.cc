@@ -52,7 +52,7 @@ ClusterShares SharesOf(const std::vector<std::string>& clusters,
 
 PlacementLedger::PlacementLedger(ledger::Ledger& ledger, ledger::LedgerMode mode,
                                  absl::Duration longest_interval)
-    : ledger_(ledger), mode_(mode), longest_interval_(longest_interval) {}
+    : ledger_(ledger), mode_(mode), intervals_(longest_interval) {}
 
 void PlacementLedger::Book(const PlacementPass& pass, absl::Time now) {
   // One emissions type for every cluster priced; the first one's when they agree.
@@ -73,18 +73,13 @@ void PlacementLedger::Book(const PlacementPass& pass, absl::Time now) {
                               .emissions_type = emissions_type};
   ledger_.Decided(key, pass.moved ? ledger::kOutcomeMoved : ledger::kOutcomeKept);
 
-  auto last = last_pass_.find(pass.policy_uid);
-  if (last == last_pass_.end()) {  // the first pass opens the first interval
-    last_pass_[pass.policy_uid] = now;
-    return;
-  }
-  const absl::Duration interval = now - last->second;
-  last->second = now;
-  if (interval <= absl::ZeroDuration()) return;
+  const std::optional<ledger::ClosedInterval> closed = intervals_.Close(pass.policy_uid, now);
+  if (!closed) return;
+  const absl::Duration interval = closed->length;
   auto skip = [&](absl::string_view reason) {
     ledger_.Skipped(kController, emissions_type, reason);
   };
-  if (interval > longest_interval_) return skip(ledger::kGap);
+  if (closed->gap) return skip(ledger::kGap);
   if (!pass.not_booked.empty()) return skip(pass.not_booked);
   if (!pass.watts) return skip(ledger::kUnknownEnergy);
   if (mixed) return skip(kMixedTypes);
@@ -104,10 +99,7 @@ void PlacementLedger::Book(const PlacementPass& pass, absl::Time now) {
 }
 
 bool PlacementLedger::WouldPrice(const std::string& policy_uid, absl::Time now) const {
-  auto last = last_pass_.find(policy_uid);
-  if (last == last_pass_.end()) return false;
-  const absl::Duration interval = now - last->second;
-  return interval > absl::ZeroDuration() && interval <= longest_interval_;
+  return intervals_.WouldPrice(policy_uid, now);
 }
 
 }  // namespace carbonroute::karmada

@@ -36,6 +36,7 @@
 #include "absl/time/time.h"
 #include "contract/emissions_type.h"
 #include "ledger/ledger.h"
+#include "ledger/pass_intervals.h"
 
 namespace carbonroute::karmada {
 
@@ -83,13 +84,12 @@ class PlacementLedger {
   // reads the workload's energy (GETs of its templates) only then.
   bool WouldPrice(const std::string& policy_uid, absl::Time now) const;
   // A policy that no longer exists: its next pass, if it comes back, opens a new interval.
-  void Forget(const std::string& policy_uid) { last_pass_.erase(policy_uid); }
+  void Forget(const std::string& policy_uid) { intervals_.Forget(policy_uid); }
 
  private:
   ledger::Ledger& ledger_;
   const ledger::LedgerMode mode_;
-  const absl::Duration longest_interval_;
-  std::map<std::string, absl::Time> last_pass_;  // policy uid → its previous pass
+  ledger::PassIntervals intervals_;  // one chain per policy uid
 };
 
 }  // namespace carbonroute::karmada

@@ -33,8 +33,9 @@ bool BackendsStay(const std::vector<Backend>& held, const BackendLocalities& per
     bool priced = true;
     for (const auto& [locality, n] : localities) {
       if (n <= 0) continue;
+      const std::string& wanted = locality;  // (clang: no capture of a structured binding)
       const auto it = absl::c_find_if(
-          row.flows, [&locality](const RouteFlow& f) { return f.destination == locality; });
+          row.flows, [&wanted](const RouteFlow& f) { return f.destination == wanted; });
       if (it == row.flows.end() || !it->grams_per_kwh) {
         priced = false;
         continue;
@@ -81,31 +82,14 @@ void RoutingController::BookRoute(const RoutingPolicy& policy, const std::string
   for (std::size_t i = 0; i < held.size() && i < planned.size(); ++i) {
     moved = moved || held[i].weight != planned[i].weight;
   }
-  RouteBooking booking{.key = key,
-                       .namespace_name = policy.namespace_name,
-                       .joules_per_request = policy.joules_per_request,
-                       .requests_per_second = measured,
-                       .plan = &plan,
-                       .moved = moved};
-  const OriginShares ran = {{origin, BackendLocalityShares(held, per_backend)}};
-  if (options_.dry_run) {
-    const auto previous = would_weigh_.find(key);
-    booking.chosen =
-        previous == would_weigh_.end()
-            ? ran
-            : OriginShares{{origin, BackendLocalityShares(previous->second, per_backend)}};
-    booking.counterfactual = ran;
-    would_weigh_[key] = planned;
-  } else {
-    booking.chosen = ran;
-    // The weights its owner set: kept at carbonroute's first write, else what it holds.
-    absl::StatusOr<std::vector<Backend>> owner = held;
-    if (!kept.original.empty()) owner = KeptBackends(kept.original);
-    if (owner.ok()) {
-      booking.counterfactual = {{origin, BackendLocalityShares(*owner, per_backend)}};
-    }
-  }
-  route_ledger_->Book(booking, now);
+  // The weights its owner set: kept at carbonroute's first write, else what it holds.
+  absl::StatusOr<std::vector<Backend>> owner = held;
+  if (!kept.original.empty()) owner = KeptBackends(kept.original);
+  OriginShares alternative;
+  if (owner.ok()) alternative = {{origin, BackendLocalityShares(*owner, per_backend)}};
+  BookTarget(policy, key, plan, measured, moved,
+             {{origin, BackendLocalityShares(held, per_backend)}}, std::move(alternative),
+             {{origin, BackendLocalityShares(planned, per_backend)}}, now);
 }
 
 RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy& policy,

@@ -33,8 +33,9 @@ std::optional<PricedShares> PriceShares(const std::map<std::string, double>& sha
     priced.grams_per_kwh += share * reading->second;
     const RouteFlow* flow = nullptr;
     if (row != nullptr) {
-      const auto it = absl::c_find_if(row->flows, [&](const RouteFlow& candidate) {
-        return candidate.destination == destination;
+      const std::string& wanted = destination;  // (clang: no capture of a structured binding)
+      const auto it = absl::c_find_if(row->flows, [&wanted](const RouteFlow& candidate) {
+        return candidate.destination == wanted;
       });
       if (it != row->flows.end()) flow = &*it;
     }
@@ -108,12 +109,7 @@ std::map<std::string, double> BackendLocalityShares(const std::vector<Backend>& 
 
 RouteLedger::RouteLedger(ledger::Ledger& ledger, ledger::LedgerMode mode,
                          absl::Duration longest_interval)
-    : ledger_(ledger), mode_(mode), longest_interval_(longest_interval) {}
-
-void RouteLedger::Forget(const std::string& prefix) {
-  std::erase_if(last_pass_,
-                [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
-}
+    : ledger_(ledger), mode_(mode), intervals_(longest_interval) {}
 
 void RouteLedger::Book(const RouteBooking& booking, absl::Time now) {
   if (!booking.joules_per_request || booking.plan == nullptr) return;
@@ -144,26 +140,22 @@ void RouteLedger::Book(const RouteBooking& booking, absl::Time now) {
                               .emissions_type = emissions_type};
   ledger_.Decided(key, booking.moved ? ledger::kOutcomeMoved : ledger::kOutcomeKept);
 
-  const auto last = last_pass_.find(booking.key);
-  if (last == last_pass_.end()) {  // the first pass opens the first interval
-    last_pass_[booking.key] = now;
-    return;
-  }
-  const absl::Duration interval = now - last->second;
-  last->second = now;
-  if (interval <= absl::ZeroDuration()) return;
+  const std::optional<ledger::ClosedInterval> closed = intervals_.Close(booking.key, now);
+  if (!closed) return;
+  const absl::Duration interval = closed->length;
   auto skip = [&](absl::string_view reason) {
     ledger_.Skipped(kRouteController, emissions_type, reason);
   };
-  if (interval > longest_interval_) return skip(ledger::kGap);
+  if (closed->gap) return skip(ledger::kGap);
   if (!booking.requests_per_second) return skip(ledger::kUnknownEnergy);
   if (mixed) return skip(kRouteMixedTypes);
   for (const auto& [origin, rate] : *booking.requests_per_second) {
     if (rate <= 0) continue;
     const auto chosen_row = booking.chosen.find(origin);
     const auto counterfactual_row = booking.counterfactual.find(origin);
+    const std::string& from = origin;  // (clang: no capture of a structured binding)
     const auto flows =
-        absl::c_find_if(plan.rows, [&origin](const RouteRow& row) { return row.origin == origin; });
+        absl::c_find_if(plan.rows, [&from](const RouteRow& row) { return row.origin == from; });
     const RouteRow* row = flows == plan.rows.end() ? nullptr : &*flows;
     std::optional<PricedShares> chosen, counterfactual;
     if (chosen_row != booking.chosen.end()) {

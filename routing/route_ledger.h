@@ -44,6 +44,7 @@
 #include "absl/time/time.h"
 #include "contract/emissions_type.h"
 #include "ledger/ledger.h"
+#include "ledger/pass_intervals.h"
 #include "routing/http_route_patch.h"
 #include "routing/istio_distribute.h"
 #include "routing/route_plan.h"
@@ -91,13 +92,12 @@ class RouteLedger {
   void Book(const RouteBooking& booking, absl::Time now);
   // Targets whose key starts with `prefix` (a deleted policy's uid): their
   // next pass, if they come back, opens a new interval.
-  void Forget(const std::string& prefix);
+  void Forget(const std::string& prefix) { intervals_.Forget(prefix); }
 
  private:
   ledger::Ledger& ledger_;
   const ledger::LedgerMode mode_;
-  const absl::Duration longest_interval_;
-  std::map<std::string, absl::Time> last_pass_;  // key → its previous pass
+  ledger::PassIntervals intervals_;  // one chain per booking key
 };
 
 }  // namespace carbonroute::routing

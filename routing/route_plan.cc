@@ -75,9 +75,10 @@ absl::StatusOr<RoutePlan> PlanRoutes(const RoutingPolicy& policy,
       if (rate <= 0) continue;
       plan.requests_per_second[locality] = rate;
       origins.push_back({locality, rate / measured * std::max(total_endpoints, 1.0)});
-      const auto declared = absl::c_find_if(policy.origins, [&](const PolicyLocality& origin) {
-        return origin.locality == locality;
-      });
+      const std::string& wanted = locality;  // (clang: no capture of a structured binding)
+      const auto declared = absl::c_find_if(
+          policy.origins,
+          [&wanted](const PolicyLocality& origin) { return origin.locality == wanted; });
       const auto place = places.find(locality);
       origin_places.push_back(declared != policy.origins.end() ? *declared
                               : place != places.end()          ? place->second

@@ -221,34 +221,41 @@ std::optional<std::map<std::string, double>> RoutingController::MeasuredDemand(
   return std::move(demand.per_second);
 }
 
-void RoutingController::BookRule(const RoutingPolicy& policy, const TargetRef& target,
-                                 const RoutePlan& plan,
-                                 const std::optional<std::map<std::string, double>>& measured,
-                                 const std::vector<DistributeRow>& held, bool moved,
-                                 absl::Time now) {
-  if (route_ledger_ == nullptr) return;
-  const std::string key = absl::StrCat(policy.uid, "/", target.name);
-  std::vector<std::string> origins;
-  for (const RouteRow& row : plan.rows) origins.push_back(row.origin);
+void RoutingController::BookTarget(const RoutingPolicy& policy, const std::string& key,
+                                   const RoutePlan& plan,
+                                   const std::optional<std::map<std::string, double>>& measured,
+                                   bool moved, OriginShares ran, OriginShares alternative,
+                                   OriginShares decided, absl::Time now) {
   RouteBooking booking{.key = key,
                        .namespace_name = policy.namespace_name,
                        .joules_per_request = policy.joules_per_request,
                        .requests_per_second = measured,
                        .plan = &plan,
                        .moved = moved};
-  const OriginShares ran = WithMeshDefault(SharesOfRows(held), origins, plan.endpoints);
-  if (options_.dry_run) {
-    const auto previous = would_route_.find(key);
-    booking.chosen = previous == would_route_.end()
-                         ? ran
-                         : WithMeshDefault(SharesOfRows(previous->second), origins, plan.endpoints);
-    booking.counterfactual = ran;
-    would_route_[key] = plan.setting.distribute;
+  if (options_.dry_run) {  // what it would have written at the previous pass, against what ran
+    const auto previous = would_book_.find(key);
+    booking.chosen = previous == would_book_.end() ? ran : previous->second;
+    booking.counterfactual = std::move(ran);
+    would_book_[key] = std::move(decided);
   } else {
-    booking.chosen = ran;
-    booking.counterfactual = WithMeshDefault({}, origins, plan.endpoints);
+    booking.chosen = std::move(ran);
+    booking.counterfactual = std::move(alternative);
   }
   route_ledger_->Book(booking, now);
+}
+
+void RoutingController::BookRule(const RoutingPolicy& policy, const TargetRef& target,
+                                 const RoutePlan& plan,
+                                 const std::optional<std::map<std::string, double>>& measured,
+                                 const std::vector<DistributeRow>& held, bool moved,
+                                 absl::Time now) {
+  if (route_ledger_ == nullptr) return;
+  std::vector<std::string> origins;
+  for (const RouteRow& row : plan.rows) origins.push_back(row.origin);
+  BookTarget(policy, absl::StrCat(policy.uid, "/", target.name), plan, measured, moved,
+             WithMeshDefault(SharesOfRows(held), origins, plan.endpoints),
+             WithMeshDefault({}, origins, plan.endpoints),
+             WithMeshDefault(SharesOfRows(plan.setting.distribute), origins, plan.endpoints), now);
 }
 
 RoutingController::Outcome RoutingController::ReconcileTarget(
@@ -603,9 +610,7 @@ void RoutingController::Reconcile(const kube::ControllerPass& pass) {
     const std::string prefix = absl::StrCat(uid, "/");
     std::erase_if(row_changed_,
                   [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
-    std::erase_if(would_route_,
-                  [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
-    std::erase_if(would_weigh_,
+    std::erase_if(would_book_,
                   [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
     if (route_ledger_ != nullptr) route_ledger_->Forget(prefix);
   }

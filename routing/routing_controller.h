@@ -141,6 +141,11 @@ class RoutingController final : private kube::Reconciler {
                  const std::optional<std::map<std::string, double>>& measured,
                  const std::vector<Backend>& held, const std::vector<Backend>& planned,
                  const RouteKept& kept, const BackendLocalities& per_backend, absl::Time now);
+  // Books one target's interval: `ran` held in it; enforced, against `alternative` (the mesh's
+  // default); in a dry run, what was `decided` at the previous pass against `ran`.
+  void BookTarget(const RoutingPolicy& policy, const std::string& key, const RoutePlan& plan,
+                  const std::optional<std::map<std::string, double>>& measured, bool moved,
+                  OriginShares ran, OriginShares alternative, OriginShares decided, absl::Time now);
   void BookRule(const RoutingPolicy& policy, const TargetRef& target, const RoutePlan& plan,
                 const std::optional<std::map<std::string, double>>& measured,
                 const std::vector<DistributeRow>& held, bool moved, absl::Time now);
@@ -188,10 +193,8 @@ class RoutingController final : private kube::Reconciler {
   // "policy uid/rule" → origin → when its written row last changed (row_stability.h).
   std::map<std::string, std::map<std::string, absl::Time>> row_changed_;
   std::unique_ptr<RouteLedger> route_ledger_;  // null without a ledger
-  // "policy uid/rule" → the rows planned at its previous pass (the dry run's chosen basis).
-  std::map<std::string, std::vector<DistributeRow>> would_route_;
-  // "policy uid/HTTPRoute/route" → the backend weights planned at its previous pass.
-  std::map<std::string, std::vector<Backend>> would_weigh_;
+  // Booking key → the shares decided at its previous pass (the dry run's chosen basis).
+  std::map<std::string, OriginShares> would_book_;
   std::map<std::string, std::string> pod_nodes_;  // "namespace/pod" → its Node, this pass
 };
 

@@ -21,6 +21,7 @@
 #include "extender/extender_service.h"
 #include "extender/pod_ledger.h"
 #include "extender/pod_watch.h"
+#include "extender/shadow_ledger.h"
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
 #include "ledger/ledger.h"
@@ -90,6 +91,16 @@ class ServeSubcommand final : public Subcommand {
                    "watches the Nodes), true, false")
         ->check(CLI::IsMember({"auto", "true", "false"}))
         ->capture_default_str();
+    cmd.add_flag("--shadow", request_.shadow,
+                 "try carbonroute without handing it anything: /filter passes every Node and "
+                 "/prioritize scores them alike, and the savings ledger (mode=\"shadow\") books, "
+                 "for every Pod any scheduler binds, carbonroute's choice among the Nodes it "
+                 "could have used (Ready, schedulable, its nodeSelector, required node affinity, "
+                 "tolerations, CPU and memory beside the Pods bound there, its delay_<from> "
+                 "limits) against where it runs; an estimate that may be too high (inter-Pod "
+                 "affinity, topology spread and volume zones are not simulated: docs/savings.md)");
+    cmd.add_option("--namespaces", request_.namespaces,
+                   "--shadow: only the Pods of these namespaces (repeatable; default: all)");
     power_.AddTo(cmd);
     kube_.AddTo(cmd);
     daemon_.AddTo(cmd);
@@ -123,12 +134,20 @@ class ServeSubcommand final : public Subcommand {
     const bool in_pod = kube::InPod({.getenv = [](const char* name) { return std::getenv(name); }});
     const bool nodes_asked = watch_nodes_ == "true" || (watch_nodes_ == "auto" && kube_.Named());
     request_.watch_nodes = nodes_asked || (watch_nodes_ == "auto" && in_pod);
-    request_.ledger = ledger_ == "true" || (ledger_ == "auto" && request_.watch_nodes);
-    if (!request_.collector_pods.empty() || request_.watch_nodes || ledger_ == "true") {
+    request_.ledger =
+        !request_.shadow && (ledger_ == "true" || (ledger_ == "auto" && request_.watch_nodes));
+    if (!request_.namespaces.empty() && !request_.shadow) {
+      c.err << "scheduler-lite: --namespaces: is for --shadow (the extender scores the Pods "
+               "kube-scheduler asks it about)\n";
+      return 2;
+    }
+    if (!request_.collector_pods.empty() || request_.watch_nodes || ledger_ == "true" ||
+        request_.shadow) {
       kube::KubeConnection connection;
       std::ostringstream why;
       if (!kube_.Resolve(connection, why)) {
-        if (!request_.collector_pods.empty() || nodes_asked || ledger_ == "true") {
+        if (!request_.collector_pods.empty() || nodes_asked || ledger_ == "true" ||
+            request_.shadow) {
           c.err << why.str();
           return 2;
         }
@@ -225,6 +244,35 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
     spdlog::info(absl::StrCat("savings ledger: the Pods on ", request.kube->Describe(),
                               " watched for their bindings (--ledger=false to turn off)"));
   }
+  // Shadow mode: every binding any scheduler makes, against carbonroute's choice.
+  std::unique_ptr<extender::ShadowLedger> shadow;
+  std::unique_ptr<extender::NodeWatch> shadow_nodes;
+  if (request.kube && request.shadow) {
+    ledger.emplace(*registry);
+    ScoringOptions scoring;
+    scoring.carbon_weight = request.carbon_weight;
+    scoring.latency_weight = request.latency_weight;
+    scoring.carbon_tolerance = request.carbon_tolerance;
+    shadow = std::make_unique<extender::ShadowLedger>(
+        *ledger,
+        extender::ShadowLedgerOptions{
+            .namespaces = {request.namespaces.begin(), request.namespaces.end()},
+            .longest_interval = std::max(absl::Minutes(10), 3 * request.refresh + absl::Minutes(1)),
+            .power_model = request.power_model,
+            .scoring = scoring},
+        clock.Now());
+    shadow_nodes = std::make_unique<extender::NodeWatch>(*kube_client, clock, *shadow);
+    pod_watch = std::make_unique<extender::PodWatch>(*kube_client, clock, models, *shadow);
+    pod_threads.emplace_back([&pods_stop, watch = shadow_nodes.get()] { watch->Run(pods_stop); });
+    pod_threads.emplace_back([&pods_stop, watch = pod_watch.get()] { watch->Run(pods_stop); });
+    spdlog::info(absl::StrCat(
+        "shadow mode: /filter passes every Node and /prioritize scores them alike; the savings "
+        "ledger books carbonroute's choice for every Pod bound on ",
+        request.kube->Describe(),
+        request.namespaces.empty() ? ""
+                                   : absl::StrCat(" in ", absl::StrJoin(request.namespaces, ", ")),
+        " (mode=\"shadow\")"));
+  }
   struct StopPods {
     absl::Notification& stop;
     std::vector<std::thread>& threads;
@@ -282,6 +330,7 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
     if (loaded.sources_read == 0) return;
     models.Set(loaded.model);
     if (pod_ledger != nullptr) pod_ledger->Accrue(loaded.model.get(), clock.Now());
+    if (shadow != nullptr) shadow->Accrue(loaded.model.get(), clock.Now());
     const bool no_carbon = loaded.model->Readings().empty();
     if (no_carbon && !without_carbon) {
       spdlog::warn(extender::kNoCarbonReason);
@@ -299,6 +348,7 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   options.carbon_tolerance = request.carbon_tolerance;
   ExtenderService service(models, options, clock, *registry, request.max_model_age);
   service.SetPodLedger(pod_ledger.get());
+  service.SetNeutral(request.shadow);
   service.SetWaitingFor([&] {
     absl::MutexLock lock(&waiting_mutex);
     return waiting_for;

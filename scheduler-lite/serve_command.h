@@ -55,6 +55,11 @@ struct ServeRequest {
   // Book the Pods it scored in the savings ledger (extender/pod_ledger.h): a
   // Pod watch learns their bindings. Needs `kube`.
   bool ledger = false;
+  // Shadow mode (extender/shadow_ledger.h): the extender answers neutrally,
+  // and the ledger books carbonroute's choice for every binding any scheduler
+  // makes (in `namespaces`, empty: all). Needs `kube`.
+  bool shadow = false;
+  std::vector<std::string> namespaces;
   ledger::PowerModel power_model;
   std::optional<kube::KubeConnection> kube;
 };

@@ -4,10 +4,13 @@
 // Pods of a fake Kubernetes API (its Pod watch learns the binding), /filter
 // asked as kube-scheduler asks it (Node names only), then the Pod bound in
 // France: the decision and, at the next refreshes, the grams on both bases
-// on serve's /metrics, France's below the offered Nodes' mean.
+// on serve's /metrics, France's below the offered Nodes' mean. Then `serve --shadow` beside a
+// scheduler it is not part of: neutral answers, no write to the API, and the binding booked
+// against carbonroute's choice.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -15,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/utc_time.h"
 #include "net/curl_http_client.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
@@ -35,6 +39,7 @@ std::string LedgerNode(const std::string& name, const std::string& region) {
       {"metadata", {{"name", name}, {"labels", {{"topology.kubernetes.io/region", region}}}}},
       {"status",
        {{"addresses", {{{"type", "InternalIP"}, {"address", "127.0.0.1"}}}},
+        {"allocatable", {{"cpu", "8"}, {"memory", "32Gi"}}},
         {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}
       .dump();
 }
@@ -138,6 +143,103 @@ providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
   EXPECT_NEAR(counterfactual / chosen, (150 + 380 + 56) / 3.0 / 56, 1e-6);
   EXPECT_THAT(serve.Log(), ::testing::HasSubstr("savings ledger: the Pods on"));
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
+}
+
+// serve --shadow, as a team tries it first: kube-scheduler's default profile binds a Pod in
+// Germany; carbonroute would have chosen France (the cleanest Node it fits). The extender
+// answers neutrally meanwhile, and serve writes nothing to the API.
+TEST(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBinding) {
+  testing::ScopedTempDir temp_dir;
+  const std::string& dir = temp_dir.path();
+  testing::FakeBatchApi batch([] { return absl::Now(); });
+  testing::FakeKubeApiServer api;
+  api.ServeBatchApi(&batch);
+  api.SetNodes({LedgerNode("n-be", "europe-west1"), LedgerNode("n-de", "europe-west3"),
+                LedgerNode("n-fr", "europe-west9")},
+               "100");
+  testing::CollectorProcess collector = testing::StartCollector(dir, R"yaml(
+listen_address: 127.0.0.1:0
+database: ":memory:"
+node: {name: carbon-0}
+providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
+)yaml");
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  const int port = testing::FreeLoopbackPort();
+  testing::Subprocess serve(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--shadow", "--namespaces", "shop",
+       "--web.listen-address", absl::StrCat("127.0.0.1:", port), "--refresh", "1s",
+       "--kube-api-url", api.base_url(),
+       absl::StrCat("--metrics=http://127.0.0.1:", collector.port, "/metrics"), "--data-dir",
+       absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      dir + "/serve.log");
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return absl::StrContains(testing::HttpGet(port, "/healthz"), "3 locations, 4 nodes"); },
+      absl::Seconds(30)))
+      << serve.Log();
+  // Neutral: every Node passes, every score alike.
+  absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
+      net::CurlHttpClient::Create("serve-shadow-test");
+  ASSERT_TRUE(http.ok());
+  for (const char* verb : {"filter", "prioritize"}) {
+    net::HttpRequest request;
+    request.method = "POST";
+    request.url = absl::StrCat("http://127.0.0.1:", port, "/", verb);
+    request.headers = {{"Content-Type", "application/json"}};
+    request.body = R"({"Pod":{"metadata":{"name":"x","labels":{"delay_n-de":"1"}}},
+                       "NodeNames":["n-be","n-de","n-fr"]})";
+    absl::StatusOr<net::HttpResponse> response = (*http)->Send(request);
+    ASSERT_TRUE(response.ok());
+    const Json reply = Json::parse(response->body);
+    if (std::string(verb) == "filter") {
+      EXPECT_EQ(reply["NodeNames"], Json::parse(R"(["n-be","n-de","n-fr"])")) << reply.dump();
+    } else {
+      EXPECT_EQ(reply, Json::parse(R"([{"Host":"n-be","Score":0},{"Host":"n-de","Score":0},
+                                       {"Host":"n-fr","Score":0}])"));
+    }
+  }
+  // The default scheduler binds a Pod in Germany, and one in a namespace not asked for.
+  for (const char* ns : {"shop", "other"}) {
+    batch.AddPod(ns, "web-1", absl::Now(), {}, {}, {{"app", "web"}});
+    batch.Update("pods", ns, "web-1",
+                 {{"spec",
+                   {{"nodeName", "n-de"},
+                    {"containers",
+                     {{{"name", "work"},
+                       {"image", "busybox"},
+                       {"resources", {{"requests", {{"cpu", "2"}, {"memory", "4Gi"}}}}}}}}}},
+                  {"status",
+                   {{"phase", "Running"},
+                    {"conditions",
+                     {{{"type", "PodScheduled"},
+                       {"status", "True"},
+                       {"lastTransitionTime", UtcSeconds(absl::Now() + absl::Seconds(1))}}}}}}});
+  }
+  double chosen = 0, counterfactual = 0;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        const std::string page = testing::HttpGet(port, "/metrics");
+        chosen = SeriesValue(page, "carbonroute_ledger_emissions_grams_total{",
+                             {"basis=\"chosen\"", "mode=\"shadow\"", "namespace=\"shop\""});
+        counterfactual =
+            SeriesValue(page, "carbonroute_ledger_emissions_grams_total{",
+                        {"basis=\"counterfactual\"", "mode=\"shadow\"", "namespace=\"shop\""});
+        return chosen > 0 && counterfactual > 0;
+      },
+      absl::Seconds(30)))
+      << testing::HttpGet(port, "/metrics") << serve.Log();
+  // France (56) where it would have run against Germany (380) where it runs.
+  EXPECT_NEAR(counterfactual / chosen, 380.0 / 56, 1e-6);
+  const std::string page = testing::HttpGet(port, "/metrics");
+  EXPECT_EQ(SeriesValue(page, "carbonroute_ledger_decisions_total{",
+                        {"mode=\"shadow\"", "outcome=\"moved\"", "namespace=\"shop\""}),
+            1);
+  EXPECT_TRUE(std::isnan(
+      SeriesValue(page, "carbonroute_ledger_decisions_total{", {"namespace=\"other\""})));
+  EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
+  // Reads and watches only: no write of any kind.
+  for (const testing::KubeApiRequest& request : api.requests()) {
+    EXPECT_EQ(request.method, "GET") << request.target;
+  }
 }
 
 }  // namespace
