@@ -22,7 +22,52 @@ std::string CandidateLocation(const placement::PlacementModel& model,
 }
 
 PodLedger::PodLedger(ledger::Ledger& ledger, PodLedgerOptions options, absl::Time started)
-    : ledger_(ledger), options_(options), started_(started) {}
+    : ledger_(ledger),
+      options_(options),
+      started_(started),
+      tracked_(ledger, {.mode = ledger::LedgerMode::kEnforced,
+                        .longest_interval = options.longest_interval,
+                        .power_model = options.power_model}) {}
+
+void TrackedPods::Add(const std::string& uid, PodInterval pod, absl::Time now) {
+  pods_[uid] = {std::move(pod), now};
+}
+
+void TrackedPods::SetRequests(const std::string& uid, const kube::PodRequests& requests) {
+  if (auto it = pods_.find(uid); it != pods_.end()) it->second.first.requests = requests;
+}
+
+void TrackedPods::Finish(const std::string& uid, const placement::PlacementModel* model,
+                         absl::Time now) {
+  auto it = pods_.find(uid);
+  if (it == pods_.end()) return;
+  Book(it->second, model, now);
+  pods_.erase(it);
+}
+
+void TrackedPods::Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
+                         absl::Time now) {
+  for (auto it = pods_.begin(); it != pods_.end();) {
+    if (uids.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    Book(it->second, model, now);
+    it = pods_.erase(it);
+  }
+}
+
+void TrackedPods::AccrueAll(const placement::PlacementModel* model, absl::Time now) {
+  for (auto& [uid, pod] : pods_) Book(pod, model, now);
+}
+
+void TrackedPods::Book(std::pair<PodInterval, absl::Time>& pod,
+                       const placement::PlacementModel* model, absl::Time now) {
+  const absl::Duration interval = now - pod.second;
+  if (interval <= absl::ZeroDuration()) return;
+  pod.second = now;
+  BookPodInterval(ledger_, rules_, pod.first, model, interval);
+}
 
 void PodLedger::Expire(absl::Time now) {
   while (!scored_order_.empty() && (scored_order_.size() > options_.max_scored ||
@@ -49,13 +94,9 @@ void PodLedger::Scored(ScoredPod pod, absl::Time now) {
 void PodLedger::Observed(const WatchedPod& pod, const placement::PlacementModel* model,
                          absl::Time now) {
   absl::MutexLock lock(&mutex_);
-  auto tracked = tracked_.find(pod.uid);
-  if (tracked != tracked_.end()) {
-    if (pod.requests) tracked->second.requests = pod.requests;
-    if (pod.finished) {
-      Book(tracked->second, model, now);
-      tracked_.erase(tracked);
-    }
+  if (tracked_.contains(pod.uid)) {
+    if (pod.requests) tracked_.SetRequests(pod.uid, *pod.requests);
+    if (pod.finished) tracked_.Finish(pod.uid, model, now);
     return;
   }
   if (pod.node.empty() || pod.finished) return;
@@ -68,17 +109,16 @@ void PodLedger::Observed(const WatchedPod& pod, const placement::PlacementModel*
                     before ? ledger::kRestart : ledger::kNotScored);
     return;
   }
-  Tracked entry{.namespace_name = pod.namespace_name,
-                .node = pod.node,
-                .candidate_locations = std::move(scored->second.first.candidate_locations),
-                .requests = pod.requests,
-                .last = now};
+  PodInterval entry{.namespace_name = pod.namespace_name,
+                    .chosen_node = pod.node,
+                    .counterfactual_locations = std::move(scored->second.first.candidate_locations),
+                    .requests = pod.requests};
   scored_.erase(scored);
   // The decision's emissions type: the bound location's reading's, when there is one.
   EmissionsType type = EmissionsType::kAverage;
   if (model != nullptr) {
     if (const placement::LocationCarbon* carbon =
-            ReadingAt(*model, CandidateLocation(*model, {.name = entry.node}))) {
+            ReadingAt(*model, CandidateLocation(*model, {.name = entry.chosen_node}))) {
       type = carbon->emissions_type;
     }
   }
@@ -86,8 +126,8 @@ void PodLedger::Observed(const WatchedPod& pod, const placement::PlacementModel*
       {.controller = kExtenderController,
        .namespace_name = pod.namespace_name,
        .emissions_type = type},
-      entry.candidate_locations.size() > 1 ? ledger::kOutcomeMoved : ledger::kOutcomeKept);
-  tracked_.emplace(pod.uid, std::move(entry));
+      entry.counterfactual_locations.size() > 1 ? ledger::kOutcomeMoved : ledger::kOutcomeKept);
+  tracked_.Add(pod.uid, std::move(entry), now);
 }
 
 void PodLedger::Deleted(const std::string& uid, const placement::PlacementModel* model,
@@ -95,45 +135,20 @@ void PodLedger::Deleted(const std::string& uid, const placement::PlacementModel*
   absl::MutexLock lock(&mutex_);
   decided_.erase(uid);
   scored_.erase(uid);
-  auto tracked = tracked_.find(uid);
-  if (tracked == tracked_.end()) return;
-  Book(tracked->second, model, now);
-  tracked_.erase(tracked);
+  tracked_.Finish(uid, model, now);
 }
 
 void PodLedger::Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
                        absl::Time now) {
   absl::MutexLock lock(&mutex_);
-  for (auto it = tracked_.begin(); it != tracked_.end();) {
-    if (uids.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    Book(it->second, model, now);
-    it = tracked_.erase(it);
-  }
+  tracked_.Retain(uids, model, now);
   std::erase_if(decided_, [&uids](const std::string& uid) { return !uids.contains(uid); });
 }
 
 void PodLedger::Accrue(const placement::PlacementModel* model, absl::Time now) {
   absl::MutexLock lock(&mutex_);
-  for (auto& [uid, pod] : tracked_) Book(pod, model, now);
+  tracked_.AccrueAll(model, now);
   Expire(now);
-}
-
-void PodLedger::Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now) {
-  const absl::Duration interval = now - pod.last;
-  if (interval <= absl::ZeroDuration()) return;
-  pod.last = now;
-  BookPodInterval(ledger_,
-                  {.mode = ledger::LedgerMode::kEnforced,
-                   .longest_interval = options_.longest_interval,
-                   .power_model = options_.power_model},
-                  {.namespace_name = pod.namespace_name,
-                   .chosen_node = pod.node,
-                   .counterfactual_locations = pod.candidate_locations,
-                   .requests = pod.requests},
-                  model, interval);
 }
 
 void BookPodInterval(ledger::Ledger& ledger, const PodBookingRules& rules, const PodInterval& pod,

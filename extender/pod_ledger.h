@@ -90,6 +90,35 @@ struct PodInterval {
 void BookPodInterval(ledger::Ledger& ledger, const PodBookingRules& rules, const PodInterval& pod,
                      const placement::PlacementModel* model, absl::Duration interval);
 
+// The Pods a ledger books, by uid, each from its last accrual. Not
+// thread-safe: its owner locks.
+class TrackedPods {
+ public:
+  TrackedPods(ledger::Ledger& ledger, PodBookingRules rules) : ledger_(ledger), rules_(rules) {}
+
+  bool contains(const std::string& uid) const { return pods_.contains(uid); }
+  std::size_t size() const { return pods_.size(); }
+  // Tracked from `now`.
+  void Add(const std::string& uid, PodInterval pod, absl::Time now);
+  // Its requests changed (they become readable).
+  void SetRequests(const std::string& uid, const kube::PodRequests& requests);
+  // Its last interval booked, then no longer tracked.
+  void Finish(const std::string& uid, const placement::PlacementModel* model, absl::Time now);
+  // Every Pod not in `uids` finished.
+  void Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
+              absl::Time now);
+  // Every Pod's interval since its last accrual.
+  void AccrueAll(const placement::PlacementModel* model, absl::Time now);
+
+ private:
+  void Book(std::pair<PodInterval, absl::Time>& pod, const placement::PlacementModel* model,
+            absl::Time now);
+
+  ledger::Ledger& ledger_;
+  const PodBookingRules rules_;
+  std::map<std::string, std::pair<PodInterval, absl::Time>> pods_;  // uid → {it, last accrual}
+};
+
 // What the extender saw of a Pod in one request.
 struct ScoredPod {
   std::string uid, namespace_name, name, scheduler_name;
@@ -157,14 +186,6 @@ class PodLedger final : public PodObserver {
   std::size_t scored() const;
 
  private:
-  struct Tracked {
-    std::string namespace_name, node;
-    std::map<std::string, int> candidate_locations;
-    std::optional<kube::PodRequests> requests;
-    absl::Time last;
-  };
-  void Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Expire(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   ledger::Ledger& ledger_;
@@ -173,7 +194,7 @@ class PodLedger final : public PodObserver {
   mutable absl::Mutex mutex_;
   std::map<std::string, std::pair<ScoredPod, absl::Time>> scored_ ABSL_GUARDED_BY(mutex_);
   std::deque<std::pair<absl::Time, std::string>> scored_order_ ABSL_GUARDED_BY(mutex_);
-  std::map<std::string, Tracked> tracked_ ABSL_GUARDED_BY(mutex_);
+  TrackedPods tracked_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> schedulers_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> decided_ ABSL_GUARDED_BY(mutex_);  // unscored uids already counted
 };

@@ -6,7 +6,12 @@
 namespace carbonroute::extender {
 
 ShadowLedger::ShadowLedger(ledger::Ledger& ledger, ShadowLedgerOptions options, absl::Time started)
-    : ledger_(ledger), options_(std::move(options)), started_(started) {}
+    : ledger_(ledger),
+      options_(std::move(options)),
+      started_(started),
+      tracked_(ledger, {.mode = ledger::LedgerMode::kShadow,
+                        .longest_interval = options_.longest_interval,
+                        .power_model = options_.power_model}) {}
 
 void ShadowLedger::NodesListed(std::map<std::string, FitNode> nodes) {
   absl::MutexLock lock(&mutex_);
@@ -54,13 +59,9 @@ void ShadowLedger::Observed(const WatchedPod& pod, const placement::PlacementMod
   } else {
     bound_.erase(pod.uid);
   }
-  auto tracked = tracked_.find(pod.uid);
-  if (tracked != tracked_.end()) {
-    if (pod.requests) tracked->second.requests = pod.requests;
-    if (pod.finished) {
-      Book(tracked->second, model, now);
-      tracked_.erase(tracked);
-    }
+  if (tracked_.contains(pod.uid)) {
+    if (pod.requests) tracked_.SetRequests(pod.uid, *pod.requests);
+    if (pod.finished) tracked_.Finish(pod.uid, model, now);
     return;
   }
   if (pod.node.empty() || pod.finished || decided_.contains(pod.uid)) return;
@@ -93,11 +94,12 @@ void ShadowLedger::Decide(const WatchedPod& pod, const placement::PlacementModel
     decided.emissions_type = carbon->emissions_type;
   }
   ledger_.Decided(decided, would_at == runs_at ? ledger::kOutcomeKept : ledger::kOutcomeMoved);
-  tracked_[pod.uid] = {.namespace_name = pod.namespace_name,
-                       .would = would,
-                       .runs = pod.node,
-                       .requests = pod.requests,
-                       .last = now};
+  tracked_.Add(pod.uid,
+               {.namespace_name = pod.namespace_name,
+                .chosen_node = would,
+                .counterfactual_locations = {{runs_at, 1}},
+                .requests = pod.requests},
+               now);
 }
 
 void ShadowLedger::Deleted(const std::string& uid, const placement::PlacementModel* model,
@@ -106,10 +108,7 @@ void ShadowLedger::Deleted(const std::string& uid, const placement::PlacementMod
   bound_.erase(uid);
   decided_.erase(uid);
   pending_.erase(uid);
-  auto tracked = tracked_.find(uid);
-  if (tracked == tracked_.end()) return;
-  Book(tracked->second, model, now);
-  tracked_.erase(tracked);
+  tracked_.Finish(uid, model, now);
 }
 
 void ShadowLedger::Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
@@ -118,14 +117,7 @@ void ShadowLedger::Retain(const std::set<std::string>& uids, const placement::Pl
   std::erase_if(bound_, [&uids](const auto& entry) { return !uids.contains(entry.first); });
   std::erase_if(decided_, [&uids](const std::string& uid) { return !uids.contains(uid); });
   std::erase_if(pending_, [&uids](const auto& entry) { return !uids.contains(entry.first); });
-  for (auto it = tracked_.begin(); it != tracked_.end();) {
-    if (uids.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    Book(it->second, model, now);
-    it = tracked_.erase(it);
-  }
+  tracked_.Retain(uids, model, now);
 }
 
 void ShadowLedger::Accrue(const placement::PlacementModel* model, absl::Time now) {
@@ -136,24 +128,7 @@ void ShadowLedger::Accrue(const placement::PlacementModel* model, absl::Time now
     pending_.clear();
     for (const auto& [uid, seen] : pending) Decide(seen.first, *model, seen.second);
   }
-  for (auto& [uid, pod] : tracked_) Book(pod, model, now);
-}
-
-void ShadowLedger::Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now) {
-  const absl::Duration interval = now - pod.last;
-  if (interval <= absl::ZeroDuration()) return;
-  pod.last = now;
-  std::map<std::string, int> runs_at;
-  runs_at[model == nullptr ? "" : CandidateLocation(*model, {.name = pod.runs})] = 1;
-  BookPodInterval(ledger_,
-                  {.mode = ledger::LedgerMode::kShadow,
-                   .longest_interval = options_.longest_interval,
-                   .power_model = options_.power_model},
-                  {.namespace_name = pod.namespace_name,
-                   .chosen_node = pod.would,
-                   .counterfactual_locations = std::move(runs_at),
-                   .requests = pod.requests},
-                  model, interval);
+  tracked_.AccrueAll(model, now);
 }
 
 std::size_t ShadowLedger::tracked() const {

@@ -71,19 +71,11 @@ class ShadowLedger final : public PodObserver, public NodeObserver {
   std::size_t tracked() const;
 
  private:
-  struct Tracked {
-    std::string namespace_name;
-    std::string would, runs;  // the Node carbonroute would have chosen; the Node it runs on
-    std::optional<kube::PodRequests> requests;
-    absl::Time last;
-  };
   // Decides `pod` (seen bound at `now`): its decision, and tracked when it fits.
   void Decide(const WatchedPod& pod, const placement::PlacementModel& model, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // carbonroute's choice for `pod` among the Nodes it fits ("" when none).
   std::string Choose(const WatchedPod& pod, const placement::PlacementModel& model) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   ledger::Ledger& ledger_;
@@ -93,7 +85,8 @@ class ShadowLedger final : public PodObserver, public NodeObserver {
   std::map<std::string, FitNode> nodes_ ABSL_GUARDED_BY(mutex_);
   // Every bound, unfinished Pod: uid → {its Node, its requests} (NodeResourcesFit).
   std::map<std::string, std::pair<std::string, kube::PodRequests>> bound_ ABSL_GUARDED_BY(mutex_);
-  std::map<std::string, Tracked> tracked_ ABSL_GUARDED_BY(mutex_);
+  // chosen: the Node carbonroute would have chosen; counterfactual: where it runs.
+  TrackedPods tracked_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> decided_ ABSL_GUARDED_BY(mutex_);  // uids decided (tracked or not)
   // Pods bound before the first list of the Nodes or the first model: uid → {the Pod, seen at}.
   std::map<std::string, std::pair<WatchedPod, absl::Time>> pending_ ABSL_GUARDED_BY(mutex_);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -58,29 +59,52 @@ double SeriesValue(const std::string& page, const std::string& prefix,
   return std::nan("");
 }
 
-TEST(ServeLedger, APodItScoredIsBookedWhereItWasBoundAgainstTheOfferedNodes) {
-  testing::ScopedTempDir temp_dir;
-  const std::string& dir = temp_dir.path();
-  testing::FakeBatchApi batch([] { return absl::Now(); });
-  testing::FakeKubeApiServer api;
-  api.ServeBatchApi(&batch);
-  api.SetNodes({LedgerNode("n-be", "europe-west1"), LedgerNode("n-de", "europe-west3"),
-                LedgerNode("n-fr", "europe-west9")},
-               "100");
-  testing::CollectorProcess collector = testing::StartCollector(dir, absl::StrCat(R"yaml(
+// Three Nodes in Belgium, Germany and France on a fake API that also serves Pods, and a
+// collector with their readings; Serve starts `serve` on them with `extra` flags.
+class ServeLedger : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    api_.ServeBatchApi(&batch_);
+    api_.SetNodes({LedgerNode("n-be", "europe-west1"), LedgerNode("n-de", "europe-west3"),
+                   LedgerNode("n-fr", "europe-west9")},
+                  "100");
+    collector_ = testing::StartCollector(dir_.path(), R"yaml(
 listen_address: 127.0.0.1:0
 database: ":memory:"
 node: {name: carbon-0}
 providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
-)yaml"));
-  ASSERT_GT(collector.port, 0) << collector.process->Log();
-  const int port = testing::FreeLoopbackPort();
-  testing::Subprocess serve(
-      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--web.listen-address",
-       absl::StrCat("127.0.0.1:", port), "--refresh", "1s", "--kube-api-url", api.base_url(),
-       absl::StrCat("--metrics=http://127.0.0.1:", collector.port, "/metrics"), "--data-dir",
-       absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
-      dir + "/serve.log");
+)yaml");
+    ASSERT_GT(collector_.port, 0) << collector_.process->Log();
+  }
+  std::unique_ptr<testing::Subprocess> Serve(const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {
+        CARBONROUTE_SCHEDULER_LITE_BINARY,
+        "serve",
+        "--web.listen-address",
+        absl::StrCat("127.0.0.1:", port_),
+        "--refresh",
+        "1s",
+        "--kube-api-url",
+        api_.base_url(),
+        absl::StrCat("--metrics=http://127.0.0.1:", collector_.port, "/metrics"),
+        "--data-dir",
+        absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return std::make_unique<testing::Subprocess>(argv, dir_.path() + "/serve.log");
+  }
+
+  testing::ScopedTempDir dir_;  // serve_ledger
+  testing::FakeBatchApi batch_{[] { return absl::Now(); }};
+  testing::FakeKubeApiServer api_;
+  testing::CollectorProcess collector_;
+  const int port_ = testing::FreeLoopbackPort();
+};
+
+TEST_F(ServeLedger, APodItScoredIsBookedWhereItWasBoundAgainstTheOfferedNodes) {
+  testing::FakeBatchApi& batch = batch_;
+  const int port = port_;
+  std::unique_ptr<testing::Subprocess> serve_process = Serve({});
+  testing::Subprocess& serve = *serve_process;
   absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
       net::CurlHttpClient::Create("serve-ledger-test");
   ASSERT_TRUE(http.ok());
@@ -148,30 +172,11 @@ providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
 // serve --shadow, as a team tries it first: kube-scheduler's default profile binds a Pod in
 // Germany; carbonroute would have chosen France (the cleanest Node it fits). The extender
 // answers neutrally meanwhile, and serve writes nothing to the API.
-TEST(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBinding) {
-  testing::ScopedTempDir temp_dir;
-  const std::string& dir = temp_dir.path();
-  testing::FakeBatchApi batch([] { return absl::Now(); });
-  testing::FakeKubeApiServer api;
-  api.ServeBatchApi(&batch);
-  api.SetNodes({LedgerNode("n-be", "europe-west1"), LedgerNode("n-de", "europe-west3"),
-                LedgerNode("n-fr", "europe-west9")},
-               "100");
-  testing::CollectorProcess collector = testing::StartCollector(dir, R"yaml(
-listen_address: 127.0.0.1:0
-database: ":memory:"
-node: {name: carbon-0}
-providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
-)yaml");
-  ASSERT_GT(collector.port, 0) << collector.process->Log();
-  const int port = testing::FreeLoopbackPort();
-  testing::Subprocess serve(
-      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--shadow", "--namespaces", "shop",
-       "--web.listen-address", absl::StrCat("127.0.0.1:", port), "--refresh", "1s",
-       "--kube-api-url", api.base_url(),
-       absl::StrCat("--metrics=http://127.0.0.1:", collector.port, "/metrics"), "--data-dir",
-       absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
-      dir + "/serve.log");
+TEST_F(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBinding) {
+  testing::FakeBatchApi& batch = batch_;
+  const int port = port_;
+  std::unique_ptr<testing::Subprocess> serve_process = Serve({"--shadow", "--namespaces", "shop"});
+  testing::Subprocess& serve = *serve_process;
   ASSERT_TRUE(testing::WaitFor(
       [&] { return absl::StrContains(testing::HttpGet(port, "/healthz"), "3 locations, 4 nodes"); },
       absl::Seconds(30)))
@@ -237,7 +242,7 @@ providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
       SeriesValue(page, "carbonroute_ledger_decisions_total{", {"namespace=\"other\""})));
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
   // Reads and watches only: no write of any kind.
-  for (const testing::KubeApiRequest& request : api.requests()) {
+  for (const testing::KubeApiRequest& request : api_.requests()) {
     EXPECT_EQ(request.method, "GET") << request.target;
   }
 }

@@ -157,6 +157,14 @@ struct Harness {
     return Json();
   }
   std::string Metrics() { return exporter::RenderMetricsPage(registry, {}); }
+  // The policy declares 36 J a request; a client Pod, frontend-de, runs on a German Node.
+  void DeclareJoulesWithAGermanClient() {
+    Json policy = Policy({"checkout"});
+    policy["spec"]["joulesPerRequest"] = 36;
+    api.PutObject("carbonroutingpolicies", policy);
+    api.AddPod("shop", "frontend-de", kStart, {}, {}, {{"app", "frontend"}});
+    api.Update("pods", "shop", "frontend-de", {{"spec", {{"nodeName", "europe-west3-1"}}}});
+  }
 
   // An HTTPRoute "web" with one backend Service per region (2 endpoints each, the Service
   // labelled with its region) and a backend of another kind, and the policy targeting it from a
@@ -470,11 +478,7 @@ TEST(RoutingController, ARuleNoLongerTargetedIsRestored) {
 // the rest (20 %), where by endpoints Germany kept 60 %.
 TEST(RoutingController, MeasuredRequestsAreTheDemandAndTheLedgerBooksThem) {
   Harness h;
-  Json policy = Harness::Policy({"checkout"});
-  policy["spec"]["joulesPerRequest"] = 36;
-  h.api.PutObject("carbonroutingpolicies", policy);
-  h.api.AddPod("shop", "frontend-de", kStart, {}, {}, {{"app", "frontend"}});
-  h.api.Update("pods", "shop", "frontend-de", {{"spec", {{"nodeName", "europe-west3-1"}}}});
+  h.DeclareJoulesWithAGermanClient();
   int queries = 0;
   auto controller = h.Controller(false, [&queries](const ServiceRef& service) {
     ++queries;
@@ -524,11 +528,7 @@ TEST(RoutingController, MeasuredRequestsAreTheDemandAndTheLedgerBooksThem) {
 // against what the rule held (here Istio's default: every origin local).
 TEST(RoutingController, ADryRunBooksItsWeightsAsShadow) {
   Harness h;
-  Json policy = Harness::Policy({"checkout"});
-  policy["spec"]["joulesPerRequest"] = 36;
-  h.api.PutObject("carbonroutingpolicies", policy);
-  h.api.AddPod("shop", "frontend-de", kStart, {}, {}, {{"app", "frontend"}});
-  h.api.Update("pods", "shop", "frontend-de", {{"spec", {{"nodeName", "europe-west3-1"}}}});
+  h.DeclareJoulesWithAGermanClient();
   auto controller = h.Controller(true, [](const ServiceRef&) {
     return absl::StatusOr<ClientRates>(ClientRates{.clients = {{"shop", "frontend-de", 10}}});
   });
