@@ -6,7 +6,10 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "extender/extender_service.h"
 #include "extender/pod_watch.h"
 #include "test/testing/counter_value.h"
@@ -174,6 +177,31 @@ TEST(PodLedger, APodDeletedWhileTheWatchWasDownIsBookedAtTheNextList) {
   h.pods.Retain({"another"}, Model(380, 56, 150).get(), kT0 + absl::Hours(1));
   EXPECT_EQ(h.pods.tracked(), 0u);
   EXPECT_NEAR(h.Grams("chosen"), 0.011616 * 56, 1e-9);
+}
+
+// Scored from the HTTP threads, Observed from the watch's, Accrue from the refresh's, at once
+// (ThreadSanitizer runs this: scripts/check-sanitizers thread).
+TEST(PodLedger, IsSafeFromTheServersTheWatchsAndTheRefreshsThreads) {
+  PodLedgerHarness h;
+  const auto model = Model(380, 56, 150);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&h, &model, t] {
+      for (int i = 0; i < 200; ++i) {
+        const std::string uid = absl::StrCat("u", t, "-", i);
+        h.pods.Scored(PodLedgerHarness::Scored(uid, {{"DE", 1}, {"FR", 1}}), kT0);
+        h.pods.Observed(PodLedgerHarness::Bound(uid, "n-fr"), model.get(), kT0);
+      }
+    });
+  }
+  threads.emplace_back([&h, &model] {  // within the scored Pods' 10 minutes
+    for (int second = 1; second <= 500; ++second) {
+      h.pods.Accrue(model.get(), kT0 + absl::Seconds(second));
+    }
+  });
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(h.pods.tracked(), 600u);
+  EXPECT_DOUBLE_EQ(h.Outcome("moved"), 600);
 }
 
 TEST(ReadWatchedPod, ReadsTheBindingTheRequestsAndTheEnd) {
