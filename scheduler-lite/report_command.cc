@@ -162,8 +162,9 @@ void WriteReportTable(const LedgerReport& report, const ReportRequest& request, 
   bool shadow = false;
   for (const LedgerReportRow& row : report.totals) shadow |= row.mode == "shadow";
   if (shadow) {
-    out << "\nshadow rows: what carbonroute would have saved had it decided (--dry-run), an "
-           "estimate\n";
+    out << "\nshadow rows: what carbonroute would have saved had it decided (--dry-run, serve "
+           "--shadow), an estimate; serve --shadow's may be too high (inter-Pod affinity, "
+           "topology spread and volume zones are not simulated)\n";
   }
   if (!report.skipped.empty()) {
     out << "\nintervals left out of both bases (never counted as 0):\n";

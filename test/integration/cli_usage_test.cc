@@ -123,6 +123,13 @@ TEST(CliUsage, HelpAndVersionAsTypedAndOneSetOfDaemonFlags) {
   run = Shell(kSchedulerLite + " serve --threads 0");
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_THAT(run.output, HasSubstr("--threads: Value 0 not in range 1 to 256"));
+  // --namespaces narrows shadow mode only; shadow mode needs the Kubernetes API it watches.
+  run = Shell(kSchedulerLite + " serve --namespaces shop");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("--namespaces: is for --shadow"));
+  run = Shell("env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent " + kSchedulerLite +
+              " serve --shadow");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
   for (const char* level : {"trace", "off"}) {
     run = Shell(absl::StrCat(kSchedulerLite, " serve --log.level ", level, " --help"));
     EXPECT_EQ(run.exit_code, 0) << level << ": " << run.output;
