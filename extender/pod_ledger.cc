@@ -29,12 +29,20 @@ PodLedger::PodLedger(ledger::Ledger& ledger, PodLedgerOptions options, absl::Tim
                         .longest_interval = options.longest_interval,
                         .power_model = options.power_model}) {}
 
-void TrackedPods::Add(const std::string& uid, PodInterval pod, absl::Time now) {
-  pods_[uid] = {std::move(pod), now};
+void TrackedPods::Add(const std::string& uid, const PodInterval& pod, absl::Time now) {
+  Tracked tracked{.namespace_name = pod.namespace_name,
+                  .chosen_node = pod.chosen_node,
+                  .requests = pod.requests,
+                  .last = now};
+  tracked.counterfactual.reserve(pod.counterfactual_locations.size());
+  for (const auto& [location, count] : pod.counterfactual_locations) {
+    tracked.counterfactual.emplace_back(&*names_.insert(location).first, count);
+  }
+  pods_[uid] = std::move(tracked);
 }
 
 void TrackedPods::SetRequests(const std::string& uid, const kube::PodRequests& requests) {
-  if (auto it = pods_.find(uid); it != pods_.end()) it->second.first.requests = requests;
+  if (auto it = pods_.find(uid); it != pods_.end()) it->second.requests = requests;
 }
 
 void TrackedPods::Finish(const std::string& uid, const placement::PlacementModel* model,
@@ -61,12 +69,39 @@ void TrackedPods::AccrueAll(const placement::PlacementModel* model, absl::Time n
   for (auto& [uid, pod] : pods_) Book(pod, model, now);
 }
 
-void TrackedPods::Book(std::pair<PodInterval, absl::Time>& pod,
-                       const placement::PlacementModel* model, absl::Time now) {
-  const absl::Duration interval = now - pod.second;
+void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now) {
+  const absl::Duration interval = now - pod.last;
   if (interval <= absl::ZeroDuration()) return;
-  pod.second = now;
-  BookPodInterval(ledger_, rules_, pod.first, model, interval);
+  pod.last = now;
+  // The chosen Node's reading and the counterfactual's mean, each with its emissions type.
+  const placement::LocationCarbon* chosen =
+      model == nullptr ? nullptr
+                       : ReadingAt(*model, CandidateLocation(*model, {.name = pod.chosen_node}));
+  const EmissionsType type = chosen != nullptr ? chosen->emissions_type : EmissionsType::kAverage;
+  auto skip = [&](absl::string_view reason) { ledger_.Skipped(kExtenderController, type, reason); };
+  if (interval > rules_.longest_interval) return skip(ledger::kGap);
+  if (!pod.requests) return skip(ledger::kUnknownEnergy);
+  if (chosen == nullptr) return skip(ledger::kUnknownIntensity);
+  double sum = 0;
+  int nodes = 0;
+  for (const auto& [location, count] : pod.counterfactual) {
+    const placement::LocationCarbon* reading = ReadingAt(*model, *location);
+    if (reading == nullptr) return skip(ledger::kUnknownIntensity);
+    if (reading->emissions_type != type) return skip(kExtenderMixedTypes);
+    sum += count * reading->grams_per_kwh;
+    nodes += count;
+  }
+  if (nodes == 0) return skip(ledger::kUnknownIntensity);
+  const absl::Status booked =
+      ledger_.Accrue({.controller = kExtenderController,
+                      .namespace_name = pod.namespace_name,
+                      .mode = rules_.mode,
+                      .emissions_type = type},
+                     {.energy_joules = rules_.power_model.Joules(*pod.requests, 1, interval),
+                      .energy_source = ledger::EnergySource::kModel,
+                      .chosen_grams_per_kwh = chosen->grams_per_kwh,
+                      .counterfactual_grams_per_kwh = sum / nodes});
+  if (!booked.ok()) skip(ledger::kUnknownIntensity);
 }
 
 void PodLedger::Expire(absl::Time now) {
@@ -127,7 +162,7 @@ void PodLedger::Observed(const WatchedPod& pod, const placement::PlacementModel*
        .namespace_name = pod.namespace_name,
        .emissions_type = type},
       entry.counterfactual_locations.size() > 1 ? ledger::kOutcomeMoved : ledger::kOutcomeKept);
-  tracked_.Add(pod.uid, std::move(entry), now);
+  tracked_.Add(pod.uid, entry, now);
 }
 
 void PodLedger::Deleted(const std::string& uid, const placement::PlacementModel* model,
@@ -149,39 +184,6 @@ void PodLedger::Accrue(const placement::PlacementModel* model, absl::Time now) {
   absl::MutexLock lock(&mutex_);
   tracked_.AccrueAll(model, now);
   Expire(now);
-}
-
-void BookPodInterval(ledger::Ledger& ledger, const PodBookingRules& rules, const PodInterval& pod,
-                     const placement::PlacementModel* model, absl::Duration interval) {
-  // The chosen Node's reading and the counterfactual's mean, each with its emissions type.
-  const placement::LocationCarbon* chosen =
-      model == nullptr ? nullptr
-                       : ReadingAt(*model, CandidateLocation(*model, {.name = pod.chosen_node}));
-  const EmissionsType type = chosen != nullptr ? chosen->emissions_type : EmissionsType::kAverage;
-  auto skip = [&](absl::string_view reason) { ledger.Skipped(kExtenderController, type, reason); };
-  if (interval > rules.longest_interval) return skip(ledger::kGap);
-  if (!pod.requests) return skip(ledger::kUnknownEnergy);
-  if (chosen == nullptr) return skip(ledger::kUnknownIntensity);
-  double sum = 0;
-  int nodes = 0;
-  for (const auto& [location, count] : pod.counterfactual_locations) {
-    const placement::LocationCarbon* reading = ReadingAt(*model, location);
-    if (reading == nullptr) return skip(ledger::kUnknownIntensity);
-    if (reading->emissions_type != type) return skip(kExtenderMixedTypes);
-    sum += count * reading->grams_per_kwh;
-    nodes += count;
-  }
-  if (nodes == 0) return skip(ledger::kUnknownIntensity);
-  const absl::Status booked =
-      ledger.Accrue({.controller = kExtenderController,
-                     .namespace_name = pod.namespace_name,
-                     .mode = rules.mode,
-                     .emissions_type = type},
-                    {.energy_joules = rules.power_model.Joules(*pod.requests, 1, interval),
-                     .energy_source = ledger::EnergySource::kModel,
-                     .chosen_grams_per_kwh = chosen->grams_per_kwh,
-                     .counterfactual_grams_per_kwh = sum / nodes});
-  if (!booked.ok()) skip(ledger::kUnknownIntensity);
 }
 
 std::size_t PodLedger::tracked() const {

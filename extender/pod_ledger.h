@@ -45,6 +45,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -75,23 +76,22 @@ struct PodBookingRules {
   ledger::PowerModel power_model;
 };
 
-// One Pod's interval: its energy priced at `chosen_node`'s grid location
-// against the mean intensity of `counterfactual_locations` (location →
-// Nodes); skipped with the reasons the header lists. The enforced ledger's
-// chosen is where it runs and its counterfactual the offered Nodes; shadow
-// mode's (extender/shadow_ledger.h) chosen is carbonroute's choice and its
-// counterfactual where it runs.
+// A Pod to book: its energy priced at `chosen_node`'s grid location against
+// the mean intensity of `counterfactual_locations` (location → Nodes). The
+// enforced ledger's chosen is where it runs and its counterfactual the
+// offered Nodes; shadow mode's (extender/shadow_ledger.h) chosen is
+// carbonroute's choice and its counterfactual where it runs.
 struct PodInterval {
   std::string namespace_name;
   std::string chosen_node;
   std::map<std::string, int> counterfactual_locations;
   std::optional<kube::PodRequests> requests;
 };
-void BookPodInterval(ledger::Ledger& ledger, const PodBookingRules& rules, const PodInterval& pod,
-                     const placement::PlacementModel* model, absl::Duration interval);
 
-// The Pods a ledger books, by uid, each from its last accrual. Not
-// thread-safe: its owner locks.
+// The Pods a ledger books, by uid, each from its last accrual, interval by
+// interval (skipped with the reasons the header lists). The location names
+// are kept once (a tracked Pod holds 16 bytes a location). Not thread-safe:
+// its owner locks.
 class TrackedPods {
  public:
   TrackedPods(ledger::Ledger& ledger, PodBookingRules rules) : ledger_(ledger), rules_(rules) {}
@@ -99,7 +99,7 @@ class TrackedPods {
   bool contains(const std::string& uid) const { return pods_.contains(uid); }
   std::size_t size() const { return pods_.size(); }
   // Tracked from `now`.
-  void Add(const std::string& uid, PodInterval pod, absl::Time now);
+  void Add(const std::string& uid, const PodInterval& pod, absl::Time now);
   // Its requests changed (they become readable).
   void SetRequests(const std::string& uid, const kube::PodRequests& requests);
   // Its last interval booked, then no longer tracked.
@@ -111,12 +111,18 @@ class TrackedPods {
   void AccrueAll(const placement::PlacementModel* model, absl::Time now);
 
  private:
-  void Book(std::pair<PodInterval, absl::Time>& pod, const placement::PlacementModel* model,
-            absl::Time now);
+  struct Tracked {
+    std::string namespace_name, chosen_node;
+    std::vector<std::pair<const std::string*, int>> counterfactual;  // into names_
+    std::optional<kube::PodRequests> requests;
+    absl::Time last;
+  };
+  void Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now);
 
   ledger::Ledger& ledger_;
   const PodBookingRules rules_;
-  std::map<std::string, std::pair<PodInterval, absl::Time>> pods_;  // uid → {it, last accrual}
+  std::set<std::string> names_;          // every location name seen (a handful)
+  std::map<std::string, Tracked> pods_;  // by uid
 };
 
 // What the extender saw of a Pod in one request.
