@@ -82,7 +82,7 @@ NodeWatch::NodeWatch(const kube::KubeClient& client, Clock& clock, NodeObserver&
 
 absl::Status NodeWatch::OnListItem(const kube::JsonField& item) {
   absl::StatusOr<FitNode> node = ReadFitNode(item);
-  if (!node.ok()) return node.status();
+  if (!node.ok()) return absl::OkStatus();  // left out: no candidate, the others still are
   const std::string name = node->name;
   listing_[name] = *std::move(node);
   return absl::OkStatus();
@@ -95,7 +95,11 @@ void NodeWatch::OnListed(const std::string& /*resource_version*/, int /*pages*/)
 
 absl::Status NodeWatch::OnEvent(kube::WatchEventType type, const kube::JsonField& object) {
   absl::StatusOr<FitNode> node = ReadFitNode(object);
-  if (!node.ok()) return node.status();
+  if (!node.ok()) {  // no longer a candidate: what was read of it before is stale
+    const std::string name = object["metadata"]["name"].OptionalString().value_or("");
+    if (!name.empty()) observer_.NodeDeleted(name);
+    return absl::OkStatus();
+  }
   if (type == kube::WatchEventType::kDeleted) {
     observer_.NodeDeleted(node->name);
   } else {

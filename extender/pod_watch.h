@@ -16,7 +16,8 @@
 //   number of milliseconds is left out).
 //
 // NodeWatch: the Nodes as serve --shadow's filters read them (ReadFitNode),
-// for the ShadowLedger.
+// for the ShadowLedger; a Node that cannot be read (an allocatable that is
+// not a quantity) is left out, no candidate, rather than failing the list.
 //
 // Errors: ReadWatchedPod returns kInvalidArgument naming the field for an
 // object without metadata.uid.

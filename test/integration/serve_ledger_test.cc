@@ -175,10 +175,17 @@ TEST_F(ServeLedger, APodItScoredIsBookedWhereItWasBoundAgainstTheOfferedNodes) {
 TEST_F(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBinding) {
   testing::FakeBatchApi& batch = batch_;
   const int port = port_;
+  // A fourth Node that cannot be read (its allocatable CPU is not a quantity): left out, the
+  // others still candidates.
+  nlohmann::json bad = nlohmann::json::parse(LedgerNode("n-bad", "europe-west9"));
+  bad["status"]["allocatable"]["cpu"] = "lots";
+  api_.SetNodes({LedgerNode("n-be", "europe-west1"), LedgerNode("n-de", "europe-west3"),
+                 LedgerNode("n-fr", "europe-west9"), bad.dump()},
+                "101");
   std::unique_ptr<testing::Subprocess> serve_process = Serve({"--shadow", "--namespaces", "shop"});
   testing::Subprocess& serve = *serve_process;
   ASSERT_TRUE(testing::WaitFor(
-      [&] { return absl::StrContains(testing::HttpGet(port, "/healthz"), "3 locations, 4 nodes"); },
+      [&] { return absl::StrContains(testing::HttpGet(port, "/healthz"), "3 locations, 5 nodes"); },
       absl::Seconds(30)))
       << serve.Log();
   // Neutral: every Node passes, every score alike.
