@@ -120,7 +120,7 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
                        .namespace_name = args->pod.namespace_name,
                        .name = args->pod.name,
                        .scheduler_name = args->pod.scheduler_name.empty()
-                                             ? "default-scheduler"
+                                             ? kDefaultSchedulerName
                                              : args->pod.scheduler_name,
                        .from_filter = filter};
       std::vector<bool> failed(args->candidates.size(), false);
@@ -129,7 +129,7 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
       }
       for (std::size_t i = 0; i < args->candidates.size(); ++i) {
         if (filter && failed[i]) continue;
-        ++scored.candidate_locations[CandidateLocation(*model, args->candidates[i])];
+        ++scored.candidate_locations[placement::ResolvedLocation(*model, args->candidates[i])];
       }
       pod_ledger_->Scored(std::move(scored), options.now);
     }

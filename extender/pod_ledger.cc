@@ -3,22 +3,11 @@
 #include <utility>
 
 namespace carbonroute::extender {
-namespace {
-
-constexpr char kExtenderMixedTypes[] = "mixed_emissions_types";
-
-}  // namespace
-
 const placement::LocationCarbon* ReadingAt(const placement::PlacementModel& model,
                                            const std::string& location) {
   if (location.empty()) return nullptr;
   const uint32_t id = model.LocationId(location);
   return id == placement::PlacementModel::kNone ? nullptr : model.Carbon(id);
-}
-
-std::string CandidateLocation(const placement::PlacementModel& model,
-                              const placement::Candidate& candidate) {
-  return placement::ResolvedLocation(model, candidate);
 }
 
 PodLedger::PodLedger(ledger::Ledger& ledger, PodLedgerOptions options, absl::Time started)
@@ -75,8 +64,9 @@ void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, abs
   pod.last = now;
   // The chosen Node's reading and the counterfactual's mean, each with its emissions type.
   const placement::LocationCarbon* chosen =
-      model == nullptr ? nullptr
-                       : ReadingAt(*model, CandidateLocation(*model, {.name = pod.chosen_node}));
+      model == nullptr
+          ? nullptr
+          : ReadingAt(*model, placement::ResolvedLocation(*model, {.name = pod.chosen_node}));
   const EmissionsType type = chosen != nullptr ? chosen->emissions_type : EmissionsType::kAverage;
   auto skip = [&](absl::string_view reason) { ledger_.Skipped(kExtenderController, type, reason); };
   if (interval > rules_.longest_interval) return skip(ledger::kGap);
@@ -87,7 +77,7 @@ void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, abs
   for (const auto& [location, count] : pod.counterfactual) {
     const placement::LocationCarbon* reading = ReadingAt(*model, *location);
     if (reading == nullptr) return skip(ledger::kUnknownIntensity);
-    if (reading->emissions_type != type) return skip(kExtenderMixedTypes);
+    if (reading->emissions_type != type) return skip(ledger::kMixedEmissionsTypes);
     sum += count * reading->grams_per_kwh;
     nodes += count;
   }
@@ -153,7 +143,7 @@ void PodLedger::Observed(const WatchedPod& pod, const placement::PlacementModel*
   EmissionsType type = EmissionsType::kAverage;
   if (model != nullptr) {
     if (const placement::LocationCarbon* carbon =
-            ReadingAt(*model, CandidateLocation(*model, {.name = entry.chosen_node}))) {
+            ReadingAt(*model, placement::ResolvedLocation(*model, {.name = entry.chosen_node}))) {
       type = carbon->emissions_type;
     }
   }

@@ -58,10 +58,8 @@
 
 namespace carbonroute::extender {
 
-// The grid location of a candidate, as the scoring resolves it
-// (placement::ResolvedLocation); "" when none is known.
-std::string CandidateLocation(const placement::PlacementModel& model,
-                              const placement::Candidate& candidate);
+// spec.schedulerName when a Pod does not set it, as the API defaults it.
+inline constexpr char kDefaultSchedulerName[] = "default-scheduler";
 
 inline constexpr char kExtenderController[] = "extender";
 

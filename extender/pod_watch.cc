@@ -19,7 +19,7 @@ absl::StatusOr<WatchedPod> ReadWatchedPod(const kube::JsonField& pod) {
   watched.name = metadata["name"].OptionalString().value_or("");
   const kube::JsonField spec = pod["spec"];
   watched.scheduler_name = spec["schedulerName"].OptionalString().value_or("");
-  if (watched.scheduler_name.empty()) watched.scheduler_name = "default-scheduler";
+  if (watched.scheduler_name.empty()) watched.scheduler_name = kDefaultSchedulerName;
   watched.node = spec["nodeName"].OptionalString().value_or("");
   absl::StatusOr<kube::PodRequests> requests = kube::ReadPodRequests(spec);
   if (requests.ok()) watched.requests = *requests;

@@ -87,8 +87,8 @@ void ShadowLedger::Decide(const WatchedPod& pod, const placement::PlacementModel
     ledger_.Decided(key, ledger::kNoFit);
     return;
   }
-  const std::string would_at = CandidateLocation(model, {.name = would});
-  const std::string runs_at = CandidateLocation(model, {.name = pod.node});
+  const std::string would_at = placement::ResolvedLocation(model, {.name = would});
+  const std::string runs_at = placement::ResolvedLocation(model, {.name = pod.node});
   ledger::LedgerKey decided = key;
   if (const placement::LocationCarbon* carbon = ReadingAt(model, would_at)) {
     decided.emissions_type = carbon->emissions_type;

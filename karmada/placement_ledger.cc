@@ -4,7 +4,6 @@ namespace carbonroute::karmada {
 namespace {
 
 constexpr char kController[] = "karmada";
-constexpr char kMixedTypes[] = "mixed_emissions_types";
 
 struct Priced {
   double grams_per_kwh = 0;
@@ -82,7 +81,7 @@ void PlacementLedger::Book(const PlacementPass& pass, absl::Time now) {
   if (closed->gap) return skip(ledger::kGap);
   if (!pass.not_booked.empty()) return skip(pass.not_booked);
   if (!pass.watts) return skip(ledger::kUnknownEnergy);
-  if (mixed) return skip(kMixedTypes);
+  if (mixed) return skip(ledger::kMixedEmissionsTypes);
   const std::optional<Priced> chosen = Price(pass.chosen, pass.readings);
   const std::optional<Priced> counterfactual = Price(pass.counterfactual, pass.readings);
   if (!chosen || !counterfactual || pass.chosen.empty() || pass.counterfactual.empty()) {

@@ -58,6 +58,9 @@ inline constexpr char kUnknownEnergy[] = "unknown_energy";
 // The interval since the last accrual is longer than the controller can vouch
 // for (it was down, or not leading): not booked rather than guessed.
 inline constexpr char kGap[] = "gap";
+// The readings an interval would be priced at mix average and marginal
+// intensities: one series never mixes the two.
+inline constexpr char kMixedEmissionsTypes[] = "mixed_emissions_types";
 
 // The labels every series of one accrual shares.
 struct LedgerKey {

@@ -8,7 +8,6 @@ namespace carbonroute::routing {
 namespace {
 
 constexpr char kRouteController[] = "route";
-constexpr char kRouteMixedTypes[] = "mixed_emissions_types";
 
 struct PricedShares {
   double grams_per_kwh = 0;
@@ -148,7 +147,7 @@ void RouteLedger::Book(const RouteBooking& booking, absl::Time now) {
   };
   if (closed->gap) return skip(ledger::kGap);
   if (!booking.requests_per_second) return skip(ledger::kUnknownEnergy);
-  if (mixed) return skip(kRouteMixedTypes);
+  if (mixed) return skip(ledger::kMixedEmissionsTypes);
   for (const auto& [origin, rate] : *booking.requests_per_second) {
     if (rate <= 0) continue;
     const auto chosen_row = booking.chosen.find(origin);
