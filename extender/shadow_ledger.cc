@@ -1,5 +1,6 @@
 #include "extender/shadow_ledger.h"
 
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -30,22 +31,51 @@ void ShadowLedger::NodeDeleted(const std::string& name) {
   nodes_.erase(name);
 }
 
-std::string ShadowLedger::Choose(const WatchedPod& pod,
-                                 const placement::PlacementModel& model) const {
-  std::map<std::string, kube::PodRequests> used;  // per Node, by the other bound Pods
-  for (const auto& [uid, bound] : bound_) {
-    if (uid == pod.uid) continue;
-    kube::PodRequests& on = used[bound.first];
-    on.cpu_cores += bound.second.cpu_cores;
-    on.memory_bytes += bound.second.memory_bytes;
-  }
+ShadowLedger::NodeUse ShadowLedger::UseOf(const kube::PodRequests& requests) {
+  return {.millicores = static_cast<int64_t>(std::ceil(requests.cpu_cores * 1000)),
+          .bytes = static_cast<int64_t>(std::ceil(requests.memory_bytes))};
+}
+
+void ShadowLedger::Bind(const std::string& uid, const std::string& node,
+                        const kube::PodRequests& requests) {
+  Unbind(uid);
+  const NodeUse use = UseOf(requests);
+  bound_[uid] = {node, use};
+  NodeUse& on = used_[node];
+  on.millicores += use.millicores;
+  on.bytes += use.bytes;
+}
+
+void ShadowLedger::Unbind(const std::string& uid) {
+  const auto bound = bound_.find(uid);
+  if (bound == bound_.end()) return;
+  const auto& [node, use] = bound->second;
+  const auto on = used_.find(node);
+  on->second.millicores -= use.millicores;
+  on->second.bytes -= use.bytes;
+  if (on->second.millicores == 0 && on->second.bytes == 0) used_.erase(on);
+  bound_.erase(bound);
+}
+
+std::string ShadowLedger::Choose(const WatchedPod& pod, const placement::PlacementModel& model,
+                                 absl::Time now) const {
+  const auto self = bound_.find(pod.uid);  // the Pod's own requests do not count against it
   const kube::PodRequests requests = pod.requests.value_or(kube::PodRequests{});
   std::vector<placement::Candidate> candidates;
   for (const auto& [name, node] : nodes_) {
-    if (WhyNotFits(pod.fit, requests, node, used[name]).empty()) candidates.push_back({name});
+    NodeUse use;
+    if (const auto on = used_.find(name); on != used_.end()) use = on->second;
+    if (self != bound_.end() && self->second.first == name) {
+      use.millicores -= self->second.second.millicores;
+      use.bytes -= self->second.second.bytes;
+    }
+    const kube::PodRequests used{.cpu_cores = static_cast<double>(use.millicores) / 1000,
+                                 .memory_bytes = static_cast<double>(use.bytes)};
+    if (WhyNotFits(pod.fit, requests, node, used).empty()) candidates.push_back({name});
   }
   if (candidates.empty()) return "";
   placement::ScoringOptions scoring = options_.scoring;
+  scoring.now = now;  // stale readings count as none, as the extender scores
   const placement::CompactScores scores = placement::ScoreCompact(
       model, candidates, pod.workload, scoring, placement::FailureDetail::kScoresOnly);
   return scores.best ? candidates[*scores.best].name : "";
@@ -55,9 +85,9 @@ void ShadowLedger::Observed(const WatchedPod& pod, const placement::PlacementMod
                             absl::Time now) {
   absl::MutexLock lock(&mutex_);
   if (!pod.node.empty() && !pod.finished) {
-    bound_[pod.uid] = {pod.node, pod.requests.value_or(kube::PodRequests{})};
+    Bind(pod.uid, pod.node, pod.requests.value_or(kube::PodRequests{}));
   } else {
-    bound_.erase(pod.uid);
+    Unbind(pod.uid);
   }
   if (tracked_.contains(pod.uid)) {
     if (pod.requests) tracked_.SetRequests(pod.uid, *pod.requests);
@@ -72,17 +102,17 @@ void ShadowLedger::Observed(const WatchedPod& pod, const placement::PlacementMod
     pending_[pod.uid] = {pod, now};
     return;
   }
-  Decide(pod, *model, now);
+  Decide(pod, *model, now, now);
 }
 
 void ShadowLedger::Decide(const WatchedPod& pod, const placement::PlacementModel& model,
-                          absl::Time now) {
+                          absl::Time seen, absl::Time now) {
   pending_.erase(pod.uid);
   decided_.insert(pod.uid);
   const ledger::LedgerKey key{.controller = kExtenderController,
                               .namespace_name = pod.namespace_name,
                               .mode = ledger::LedgerMode::kShadow};
-  const std::string would = Choose(pod, model);
+  const std::string would = Choose(pod, model, now);
   if (would.empty()) {
     ledger_.Decided(key, ledger::kNoFit);
     return;
@@ -99,13 +129,13 @@ void ShadowLedger::Decide(const WatchedPod& pod, const placement::PlacementModel
                 .chosen_node = would,
                 .counterfactual_locations = {{runs_at, 1}},
                 .requests = pod.requests},
-               now);
+               seen);
 }
 
 void ShadowLedger::Deleted(const std::string& uid, const placement::PlacementModel* model,
                            absl::Time now) {
   absl::MutexLock lock(&mutex_);
-  bound_.erase(uid);
+  Unbind(uid);
   decided_.erase(uid);
   pending_.erase(uid);
   tracked_.Finish(uid, model, now);
@@ -114,7 +144,11 @@ void ShadowLedger::Deleted(const std::string& uid, const placement::PlacementMod
 void ShadowLedger::Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
                           absl::Time now) {
   absl::MutexLock lock(&mutex_);
-  std::erase_if(bound_, [&uids](const auto& entry) { return !uids.contains(entry.first); });
+  std::vector<std::string> gone;
+  for (const auto& [uid, bound] : bound_) {
+    if (!uids.contains(uid)) gone.push_back(uid);
+  }
+  for (const std::string& uid : gone) Unbind(uid);
   std::erase_if(decided_, [&uids](const std::string& uid) { return !uids.contains(uid); });
   std::erase_if(pending_, [&uids](const auto& entry) { return !uids.contains(entry.first); });
   tracked_.Retain(uids, model, now);
@@ -126,7 +160,7 @@ void ShadowLedger::Accrue(const placement::PlacementModel* model, absl::Time now
     // Bound before the Nodes or a model were in: decided now, booked from when they were seen.
     const auto pending = std::move(pending_);
     pending_.clear();
-    for (const auto& [uid, seen] : pending) Decide(seen.first, *model, seen.second);
+    for (const auto& [uid, seen] : pending) Decide(seen.first, *model, seen.second, now);
   }
   tracked_.AccrueAll(model, now);
 }

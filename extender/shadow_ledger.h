@@ -27,6 +27,7 @@
 #ifndef CARBONROUTE_EXTENDER_SHADOW_LEDGER_H_
 #define CARBONROUTE_EXTENDER_SHADOW_LEDGER_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -71,20 +72,34 @@ class ShadowLedger final : public PodObserver, public NodeObserver {
   std::size_t tracked() const;
 
  private:
-  // Decides `pod` (seen bound at `now`): its decision, and tracked when it fits.
-  void Decide(const WatchedPod& pod, const placement::PlacementModel& model, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Decides `pod` (seen bound at `seen`), scored at `now`: its decision, and
+  // tracked from `seen` when it fits.
+  void Decide(const WatchedPod& pod, const placement::PlacementModel& model, absl::Time seen,
+              absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // carbonroute's choice for `pod` among the Nodes it fits ("" when none).
-  std::string Choose(const WatchedPod& pod, const placement::PlacementModel& model) const
+  std::string Choose(const WatchedPod& pod, const placement::PlacementModel& model,
+                     absl::Time now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // What bound Pods request of a Node, in kube-scheduler's units (millicores
+  // rounded up, bytes): adding and removing Pods leaves no rounding behind.
+  struct NodeUse {
+    int64_t millicores = 0;
+    int64_t bytes = 0;
+  };
+  static NodeUse UseOf(const kube::PodRequests& requests);
+  // `uid` runs on `node` asking `requests` (again: its earlier binding replaced).
+  void Bind(const std::string& uid, const std::string& node, const kube::PodRequests& requests)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void Unbind(const std::string& uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   ledger::Ledger& ledger_;
   const ShadowLedgerOptions options_;
   const absl::Time started_;
   mutable absl::Mutex mutex_;
   std::map<std::string, FitNode> nodes_ ABSL_GUARDED_BY(mutex_);
-  // Every bound, unfinished Pod: uid → {its Node, its requests} (NodeResourcesFit).
-  std::map<std::string, std::pair<std::string, kube::PodRequests>> bound_ ABSL_GUARDED_BY(mutex_);
+  // Every bound, unfinished Pod: uid → {its Node, its requests}, and their sum
+  // per Node (NodeResourcesFit), kept as Pods come and go.
+  std::map<std::string, std::pair<std::string, NodeUse>> bound_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, NodeUse> used_ ABSL_GUARDED_BY(mutex_);
   // chosen: the Node carbonroute would have chosen; counterfactual: where it runs.
   TrackedPods tracked_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> decided_ ABSL_GUARDED_BY(mutex_);  // uids decided (tracked or not)

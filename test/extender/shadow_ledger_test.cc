@@ -141,6 +141,27 @@ TEST(ShadowLedger, ABindingIsBookedAgainstCarbonroutesChoiceAmongTheNodesItFits)
   EXPECT_EQ(h.shadow.tracked(), 1u);
 }
 
+// Scored when the Pod is bound, as the extender scores: France's reading went stale an hour ago
+// (past its validity and the 30 minutes after), so it counts as none and Belgium is the choice.
+TEST(ShadowLedger, AStaleReadingCountsAsNoneWhenTheChoiceIsMade) {
+  ShadowHarness h;
+  placement::PlacementFacts facts;
+  facts.built_at = kShadowStart;
+  facts.nodes = {{"n-de", {"DE", "europe-west3"}},
+                 {"n-fr", {"FR", "europe-west9"}},
+                 {"n-be", {"BE", "europe-west1"}}};
+  facts.carbon["DE"].grams_per_kwh = 380;
+  facts.carbon["FR"].grams_per_kwh = 56;
+  facts.carbon["FR"].valid_to = kShadowStart - absl::Hours(1);
+  facts.carbon["BE"].grams_per_kwh = 150;
+  const placement::PlacementModel stale(facts);
+  WatchedPod tolerant = ShadowHarness::Pod("p1", "n-de");
+  tolerant.fit.tolerations = {{"dedicated", "Equal", "gpu", "NoSchedule"}};
+  h.shadow.Observed(tolerant, &stale, kShadowStart + absl::Minutes(1));
+  h.shadow.Accrue(&stale, kShadowStart + absl::Minutes(61));
+  EXPECT_NEAR(h.Grams("chosen"), 0.011616 * 150, 1e-9);
+}
+
 TEST(ShadowLedger, APodThatFitsNoNodeIsADecisionWithItsReasonAndNothingBooked) {
   ShadowHarness h;
   WatchedPod nowhere = ShadowHarness::Pod("p1", "n-de");
