@@ -114,8 +114,10 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
       for (std::size_t i = 0; i < args->candidates.size(); ++i)
         scores.failures.emplace_back(i, reason);
     }
-    if (pod_ledger_ != nullptr && usable) {
-      // The candidates kube-scheduler offered: the Nodes that passed this filter, or this list.
+    if (pod_ledger_ != nullptr && usable &&
+        (filter || !pod_ledger_->ScoredByFilter(args->pod.uid))) {
+      // The candidates kube-scheduler offered: the Nodes that passed this filter, or this list
+      // (unless its filter's are kept), counted per grid location id, then named.
       ScoredPod scored{.uid = args->pod.uid,
                        .namespace_name = args->pod.namespace_name,
                        .name = args->pod.name,
@@ -127,9 +129,17 @@ net::HttpServerResponse ExtenderService::Handle(const std::string& verb,
       for (const auto& [index, reason] : scores.failures) {
         if (index < failed.size()) failed[index] = true;
       }
+      std::vector<int> per_location(model->location_count() + 1, 0);  // the last: unknown
       for (std::size_t i = 0; i < args->candidates.size(); ++i) {
         if (filter && failed[i]) continue;
-        ++scored.candidate_locations[placement::ResolvedLocation(*model, args->candidates[i])];
+        const uint32_t id = placement::ResolvedLocationId(*model, args->candidates[i]);
+        ++per_location[id == PlacementModel::kNone ? model->location_count() : id];
+      }
+      for (uint32_t id = 0; id < per_location.size(); ++id) {
+        if (per_location[id] == 0) continue;
+        const bool known = id < model->location_count();
+        scored.candidate_locations[known ? std::string(model->location(id)) : ""] =
+            per_location[id];
       }
       pod_ledger_->Scored(std::move(scored), options.now);
     }

@@ -181,6 +181,12 @@ std::size_t PodLedger::tracked() const {
   return tracked_.size();
 }
 
+bool PodLedger::ScoredByFilter(const std::string& uid) const {
+  absl::MutexLock lock(&mutex_);
+  const auto it = scored_.find(uid);
+  return it != scored_.end() && it->second.first.from_filter;
+}
+
 std::size_t PodLedger::scored() const {
   absl::MutexLock lock(&mutex_);
   return scored_.size();

@@ -188,6 +188,9 @@ class PodLedger final : public PodObserver {
 
   std::size_t tracked() const;
   std::size_t scored() const;
+  // Whether `uid`'s candidates came from a /filter (a /prioritize list of it
+  // would not replace them).
+  bool ScoredByFilter(const std::string& uid) const;
 
  private:
   void Expire(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

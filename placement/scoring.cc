@@ -566,10 +566,15 @@ int64_t FrameworkScore(const ScoredCandidate& candidate) {
   return candidate.feasible ? std::llround(candidate.score * 100) : 0;
 }
 
-std::string ResolvedLocation(const PlacementModel& model, const Candidate& candidate) {
+uint32_t ResolvedLocationId(const PlacementModel& model, const Candidate& candidate) {
   Evaluation e;
   ResolveInto(model, candidate, e);
-  return e.location_id == kNoId ? "" : std::string(model.location(e.location_id));
+  return e.location_id;
+}
+
+std::string ResolvedLocation(const PlacementModel& model, const Candidate& candidate) {
+  const uint32_t id = ResolvedLocationId(model, candidate);
+  return id == kNoId ? "" : std::string(model.location(id));
 }
 
 }  // namespace carbonroute::placement

@@ -147,8 +147,10 @@ CompactScores ScoreCompact(const PlacementModel& model, const std::vector<Candid
                            FailureDetail detail = FailureDetail::kReasons);
 
 // The grid location the scoring resolves `candidate` to (its own, the
-// node's, a region-named candidate's, the region's); "" when none is known.
+// node's, a region-named candidate's, the region's): its name, "" when none
+// is known; its PlacementModel::LocationId, kNone when none is known.
 std::string ResolvedLocation(const PlacementModel& model, const Candidate& candidate);
+uint32_t ResolvedLocationId(const PlacementModel& model, const Candidate& candidate);
 
 // The forecast window whose mean scores a workload of this expected runtime
 // (rule 2 above): the smallest of kForecastWindows ≥ runtime, else the

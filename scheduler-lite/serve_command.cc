@@ -227,6 +227,13 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
                               " (a Node without a collector is a candidate; --watch-nodes=false "
                               "to turn off)"));
   }
+  ScoringOptions options;
+  options.carbon_weight = request.carbon_weight;
+  options.latency_weight = request.latency_weight;
+  options.carbon_tolerance = request.carbon_tolerance;
+  // Longer than three refreshes and a minute, serve cannot vouch for what ran.
+  const absl::Duration longest_interval =
+      std::max(absl::Minutes(10), 3 * request.refresh + absl::Minutes(1));
   // The savings ledger's entries for the Pods it scores: their bindings from a Pod watch.
   std::optional<ledger::Ledger> ledger;
   std::unique_ptr<extender::PodLedger> pod_ledger;
@@ -235,9 +242,8 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
     ledger.emplace(*registry);
     pod_ledger = std::make_unique<extender::PodLedger>(
         *ledger,
-        extender::PodLedgerOptions{
-            .longest_interval = std::max(absl::Minutes(10), 3 * request.refresh + absl::Minutes(1)),
-            .power_model = request.power_model},
+        extender::PodLedgerOptions{.longest_interval = longest_interval,
+                                   .power_model = request.power_model},
         clock.Now());
     pod_watch = std::make_unique<extender::PodWatch>(*kube_client, clock, models, *pod_ledger);
     pod_threads.emplace_back([&pods_stop, watch = pod_watch.get()] { watch->Run(pods_stop); });
@@ -249,17 +255,13 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   std::unique_ptr<extender::NodeWatch> shadow_nodes;
   if (request.kube && request.shadow) {
     ledger.emplace(*registry);
-    ScoringOptions scoring;
-    scoring.carbon_weight = request.carbon_weight;
-    scoring.latency_weight = request.latency_weight;
-    scoring.carbon_tolerance = request.carbon_tolerance;
     shadow = std::make_unique<extender::ShadowLedger>(
         *ledger,
         extender::ShadowLedgerOptions{
             .namespaces = {request.namespaces.begin(), request.namespaces.end()},
-            .longest_interval = std::max(absl::Minutes(10), 3 * request.refresh + absl::Minutes(1)),
+            .longest_interval = longest_interval,
             .power_model = request.power_model,
-            .scoring = scoring},
+            .scoring = options},
         clock.Now());
     shadow_nodes = std::make_unique<extender::NodeWatch>(*kube_client, clock, *shadow);
     pod_watch = std::make_unique<extender::PodWatch>(*kube_client, clock, models, *shadow);
@@ -342,10 +344,6 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   };
   refresh();
   TuneAllocatorForLargeRequests();
-  ScoringOptions options;
-  options.carbon_weight = request.carbon_weight;
-  options.latency_weight = request.latency_weight;
-  options.carbon_tolerance = request.carbon_tolerance;
   ExtenderService service(models, options, clock, *registry, request.max_model_age);
   service.SetPodLedger(pod_ledger.get());
   service.SetNeutral(request.shadow);
