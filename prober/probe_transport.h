@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,12 @@ struct ProbeAnswer {
   // false: a definite failure without an answer (host or network unreachable,
   // ...); the prober counts it as lost at once instead of waiting for the timeout.
   bool answered = true;
+  // TCP: the kernel's own sample of the handshake's RTT (TCP_INFO tcpi_rtt,
+  // microseconds; tcp(7)), when it has one. The prober takes it over
+  // received_at − sent_at, which also holds any time this process waited for a
+  // CPU before it saw the SYN-ACK: on a busy node that wait is not the
+  // network's, and an answer it pushed past the timeout is not a loss.
+  std::optional<absl::Duration> kernel_rtt;
 };
 
 class ProbeTransport {

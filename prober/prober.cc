@@ -259,7 +259,7 @@ void Prober::Answer(const ProbeAnswer& answer, absl::Time now) {
   in_flight_.erase(it);
   auto target = targets_.find(probe.target);
   if (target == targets_.end()) return;  // the peer was removed meanwhile
-  const absl::Duration rtt = answer.received_at - probe.sent_at;
+  const absl::Duration rtt = answer.kernel_rtt.value_or(answer.received_at - probe.sent_at);
   const bool in_time = answer.answered && rtt >= absl::ZeroDuration() && rtt <= config_.timeout;
   Record(probe.target, *target->second, probe.sent_at, in_time ? std::optional(rtt) : std::nullopt,
          now);

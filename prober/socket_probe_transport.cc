@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <linux/icmp.h>
 #include <netinet/icmp6.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -28,6 +29,19 @@ absl::Time RealNow() {
 }
 
 std::string ErrnoText(int error) { return std::strerror(error); }
+
+// The kernel's RTT sample of a connected socket's handshake (tcp(7) TCP_INFO:
+// tcpi_rtt, microseconds; after one sample it is that sample), or nullopt
+// when it has none (refused, or a retransmitted SYN without timestamps).
+std::optional<absl::Duration> HandshakeRtt(int fd) {
+  tcp_info info{};
+  socklen_t length = sizeof(info);
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 ||
+      info.tcpi_state != TCP_ESTABLISHED || info.tcpi_rtt == 0) {
+    return std::nullopt;
+  }
+  return absl::Microseconds(info.tcpi_rtt);
+}
 
 // The current net.ipv4.ping_group_range, for the start-up message.
 std::string PingGroupRange() {
@@ -213,7 +227,8 @@ absl::StatusOr<absl::Time> SocketProbeTransport::Connect(const ProbeEndpoint& to
   const absl::Time sent_at = RealNow();
   if (connect(fd, reinterpret_cast<const sockaddr*>(&to.address), to.length) == 0 ||
       errno == ECONNREFUSED) {
-    ready_.push_back({token, RealNow(), true});  // loopback can answer within connect()
+    // Loopback can answer within connect().
+    ready_.push_back({token, RealNow(), true, HandshakeRtt(fd)});
     close(fd);
     return sent_at;
   }
@@ -245,7 +260,8 @@ void SocketProbeTransport::FinishConnect(int fd, std::vector<ProbeAnswer>& out) 
   getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length);
   // Connected (SYN-ACK) or refused (RST): the peer answered. Anything else
   // (EHOSTUNREACH, ENETUNREACH, ETIMEDOUT) is a loss.
-  out.push_back({it->second, now, error == 0 || error == ECONNREFUSED});
+  out.push_back({it->second, now, error == 0 || error == ECONNREFUSED,
+                 error == 0 ? HandshakeRtt(fd) : std::nullopt});
   connect_fds_.erase(it->second);
   connects_.erase(it);
   close(fd);

@@ -19,7 +19,10 @@
 // sockets pass only echo replies (ICMP_FILTER, ICMP6_FILTER).
 //
 // TCP: a non-blocking connect per probe to the peer's port. The RTT is the
-// handshake: from connect() until the kernel reports the outcome. A SYN-ACK
+// handshake: on a connection, the kernel's own sample of it (TCP_INFO
+// tcpi_rtt, tcp(7)), so a process that waited for a CPU neither inflates the
+// RTT nor turns a late-seen answer into a loss; on a refusal (no sample), from
+// connect() until this process saw the outcome. A SYN-ACK
 // (connected) or an RST (connection refused) both prove the peer answered, so
 // both count as reachable with that RTT; no answer within the timeout is a
 // loss, and so is an ICMP unreachable. Connections are closed at once with

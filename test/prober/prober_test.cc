@@ -96,6 +96,20 @@ TEST_F(ProberTest, LateRepliesAreLossAndASilentTargetGoesStale) {
   EXPECT_THAT(Scrape(), Not(HasSubstr("carbonroute_rtt_seconds{")));
 }
 
+// A busy node: the SYN-ACK came in 2 ms but the prober got a CPU only 1.5 s
+// later, past the 1 s timeout. The kernel's sample is the RTT, and no loss.
+TEST_F(ProberTest, AnAnswerSeenLateCarryingTheKernelsRttIsThatRttAndNoLoss) {
+  transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(2);
+  transport_.behaviour["10.0.0.1"].seen_late_with_kernel_rtt = absl::Milliseconds(1500);
+  transport_.behaviour["10.0.0.2"].delay = absl::Milliseconds(1500);  // the network's own delay
+  Prober prober("node-a", config_, transport_, clock_, metrics_, recorder_.Options());
+  prober.SetTargets({testing::Peer("starved", "10.0.0.1"), testing::Peer("late", "10.0.0.2")});
+  last_ = recorder_.RunUntil(prober, {"starved", "late"}, 20);
+  EXPECT_EQ(last_["starved"].loss, 0.0);
+  EXPECT_EQ(last_["starved"].smoothed, absl::Milliseconds(2));
+  EXPECT_EQ(last_["late"].loss, 1.0);
+}
+
 TEST_F(ProberTest, ATargetThatStopsAnsweringIsNoLongerFresh) {
   transport_.behaviour["10.0.0.1"].delay = absl::Milliseconds(5);
   Prober prober("node-a", config_, transport_, clock_, metrics_, recorder_.Options());

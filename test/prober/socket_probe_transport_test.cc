@@ -18,6 +18,7 @@
 #include "prometheus/registry.h"
 #include "test/testing/netns.h"
 #include "test/testing/probe_recorder.h"
+#include "test/testing/scripted_transport.h"
 #include "test/testing/tun_echo_responder.h"
 
 namespace carbonroute::prober {
@@ -250,6 +251,55 @@ TEST(SocketProbeTransport, TcpConnectOpenRefusedAndSilent) {
     EXPECT_EQ(results["silent"].loss, 1.0);
     EXPECT_FALSE(results["silent"].smoothed.has_value());
   });
+}
+
+// A connected probe carries the kernel's handshake RTT (TCP_INFO), which
+// leaves out however long this process took to see the SYN-ACK; a refusal has
+// no sample and is timed from user space.
+TEST(SocketProbeTransport, AConnectedTcpProbeCarriesTheKernelsHandshakeRtt) {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(listener, 16), 0);
+  socklen_t length = sizeof(address);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  const uint16_t open_port = ntohs(address.sin_port);
+  const int closed = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  address.sin_port = 0;
+  ASSERT_EQ(bind(closed, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  getsockname(closed, reinterpret_cast<sockaddr*>(&address), &length);
+  const uint16_t closed_port = ntohs(address.sin_port);
+  close(closed);
+
+  absl::StatusOr<std::unique_ptr<SocketProbeTransport>> transport =
+      SocketProbeTransport::Create(std::nullopt, 1);
+  ASSERT_TRUE(transport.ok()) << transport.status();
+  ProbeEndpoint open = testing::Endpoint("127.0.0.1");
+  open.protocol = ProbeProtocol::kTcp;
+  ProbeEndpoint refused = open;
+  open.set_port(open_port);
+  refused.set_port(closed_port);
+  absl::StatusOr<absl::Time> open_sent = (*transport)->Send(open, 1);
+  absl::StatusOr<absl::Time> refused_sent = (*transport)->Send(refused, 2);
+  ASSERT_TRUE(open_sent.ok() && refused_sent.ok());
+  std::map<uint64_t, ProbeAnswer> answers;
+  std::vector<ProbeAnswer> batch;
+  while (answers.size() < 2) {  // loopback answers at once; a minute only bounds a broken kernel
+    (*transport)->Wait(absl::Now() + absl::Minutes(1), batch);
+    for (const ProbeAnswer& answer : batch) answers[answer.token] = answer;
+  }
+  close(listener);
+  const ProbeAnswer& connected = answers[1];
+  EXPECT_TRUE(connected.answered);
+  ASSERT_TRUE(connected.kernel_rtt.has_value());
+  EXPECT_GT(*connected.kernel_rtt, absl::ZeroDuration());
+  // The kernel's sample lies within what user space saw (a millisecond for the
+  // two clocks' rates: tcp_clock_us is monotonic, received_at is real time).
+  EXPECT_LE(*connected.kernel_rtt, connected.received_at - *open_sent + absl::Milliseconds(1));
+  EXPECT_TRUE(answers[2].answered);  // an RST is an answer
+  EXPECT_FALSE(answers[2].kernel_rtt.has_value());
 }
 
 }  // namespace

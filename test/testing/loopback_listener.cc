@@ -18,7 +18,10 @@ int ListenOnLoopback(const char* who, int& port) {
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof(address);
   if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      listen(fd, 64) != 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      // SOMAXCONN: a test thread starved of CPU for a while must not turn
+      // connections (a collector's TCP probes) into dropped SYNs.
+      listen(fd, SOMAXCONN) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
     std::fprintf(stderr, "%s: cannot listen on 127.0.0.1: ", who);
     std::perror("");
     std::abort();

@@ -42,6 +42,9 @@ class ScriptedTransport : public prober::ProbeTransport {
     int drop_every_of_ten = 0;  // drop probes whose count % 10 < this (a deterministic fraction)
     bool silent = false;
     bool unreachable = false;
+    // The answer reaches the prober this much after it arrived (the process
+    // waited for a CPU), carrying the kernel's RTT sample (`delay`) as TCP's do.
+    std::optional<absl::Duration> seen_late_with_kernel_rtt;
   };
   explicit ScriptedTransport(FakeClock& clock) : clock_(clock) {}
 
@@ -70,6 +73,9 @@ class ScriptedTransport : public prober::ProbeTransport {
     const int n = sent[address]++;
     if (b.unreachable) {
       pending_.emplace(now, prober::ProbeAnswer{token, now, false});
+    } else if (b.seen_late_with_kernel_rtt) {  // arrives in time; Wait() returns it late
+      const absl::Time seen = now + b.delay + *b.seen_late_with_kernel_rtt;
+      pending_.emplace(now + b.delay, prober::ProbeAnswer{token, seen, true, b.delay});
     } else if (!b.silent && n % 10 >= b.drop_every_of_ten) {
       pending_.emplace(now + b.delay, prober::ProbeAnswer{token, now + b.delay, true});
     }
@@ -91,6 +97,9 @@ class ScriptedTransport : public prober::ProbeTransport {
       while (!pending_.empty() && pending_.begin()->first == t) {
         out.push_back(pending_.begin()->second);
         pending_.erase(pending_.begin());
+        // Seen late: this process had no CPU until then.
+        const absl::Time seen = out.back().received_at;
+        if (seen > clock_.Now()) clock_.Advance(seen - clock_.Now());
       }
     } else if (deadline != absl::InfiniteFuture() && deadline > clock_.Now()) {
       clock_.Advance(deadline - clock_.Now());
