@@ -1,5 +1,6 @@
 #include "extender/pod_ledger.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace carbonroute::extender {
@@ -20,6 +21,7 @@ PodLedger::PodLedger(ledger::Ledger& ledger, PodLedgerOptions options, absl::Tim
 
 void TrackedPods::Add(const std::string& uid, const PodInterval& pod, absl::Time now) {
   Tracked tracked{.namespace_name = pod.namespace_name,
+                  .name = pod.name,
                   .chosen_node = pod.chosen_node,
                   .requests = pod.requests,
                   .last = now};
@@ -37,31 +39,63 @@ void TrackedPods::SetRequests(const std::string& uid, const kube::PodRequests& r
 void TrackedPods::Finish(const std::string& uid, const placement::PlacementModel* model,
                          absl::Time now) {
   auto it = pods_.find(uid);
-  if (it == pods_.end()) return;
-  Book(it->second, model, now);
+  if (it == pods_.end() || it->second.finished_at) return;
+  if (it->second.metered_at) {  // its last minutes are in windows still to be read
+    it->second.finished_at = now;
+    return;
+  }
+  Book(it->second, model, now, nullptr);
   pods_.erase(it);
 }
 
 void TrackedPods::Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
                          absl::Time now) {
   for (auto it = pods_.begin(); it != pods_.end();) {
-    if (uids.contains(it->first)) {
+    if (uids.contains(it->first) || it->second.finished_at) {
       ++it;
       continue;
     }
-    Book(it->second, model, now);
+    if (it->second.metered_at) {
+      it->second.finished_at = now;
+      ++it;
+      continue;
+    }
+    Book(it->second, model, now, nullptr);
     it = pods_.erase(it);
   }
 }
 
-void TrackedPods::AccrueAll(const placement::PlacementModel* model, absl::Time now) {
-  for (auto& [uid, pod] : pods_) Book(pod, model, now);
+const std::vector<ledger::PodEnergy>* TrackedPods::MeasuredFor(const Tracked& pod,
+                                                               const ledger::MeteredPods* metered) {
+  if (metered == nullptr) return nullptr;
+  const auto it = metered->find({pod.namespace_name, pod.name});
+  return it == metered->end() ? nullptr : &it->second;
 }
 
-void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now) {
+void TrackedPods::AccrueAll(const placement::PlacementModel* model, absl::Time now,
+                            const ledger::MeteredPods* metered) {
+  for (auto it = pods_.begin(); it != pods_.end();) {
+    Tracked& pod = it->second;
+    const std::vector<ledger::PodEnergy>* measured = MeasuredFor(pod, metered);
+    if (pod.finished_at) {  // ended: only what a window still holds of it
+      if (measured != nullptr) Book(pod, model, now, measured);
+      if (measured != nullptr || now - *pod.finished_at > rules_.longest_interval) {
+        it = pods_.erase(it);
+        continue;
+      }
+    } else {
+      Book(pod, model, now, measured);
+    }
+    ++it;
+  }
+}
+
+void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now,
+                       const std::vector<ledger::PodEnergy>* measured) {
   const absl::Duration interval = now - pod.last;
-  if (interval <= absl::ZeroDuration()) return;
-  pod.last = now;
+  // A measured window is booked whatever the interval (windows never repeat).
+  if (interval <= absl::ZeroDuration() && measured == nullptr) return;
+  pod.last = std::max(pod.last, now);
   // The chosen Node's reading and the counterfactual's mean, each with its emissions type.
   const placement::LocationCarbon* chosen =
       model == nullptr
@@ -69,8 +103,23 @@ void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, abs
           : ReadingAt(*model, placement::ResolvedLocation(*model, {.name = pod.chosen_node}));
   const EmissionsType type = chosen != nullptr ? chosen->emissions_type : EmissionsType::kAverage;
   auto skip = [&](absl::string_view reason) { ledger_.Skipped(kExtenderController, type, reason); };
-  if (interval > rules_.longest_interval) return skip(ledger::kGap);
-  if (!pod.requests) return skip(ledger::kUnknownEnergy);
+  if (measured == nullptr && pod.metered_at) {
+    // Measured before: its minutes come in a later window, unless the meter
+    // has been silent on it for longer than a window may be.
+    if (now - *pod.metered_at <= rules_.longest_interval) return;
+    pod.metered_at.reset();  // the model again, from now on
+    return skip(ledger::kUnknownEnergy);
+  }
+  if (measured != nullptr) pod.metered_at = now;
+  // What it drew: measured, else its requests through the power model.
+  std::vector<ledger::PodEnergy> modelled;
+  if (measured == nullptr) {
+    if (interval > rules_.longest_interval) return skip(ledger::kGap);
+    if (!pod.requests) return skip(ledger::kUnknownEnergy);
+    modelled.push_back(
+        {rules_.power_model.Joules(*pod.requests, 1, interval), ledger::EnergySource::kModel});
+    measured = &modelled;
+  }
   if (chosen == nullptr) return skip(ledger::kUnknownIntensity);
   double sum = 0;
   int nodes = 0;
@@ -82,16 +131,17 @@ void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, abs
     nodes += count;
   }
   if (nodes == 0) return skip(ledger::kUnknownIntensity);
-  const absl::Status booked =
-      ledger_.Accrue({.controller = kExtenderController,
-                      .namespace_name = pod.namespace_name,
-                      .mode = rules_.mode,
-                      .emissions_type = type},
-                     {.energy_joules = rules_.power_model.Joules(*pod.requests, 1, interval),
-                      .energy_source = ledger::EnergySource::kModel,
-                      .chosen_grams_per_kwh = chosen->grams_per_kwh,
-                      .counterfactual_grams_per_kwh = sum / nodes});
-  if (!booked.ok()) skip(ledger::kUnknownIntensity);
+  for (const ledger::PodEnergy& energy : *measured) {
+    const absl::Status booked = ledger_.Accrue({.controller = kExtenderController,
+                                                .namespace_name = pod.namespace_name,
+                                                .mode = rules_.mode,
+                                                .emissions_type = type},
+                                               {.energy_joules = energy.joules,
+                                                .energy_source = energy.source,
+                                                .chosen_grams_per_kwh = chosen->grams_per_kwh,
+                                                .counterfactual_grams_per_kwh = sum / nodes});
+    if (!booked.ok()) skip(ledger::kUnknownIntensity);
+  }
 }
 
 void PodLedger::Expire(absl::Time now) {
@@ -135,6 +185,7 @@ void PodLedger::Observed(const WatchedPod& pod, const placement::PlacementModel*
     return;
   }
   PodInterval entry{.namespace_name = pod.namespace_name,
+                    .name = pod.name,
                     .chosen_node = pod.node,
                     .counterfactual_locations = std::move(scored->second.first.candidate_locations),
                     .requests = pod.requests};
@@ -170,9 +221,10 @@ void PodLedger::Retain(const std::set<std::string>& uids, const placement::Place
   std::erase_if(decided_, [&uids](const std::string& uid) { return !uids.contains(uid); });
 }
 
-void PodLedger::Accrue(const placement::PlacementModel* model, absl::Time now) {
+void PodLedger::Accrue(const placement::PlacementModel* model, absl::Time now,
+                       const ledger::MeteredPods* metered) {
   absl::MutexLock lock(&mutex_);
-  tracked_.AccrueAll(model, now);
+  tracked_.AccrueAll(model, now, metered);
   Expire(now);
 }
 

@@ -11,12 +11,24 @@
 //                    choice among them would be on average): the Nodes that
 //                    passed carbonroute's last /filter for it, else its
 //                    /prioritize list, each Node counted once;
-//   energy:          its requests through the power model (ledger/power_model.h;
-//                    energy_source "model");
+//   energy:          what Kepler or DCGM measured of it, when serve reads
+//                    the emissions rules' records through --prometheus
+//                    (ledger/metered_energy.h; energy_source "kepler",
+//                    "dcgm"); else its requests through the power model
+//                    (ledger/power_model.h; energy_source "model");
 // accrued over the Pod's whole life, interval by interval (Accrue, every
 // model refresh), each interval priced at the readings of the model current
 // at its end: a Pod placed at noon that runs all night is priced at night's
 // intensities too. Its life ends when it Succeeded or Failed, or is deleted.
+//
+// Measured energy comes in windows (MeterWindow), each minute once. An
+// accrual whose window has nothing for a Pod measured before books nothing
+// for it (its minutes come in a later window) until `longest_interval` has
+// passed without any; then the model again, and one `unknown_energy` skip
+// for the time in between. A measured Pod that ends is booked from the
+// windows that still hold its last minutes, for up to `longest_interval`.
+// The first window that measures a Pod may repeat a minute its last modelled
+// interval covered (the rules' first minute of a Pod, docs/savings.md).
 //
 // kube-scheduler tells the extender only scores, so serve learns the binding
 // from a Pod watch (Observed, Deleted: spec.nodeName set). A scored Pod's
@@ -52,6 +64,7 @@
 #include "extender/node_fit.h"
 #include "kube/pod_requests.h"
 #include "ledger/ledger.h"
+#include "ledger/metered_energy.h"
 #include "ledger/power_model.h"
 #include "placement/placement_model.h"
 #include "placement/scoring.h"
@@ -80,7 +93,7 @@ struct PodBookingRules {
 // offered Nodes; shadow mode's (extender/shadow_ledger.h) chosen is
 // carbonroute's choice and its counterfactual where it runs.
 struct PodInterval {
-  std::string namespace_name;
+  std::string namespace_name, name;
   std::string chosen_node;
   std::map<std::string, int> counterfactual_locations;
   std::optional<kube::PodRequests> requests;
@@ -100,22 +113,32 @@ class TrackedPods {
   void Add(const std::string& uid, const PodInterval& pod, absl::Time now);
   // Its requests changed (they become readable).
   void SetRequests(const std::string& uid, const kube::PodRequests& requests);
-  // Its last interval booked, then no longer tracked.
+  // Its last interval booked, then no longer tracked (a measured Pod: booked
+  // from the windows that still hold its last minutes, then dropped).
   void Finish(const std::string& uid, const placement::PlacementModel* model, absl::Time now);
   // Every Pod not in `uids` finished.
   void Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
               absl::Time now);
-  // Every Pod's interval since its last accrual.
-  void AccrueAll(const placement::PlacementModel* model, absl::Time now);
+  // Every Pod's interval since its last accrual; `metered`: what the meters
+  // measured in the window read now (null: nothing read).
+  void AccrueAll(const placement::PlacementModel* model, absl::Time now,
+                 const ledger::MeteredPods* metered = nullptr);
 
  private:
   struct Tracked {
-    std::string namespace_name, chosen_node;
+    std::string namespace_name, name, chosen_node;
     std::vector<std::pair<const std::string*, int>> counterfactual;  // into names_
     std::optional<kube::PodRequests> requests;
     absl::Time last;
+    std::optional<absl::Time> metered_at;   // the last accrual that measured it
+    std::optional<absl::Time> finished_at;  // measured and ended: drained from later windows
   };
-  void Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now);
+  // Books `pod`'s interval up to `now`, from `measured` when given.
+  void Book(Tracked& pod, const placement::PlacementModel* model, absl::Time now,
+            const std::vector<ledger::PodEnergy>* measured);
+  // What `metered` holds for `pod` (null: nothing).
+  static const std::vector<ledger::PodEnergy>* MeasuredFor(const Tracked& pod,
+                                                           const ledger::MeteredPods* metered);
 
   ledger::Ledger& ledger_;
   const PodBookingRules rules_;
@@ -183,8 +206,10 @@ class PodLedger final : public PodObserver {
   // was deleted while the watch was down; its last interval is booked.
   void Retain(const std::set<std::string>& uids, const placement::PlacementModel* model,
               absl::Time now) override;
-  // Books every tracked Pod's interval since its last accrual.
-  void Accrue(const placement::PlacementModel* model, absl::Time now);
+  // Books every tracked Pod's interval since its last accrual; `metered`:
+  // what the meters measured in the window read now (null: nothing read).
+  void Accrue(const placement::PlacementModel* model, absl::Time now,
+              const ledger::MeteredPods* metered = nullptr);
 
   std::size_t tracked() const;
   std::size_t scored() const;

@@ -126,6 +126,7 @@ void ShadowLedger::Decide(const WatchedPod& pod, const placement::PlacementModel
   ledger_.Decided(decided, would_at == runs_at ? ledger::kOutcomeKept : ledger::kOutcomeMoved);
   tracked_.Add(pod.uid,
                {.namespace_name = pod.namespace_name,
+                .name = pod.name,
                 .chosen_node = would,
                 .counterfactual_locations = {{runs_at, 1}},
                 .requests = pod.requests},
@@ -154,7 +155,8 @@ void ShadowLedger::Retain(const std::set<std::string>& uids, const placement::Pl
   tracked_.Retain(uids, model, now);
 }
 
-void ShadowLedger::Accrue(const placement::PlacementModel* model, absl::Time now) {
+void ShadowLedger::Accrue(const placement::PlacementModel* model, absl::Time now,
+                          const ledger::MeteredPods* metered) {
   absl::MutexLock lock(&mutex_);
   if (model != nullptr && nodes_listed_) {
     // Bound before the Nodes or a model were in: decided now, booked from when they were seen.
@@ -162,7 +164,7 @@ void ShadowLedger::Accrue(const placement::PlacementModel* model, absl::Time now
     pending_.clear();
     for (const auto& [uid, seen] : pending) Decide(seen.first, *model, seen.second, now);
   }
-  tracked_.AccrueAll(model, now);
+  tracked_.AccrueAll(model, now, metered);
 }
 
 std::size_t ShadowLedger::tracked() const {

@@ -66,8 +66,10 @@ class ShadowLedger final : public PodObserver, public NodeObserver {
   void NodesListed(std::map<std::string, FitNode> nodes) override;
   void NodeChanged(FitNode node) override;
   void NodeDeleted(const std::string& name) override;
-  // Books every tracked Pod's interval since its last accrual.
-  void Accrue(const placement::PlacementModel* model, absl::Time now);
+  // Books every tracked Pod's interval since its last accrual; `metered`: as
+  // PodLedger::Accrue's.
+  void Accrue(const placement::PlacementModel* model, absl::Time now,
+              const ledger::MeteredPods* metered = nullptr);
 
   std::size_t tracked() const;
 

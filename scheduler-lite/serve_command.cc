@@ -25,8 +25,10 @@
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
 #include "ledger/ledger.h"
+#include "ledger/metered_energy.h"
 #include "model_sources/api_nodes.h"
 #include "model_sources/collector_pods.h"
+#include "model_sources/metrics_source.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
 #include "prometheus/gauge.h"
@@ -85,7 +87,9 @@ class ServeSubcommand final : public Subcommand {
         ->capture_default_str();
     cmd.add_option("--ledger", ledger_,
                    "book the Pods it scores in the savings ledger: each bound Pod's energy "
-                   "(its requests through the power model) priced where it runs against the "
+                   "(what Kepler or DCGM measured, from the emissions rules' records through "
+                   "--prometheus; else its requests through the power model) priced where it "
+                   "runs against the "
                    "mean intensity of the Nodes kube-scheduler offered it, interval by interval "
                    "over its life (docs/savings.md); watches the cluster's Pods: auto (when it "
                    "watches the Nodes), true, false")
@@ -188,6 +192,32 @@ class ServeSubcommand final : public Subcommand {
                             .old_listen_flag = "--listen"}};
 };
 
+// What Kepler and DCGM measured of each Pod in the window ending `now`
+// (ledger/metered_energy.h), or nullopt: no window to read, or Prometheus did
+// not answer (the window then stays open).
+std::optional<ledger::MeteredPods> ReadMeteredEnergy(ledger::MeterWindow& window,
+                                                     const model_sources::ModelSources& sources,
+                                                     net::HttpClient& http, absl::Time now) {
+  const std::optional<absl::Duration> span = window.Next(now);
+  if (!span) return std::nullopt;
+  std::vector<model_sources::Sample> samples;
+  const absl::Status read =
+      model_sources::QueryInstant(http, sources.prometheus_url, ledger::MeteredEnergyQuery(*span),
+                                  sources.timeout, sources.auth, samples, now);
+  if (!read.ok()) {
+    spdlog::warn(absl::StrCat("savings ledger: measured energy not read: ", read.message()));
+    return std::nullopt;
+  }
+  window.Read(now);
+  std::vector<ledger::MeteredSeries> series;
+  series.reserve(samples.size());
+  for (const model_sources::Sample& sample : samples) {
+    series.push_back({sample.Label("namespace"), sample.Label("pod"), sample.Label("meter"),
+                      sample.Label("component"), sample.value});
+  }
+  return ledger::CombineMeteredEnergy(series);
+}
+
 }  // namespace
 
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
@@ -275,6 +305,11 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
                                    : absl::StrCat(" in ", absl::StrJoin(request.namespaces, ", ")),
         " (mode=\"shadow\")"));
   }
+  // Measured energy for the ledgers, through --prometheus (each window once).
+  std::optional<ledger::MeterWindow> meter_window;
+  if (ledger && !request.sources.prometheus_url.empty()) {
+    meter_window.emplace(clock.Now(), longest_interval);
+  }
   struct StopPods {
     absl::Notification& stop;
     std::vector<std::thread>& threads;
@@ -331,8 +366,12 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
     }
     if (loaded.sources_read == 0) return;
     models.Set(loaded.model);
-    if (pod_ledger != nullptr) pod_ledger->Accrue(loaded.model.get(), clock.Now());
-    if (shadow != nullptr) shadow->Accrue(loaded.model.get(), clock.Now());
+    const absl::Time now = clock.Now();
+    const std::optional<ledger::MeteredPods> metered =
+        meter_window ? ReadMeteredEnergy(*meter_window, request.sources, http, now) : std::nullopt;
+    const ledger::MeteredPods* measured = metered ? &*metered : nullptr;
+    if (pod_ledger != nullptr) pod_ledger->Accrue(loaded.model.get(), now, measured);
+    if (shadow != nullptr) shadow->Accrue(loaded.model.get(), now, measured);
     const bool no_carbon = loaded.model->Readings().empty();
     if (no_carbon && !without_carbon) {
       spdlog::warn(extender::kNoCarbonReason);

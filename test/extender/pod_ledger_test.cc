@@ -105,6 +105,72 @@ TEST(PodLedger, APodIsPricedWhereItRunsAgainstItsCandidatesMeanOverItsLife) {
   EXPECT_NEAR(h.Grams("chosen"), 7.620096, 1e-9);
 }
 
+// The same Pod measured by Kepler (and DCGM) from its second hour, through
+// the emissions rules' records (ledger/metered_energy.h):
+//   hour 1  no record yet: the model, chosen 0.650496 g, counterfactual 2.268992 g;
+//   hour 2  Kepler 36,000 J (0.01 kWh) at FR 500 against a mean of 343.333:
+//           5 g against 3.433333 g;
+//   2 h 30  a window without its minutes: nothing booked, nothing skipped;
+//   hour 3  Kepler 18,000 J + DCGM 90,000 J (0.03 kWh) at FR 100 against 150: 3 g against 4.5 g;
+//   deleted at 3 h 10, its last minute (600 J) read at 3 h 11: 1/60 g against 0.025 g.
+TEST(PodLedger, AMeasuredPodIsPricedAtItsMeasuredJoulesAndItsLastMinutesAfterItEnds) {
+  PodLedgerHarness h;
+  h.pods.Scored(PodLedgerHarness::Scored("u1", {{"DE", 1}, {"FR", 1}, {"BE", 1}}), kT0);
+  h.pods.Observed(PodLedgerHarness::Bound("u1", "n-fr"), Model(380, 56, 150).get(), kT0);
+  const ledger::MeteredPods none;
+  h.pods.Accrue(Model(380, 56, 150).get(), kT0 + absl::Hours(1), &none);
+  EXPECT_NEAR(h.Grams("chosen"), 0.650496, 1e-9);
+  const ledger::MeteredPods hour2 = {{{"shop", "u1"}, {{36'000, ledger::EnergySource::kKepler}}}};
+  h.pods.Accrue(Model(380, 500, 150).get(), kT0 + absl::Hours(2), &hour2);
+  EXPECT_NEAR(h.Grams("chosen"), 0.650496 + 5, 1e-9);
+  EXPECT_NEAR(h.Grams("counterfactual"), 2.268992 + 0.01 * (380 + 500 + 150) / 3, 1e-9);
+  h.pods.Accrue(Model(380, 500, 150).get(), kT0 + absl::Minutes(150), &none);
+  h.pods.Accrue(Model(380, 500, 150).get(), kT0 + absl::Minutes(160), nullptr);  // unread
+  EXPECT_NEAR(h.Grams("chosen"), 5.650496, 1e-9);
+  EXPECT_TRUE(std::isnan(h.Skipped("unknown_energy")));
+  const ledger::MeteredPods hour3 = {
+      {{"shop", "u1"},
+       {{18'000, ledger::EnergySource::kKepler}, {90'000, ledger::EnergySource::kDcgm}}}};
+  h.pods.Accrue(Model(200, 100, 150).get(), kT0 + absl::Hours(3), &hour3);
+  EXPECT_NEAR(h.Grams("chosen"), 5.650496 + 3, 1e-9);
+  h.pods.Deleted("u1", Model(200, 100, 150).get(), kT0 + absl::Minutes(190));
+  EXPECT_EQ(h.pods.tracked(), 1u);  // its last minutes are still to be read
+  const ledger::MeteredPods last = {{{"shop", "u1"}, {{600, ledger::EnergySource::kKepler}}}};
+  h.pods.Accrue(Model(200, 100, 150).get(), kT0 + absl::Minutes(191), &last);
+  EXPECT_EQ(h.pods.tracked(), 0u);
+  EXPECT_NEAR(h.Grams("chosen"), 8.650496 + 600 / 3.6e6 * 100, 1e-9);
+  EXPECT_NEAR(h.Grams("counterfactual"),
+              2.268992 + 0.01 * 1030 / 3 + 0.03 * 150 + 600 / 3.6e6 * 150, 1e-9);
+  EXPECT_NEAR(CounterValue(h.registry, "carbonroute_ledger_energy_joules_total",
+                           {{"controller", "extender"}, {"energy_source", "kepler"}}),
+              36'000 + 18'000 + 600, 1e-9);
+  EXPECT_NEAR(CounterValue(h.registry, "carbonroute_ledger_energy_joules_total",
+                           {{"controller", "extender"}, {"energy_source", "dcgm"}}),
+              90'000, 1e-9);
+  EXPECT_NEAR(CounterValue(h.registry, "carbonroute_ledger_energy_joules_total",
+                           {{"controller", "extender"}, {"energy_source", "model"}}),
+              11.616 * 3600, 1e-6);
+}
+
+// A meter silent on a measured Pod for longer than an interval may be (Kepler
+// left its Node): one unknown_energy skip for the silence, then the model.
+TEST(PodLedger, WhenTheMeterFallsSilentOnAPodTheModelTakesOverAfterOneSkip) {
+  PodLedgerHarness h;  // longest interval 2 h
+  h.pods.Scored(PodLedgerHarness::Scored("u1", {{"FR", 1}}), kT0);
+  h.pods.Observed(PodLedgerHarness::Bound("u1", "n-fr"), Model(380, 56, 150).get(), kT0);
+  const ledger::MeteredPods measured = {{{"shop", "u1"}, {{3'600, ledger::EnergySource::kKepler}}}};
+  const ledger::MeteredPods none;
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(1), &measured);
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(2), &none);
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(3), &none);  // 2 h silent
+  EXPECT_NEAR(h.Grams("chosen"), 0.1, 1e-9);
+  EXPECT_TRUE(std::isnan(h.Skipped("unknown_energy")));
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(4), &none);  // 3 h: given up
+  EXPECT_DOUBLE_EQ(h.Skipped("unknown_energy"), 1);
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(5), &none);  // the model
+  EXPECT_NEAR(h.Grams("chosen"), 0.1 + 0.011616 * 100, 1e-9);
+}
+
 TEST(PodLedger, APodNeverScoredIsCountedOnceAndOnlyForItsSchedulers) {
   PodLedgerHarness h;
   h.pods.Scored(PodLedgerHarness::Scored("scored", {{"DE", 2}}), kT0);  // "carbonroute" seen

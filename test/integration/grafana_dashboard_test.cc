@@ -220,7 +220,7 @@ rtt:
       dir + "/route.log");
   ASSERT_TRUE(route.running());
 
-  // Kepler (0.8 and later) on the collector's Node: one pod's container at
+  // Kepler (0.10 and later) on the collector's Node: one pod's container at
   // 10 W, its energy counter growing with the clock.
   testing::FakeProviderServer kepler;
   const absl::Time kepler_start = absl::Now();

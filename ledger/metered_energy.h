@@ -1,0 +1,93 @@
+// File: ledger/metered_energy.h
+//
+// A Pod's energy as meters measured it, for the ledger's `kepler` and `dcgm`
+// energy sources: read through --prometheus from what the shipped emissions
+// recording rules (deploy/prometheus/carbonroute-emissions.yaml, docs/metrics.md
+// "Emissions per workload") record per workload and minute,
+//
+//   node_namespace_pod_container:carbonroute_workload_energy_joules:increase1m
+//     {namespace, pod, container, node, meter, component}   joules
+//
+// so the ledger and the rules price one and the same energy. The rules read
+// (their file names each source):
+//   meter="kepler", component="total"  Kepler 0.7 to 0.9: kepler_container_joules_total
+//                                      (package, DRAM, GPU and other; both modes);
+//   meter="kepler", component="cpu"    Kepler ≥ 0.10 (the rewrite):
+//                                      kepler_container_cpu_joules_total{zone="package"},
+//                                      named through kepler_pod_cpu_joules_total;
+//   meter="kepler", component="gpu"    Kepler ≥ 0.10: kepler_container_gpu_joules_total;
+//   meter="dcgm",   component="gpu"    NVIDIA's DCGM exporter:
+//                                      DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ).
+//
+// MeteredEnergyQuery: the sum of a window's minutes, per Pod, meter and
+// component, evaluated at the window's end. Each minute's sample carries the
+// time its rule ran, so windows that follow one another count every minute
+// once, and their sum is the rules' own total. (Prometheus 2's range selector
+// includes its start, 3's does not: the range is the window less 1 ms, so
+// both read (from, to] to the millisecond.)
+//
+// CombineMeteredEnergy: per Pod, one figure per source, never a GPU twice
+// (Kepler's and DCGM's measure the same GPUs): Kepler's "total" when present,
+// alone (it includes the GPU); else Kepler's "cpu" (source kepler) and the GPU
+// from DCGM (source dcgm) when present, else Kepler's "gpu" (kepler). A
+// negative or non-finite value is left out (a counter reset seen badly).
+//
+// MeterWindow: the windows one ledger reads, each from the end of the last
+// one read; a window longer than `longest` (Prometheus was unreachable for
+// that long) is not read but restarted, as the ledgers skip such a gap.
+//
+// Thread safety: values and pure functions; a MeterWindow belongs to one thread.
+#ifndef CARBONROUTE_LEDGER_METERED_ENERGY_H_
+#define CARBONROUTE_LEDGER_METERED_ENERGY_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "ledger/ledger.h"
+
+namespace carbonroute::ledger {
+
+// The rules' per-workload energy (joules per minute), as recorded.
+inline constexpr char kWorkloadEnergyRecord[] =
+    "node_namespace_pod_container:carbonroute_workload_energy_joules:increase1m";
+
+// The PromQL for the window (to − window, to], evaluated at `to`.
+std::string MeteredEnergyQuery(absl::Duration window);
+
+// One answer sample of MeteredEnergyQuery: its labels and value.
+struct MeteredSeries {
+  std::string namespace_name, pod, meter, component;
+  double joules = 0;
+};
+
+struct PodEnergy {
+  double joules = 0;
+  EnergySource source = EnergySource::kKepler;
+};
+
+// {namespace, Pod name} → its energy by source (one or two entries).
+using MeteredPods = std::map<std::pair<std::string, std::string>, std::vector<PodEnergy>>;
+
+MeteredPods CombineMeteredEnergy(const std::vector<MeteredSeries>& series);
+
+class MeterWindow {
+ public:
+  MeterWindow(absl::Time started, absl::Duration longest) : from_(started), longest_(longest) {}
+  // The window to read at `now`, or nullopt: empty (under a millisecond) or
+  // longer than `longest` (then the next one starts at `now`).
+  std::optional<absl::Duration> Next(absl::Time now);
+  // The window up to `now` was read: the next one starts there.
+  void Read(absl::Time now) { from_ = now; }
+
+ private:
+  absl::Time from_;
+  const absl::Duration longest_;
+};
+
+}  // namespace carbonroute::ledger
+
+#endif  // CARBONROUTE_LEDGER_METERED_ENERGY_H_

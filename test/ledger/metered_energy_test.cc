@@ -1,0 +1,66 @@
+#include "ledger/metered_energy.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace carbonroute::ledger {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Field;
+
+auto Energy(double joules, EnergySource source) {
+  return ::testing::AllOf(Field(&PodEnergy::joules, joules), Field(&PodEnergy::source, source));
+}
+
+TEST(MeteredEnergyQuery, SumsTheRulesMinutesOfTheWindowLessAMillisecond) {
+  EXPECT_EQ(MeteredEnergyQuery(absl::Seconds(60)),
+            "sum by (namespace, pod, meter, component) (sum_over_time("
+            "node_namespace_pod_container:carbonroute_workload_energy_joules:increase1m"
+            "[59999ms]))");
+}
+
+// Kepler 0.7/0.8's total alone (it has the GPU in it); Kepler ≥ 0.10's CPU
+// with DCGM's GPU, or with its own GPU when DCGM has none; never a GPU twice.
+TEST(CombineMeteredEnergy, OneFigurePerSourceAndNeverAGpuTwice) {
+  const MeteredPods pods = CombineMeteredEnergy({
+      {"shop", "old-kepler", "kepler", "total", 100},
+      {"shop", "old-kepler", "dcgm", "gpu", 900},  // in Kepler's total already
+      {"ml", "train", "kepler", "cpu", 50},
+      {"ml", "train", "kepler", "gpu", 700},  // the same GPU DCGM measured
+      {"ml", "train", "dcgm", "gpu", 800},
+      {"ml", "train", "dcgm", "gpu", 200},  // a second GPU (or container): added
+      {"ml", "infer", "kepler", "cpu", 20},
+      {"ml", "infer", "kepler", "gpu", 300},
+      {"ml", "gpu-only", "dcgm", "gpu", 400},
+      {"shop", "reset", "kepler", "cpu", -5},
+      {"shop", "nan", "kepler", "cpu", std::numeric_limits<double>::quiet_NaN()},
+      {"shop", "", "kepler", "cpu", 10},
+      {"shop", "other", "rapl", "cpu", 10},
+  });
+  EXPECT_THAT(pods.at({"shop", "old-kepler"}), ElementsAre(Energy(100, EnergySource::kKepler)));
+  EXPECT_THAT(pods.at({"ml", "train"}),
+              ElementsAre(Energy(50, EnergySource::kKepler), Energy(1000, EnergySource::kDcgm)));
+  EXPECT_THAT(pods.at({"ml", "infer"}), ElementsAre(Energy(320, EnergySource::kKepler)));
+  EXPECT_THAT(pods.at({"ml", "gpu-only"}), ElementsAre(Energy(400, EnergySource::kDcgm)));
+  EXPECT_EQ(pods.size(), 4u);  // a reset, a NaN, no Pod name and an unknown meter: nothing
+}
+
+TEST(MeterWindow, EachWindowStartsWhereTheLastReadOneEndedAndALongOneRestarts) {
+  const absl::Time t0 = absl::FromUnixSeconds(1'800'000'000);
+  MeterWindow window(t0, absl::Minutes(10));
+  EXPECT_EQ(window.Next(t0), std::nullopt);  // empty
+  EXPECT_EQ(window.Next(t0 + absl::Minutes(1)), absl::Minutes(1));
+  // Not read (Prometheus did not answer): the next window still starts at t0.
+  EXPECT_EQ(window.Next(t0 + absl::Minutes(2)), absl::Minutes(2));
+  window.Read(t0 + absl::Minutes(2));
+  EXPECT_EQ(window.Next(t0 + absl::Minutes(3)), absl::Minutes(1));
+  // Unread for 11 minutes: longer than a window may be; restarted.
+  EXPECT_EQ(window.Next(t0 + absl::Minutes(13)), std::nullopt);
+  EXPECT_EQ(window.Next(t0 + absl::Minutes(14)), absl::Minutes(1));
+}
+
+}  // namespace
+}  // namespace carbonroute::ledger
