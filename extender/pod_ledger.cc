@@ -23,6 +23,7 @@ void TrackedPods::Add(const std::string& uid, const PodInterval& pod, absl::Time
   Tracked tracked{.namespace_name = pod.namespace_name,
                   .name = pod.name,
                   .chosen_node = pod.chosen_node,
+                  .runs_on = &*names_.insert(pod.runs_on).first,
                   .requests = pod.requests,
                   .last = now};
   tracked.counterfactual.reserve(pod.counterfactual_locations.size());
@@ -68,12 +69,17 @@ void TrackedPods::Retain(const std::set<std::string>& uids, const placement::Pla
 const std::vector<ledger::PodEnergy>* TrackedPods::MeasuredFor(const Tracked& pod,
                                                                const ledger::MeteredPods* metered) {
   if (metered == nullptr) return nullptr;
-  const auto it = metered->find({pod.namespace_name, pod.name});
-  return it == metered->end() ? nullptr : &it->second;
+  const auto it = metered->pods.find({pod.namespace_name, pod.name});
+  return it == metered->pods.end() ? nullptr : &it->second;
 }
 
 void TrackedPods::AccrueAll(const placement::PlacementModel* model, absl::Time now,
                             const ledger::MeteredPods* metered) {
+  if (metered != nullptr) {
+    for (const std::string& node : metered->nodes) metered_nodes_[node] = now;
+  }
+  std::erase_if(metered_nodes_,
+                [&](const auto& entry) { return now - entry.second > rules_.longest_interval; });
   for (auto it = pods_.begin(); it != pods_.end();) {
     Tracked& pod = it->second;
     const std::vector<ledger::PodEnergy>* measured = MeasuredFor(pod, metered);
@@ -103,6 +109,9 @@ void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, abs
           : ReadingAt(*model, placement::ResolvedLocation(*model, {.name = pod.chosen_node}));
   const EmissionsType type = chosen != nullptr ? chosen->emissions_type : EmissionsType::kAverage;
   auto skip = [&](absl::string_view reason) { ledger_.Skipped(kExtenderController, type, reason); };
+  if (measured == nullptr && !pod.metered_at && metered_nodes_.contains(*pod.runs_on)) {
+    pod.metered_at = now - interval;  // on a metered Node: its minutes are to come
+  }
   if (measured == nullptr && pod.metered_at) {
     // Measured before: its minutes come in a later window, unless the meter
     // has been silent on it for longer than a window may be.
@@ -186,6 +195,7 @@ void PodLedger::Observed(const WatchedPod& pod, const placement::PlacementModel*
   }
   PodInterval entry{.namespace_name = pod.namespace_name,
                     .name = pod.name,
+                    .runs_on = pod.node,
                     .chosen_node = pod.node,
                     .counterfactual_locations = std::move(scored->second.first.candidate_locations),
                     .requests = pod.requests};

@@ -21,14 +21,16 @@
 // at its end: a Pod placed at noon that runs all night is priced at night's
 // intensities too. Its life ends when it Succeeded or Failed, or is deleted.
 //
-// Measured energy comes in windows (MeterWindow), each minute once. An
-// accrual whose window has nothing for a Pod measured before books nothing
-// for it (its minutes come in a later window) until `longest_interval` has
-// passed without any; then the model again, and one `unknown_energy` skip
-// for the time in between. A measured Pod that ends is booked from the
-// windows that still hold its last minutes, for up to `longest_interval`.
-// The first window that measures a Pod may repeat a minute its last modelled
-// interval covered (the rules' first minute of a Pod, docs/savings.md).
+// Measured energy comes in windows (MeterWindow), each minute once. A Pod
+// measured before, or running on a metered Node (one a window measured any
+// Pod on within `longest_interval`), is expected to be measured: a window
+// without its minutes books nothing for it (they come in a later one) until
+// `longest_interval` has passed without any; then the model, and one
+// `unknown_energy` skip for the time in between. A measured Pod that ends is
+// booked from the windows that still hold its last minutes, for up to
+// `longest_interval`. A Pod first seen before its Node was known to be
+// metered (serve just started) may have a minute priced twice, by the model
+// and then by the meter (docs/savings.md).
 //
 // kube-scheduler tells the extender only scores, so serve learns the binding
 // from a Pod watch (Observed, Deleted: spec.nodeName set). A scored Pod's
@@ -94,6 +96,7 @@ struct PodBookingRules {
 // carbonroute's choice and its counterfactual where it runs.
 struct PodInterval {
   std::string namespace_name, name;
+  std::string runs_on;  // the Node it is bound to (whose meter measures it)
   std::string chosen_node;
   std::map<std::string, int> counterfactual_locations;
   std::optional<kube::PodRequests> requests;
@@ -127,10 +130,13 @@ class TrackedPods {
  private:
   struct Tracked {
     std::string namespace_name, name, chosen_node;
+    const std::string* runs_on = nullptr;                            // into names_
     std::vector<std::pair<const std::string*, int>> counterfactual;  // into names_
     std::optional<kube::PodRequests> requests;
     absl::Time last;
-    std::optional<absl::Time> metered_at;   // the last accrual that measured it
+    // Since when the meter has measured it, or was expected to (its last
+    // measured window, or when it was first seen on a metered Node).
+    std::optional<absl::Time> metered_at;
     std::optional<absl::Time> finished_at;  // measured and ended: drained from later windows
   };
   // Books `pod`'s interval up to `now`, from `measured` when given.
@@ -142,8 +148,9 @@ class TrackedPods {
 
   ledger::Ledger& ledger_;
   const PodBookingRules rules_;
-  std::set<std::string> names_;          // every location name seen (a handful)
-  std::map<std::string, Tracked> pods_;  // by uid
+  std::set<std::string> names_;                      // every location and Node name seen
+  std::map<std::string, Tracked> pods_;              // by uid
+  std::map<std::string, absl::Time> metered_nodes_;  // Node → the last window that measured on it
 };
 
 // What the extender saw of a Pod in one request.

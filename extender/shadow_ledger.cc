@@ -127,6 +127,7 @@ void ShadowLedger::Decide(const WatchedPod& pod, const placement::PlacementModel
   tracked_.Add(pod.uid,
                {.namespace_name = pod.namespace_name,
                 .name = pod.name,
+                .runs_on = pod.node,
                 .chosen_node = would,
                 .counterfactual_locations = {{runs_at, 1}},
                 .requests = pod.requests},

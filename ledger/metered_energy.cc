@@ -10,7 +10,7 @@ namespace carbonroute::ledger {
 
 std::string MeteredEnergyQuery(absl::Duration window) {
   const int64_t milliseconds = std::max<int64_t>(absl::ToInt64Milliseconds(window) - 1, 1);
-  return absl::StrCat("sum by (namespace, pod, meter, component) (sum_over_time(",
+  return absl::StrCat("sum by (namespace, pod, node, meter, component) (sum_over_time(",
                       kWorkloadEnergyRecord, "[", milliseconds, "ms]))");
 }
 
@@ -19,6 +19,7 @@ MeteredPods CombineMeteredEnergy(const std::vector<MeteredSeries>& series) {
     std::optional<double> kepler_total, kepler_cpu, kepler_gpu, dcgm_gpu;
   };
   std::map<std::pair<std::string, std::string>, Parts> pods;
+  MeteredPods out;
   for (const MeteredSeries& s : series) {
     if (s.pod.empty() || !std::isfinite(s.joules) || s.joules < 0) continue;
     Parts& parts = pods[{s.namespace_name, s.pod}];
@@ -31,9 +32,10 @@ MeteredPods CombineMeteredEnergy(const std::vector<MeteredSeries>& series) {
     } else if (s.meter == "dcgm" && s.component == "gpu") {
       part = &parts.dcgm_gpu;
     }
-    if (part != nullptr) *part = part->value_or(0) + s.joules;
+    if (part == nullptr) continue;
+    *part = part->value_or(0) + s.joules;
+    if (!s.node.empty()) out.nodes.insert(s.node);
   }
-  MeteredPods out;
   for (const auto& [pod, parts] : pods) {
     std::vector<PodEnergy> energy;
     if (parts.kepler_total) {
@@ -46,7 +48,7 @@ MeteredPods CombineMeteredEnergy(const std::vector<MeteredSeries>& series) {
       }
       if (parts.dcgm_gpu) energy.push_back({*parts.dcgm_gpu, EnergySource::kDcgm});
     }
-    if (!energy.empty()) out[pod] = std::move(energy);
+    if (!energy.empty()) out.pods[pod] = std::move(energy);
   }
   return out;
 }

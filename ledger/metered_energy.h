@@ -19,7 +19,7 @@
 //   meter="dcgm",   component="gpu"    NVIDIA's DCGM exporter:
 //                                      DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ).
 //
-// MeteredEnergyQuery: the sum of a window's minutes, per Pod, meter and
+// MeteredEnergyQuery: the sum of a window's minutes, per Pod, Node, meter and
 // component, evaluated at the window's end. Each minute's sample carries the
 // time its rule ran, so windows that follow one another count every minute
 // once, and their sum is the rules' own total. (Prometheus 2's range selector
@@ -31,6 +31,8 @@
 // alone (it includes the GPU); else Kepler's "cpu" (source kepler) and the GPU
 // from DCGM (source dcgm) when present, else Kepler's "gpu" (kepler). A
 // negative or non-finite value is left out (a counter reset seen badly).
+// The Nodes with any measured Pod are the metered Nodes: a Pod there that a
+// window has no minute of is not yet measured, rather than unmeasurable.
 //
 // MeterWindow: the windows one ledger reads, each from the end of the last
 // one read; a window longer than `longest` (Prometheus was unreachable for
@@ -42,6 +44,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,7 +63,7 @@ std::string MeteredEnergyQuery(absl::Duration window);
 
 // One answer sample of MeteredEnergyQuery: its labels and value.
 struct MeteredSeries {
-  std::string namespace_name, pod, meter, component;
+  std::string namespace_name, pod, node, meter, component;
   double joules = 0;
 };
 
@@ -69,8 +72,12 @@ struct PodEnergy {
   EnergySource source = EnergySource::kKepler;
 };
 
-// {namespace, Pod name} → its energy by source (one or two entries).
-using MeteredPods = std::map<std::pair<std::string, std::string>, std::vector<PodEnergy>>;
+// What one window measured.
+struct MeteredPods {
+  // {namespace, Pod name} → its energy by source (one or two entries).
+  std::map<std::pair<std::string, std::string>, std::vector<PodEnergy>> pods;
+  std::set<std::string> nodes;  // the Nodes any of them ran on
+};
 
 MeteredPods CombineMeteredEnergy(const std::vector<MeteredSeries>& series);
 

@@ -192,32 +192,6 @@ class ServeSubcommand final : public Subcommand {
                             .old_listen_flag = "--listen"}};
 };
 
-// What Kepler and DCGM measured of each Pod in the window ending `now`
-// (ledger/metered_energy.h), or nullopt: no window to read, or Prometheus did
-// not answer (the window then stays open).
-std::optional<ledger::MeteredPods> ReadMeteredEnergy(ledger::MeterWindow& window,
-                                                     const model_sources::ModelSources& sources,
-                                                     net::HttpClient& http, absl::Time now) {
-  const std::optional<absl::Duration> span = window.Next(now);
-  if (!span) return std::nullopt;
-  std::vector<model_sources::Sample> samples;
-  const absl::Status read =
-      model_sources::QueryInstant(http, sources.prometheus_url, ledger::MeteredEnergyQuery(*span),
-                                  sources.timeout, sources.auth, samples, now);
-  if (!read.ok()) {
-    spdlog::warn(absl::StrCat("savings ledger: measured energy not read: ", read.message()));
-    return std::nullopt;
-  }
-  window.Read(now);
-  std::vector<ledger::MeteredSeries> series;
-  series.reserve(samples.size());
-  for (const model_sources::Sample& sample : samples) {
-    series.push_back({sample.Label("namespace"), sample.Label("pod"), sample.Label("meter"),
-                      sample.Label("component"), sample.value});
-  }
-  return ledger::CombineMeteredEnergy(series);
-}
-
 }  // namespace
 
 int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& clock,
@@ -424,6 +398,29 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   while (!clock.WaitUntil(clock.Now() + next_wait(), stop)) refresh();
   spdlog::info("stopped");
   return 0;
+}
+
+std::optional<ledger::MeteredPods> ReadMeteredEnergy(ledger::MeterWindow& window,
+                                                     const model_sources::ModelSources& sources,
+                                                     net::HttpClient& http, absl::Time now) {
+  const std::optional<absl::Duration> span = window.Next(now);
+  if (!span) return std::nullopt;
+  std::vector<model_sources::Sample> samples;
+  const absl::Status read =
+      model_sources::QueryInstant(http, sources.prometheus_url, ledger::MeteredEnergyQuery(*span),
+                                  sources.timeout, sources.auth, samples, now);
+  if (!read.ok()) {
+    spdlog::warn(absl::StrCat("savings ledger: measured energy not read: ", read.message()));
+    return std::nullopt;
+  }
+  window.Read(now);
+  std::vector<ledger::MeteredSeries> series;
+  series.reserve(samples.size());
+  for (const model_sources::Sample& sample : samples) {
+    series.push_back({sample.Label("namespace"), sample.Label("pod"), sample.Label("node"),
+                      sample.Label("meter"), sample.Label("component"), sample.value});
+  }
+  return ledger::CombineMeteredEnergy(series);
 }
 
 std::unique_ptr<Subcommand> NewServeSubcommand() { return std::make_unique<ServeSubcommand>(); }

@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/log_line.h"
 #include "kube/kube_connection.h"
+#include "ledger/metered_energy.h"
 #include "ledger/power_model.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
@@ -68,6 +69,15 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
                  absl::Notification& stop);
 
 std::unique_ptr<Subcommand> NewServeSubcommand();
+
+// What Kepler and DCGM measured of each Pod in `window`'s window ending at
+// `now`, read through `sources.prometheus_url` from the emissions rules'
+// records (ledger/metered_energy.h); nullopt when there is no window to read,
+// or Prometheus did not answer (logged; the window stays open to be read
+// next time). Exposed for tests.
+std::optional<ledger::MeteredPods> ReadMeteredEnergy(ledger::MeterWindow& window,
+                                                     const model_sources::ModelSources& sources,
+                                                     net::HttpClient& http, absl::Time now);
 
 }  // namespace carbonroute::scheduler_lite
 

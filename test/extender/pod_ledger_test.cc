@@ -120,7 +120,8 @@ TEST(PodLedger, AMeasuredPodIsPricedAtItsMeasuredJoulesAndItsLastMinutesAfterItE
   const ledger::MeteredPods none;
   h.pods.Accrue(Model(380, 56, 150).get(), kT0 + absl::Hours(1), &none);
   EXPECT_NEAR(h.Grams("chosen"), 0.650496, 1e-9);
-  const ledger::MeteredPods hour2 = {{{"shop", "u1"}, {{36'000, ledger::EnergySource::kKepler}}}};
+  const ledger::MeteredPods hour2 = {
+      .pods = {{{"shop", "u1"}, {{36'000, ledger::EnergySource::kKepler}}}}, .nodes = {"n-fr"}};
   h.pods.Accrue(Model(380, 500, 150).get(), kT0 + absl::Hours(2), &hour2);
   EXPECT_NEAR(h.Grams("chosen"), 0.650496 + 5, 1e-9);
   EXPECT_NEAR(h.Grams("counterfactual"), 2.268992 + 0.01 * (380 + 500 + 150) / 3, 1e-9);
@@ -129,13 +130,15 @@ TEST(PodLedger, AMeasuredPodIsPricedAtItsMeasuredJoulesAndItsLastMinutesAfterItE
   EXPECT_NEAR(h.Grams("chosen"), 5.650496, 1e-9);
   EXPECT_TRUE(std::isnan(h.Skipped("unknown_energy")));
   const ledger::MeteredPods hour3 = {
-      {{"shop", "u1"},
-       {{18'000, ledger::EnergySource::kKepler}, {90'000, ledger::EnergySource::kDcgm}}}};
+      .pods = {{{"shop", "u1"},
+                {{18'000, ledger::EnergySource::kKepler}, {90'000, ledger::EnergySource::kDcgm}}}},
+      .nodes = {"n-fr"}};
   h.pods.Accrue(Model(200, 100, 150).get(), kT0 + absl::Hours(3), &hour3);
   EXPECT_NEAR(h.Grams("chosen"), 5.650496 + 3, 1e-9);
   h.pods.Deleted("u1", Model(200, 100, 150).get(), kT0 + absl::Minutes(190));
   EXPECT_EQ(h.pods.tracked(), 1u);  // its last minutes are still to be read
-  const ledger::MeteredPods last = {{{"shop", "u1"}, {{600, ledger::EnergySource::kKepler}}}};
+  const ledger::MeteredPods last = {
+      .pods = {{{"shop", "u1"}, {{600, ledger::EnergySource::kKepler}}}}, .nodes = {"n-fr"}};
   h.pods.Accrue(Model(200, 100, 150).get(), kT0 + absl::Minutes(191), &last);
   EXPECT_EQ(h.pods.tracked(), 0u);
   EXPECT_NEAR(h.Grams("chosen"), 8.650496 + 600 / 3.6e6 * 100, 1e-9);
@@ -158,7 +161,8 @@ TEST(PodLedger, WhenTheMeterFallsSilentOnAPodTheModelTakesOverAfterOneSkip) {
   PodLedgerHarness h;  // longest interval 2 h
   h.pods.Scored(PodLedgerHarness::Scored("u1", {{"FR", 1}}), kT0);
   h.pods.Observed(PodLedgerHarness::Bound("u1", "n-fr"), Model(380, 56, 150).get(), kT0);
-  const ledger::MeteredPods measured = {{{"shop", "u1"}, {{3'600, ledger::EnergySource::kKepler}}}};
+  const ledger::MeteredPods measured = {
+      .pods = {{{"shop", "u1"}, {{3'600, ledger::EnergySource::kKepler}}}}, .nodes = {"n-fr"}};
   const ledger::MeteredPods none;
   h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(1), &measured);
   h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(2), &none);
@@ -169,6 +173,29 @@ TEST(PodLedger, WhenTheMeterFallsSilentOnAPodTheModelTakesOverAfterOneSkip) {
   EXPECT_DOUBLE_EQ(h.Skipped("unknown_energy"), 1);
   h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(5), &none);  // the model
   EXPECT_NEAR(h.Grams("chosen"), 0.1 + 0.011616 * 100, 1e-9);
+}
+
+// A Pod new on a Node the meter measures waits for its minutes (no model
+// meanwhile); one on a Node without a meter is modelled.
+TEST(PodLedger, APodOnAMeteredNodeWaitsForItsMinutesAndOneElsewhereIsModelled) {
+  PodLedgerHarness h;
+  const ledger::MeteredPods other = {
+      .pods = {{{"shop", "other"}, {{60, ledger::EnergySource::kKepler}}}}, .nodes = {"n-fr"}};
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0, &other);  // n-fr is metered
+  h.pods.Scored(PodLedgerHarness::Scored("new", {{"FR", 1}}), kT0);
+  h.pods.Observed(PodLedgerHarness::Bound("new", "n-fr"), Model(380, 100, 150).get(), kT0);
+  h.pods.Scored(PodLedgerHarness::Scored("unmetered", {{"DE", 1}}), kT0);
+  h.pods.Observed(PodLedgerHarness::Bound("unmetered", "n-de"), Model(380, 100, 150).get(), kT0);
+  const ledger::MeteredPods none;
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(1), &none);
+  // Only the Pod in Germany, by the model: 0.011616 kWh × 380.
+  EXPECT_NEAR(h.Grams("chosen"), 0.011616 * 380, 1e-9);
+  const ledger::MeteredPods arrived = {
+      .pods = {{{"shop", "new"}, {{7'200, ledger::EnergySource::kKepler}}}}, .nodes = {"n-fr"}};
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Minutes(61), &arrived);
+  // 7,200 J at 100 g/kWh, and the German Pod's minute more.
+  EXPECT_NEAR(h.Grams("chosen"), 0.011616 * 380 * 61 / 60 + 0.2, 1e-9);
+  EXPECT_TRUE(std::isnan(h.Skipped("unknown_energy")));
 }
 
 TEST(PodLedger, APodNeverScoredIsCountedOnceAndOnlyForItsSchedulers) {

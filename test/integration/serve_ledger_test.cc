@@ -25,6 +25,7 @@
 #include "test/testing/collector_process.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_kube_api_server.h"
+#include "test/testing/fake_provider_server.h"
 #include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
 
@@ -171,7 +172,8 @@ TEST_F(ServeLedger, APodItScoredIsBookedWhereItWasBoundAgainstTheOfferedNodes) {
 
 // serve --shadow, as a team tries it first: kube-scheduler's default profile binds a Pod in
 // Germany; carbonroute would have chosen France (the cleanest Node it fits). The extender
-// answers neutrally meanwhile, and serve writes nothing to the API.
+// answers neutrally meanwhile, and serve writes nothing to the API. Kepler measures the Pod:
+// a Prometheus (a fake here) answers the emissions rules' minutes for it, 60 J a window.
 TEST_F(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBinding) {
   testing::FakeBatchApi& batch = batch_;
   const int port = port_;
@@ -182,7 +184,20 @@ TEST_F(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBin
   api_.SetNodes({LedgerNode("n-be", "europe-west1"), LedgerNode("n-de", "europe-west3"),
                  LedgerNode("n-fr", "europe-west9"), bad.dump()},
                 "101");
-  std::unique_ptr<testing::Subprocess> serve_process = Serve({"--shadow", "--namespaces", "shop"});
+  testing::FakeProviderServer prometheus;
+  prometheus.Route("/api/v1/query", [](const testing::FakeRequest& request) {
+    const bool energy = absl::StrContains(request.target, "carbonroute_workload_energy_joules");
+    return testing::FakeResponse{
+        .body = absl::StrCat(
+            R"({"status":"success","data":{"resultType":"vector","result":[)",
+            energy
+                ? R"({"metric":{"namespace":"shop","pod":"web-1","node":"n-de","meter":"kepler",)"
+                  R"("component":"cpu"},"value":[1800000000,"60"]})"
+                : "",
+            "]}}")};
+  });
+  std::unique_ptr<testing::Subprocess> serve_process = Serve(
+      {"--shadow", "--namespaces", "shop", absl::StrCat("--prometheus=", prometheus.base_url())});
   testing::Subprocess& serve = *serve_process;
   ASSERT_TRUE(testing::WaitFor(
       [&] { return absl::StrContains(testing::HttpGet(port, "/healthz"), "3 locations, 5 nodes"); },
@@ -242,6 +257,14 @@ TEST_F(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBin
   // France (56) where it would have run against Germany (380) where it runs.
   EXPECT_NEAR(counterfactual / chosen, 380.0 / 56, 1e-6);
   const std::string page = testing::HttpGet(port, "/metrics");
+  // Priced at Kepler's joules, a multiple of 60, never the model's.
+  const double kepler = SeriesValue(page, "carbonroute_ledger_energy_joules_total{",
+                                    {"energy_source=\"kepler\"", "namespace=\"shop\""});
+  EXPECT_GE(kepler, 60) << page;
+  EXPECT_DOUBLE_EQ(std::fmod(kepler, 60), 0);
+  EXPECT_TRUE(std::isnan(
+      SeriesValue(page, "carbonroute_ledger_energy_joules_total{", {"energy_source=\"model\""})))
+      << page;
   EXPECT_EQ(SeriesValue(page, "carbonroute_ledger_decisions_total{",
                         {"mode=\"shadow\"", "outcome=\"moved\"", "namespace=\"shop\""}),
             1);

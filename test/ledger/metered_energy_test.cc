@@ -17,7 +17,7 @@ auto Energy(double joules, EnergySource source) {
 
 TEST(MeteredEnergyQuery, SumsTheRulesMinutesOfTheWindowLessAMillisecond) {
   EXPECT_EQ(MeteredEnergyQuery(absl::Seconds(60)),
-            "sum by (namespace, pod, meter, component) (sum_over_time("
+            "sum by (namespace, pod, node, meter, component) (sum_over_time("
             "node_namespace_pod_container:carbonroute_workload_energy_joules:increase1m"
             "[59999ms]))");
 }
@@ -26,26 +26,28 @@ TEST(MeteredEnergyQuery, SumsTheRulesMinutesOfTheWindowLessAMillisecond) {
 // with DCGM's GPU, or with its own GPU when DCGM has none; never a GPU twice.
 TEST(CombineMeteredEnergy, OneFigurePerSourceAndNeverAGpuTwice) {
   const MeteredPods pods = CombineMeteredEnergy({
-      {"shop", "old-kepler", "kepler", "total", 100},
-      {"shop", "old-kepler", "dcgm", "gpu", 900},  // in Kepler's total already
-      {"ml", "train", "kepler", "cpu", 50},
-      {"ml", "train", "kepler", "gpu", 700},  // the same GPU DCGM measured
-      {"ml", "train", "dcgm", "gpu", 800},
-      {"ml", "train", "dcgm", "gpu", 200},  // a second GPU (or container): added
-      {"ml", "infer", "kepler", "cpu", 20},
-      {"ml", "infer", "kepler", "gpu", 300},
-      {"ml", "gpu-only", "dcgm", "gpu", 400},
-      {"shop", "reset", "kepler", "cpu", -5},
-      {"shop", "nan", "kepler", "cpu", std::numeric_limits<double>::quiet_NaN()},
-      {"shop", "", "kepler", "cpu", 10},
-      {"shop", "other", "rapl", "cpu", 10},
+      {"shop", "old-kepler", "n1", "kepler", "total", 100},
+      {"shop", "old-kepler", "n1", "dcgm", "gpu", 900},  // in Kepler's total already
+      {"ml", "train", "n1", "kepler", "cpu", 50},
+      {"ml", "train", "n1", "kepler", "gpu", 700},  // the same GPU DCGM measured
+      {"ml", "train", "n1", "dcgm", "gpu", 800},
+      {"ml", "train", "n1", "dcgm", "gpu", 200},  // a second GPU (or container): added
+      {"ml", "infer", "n1", "kepler", "cpu", 20},
+      {"ml", "infer", "n1", "kepler", "gpu", 300},
+      {"ml", "gpu-only", "n2", "dcgm", "gpu", 400},
+      {"shop", "reset", "n1", "kepler", "cpu", -5},
+      {"shop", "nan", "n1", "kepler", "cpu", std::numeric_limits<double>::quiet_NaN()},
+      {"shop", "", "n1", "kepler", "cpu", 10},
+      {"shop", "other", "n1", "rapl", "cpu", 10},
   });
-  EXPECT_THAT(pods.at({"shop", "old-kepler"}), ElementsAre(Energy(100, EnergySource::kKepler)));
-  EXPECT_THAT(pods.at({"ml", "train"}),
+  EXPECT_THAT(pods.pods.at({"shop", "old-kepler"}),
+              ElementsAre(Energy(100, EnergySource::kKepler)));
+  EXPECT_THAT(pods.pods.at({"ml", "train"}),
               ElementsAre(Energy(50, EnergySource::kKepler), Energy(1000, EnergySource::kDcgm)));
-  EXPECT_THAT(pods.at({"ml", "infer"}), ElementsAre(Energy(320, EnergySource::kKepler)));
-  EXPECT_THAT(pods.at({"ml", "gpu-only"}), ElementsAre(Energy(400, EnergySource::kDcgm)));
-  EXPECT_EQ(pods.size(), 4u);  // a reset, a NaN, no Pod name and an unknown meter: nothing
+  EXPECT_THAT(pods.pods.at({"ml", "infer"}), ElementsAre(Energy(320, EnergySource::kKepler)));
+  EXPECT_THAT(pods.pods.at({"ml", "gpu-only"}), ElementsAre(Energy(400, EnergySource::kDcgm)));
+  EXPECT_EQ(pods.pods.size(), 4u);  // a reset, a NaN, no Pod name and an unknown meter: nothing
+  EXPECT_THAT(pods.nodes, ElementsAre("n1", "n2"));
 }
 
 TEST(MeterWindow, EachWindowStartsWhereTheLastReadOneEndedAndALongOneRestarts) {
