@@ -60,6 +60,7 @@ HoldController::HoldController(HoldControllerOptions options, const kube::KubeCl
     hold_ledger_ = std::make_unique<HoldLedger>(
         *ledger, options_.dry_run ? ledger::LedgerMode::kShadow : ledger::LedgerMode::kEnforced,
         forecasts, options_.power_model);
+    if (options_.run_meter) hold_ledger_->SetMeter(options_.run_meter);
   }
 }
 

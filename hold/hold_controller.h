@@ -87,8 +87,10 @@ struct HoldControllerOptions {
   // object that is held is left held (said once in the log): it is the
   // user's to hold, a dry run releases nothing.
   bool dry_run = false;
-  // Prices the runs for the savings ledger.
+  // Prices the runs for the savings ledger: measured when `run_meter` is
+  // set (hold --prometheus), else (or when it measured nothing) the model.
   ledger::PowerModel power_model;
+  RunMeter run_meter;
 };
 
 // One release, as the controller did it (for tests and the log).

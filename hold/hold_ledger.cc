@@ -21,7 +21,10 @@ bool HoldLedger::Unrecorded(const HeldObject& object) const {
 
 void HoldLedger::Observe(const HeldObject& object, const std::string& only_location) {
   if (!Unrecorded(object)) return;
-  Run run{.namespace_name = object.namespace_name, .runtime = *object.finished - *object.started};
+  Run run{.namespace_name = object.namespace_name,
+          .pods = ledger::RunPods(object.kind == HeldKind::kJob, object.name),
+          .shadow = mode_ == ledger::LedgerMode::kShadow,
+          .runtime = *object.finished - *object.started};
   if (object.requests) {
     run.watts = power_model_.Watts(object.requests->per_replica) *
                 static_cast<double>(object.requests->replicas);
@@ -72,7 +75,21 @@ void HoldLedger::Skip(const Run& run, absl::string_view reason, EmissionsType em
 bool HoldLedger::Price(const Run& run, absl::Time now) {
   const absl::Time ended = std::max(run.chosen_start, run.counterfactual_start) + run.runtime;
   if (now < ended) return false;  // an interval still to come (shadow: the plan's)
-  if (!run.watts) {
+  // What it drew: measured over the hours it really ran, else the model.
+  std::vector<ledger::PodEnergy> energy;
+  if (meter_) {
+    const absl::Time ran_from = run.shadow ? run.counterfactual_start : run.chosen_start;
+    if (now < ran_from + run.runtime + ledger::kMeteredRunLag) return false;  // its last minutes
+    absl::StatusOr<std::vector<ledger::PodEnergy>> measured =
+        meter_(run.namespace_name, run.pods, ran_from, ran_from + run.runtime);
+    if (!measured.ok() && now < ended + kPricingGrace) return false;  // asked again
+    if (measured.ok()) energy = std::move(*measured);
+  }
+  if (energy.empty() && run.watts) {
+    energy.push_back(
+        {*run.watts * absl::ToDoubleSeconds(run.runtime), ledger::EnergySource::kModel});
+  }
+  if (energy.empty()) {
     Skip(run, ledger::kUnknownEnergy, EmissionsType::kAverage);
     return true;
   }
@@ -101,14 +118,16 @@ bool HoldLedger::Price(const Run& run, absl::Time now) {
     Skip(run, ledger::kUnknownIntensity, chosen->emissions_type);
     return true;
   }
-  const absl::Status booked =
-      ledger_.Accrue(key, {.energy_joules = *run.watts * absl::ToDoubleSeconds(run.runtime),
-                           .energy_source = ledger::EnergySource::kModel,
-                           .chosen_grams_per_kwh = chosen->grams_per_kwh,
-                           .counterfactual_grams_per_kwh = counterfactual->grams_per_kwh});
-  if (!booked.ok()) {
-    Skip(run, ledger::kUnknownIntensity, chosen->emissions_type);
-    return true;
+  for (const ledger::PodEnergy& part : energy) {
+    const absl::Status booked =
+        ledger_.Accrue(key, {.energy_joules = part.joules,
+                             .energy_source = part.source,
+                             .chosen_grams_per_kwh = chosen->grams_per_kwh,
+                             .counterfactual_grams_per_kwh = counterfactual->grams_per_kwh});
+    if (!booked.ok()) {
+      Skip(run, ledger::kUnknownIntensity, chosen->emissions_type);
+      return true;
+    }
   }
   ledger_.Decided(key, run.moved ? ledger::kOutcomeMoved : ledger::kOutcomeKept);
   return true;

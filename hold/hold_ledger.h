@@ -11,9 +11,14 @@
 //   shadow     (--dry-run: nothing was held): chosen, the start carbonroute
 //              would have released it at (its plan when first seen) for its
 //              actual runtime; counterfactual, the hours it really ran.
-//   energy:    the power model (ledger/power_model.h) of what each of its
-//              Pods requests × the Pods running at once (a Job's parallelism,
-//              1 for a Pod) × the runtime; energy_source "model".
+//   energy:    what Kepler and DCGM measured of its Pods over the hours it
+//              really ran, when a RunMeter is set (hold --prometheus: the
+//              emissions rules' records, ledger/metered_energy.h; asked
+//              kMeteredRunLag after the run, energy_source "kepler", "dcgm");
+//              else, or when they hold no minute of it, the power model
+//              (ledger/power_model.h) of what each of its Pods requests × the
+//              Pods running at once (a Job's parallelism, 1 for a Pod) × the
+//              runtime; energy_source "model".
 //   intensity: the mean of the readings the collectors observed at its grid
 //              location over each interval (ForecastSource::Observed, the
 //              Carbon Aware SDK's average-carbon-intensity over the cache):
@@ -37,6 +42,7 @@
 #ifndef CARBONROUTE_HOLD_HOLD_LEDGER_H_
 #define CARBONROUTE_HOLD_HOLD_LEDGER_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -46,6 +52,7 @@
 #include "hold/forecast_source.h"
 #include "hold/held_object.h"
 #include "ledger/ledger.h"
+#include "ledger/metered_energy.h"
 #include "ledger/power_model.h"
 
 namespace carbonroute::hold {
@@ -59,12 +66,21 @@ inline constexpr absl::Duration kPricingGrace = absl::Hours(3);
 // A release this long after the object was first seen moved it in time.
 inline constexpr absl::Duration kMovedAfter = absl::Minutes(1);
 
+// What the meters measured of `namespace_name`'s Pods matching `pod_pattern`
+// (ledger::RunPods) in [from, to], per source; empty when nothing measured
+// them. An error: Prometheus could not be read (asked again next pass).
+using RunMeter = std::function<absl::StatusOr<std::vector<ledger::PodEnergy>>(
+    const std::string& namespace_name, const std::string& pod_pattern, absl::Time from,
+    absl::Time to)>;
+
 class HoldLedger {
  public:
   HoldLedger(ledger::Ledger& ledger, ledger::LedgerMode mode, ForecastSource& readings,
              ledger::PowerModel power_model)
       : ledger_(ledger), mode_(mode), readings_(readings), power_model_(power_model) {}
 
+  // Measured energy for the runs from now on.
+  void SetMeter(RunMeter meter) { meter_ = std::move(meter); }
   // This instance leads from `since` (a new leader, or a first pass): objects
   // that finished earlier are not booked.
   void LeadingSince(absl::Time since) { leading_since_ = since; }
@@ -90,6 +106,8 @@ class HoldLedger {
  private:
   struct Run {
     std::string namespace_name, location;
+    std::string pods;  // its Pods, ledger::RunPods
+    bool shadow = false;
     absl::Time chosen_start, counterfactual_start;
     absl::Duration runtime;
     std::optional<double> watts;  // absent: its requests could not be read
@@ -107,6 +125,7 @@ class HoldLedger {
   const ledger::LedgerMode mode_;
   ForecastSource& readings_;
   const ledger::PowerModel power_model_;
+  RunMeter meter_;
   absl::Time leading_since_ = absl::InfiniteFuture();
   std::set<std::string> recorded_;      // uids whose run was recorded
   std::map<std::string, Would> would_;  // shadow: uid → its plan when first seen

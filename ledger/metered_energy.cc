@@ -8,10 +8,53 @@
 
 namespace carbonroute::ledger {
 
-std::string MeteredEnergyQuery(absl::Duration window) {
-  const int64_t milliseconds = std::max<int64_t>(absl::ToInt64Milliseconds(window) - 1, 1);
+namespace {
+
+// A name as an RE2 literal: Kubernetes names hold lowercase letters, digits,
+// '-' and '.'; '.' is the one to escape.
+std::string RegexLiteral(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '.' || c == '\\' || c == '"' || c == '|' || c == '(' || c == ')' || c == '[' ||
+        c == ']' || c == '*' || c == '+' || c == '?' || c == '{' || c == '}' || c == '^' ||
+        c == '$') {
+      out += "\\\\";  // a backslash in the regex, escaped in the PromQL string
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string Milliseconds(absl::Duration window) {
+  return absl::StrCat(std::max<int64_t>(absl::ToInt64Milliseconds(window) - 1, 1), "ms");
+}
+
+}  // namespace
+
+std::string RunPods(bool job, const std::string& name) {
+  const std::string literal = RegexLiteral(name);
+  return job ? absl::StrCat(literal, "-[a-z0-9]{5}|", literal, "-[0-9]+-[a-z0-9]{5}") : literal;
+}
+
+std::string MeteredRunQuery(const std::string& namespace_name, const std::string& pod_pattern,
+                            absl::Duration window) {
   return absl::StrCat("sum by (namespace, pod, node, meter, component) (sum_over_time(",
-                      kWorkloadEnergyRecord, "[", milliseconds, "ms]))");
+                      kWorkloadEnergyRecord, "{namespace=\"", namespace_name, "\",pod=~\"",
+                      pod_pattern, "\"}[", Milliseconds(window), "]))");
+}
+
+std::vector<PodEnergy> TotalBySource(const MeteredPods& metered) {
+  std::optional<double> kepler, dcgm;
+  for (const auto& [pod, energies] : metered.pods) {
+    for (const PodEnergy& energy : energies) {
+      std::optional<double>& total = energy.source == EnergySource::kDcgm ? dcgm : kepler;
+      total = total.value_or(0) + energy.joules;
+    }
+  }
+  std::vector<PodEnergy> out;
+  if (kepler) out.push_back({*kepler, EnergySource::kKepler});
+  if (dcgm) out.push_back({*dcgm, EnergySource::kDcgm});
+  return out;
 }
 
 MeteredPods CombineMeteredEnergy(const std::vector<MeteredSeries>& series) {
@@ -51,6 +94,11 @@ MeteredPods CombineMeteredEnergy(const std::vector<MeteredSeries>& series) {
     if (!energy.empty()) out.pods[pod] = std::move(energy);
   }
   return out;
+}
+
+std::string MeteredEnergyQuery(absl::Duration window) {
+  return absl::StrCat("sum by (namespace, pod, node, meter, component) (sum_over_time(",
+                      kWorkloadEnergyRecord, "[", Milliseconds(window), "]))");
 }
 
 std::optional<absl::Duration> MeterWindow::Next(absl::Time now) {

@@ -34,6 +34,12 @@
 // The Nodes with any measured Pod are the metered Nodes: a Pod there that a
 // window has no minute of is not yet measured, rather than unmeasurable.
 //
+// For one run of a workload (scheduler-lite hold): MeteredRunQuery sums the
+// minutes of its Pods (`pod_pattern`, a PromQL regular expression: RunPods)
+// over its run, and TotalBySource adds its Pods' figures up per source.
+// A minute is recorded up to a rule interval after it ended: read a run
+// kMeteredRunLag after its end.
+//
 // MeterWindow: the windows one ledger reads, each from the end of the last
 // one read; a window longer than `longest` (Prometheus was unreachable for
 // that long) is not read but restarted, as the ledgers skip such a gap.
@@ -80,6 +86,32 @@ struct MeteredPods {
 };
 
 MeteredPods CombineMeteredEnergy(const std::vector<MeteredSeries>& series);
+// The same from a query's answer: any sample type with `Label(name)` (the
+// label's value, "" when absent) and `value` (model_sources::Sample).
+template <typename Sample>
+MeteredPods CombineMeteredSamples(const std::vector<Sample>& samples) {
+  std::vector<MeteredSeries> series;
+  series.reserve(samples.size());
+  for (const Sample& sample : samples) {
+    series.push_back({sample.Label("namespace"), sample.Label("pod"), sample.Label("node"),
+                      sample.Label("meter"), sample.Label("component"), sample.value});
+  }
+  return CombineMeteredEnergy(series);
+}
+
+// The rules' interval (one minute) and one more for the scrape behind it.
+inline constexpr absl::Duration kMeteredRunLag = absl::Minutes(2);
+
+// The Pods of a Job named `name` (`<name>-<5 characters>`, and an indexed
+// Job's `<name>-<index>-<5 characters>`: the names the Job controller gives),
+// or the one Pod `name`; as a PromQL (RE2) regular expression.
+std::string RunPods(bool job, const std::string& name);
+// The minutes of `namespace_name`'s Pods matching `pod_pattern` recorded in
+// (to − window, to], evaluated at `to`.
+std::string MeteredRunQuery(const std::string& namespace_name, const std::string& pod_pattern,
+                            absl::Duration window);
+// Every Pod's energy added up per source (kepler first, then dcgm).
+std::vector<PodEnergy> TotalBySource(const MeteredPods& metered);
 
 class MeterWindow {
  public:

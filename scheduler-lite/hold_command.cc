@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/data_files.h"
 #include "base/log_line.h"
+#include "base/status_macros.h"
 #include "cli/daemon_flags.h"
 #include "cli/logging.h"
 #include "contract/region_locations.h"
@@ -21,6 +22,8 @@
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 #include "ledger/ledger.h"
+#include "ledger/metered_energy.h"
+#include "model_sources/metrics_source.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
 #include "prometheus/registry.h"
@@ -62,6 +65,10 @@ class HoldSubcommand final : public Subcommand {
                  "would have started; a held one is left held; the savings ledger books what "
                  "the plan would have saved against the hours it really ran (mode=\"shadow\")");
     power_.AddTo(cmd);
+    cmd.add_option("--prometheus", prometheus_,
+                   "a Prometheus server's base URL that evaluates the emissions rules "
+                   "(deploy/prometheus/carbonroute-emissions.yaml): the savings ledger prices "
+                   "each run at what Kepler or DCGM measured of its Pods (else the power model)");
     lease_.AddTo(cmd);
     cmd.add_option("--region-zones", region_zones_,
                    std::string("region → grid location CSV, for node selectors naming a region "
@@ -73,6 +80,7 @@ class HoldSubcommand final : public Subcommand {
   }
   void Validate() override {
     for (const std::string& url : collectors_) UrlFlag(url, "--collector");
+    if (!prometheus_.empty()) UrlFlag(prometheus_, "--prometheus");
     options_.resync = DurationFlag(resync_, "--resync");
     options_.forecast_refresh = DurationFlag(forecast_refresh_, "--forecast-refresh");
     options_.watch = true;
@@ -95,6 +103,7 @@ class HoldSubcommand final : public Subcommand {
   std::string forecast_refresh_ = "5m";
   LeaseFlags lease_{"carbonroute-hold"};
   PowerModelFlags power_;
+  std::string prometheus_;
   std::string region_zones_;
   std::vector<std::string> data_dirs_;
   cli::DaemonFlags daemon_{{.listen_address = "127.0.0.1:9466"}};
@@ -124,6 +133,19 @@ int HoldSubcommand::Run(ProgramContext& c) {
   cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
   ControllerKit kit(connection, c.http, lease_, "carbonroute-hold");
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
+  if (!prometheus_.empty()) {
+    options_.run_meter = [&http = c.http, url = prometheus_, auth = client_.auth()](
+                             const std::string& namespace_name, const std::string& pods,
+                             absl::Time from,
+                             absl::Time to) -> absl::StatusOr<std::vector<ledger::PodEnergy>> {
+      std::vector<model_sources::Sample> samples;
+      const absl::Time at = to + ledger::kMeteredRunLag;
+      CARBONROUTE_RETURN_IF_ERROR(model_sources::QueryInstant(
+          http, url, ledger::MeteredRunQuery(namespace_name, pods, at - from), absl::Seconds(10),
+          auth, samples, at));
+      return ledger::TotalBySource(ledger::CombineMeteredSamples(samples));
+    };
+  }
   hold::HoldMetrics metrics(*kit.registry);
   ledger::Ledger ledger(*kit.registry);
   hold::HoldController controller(options_, kit.api, forecasts, c.clock, metrics, kit.lease(),

@@ -414,13 +414,7 @@ std::optional<ledger::MeteredPods> ReadMeteredEnergy(ledger::MeterWindow& window
     return std::nullopt;
   }
   window.Read(now);
-  std::vector<ledger::MeteredSeries> series;
-  series.reserve(samples.size());
-  for (const model_sources::Sample& sample : samples) {
-    series.push_back({sample.Label("namespace"), sample.Label("pod"), sample.Label("node"),
-                      sample.Label("meter"), sample.Label("component"), sample.value});
-  }
-  return ledger::CombineMeteredEnergy(series);
+  return ledger::CombineMeteredSamples(samples);
 }
 
 std::unique_ptr<Subcommand> NewServeSubcommand() { return std::make_unique<ServeSubcommand>(); }

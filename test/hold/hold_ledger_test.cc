@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "test/testing/counter_value.h"
@@ -111,6 +113,66 @@ TEST(HoldLedger, ARunIsPricedWhereItRanAgainstTheSameRunStartedAtCreation) {
   hold_ledger.BookDue(*job.finished + absl::Minutes(1));
   EXPECT_NEAR(h.Grams("chosen"), 5.808, 1e-9);
   EXPECT_EQ(hold_ledger.pending(), 0u);
+}
+
+// Kepler and DCGM measured the Job's Pods (hold --prometheus): 0.05 kWh of CPU (180,000 J) and
+// 0.1 kWh of GPU (360,000 J) over the hours it ran. Chosen at 100 g: 15 g; at once, at 400 g:
+// 60 g. Asked once its last minutes are recorded, for the Pods of Job "nightly" over its run;
+// Prometheus down at first: asked again.
+TEST(HoldLedger, AMeasuredRunIsPricedAtWhatKeplerAndDcgmMeasured) {
+  BookingHarness h;
+  HoldLedger hold_ledger = h.Ledger(ledger::LedgerMode::kEnforced);
+  std::vector<std::tuple<std::string, std::string, absl::Time, absl::Time>> asked;
+  bool down = true;
+  hold_ledger.SetMeter([&](const std::string& namespace_name, const std::string& pods,
+                           absl::Time from,
+                           absl::Time to) -> absl::StatusOr<std::vector<ledger::PodEnergy>> {
+    asked.emplace_back(namespace_name, pods, from, to);
+    if (down) return absl::UnavailableError("prometheus: connection refused");
+    return std::vector<ledger::PodEnergy>{{180'000, ledger::EnergySource::kKepler},
+                                          {360'000, ledger::EnergySource::kDcgm}};
+  });
+  HeldObject job = ReleasedJob();
+  hold_ledger.Observe(job, "");
+  hold_ledger.BookDue(*job.finished + absl::Minutes(1));  // its last minutes not yet recorded
+  EXPECT_TRUE(asked.empty());
+  hold_ledger.BookDue(*job.finished + absl::Minutes(2));
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], std::make_tuple(std::string("batch"), ledger::RunPods(true, "nightly"),
+                                      *job.started, *job.finished));
+  EXPECT_TRUE(std::isnan(h.Grams("chosen")));  // not priced by the model meanwhile
+  down = false;
+  hold_ledger.BookDue(*job.finished + absl::Minutes(3));
+  EXPECT_NEAR(h.Grams("chosen"), 15, 1e-9);
+  EXPECT_NEAR(h.Grams("counterfactual"), 60, 1e-9);
+  EXPECT_NEAR(h.Value("carbonroute_ledger_energy_joules_total", {{"energy_source", "dcgm"}}),
+              360'000, 1e-9);
+  EXPECT_TRUE(
+      std::isnan(h.Value("carbonroute_ledger_energy_joules_total", {{"energy_source", "model"}})));
+  EXPECT_EQ(h.Value("carbonroute_ledger_decisions_total", {{"outcome", "moved"}}), 1);
+}
+
+// Nothing measured its Pods (no Kepler on their Nodes): the model, as without a meter; and a
+// Prometheus that stays down past the pricing grace: the model too.
+TEST(HoldLedger, ARunNothingMeasuredIsPricedByTheModel) {
+  for (const bool down : {false, true}) {
+    BookingHarness h;
+    HoldLedger hold_ledger = h.Ledger(ledger::LedgerMode::kEnforced);
+    hold_ledger.SetMeter([down](const std::string&, const std::string&, absl::Time,
+                                absl::Time) -> absl::StatusOr<std::vector<ledger::PodEnergy>> {
+      if (down) return absl::UnavailableError("prometheus: connection refused");
+      return std::vector<ledger::PodEnergy>{};
+    });
+    HeldObject job = ReleasedJob();
+    hold_ledger.Observe(job, "");
+    hold_ledger.BookDue(*job.finished + absl::Minutes(2));
+    if (down) {
+      EXPECT_EQ(hold_ledger.pending(), 1u);
+      hold_ledger.BookDue(*job.finished + kPricingGrace);
+    }
+    EXPECT_EQ(hold_ledger.pending(), 0u) << down;
+    EXPECT_NEAR(h.Grams("chosen"), 5.808, 1e-9) << down;
+  }
 }
 
 // The hours it was held for turned out dirtier than those at its creation (a forecast can be

@@ -27,6 +27,7 @@
 #include "extender/pod_ledger.h"
 #include "ledger/ledger.h"
 #include "ledger/metered_energy.h"
+#include "model_sources/metrics_source.h"
 #include "net/curl_http_client.h"
 #include "net/url.h"
 #include "prometheus/registry.h"
@@ -330,6 +331,27 @@ TEST_F(LedgerKepler, TheLedgersGramsAgreeWithTheEmissionsRules) {
     std::printf("  %s: ledger %.4f g, rules %.4f g: %.2f %% apart\n", namespace_name.c_str(),
                 ledger_grams, rule_grams[namespace_name], 100 * gap);
   }
+  // What `hold --prometheus` asks of a run: train-1's minutes from 5 to 35 minutes, read
+  // 2 minutes after (so 32 of them): 1,800 J of CPU and 15,000 J of GPU each.
+  auto run = [&](const std::string& namespace_name, const std::string& pods) {
+    std::vector<model_sources::Sample> samples;
+    const absl::Time at = end + ledger::kMeteredRunLag;
+    const absl::Status read = model_sources::QueryInstant(
+        **http, sources.prometheus_url, ledger::MeteredRunQuery(namespace_name, pods, at - bound),
+        absl::Seconds(10), {}, samples, at);
+    EXPECT_TRUE(read.ok()) << read;
+    return ledger::TotalBySource(ledger::CombineMeteredSamples(samples));
+  };
+  const std::vector<ledger::PodEnergy> train = run("ml", ledger::RunPods(false, "train-1"));
+  ASSERT_EQ(train.size(), 2u);
+  EXPECT_NEAR(train[0].joules, 32 * 1800, 1e-6);
+  EXPECT_EQ(train[0].source, ledger::EnergySource::kKepler);
+  EXPECT_NEAR(train[1].joules, 32 * 15'000, 1e-6);
+  EXPECT_EQ(train[1].source, ledger::EnergySource::kDcgm);
+  // A Job named "web" has Pods web-<5 characters>: web-1 is not one of them.
+  EXPECT_TRUE(run("shop", ledger::RunPods(true, "web")).empty());
+  EXPECT_EQ(run("shop", ledger::RunPods(true, "web-1")).size(), 0u);
+  EXPECT_EQ(run("shop", ledger::RunPods(false, "web-1")).size(), 1u);
 }
 
 }  // namespace

@@ -50,6 +50,24 @@ TEST(CombineMeteredEnergy, OneFigurePerSourceAndNeverAGpuTwice) {
   EXPECT_THAT(pods.nodes, ElementsAre("n1", "n2"));
 }
 
+// The Job controller names a Job's Pods <job>-<5 characters>, and an indexed Job's
+// <job>-<index>-<5 characters>; a '.' in a name is a literal.
+TEST(MeteredRunQuery, SumsTheRunsPodsOverItsRun) {
+  EXPECT_EQ(RunPods(true, "nightly.v2"),
+            R"(nightly\\.v2-[a-z0-9]{5}|nightly\\.v2-[0-9]+-[a-z0-9]{5})");
+  EXPECT_EQ(RunPods(false, "train-0"), "train-0");
+  EXPECT_EQ(MeteredRunQuery("batch", RunPods(false, "train-0"), absl::Hours(1)),
+            "sum by (namespace, pod, node, meter, component) (sum_over_time("
+            "node_namespace_pod_container:carbonroute_workload_energy_joules:increase1m"
+            R"x({namespace="batch",pod=~"train-0"}[3599999ms])))x");
+  MeteredPods pods;
+  pods.pods[{"batch", "a"}] = {{10, EnergySource::kKepler}, {100, EnergySource::kDcgm}};
+  pods.pods[{"batch", "b"}] = {{5, EnergySource::kKepler}};
+  EXPECT_THAT(TotalBySource(pods),
+              ElementsAre(Energy(15, EnergySource::kKepler), Energy(100, EnergySource::kDcgm)));
+  EXPECT_TRUE(TotalBySource({}).empty());
+}
+
 TEST(MeterWindow, EachWindowStartsWhereTheLastReadOneEndedAndALongOneRestarts) {
   const absl::Time t0 = absl::FromUnixSeconds(1'800'000'000);
   MeterWindow window(t0, absl::Minutes(10));
