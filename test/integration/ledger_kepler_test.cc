@@ -172,7 +172,7 @@ class LedgerKepler : public ::testing::Test {
     }
     StartPrometheus();
   }
-  Json Query(const std::string& promql, absl::Time at) {
+  Json Query(const std::string& promql, absl::Time at) const {
     const std::string body =
         testing::HttpGet(port_, absl::StrCat("/api/v1/query?query=", net::UrlEncode(promql),
                                              "&time=", absl::ToUnixSeconds(at)));

@@ -201,6 +201,41 @@ TEST(SocketProbeTransport, AccuracyAgainstInjectedDelayAndLoss) {
   });
 }
 
+// A port on 127.0.0.1 that listens (never accepting: the kernel completes
+// handshakes up to the backlog) and one where nothing listens (the kernel
+// answers a SYN with RST). `listener` is -1 when either could not be made.
+struct LoopbackPorts {
+  int listener = -1;
+  uint16_t open = 0, closed = 0;
+};
+LoopbackPorts OpenAndClosedPorts() {
+  LoopbackPorts ports;
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      listen(listener, 128) != 0 ||
+      getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    close(listener);
+    return ports;
+  }
+  ports.open = ntohs(address.sin_port);
+  const int closed = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  address.sin_port = 0;
+  const bool bound = bind(closed, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+                     getsockname(closed, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  close(closed);  // nothing listens there now
+  if (!bound) {
+    close(listener);
+    return ports;
+  }
+  ports.closed = ntohs(address.sin_port);
+  ports.listener = listener;
+  return ports;
+}
+
 // RST counts as reachable (the peer answered); no answer is a loss. Run
 // without any ICMP privilege, as a TCP-only collector may be.
 TEST(SocketProbeTransport, TcpConnectOpenRefusedAndSilent) {
@@ -208,21 +243,10 @@ TEST(SocketProbeTransport, TcpConnectOpenRefusedAndSilent) {
     absl::StatusOr<std::unique_ptr<testing::TunEchoResponder>> tun =
         testing::TunEchoResponder::Create("cr1", "10.78.0.1");  // swallows SYNs to 10.78.0.0/24
     ASSERT_TRUE(tun.ok()) << tun.status();
-    const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    ASSERT_EQ(listen(listener, 128), 0);
-    socklen_t length = sizeof(address);
-    getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
-    const uint16_t open_port = ntohs(address.sin_port);
-    const int closed = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    address.sin_port = 0;
-    ASSERT_EQ(bind(closed, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    getsockname(closed, reinterpret_cast<sockaddr*>(&address), &length);
-    const uint16_t closed_port = ntohs(address.sin_port);
-    close(closed);  // nothing listens there: the kernel answers SYN with RST
+    const LoopbackPorts ports = OpenAndClosedPorts();
+    ASSERT_GE(ports.listener, 0);
+    const uint16_t open_port = ports.open, closed_port = ports.closed;
+    const int listener = ports.listener;
 
     // TCP probes need no ICMP privilege: neither ping_group_range nor CAP_NET_RAW.
     ASSERT_TRUE(testing::SetPingGroupRange("1 0"));
@@ -257,21 +281,10 @@ TEST(SocketProbeTransport, TcpConnectOpenRefusedAndSilent) {
 // leaves out however long this process took to see the SYN-ACK; a refusal has
 // no sample and is timed from user space.
 TEST(SocketProbeTransport, AConnectedTcpProbeCarriesTheKernelsHandshakeRtt) {
-  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  ASSERT_EQ(listen(listener, 16), 0);
-  socklen_t length = sizeof(address);
-  getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
-  const uint16_t open_port = ntohs(address.sin_port);
-  const int closed = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  address.sin_port = 0;
-  ASSERT_EQ(bind(closed, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  getsockname(closed, reinterpret_cast<sockaddr*>(&address), &length);
-  const uint16_t closed_port = ntohs(address.sin_port);
-  close(closed);
+  const LoopbackPorts ports = OpenAndClosedPorts();
+  ASSERT_GE(ports.listener, 0);
+  const uint16_t open_port = ports.open, closed_port = ports.closed;
+  const int listener = ports.listener;
 
   absl::StatusOr<std::unique_ptr<SocketProbeTransport>> transport =
       SocketProbeTransport::Create(std::nullopt, 1);
