@@ -6,6 +6,8 @@
 //     each pricing every tracked Pod), then deleted;
 //   - memory per 10,000 tracked Pods: the heap bytes (mallinfo2's
 //     uordblks) 10,000 bound Pods hold, each offered Nodes in 20 locations.
+// And the CPU of the same hour with every Pod measured (Kepler's joules
+// through the emissions rules, ledger/metered_energy.h).
 // The scoring itself is not in it (extender_benchmark measures /filter).
 //
 //   ./build-bench/bin/pod_ledger_benchmark
@@ -16,10 +18,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "extender/pod_ledger.h"
 #include "ledger/ledger.h"
+#include "ledger/metered_energy.h"
 #include "placement/placement_model.h"
 
 namespace {
@@ -85,6 +89,38 @@ void BM_ThousandPodsOverAnHour(benchmark::State& state) {
   state.SetLabel("1,000 Pods: scored, bound, 60 accruals, deleted");
 }
 BENCHMARK(BM_ThousandPodsOverAnHour)->Unit(benchmark::kMillisecond);
+
+// The same hour with every Pod measured by Kepler: each accrual also turns a
+// query's 1,000 answer series into the window's figures (what serve does with
+// the emissions rules' minutes) and books each Pod from them.
+void BM_ThousandMeteredPodsOverAnHour(benchmark::State& state) {
+  const auto model = Model();
+  std::vector<carbonroute::ledger::MeteredSeries> answer;
+  for (int i = 0; i < 1'000; ++i) {
+    answer.push_back(
+        {"shop", absl::StrCat("web-", i), absl::StrCat("node-", i % kNodes), "kepler", "cpu", 600});
+  }
+  for (auto _ : state) {
+    prometheus::Registry registry;
+    carbonroute::ledger::Ledger ledger(registry);
+    PodLedger pods(ledger, {}, kNow);
+    for (int i = 0; i < 1'000; ++i) {
+      pods.Scored(Scored(i), kNow);
+      pods.Observed(Bound(i), model.get(), kNow);
+    }
+    for (int minute = 1; minute <= 60; ++minute) {
+      const carbonroute::ledger::MeteredPods metered =
+          carbonroute::ledger::CombineMeteredEnergy(answer);
+      pods.Accrue(model.get(), kNow + absl::Minutes(minute), &metered);
+    }
+    for (int i = 0; i < 1'000; ++i) {
+      pods.Deleted(absl::StrCat("uid-", i), model.get(), kNow + absl::Minutes(61));
+    }
+    benchmark::DoNotOptimize(pods.tracked());
+  }
+  state.SetLabel("1,000 Pods measured: scored, bound, 60 metered accruals, deleted");
+}
+BENCHMARK(BM_ThousandMeteredPodsOverAnHour)->Unit(benchmark::kMillisecond);
 
 void BM_TenThousandTrackedPodsMemory(benchmark::State& state) {
   const auto model = Model();
