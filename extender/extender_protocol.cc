@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "base/json_escape.h"
 #include "kube/kube_node.h"
 
@@ -57,17 +58,15 @@ absl::Status ReadPod(simdjson::dom::element pod, Workload& workload) {
     for (auto [key, value] : **labels) {
       if (!key.starts_with(kDelayPrefix)) continue;
       std::string_view text;
-      double ms = 0;
-      if (value.get_string().get(text) ||
-          !absl::SimpleAtod(absl::string_view(text.data(), text.size()), &ms) ||
-          !std::isfinite(ms) || ms < 0) {
+      if (value.get_string().get(text)) {  // not a string: named as the JSON it is
         return Invalid(absl::StrCat("Pod label ", Text(key),
                                     " must be a number of milliseconds, got ",
                                     simdjson::minify(value)));
       }
-      const std::string from = Text(key.substr(kDelayPrefix.size()));
-      if (from.empty()) return Invalid("Pod label delay_ names no origin");
-      workload.max_rtt[from] = absl::Milliseconds(ms);
+      absl::StatusOr<std::optional<std::pair<std::string, absl::Duration>>> limit =
+          ReadDelayLabel(Text(key), Text(text));
+      if (!limit.ok()) return limit.status();
+      if (*limit) workload.max_rtt[(*limit)->first] = (*limit)->second;
     }
   absl::StatusOr<std::optional<simdjson::dom::object>> annotations =
       StringMap(pod, "annotations", "Pod");
@@ -85,6 +84,25 @@ absl::Status ReadPod(simdjson::dom::element pod, Workload& workload) {
   }
   return absl::OkStatus();
 }
+
+}  // namespace
+
+absl::StatusOr<std::optional<std::pair<std::string, absl::Duration>>> ReadDelayLabel(
+    absl::string_view key, absl::string_view value) {
+  const absl::string_view label = key;
+  if (!absl::ConsumePrefix(&key, absl::string_view(kDelayPrefix.data(), kDelayPrefix.size()))) {
+    return std::nullopt;
+  }
+  double ms = 0;
+  if (!absl::SimpleAtod(value, &ms) || !std::isfinite(ms) || ms < 0) {
+    return Invalid(absl::StrCat("Pod label ", label, " must be a number of milliseconds, got \"",
+                                value, "\""));
+  }
+  if (key.empty()) return Invalid("Pod label delay_ names no origin");
+  return std::make_pair(std::string(key), absl::Milliseconds(ms));
+}
+
+namespace {
 
 absl::Status ReadNode(simdjson::dom::element node, std::size_t index, ExtenderArgs& args) {
   const std::string path = absl::StrCat("Nodes.items[", index, "]");

@@ -31,11 +31,14 @@
 #ifndef CARBONROUTE_EXTENDER_EXTENDER_PROTOCOL_H_
 #define CARBONROUTE_EXTENDER_EXTENDER_PROTOCOL_H_
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "placement/scoring.h"
 
 namespace carbonroute::extender {
@@ -55,6 +58,14 @@ struct ExtenderArgs {
 };
 
 absl::StatusOr<ExtenderArgs> ParseExtenderArgs(absl::string_view body);
+
+// A Pod label stating a latency limit, `delay_<from>: "<milliseconds>"`: the
+// origin and the limit; nullopt when `key` is not one. kInvalidArgument naming
+// the label and the value when the value is not a number of milliseconds ≥ 0
+// or the label names no origin. (The extender refuses such a Pod; the Pod
+// watch of serve --shadow leaves the limit out.)
+absl::StatusOr<std::optional<std::pair<std::string, absl::Duration>>> ReadDelayLabel(
+    absl::string_view key, absl::string_view value);
 
 // ExtenderFilterResult for the scores of `args.candidates` (ScoreCompact).
 std::string FilterReply(const ExtenderArgs& args, const placement::CompactScores& scores);

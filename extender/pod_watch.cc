@@ -1,10 +1,7 @@
 #include "extender/pod_watch.h"
 
-#include <cmath>
-
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
+#include "extender/extender_protocol.h"
 
 namespace carbonroute::extender {
 
@@ -24,14 +21,12 @@ absl::StatusOr<WatchedPod> ReadWatchedPod(const kube::JsonField& pod) {
   absl::StatusOr<kube::PodRequests> requests = kube::ReadPodRequests(spec);
   if (requests.ok()) watched.requests = *requests;
   watched.fit = ReadFitPod(spec);
+  // Its latency limits, as the extender reads them; one it would refuse is left out.
   (void)metadata["labels"].ForEachMember(
       [&watched](absl::string_view key, const kube::JsonField& value) {
-        double ms = 0;
-        if (absl::ConsumePrefix(&key, "delay_") && !key.empty() &&
-            absl::SimpleAtod(value.OptionalString().value_or(""), &ms) && std::isfinite(ms) &&
-            ms >= 0) {
-          watched.workload.max_rtt[std::string(key)] = absl::Milliseconds(ms);
-        }
+        absl::StatusOr<std::optional<std::pair<std::string, absl::Duration>>> limit =
+            ReadDelayLabel(key, value.OptionalString().value_or(""));
+        if (limit.ok() && *limit) watched.workload.max_rtt[(*limit)->first] = (*limit)->second;
         return absl::OkStatus();
       });
   const std::string phase = pod["status"]["phase"].OptionalString().value_or("");

@@ -60,6 +60,20 @@ PlacementFacts Model() {
   return m;
 }
 
+// The extender and serve --shadow's Pod watch read a Pod's latency limits alike.
+TEST(ReadDelayLabel, TheOriginAndTheLimitOrWhyNot) {
+  EXPECT_EQ(*ReadDelayLabel("delay_edge", "25"),
+            std::make_optional(std::make_pair(std::string("edge"), absl::Milliseconds(25))));
+  EXPECT_EQ(*ReadDelayLabel("delay_eu-west", "2.5"),
+            std::make_optional(std::make_pair(std::string("eu-west"), absl::Microseconds(2500))));
+  EXPECT_EQ(*ReadDelayLabel("app", "web"), std::nullopt);
+  EXPECT_EQ(ReadDelayLabel("delay_edge", "-1").status().message(),
+            "Pod label delay_edge must be a number of milliseconds, got \"-1\"");
+  EXPECT_EQ(ReadDelayLabel("delay_edge", "").status().message(),
+            "Pod label delay_edge must be a number of milliseconds, got \"\"");
+  EXPECT_EQ(ReadDelayLabel("delay_", "25").status().message(), "Pod label delay_ names no origin");
+}
+
 TEST(ParseExtenderArgs, NodeNamesModeWithDelayLabelAndRuntime) {
   absl::StatusOr<ExtenderArgs> args = ParseExtenderArgs(kNamesArgs);
   ASSERT_THAT(args, IsOk());

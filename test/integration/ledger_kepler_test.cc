@@ -333,12 +333,13 @@ TEST_F(LedgerKepler, TheLedgersGramsAgreeWithTheEmissionsRules) {
   }
   // What `hold --prometheus` asks of a run: train-1's minutes from 5 to 35 minutes, read
   // 2 minutes after (so 32 of them): 1,800 J of CPU and 15,000 J of GPU each.
-  auto run = [&](const std::string& namespace_name, const std::string& pods) {
+  auto run = [&](const std::string& namespace_name, const std::string& pod_pattern) {
     std::vector<model_sources::Sample> samples;
     const absl::Time at = end + ledger::kMeteredRunLag;
     const absl::Status read = model_sources::QueryInstant(
-        **http, sources.prometheus_url, ledger::MeteredRunQuery(namespace_name, pods, at - bound),
-        absl::Seconds(10), {}, samples, at);
+        **http, sources.prometheus_url,
+        ledger::MeteredRunQuery(namespace_name, pod_pattern, at - bound), absl::Seconds(10), {},
+        samples, at);
     EXPECT_TRUE(read.ok()) << read;
     return ledger::TotalBySource(ledger::CombineMeteredSamples(samples));
   };
