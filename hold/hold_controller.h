@@ -90,7 +90,7 @@ struct HoldControllerOptions {
   // Prices the runs for the savings ledger: measured when `run_meter` is
   // set (hold --prometheus), else (or when it measured nothing) the model.
   ledger::PowerModel power_model;
-  RunMeter run_meter;
+  ledger::PodsMeter run_meter;
 };
 
 // One release, as the controller did it (for tests and the log).

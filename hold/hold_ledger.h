@@ -12,7 +12,7 @@
 //              would have released it at (its plan when first seen) for its
 //              actual runtime; counterfactual, the hours it really ran.
 //   energy:    what Kepler and DCGM measured of its Pods over the hours it
-//              really ran, when a RunMeter is set (hold --prometheus: the
+//              really ran, when a meter is set (hold --prometheus: the
 //              emissions rules' records, ledger/metered_energy.h; asked
 //              kMeteredRunLag after the run, energy_source "kepler", "dcgm");
 //              else, or when they hold no minute of it, the power model
@@ -66,13 +66,6 @@ inline constexpr absl::Duration kPricingGrace = absl::Hours(3);
 // A release this long after the object was first seen moved it in time.
 inline constexpr absl::Duration kMovedAfter = absl::Minutes(1);
 
-// What the meters measured of `namespace_name`'s Pods matching `pod_pattern`
-// (ledger::RunPods) in [from, to], per source; empty when nothing measured
-// them. An error: Prometheus could not be read (asked again next pass).
-using RunMeter = std::function<absl::StatusOr<std::vector<ledger::PodEnergy>>(
-    const std::string& namespace_name, const std::string& pod_pattern, absl::Time from,
-    absl::Time to)>;
-
 class HoldLedger {
  public:
   HoldLedger(ledger::Ledger& ledger, ledger::LedgerMode mode, ForecastSource& readings,
@@ -80,7 +73,8 @@ class HoldLedger {
       : ledger_(ledger), mode_(mode), readings_(readings), power_model_(power_model) {}
 
   // Measured energy for the runs from now on.
-  void SetMeter(RunMeter meter) { meter_ = std::move(meter); }
+  // An error from it: asked again next pass, until kPricingGrace.
+  void SetMeter(ledger::PodsMeter meter) { meter_ = std::move(meter); }
   // This instance leads from `since` (a new leader, or a first pass): objects
   // that finished earlier are not booked.
   void LeadingSince(absl::Time since) { leading_since_ = since; }
@@ -125,7 +119,7 @@ class HoldLedger {
   const ledger::LedgerMode mode_;
   ForecastSource& readings_;
   const ledger::PowerModel power_model_;
-  RunMeter meter_;
+  ledger::PodsMeter meter_;
   absl::Time leading_since_ = absl::InfiniteFuture();
   std::set<std::string> recorded_;      // uids whose run was recorded
   std::map<std::string, Would> would_;  // shadow: uid → its plan when first seen

@@ -31,6 +31,14 @@ std::string Milliseconds(absl::Duration window) {
 
 }  // namespace
 
+std::string NamedPods(const std::set<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) {
+    absl::StrAppend(&out, out.empty() ? "" : "|", RegexLiteral(name));
+  }
+  return out;
+}
+
 std::string RunPods(bool job, const std::string& name) {
   const std::string literal = RegexLiteral(name);
   return job ? absl::StrCat(literal, "-[a-z0-9]{5}|", literal, "-[0-9]+-[a-z0-9]{5}") : literal;

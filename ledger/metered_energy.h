@@ -48,6 +48,7 @@
 #ifndef CARBONROUTE_LEDGER_METERED_ENERGY_H_
 #define CARBONROUTE_LEDGER_METERED_ENERGY_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -55,6 +56,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "ledger/ledger.h"
 
@@ -102,6 +104,8 @@ MeteredPods CombineMeteredSamples(const std::vector<Sample>& samples) {
 // The rules' interval (one minute) and one more for the scrape behind it.
 inline constexpr absl::Duration kMeteredRunLag = absl::Minutes(2);
 
+// The Pods named `names`, as a PromQL (RE2) regular expression.
+std::string NamedPods(const std::set<std::string>& names);
 // The Pods of a Job named `name` (`<name>-<5 characters>`, and an indexed
 // Job's `<name>-<index>-<5 characters>`: the names the Job controller gives),
 // or the one Pod `name`; as a PromQL (RE2) regular expression.
@@ -112,6 +116,15 @@ std::string MeteredRunQuery(const std::string& namespace_name, const std::string
                             absl::Duration window);
 // Every Pod's energy added up per source (kepler first, then dcgm).
 std::vector<PodEnergy> TotalBySource(const MeteredPods& metered);
+
+// What the meters measured of `namespace_name`'s Pods matching `pod_pattern`
+// (RunPods, NamedPods) in [from, to], per source (TotalBySource); empty when
+// nothing measured them; an error when Prometheus could not be read.
+// (scheduler-lite's PrometheusPodsMeter: MeteredRunQuery, evaluated
+// kMeteredRunLag after `to`.)
+using PodsMeter = std::function<absl::StatusOr<std::vector<PodEnergy>>(
+    const std::string& namespace_name, const std::string& pod_pattern, absl::Time from,
+    absl::Time to)>;
 
 class MeterWindow {
  public:

@@ -71,8 +71,7 @@ bool BackendsStay(const std::vector<Backend>& held, const BackendLocalities& per
 }  // namespace
 
 void RoutingController::BookRoute(const RoutingPolicy& policy, const std::string& key,
-                                  const RoutePlan& plan,
-                                  const std::optional<std::map<std::string, double>>& measured,
+                                  const RoutePlan& plan, const TargetDemand& demand,
                                   const std::vector<Backend>& held,
                                   const std::vector<Backend>& planned, const RouteKept& kept,
                                   const BackendLocalities& per_backend, absl::Time now) {
@@ -87,9 +86,8 @@ void RoutingController::BookRoute(const RoutingPolicy& policy, const std::string
   if (!kept.original.empty()) owner = KeptBackends(kept.original);
   OriginShares alternative;
   if (owner.ok()) alternative = {{origin, BackendLocalityShares(*owner, per_backend)}};
-  BookTarget(policy, key, plan, measured, moved,
-             {{origin, BackendLocalityShares(held, per_backend)}}, std::move(alternative),
-             {{origin, BackendLocalityShares(planned, per_backend)}}, now);
+  BookTarget(policy, key, plan, demand, moved, {{origin, BackendLocalityShares(held, per_backend)}},
+             std::move(alternative), {{origin, BackendLocalityShares(planned, per_backend)}}, now);
 }
 
 RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy& policy,
@@ -123,11 +121,13 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
   // Every client of a backend is the Gateway's: one origin, whatever its Pods' Nodes.
   double requests = 0;
   bool requests_failed = false;
+  TargetDemand demand;  // the Gateway's requests/s, and every backend's Pods
   for (const Backend& backend : *backends) {
     if (per_backend.contains(backend.Key())) continue;
     const ServiceRef service{.namespace_name = backend.namespace_name, .name = backend.name};
     absl::StatusOr<EndpointCount> count = CountServiceEndpoints(service);
     if (!count.ok()) return refuse("error", "Error", std::string(count.status().message()));
+    demand.pods[service.namespace_name].insert(count->pods.begin(), count->pods.end());
     absl::StatusOr<std::string> service_body =
         api_.Get(absl::StrCat("/api/v1/namespaces/", net::UrlEncode(service.namespace_name),
                               "/services/", net::UrlEncode(service.name)));
@@ -158,9 +158,9 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
     requests += rates->unattributed;
     for (const ClientRate& client : rates->clients) requests += client.per_second;
   }
-  std::optional<std::map<std::string, double>> measured;  // the origin's requests/s
   if (options_.request_rates && !requests_failed) {
-    measured = std::map<std::string, double>{{policy.origins.front().locality, requests}};
+    demand.requests_per_second =
+        std::map<std::string, double>{{policy.origins.front().locality, requests}};
   }
   absl::StatusOr<RoutePlan> plan =
       PlanRoutes(policy, endpoints, model, now, /*endpoints_are_origins=*/false);
@@ -182,7 +182,7 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
   const bool stays =
       BackendsStay(*backends, per_backend, row, weights, policy, now, row_changed_[key]);
   std::vector<Backend> reweighted = stays ? *backends : Reweighted(*backends, weights);
-  BookRoute(policy, key, *outcome.plan, measured, *backends, reweighted, kept, per_backend, now);
+  BookRoute(policy, key, *outcome.plan, demand, *backends, reweighted, kept, per_backend, now);
   std::vector<std::string> changes;
   for (std::size_t i = 0; i < reweighted.size(); ++i) {
     if (reweighted[i].weight != (*backends)[i].weight) {

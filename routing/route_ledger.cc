@@ -1,6 +1,8 @@
 #include "routing/route_ledger.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/algorithm/container.h"
 
@@ -111,7 +113,7 @@ RouteLedger::RouteLedger(ledger::Ledger& ledger, ledger::LedgerMode mode,
     : ledger_(ledger), mode_(mode), intervals_(longest_interval) {}
 
 void RouteLedger::Book(const RouteBooking& booking, absl::Time now) {
-  if (!booking.joules_per_request || booking.plan == nullptr) return;
+  if ((!booking.joules_per_request && !meter_) || booking.plan == nullptr) return;
   const RoutePlan& plan = *booking.plan;
   std::map<std::string, double> intensity;  // destination → its reading
   for (const RouteRow& row : plan.rows) {
@@ -148,6 +150,28 @@ void RouteLedger::Book(const RouteBooking& booking, absl::Time now) {
   if (closed->gap) return skip(ledger::kGap);
   if (!booking.requests_per_second) return skip(ledger::kUnknownEnergy);
   if (mixed) return skip(ledger::kMixedEmissionsTypes);
+  // Without joulesPerRequest: the Pods' measured energy over the interval,
+  // shared over the origins by their requests.
+  std::vector<ledger::PodEnergy> measured;
+  double requests = 0;
+  if (!booking.joules_per_request) {
+    for (const auto& [namespace_name, pods] : booking.pods) {
+      absl::StatusOr<std::vector<ledger::PodEnergy>> energy =
+          meter_(namespace_name, ledger::NamedPods(pods), now - interval, now);
+      if (!energy.ok()) return skip(ledger::kUnknownEnergy);
+      for (const ledger::PodEnergy& part : *energy) {
+        auto same = absl::c_find_if(
+            measured, [&part](const ledger::PodEnergy& e) { return e.source == part.source; });
+        if (same == measured.end()) {
+          measured.push_back(part);
+        } else {
+          same->joules += part.joules;
+        }
+      }
+    }
+    for (const auto& [origin, rate] : *booking.requests_per_second) requests += std::max(rate, 0.0);
+    if (measured.empty() || requests <= 0) return skip(ledger::kUnknownEnergy);
+  }
   for (const auto& [origin, rate] : *booking.requests_per_second) {
     if (rate <= 0) continue;
     const auto chosen_row = booking.chosen.find(origin);
@@ -167,15 +191,25 @@ void RouteLedger::Book(const RouteBooking& booking, absl::Time now) {
       skip(ledger::kUnknownIntensity);
       continue;
     }
-    const double joules = rate * absl::ToDoubleSeconds(interval) * *booking.joules_per_request;
-    const absl::Status booked =
-        ledger_.Accrue(key, {.energy_joules = joules,
-                             .energy_source = ledger::EnergySource::kDeclared,
-                             .chosen_grams_per_kwh = chosen->grams_per_kwh,
-                             .counterfactual_grams_per_kwh = counterfactual->grams_per_kwh,
-                             .chosen_origin_rtt = chosen->origin_rtt,
-                             .counterfactual_origin_rtt = counterfactual->origin_rtt});
-    if (!booked.ok()) skip(ledger::kUnknownIntensity);
+    std::vector<ledger::PodEnergy> energy;
+    if (booking.joules_per_request) {
+      energy.push_back({rate * absl::ToDoubleSeconds(interval) * *booking.joules_per_request,
+                        ledger::EnergySource::kDeclared});
+    } else {
+      for (const ledger::PodEnergy& part : measured) {
+        energy.push_back({part.joules * rate / requests, part.source});
+      }
+    }
+    for (const ledger::PodEnergy& part : energy) {
+      const absl::Status booked =
+          ledger_.Accrue(key, {.energy_joules = part.joules,
+                               .energy_source = part.source,
+                               .chosen_grams_per_kwh = chosen->grams_per_kwh,
+                               .counterfactual_grams_per_kwh = counterfactual->grams_per_kwh,
+                               .chosen_origin_rtt = chosen->origin_rtt,
+                               .counterfactual_origin_rtt = counterfactual->origin_rtt});
+      if (!booked.ok()) skip(ledger::kUnknownIntensity);
+    }
   }
 }
 

@@ -8,7 +8,12 @@
 //   energy:          per origin, its measured requests per second (Istio's
 //                    istio_requests_total through --prometheus,
 //                    routing/request_demand.h) × the interval × the policy's
-//                    spec.joulesPerRequest (energy_source "declared");
+//                    spec.joulesPerRequest (energy_source "declared"); without
+//                    it, when a meter is set (route --prometheus), what Kepler
+//                    and DCGM measured of the Service's ready endpoint Pods
+//                    over the interval (ledger/metered_energy.h), shared over
+//                    the origins by their requests (energy_source "kepler",
+//                    "dcgm": the Pods' measured energy over their requests);
 //   chosen:          enforced, the weights the target held in the interval
 //                    (what carbonroute wrote); in shadow mode (--dry-run),
 //                    what carbonroute would have written at the previous pass;
@@ -29,8 +34,9 @@
 // without measured requests (no --prometheus, or Prometheus did not answer:
 // kUnknownEnergy); an origin whose weights send to a destination without a
 // reading (kUnknownIntensity); destinations whose readings mix average and
-// marginal. A policy without spec.joulesPerRequest books nothing (its energy
-// per request is unknown; measured per-Pod energy is not read yet).
+// marginal; without joulesPerRequest, an interval the meter has nothing for
+// (or could not read): kUnknownEnergy. Without joulesPerRequest or a meter a
+// policy books nothing (its energy per request is unknown).
 //
 // Thread safety: one thread (the controller's pass). Ownership: borrows the ledger.
 #ifndef CARBONROUTE_ROUTING_ROUTE_LEDGER_H_
@@ -38,12 +44,14 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "contract/emissions_type.h"
 #include "ledger/ledger.h"
+#include "ledger/metered_energy.h"
 #include "ledger/pass_intervals.h"
 #include "routing/http_route_patch.h"
 #include "routing/istio_distribute.h"
@@ -78,6 +86,8 @@ struct RouteBooking {
   std::optional<double> joules_per_request;
   // Measured requests per second per origin; absent when not measured.
   std::optional<std::map<std::string, double>> requests_per_second;
+  // The ready endpoint Pods serving it, by namespace (its measured energy).
+  std::map<std::string, std::set<std::string>> pods;
   OriginShares chosen, counterfactual;
   const RoutePlan* plan = nullptr;  // this pass's readings and RTTs
   bool moved = false;               // the pass wrote (or in shadow mode would write) new weights
@@ -87,8 +97,10 @@ class RouteLedger {
  public:
   RouteLedger(ledger::Ledger& ledger, ledger::LedgerMode mode, absl::Duration longest_interval);
 
+  // The Pods' measured energy for policies without joulesPerRequest.
+  void SetMeter(ledger::PodsMeter meter) { meter_ = std::move(meter); }
   // Books the interval since the target's previous pass (none at its first),
-  // and the decision. A booking without joulesPerRequest books nothing.
+  // and the decision. A booking without joulesPerRequest or a meter books nothing.
   void Book(const RouteBooking& booking, absl::Time now);
   // Targets whose key starts with `prefix` (a deleted policy's uid): their
   // next pass, if they come back, opens a new interval.
@@ -98,6 +110,7 @@ class RouteLedger {
   ledger::Ledger& ledger_;
   const ledger::LedgerMode mode_;
   ledger::PassIntervals intervals_;  // one chain per booking key
+  ledger::PodsMeter meter_;
 };
 
 }  // namespace carbonroute::routing

@@ -66,6 +66,7 @@ RoutingController::RoutingController(RoutingControllerOptions options, const kub
     route_ledger_ = std::make_unique<RouteLedger>(
         *ledger, options_.dry_run ? ledger::LedgerMode::kShadow : ledger::LedgerMode::kEnforced,
         3 * options_.resync);
+    if (options_.pods_meter) route_ledger_->SetMeter(options_.pods_meter);
   }
 }
 
@@ -222,14 +223,14 @@ std::optional<std::map<std::string, double>> RoutingController::MeasuredDemand(
 }
 
 void RoutingController::BookTarget(const RoutingPolicy& policy, const std::string& key,
-                                   const RoutePlan& plan,
-                                   const std::optional<std::map<std::string, double>>& measured,
-                                   bool moved, OriginShares ran, OriginShares alternative,
-                                   OriginShares decided, absl::Time now) {
+                                   const RoutePlan& plan, const TargetDemand& demand, bool moved,
+                                   OriginShares ran, OriginShares alternative, OriginShares decided,
+                                   absl::Time now) {
   RouteBooking booking{.key = key,
                        .namespace_name = policy.namespace_name,
                        .joules_per_request = policy.joules_per_request,
-                       .requests_per_second = measured,
+                       .requests_per_second = demand.requests_per_second,
+                       .pods = demand.pods,
                        .plan = &plan,
                        .moved = moved};
   if (options_.dry_run) {  // what it would have written at the previous pass, against what ran
@@ -245,14 +246,13 @@ void RoutingController::BookTarget(const RoutingPolicy& policy, const std::strin
 }
 
 void RoutingController::BookRule(const RoutingPolicy& policy, const TargetRef& target,
-                                 const RoutePlan& plan,
-                                 const std::optional<std::map<std::string, double>>& measured,
+                                 const RoutePlan& plan, const TargetDemand& demand,
                                  const std::vector<DistributeRow>& held, bool moved,
                                  absl::Time now) {
   if (route_ledger_ == nullptr) return;
   std::vector<std::string> origins;
   for (const RouteRow& row : plan.rows) origins.push_back(row.origin);
-  BookTarget(policy, absl::StrCat(policy.uid, "/", target.name), plan, measured, moved,
+  BookTarget(policy, absl::StrCat(policy.uid, "/", target.name), plan, demand, moved,
              WithMeshDefault(SharesOfRows(held), origins, plan.endpoints),
              WithMeshDefault({}, origins, plan.endpoints),
              WithMeshDefault(SharesOfRows(plan.setting.distribute), origins, plan.endpoints), now);
@@ -296,7 +296,9 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
                                " has no ready endpoint on a Node with a region: the rule is kept "
                                "as it is"));
   }
-  const std::optional<std::map<std::string, double>> measured = MeasuredDemand(*service);
+  const TargetDemand demand{.requests_per_second = MeasuredDemand(*service),
+                            .pods = {{service->namespace_name, count.pods}}};
+  const std::optional<std::map<std::string, double>>& measured = demand.requests_per_second;
   absl::StatusOr<RoutePlan> plan =
       PlanRoutes(policy, count.by_locality, model, now, /*endpoints_are_origins=*/true,
                  measured ? &*measured : nullptr);
@@ -315,7 +317,7 @@ RoutingController::Outcome RoutingController::ReconcileTarget(
                  row_changed_[absl::StrCat(policy.uid, "/", target.name)]);
   metrics_.SetWeights(policy, absl::StrCat("DestinationRule/", target.name), plan_made);
   const std::vector<DistributeRow>& planned = plan_made.setting.distribute;
-  BookRule(policy, target, plan_made, measured, check.held, !SameRows(check.held, planned), now);
+  BookRule(policy, target, plan_made, demand, check.held, !SameRows(check.held, planned), now);
   if (SameRows(check.held, planned)) {
     outcome.result = "unchanged";
     return outcome;

@@ -57,6 +57,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,7 @@
 #include "kube/kube_node.h"
 #include "kube/lease_election.h"
 #include "ledger/ledger.h"
+#include "ledger/metered_energy.h"
 #include "model_sources/model_loader.h"
 #include "routing/http_route_patch.h"
 #include "routing/istio_distribute.h"
@@ -94,6 +96,9 @@ struct RoutingControllerOptions {
   bool watch = false;
   // Measured demand (null: each origin's ready endpoints).
   RequestRateSource request_rates;
+  // The Service's Pods' measured energy, for the ledger of policies without
+  // spec.joulesPerRequest (null: those book nothing; routing/route_ledger.h).
+  ledger::PodsMeter pods_meter;
 };
 
 using RoutingModelLoader = std::function<model_sources::LoadedModel(absl::Time now)>;
@@ -137,18 +142,24 @@ class RoutingController final : private kube::Reconciler {
   // Books a DestinationRule's interval: `held` ran in it, `planned` is what
   // this pass decided (written, or in a dry run only said).
   // Books an HTTPRoute's interval: `held` ran in it, `planned` is this pass's.
+  // What one target serves in a pass: the requests measured per origin (absent: not
+  // measured) and the ready endpoint Pods serving them, by namespace.
+  struct TargetDemand {
+    std::optional<std::map<std::string, double>> requests_per_second;
+    std::map<std::string, std::set<std::string>> pods;
+  };
   void BookRoute(const RoutingPolicy& policy, const std::string& key, const RoutePlan& plan,
-                 const std::optional<std::map<std::string, double>>& measured,
-                 const std::vector<Backend>& held, const std::vector<Backend>& planned,
-                 const RouteKept& kept, const BackendLocalities& per_backend, absl::Time now);
+                 const TargetDemand& demand, const std::vector<Backend>& held,
+                 const std::vector<Backend>& planned, const RouteKept& kept,
+                 const BackendLocalities& per_backend, absl::Time now);
   // Books one target's interval: `ran` held in it; enforced, against `alternative` (the mesh's
   // default); in a dry run, what was `decided` at the previous pass against `ran`.
   void BookTarget(const RoutingPolicy& policy, const std::string& key, const RoutePlan& plan,
-                  const std::optional<std::map<std::string, double>>& measured, bool moved,
-                  OriginShares ran, OriginShares alternative, OriginShares decided, absl::Time now);
+                  const TargetDemand& demand, bool moved, OriginShares ran,
+                  OriginShares alternative, OriginShares decided, absl::Time now);
   void BookRule(const RoutingPolicy& policy, const TargetRef& target, const RoutePlan& plan,
-                const std::optional<std::map<std::string, double>>& measured,
-                const std::vector<DistributeRow>& held, bool moved, absl::Time now);
+                const TargetDemand& demand, const std::vector<DistributeRow>& held, bool moved,
+                absl::Time now);
   // `outcome` as a refusal of its target (`what`: "DestinationRule shop/web").
   static Outcome Refuse(Outcome outcome, const std::string& what, std::string result,
                         std::string reason, const std::string& message);

@@ -49,6 +49,11 @@ absl::Status CountEndpoints(const kube::JsonField& slice,
     const kube::JsonField ready = endpoint["conditions"]["ready"];
     CARBONROUTE_ASSIGN_OR_RETURN(const bool ready_value, ready.OptionalBool());
     if (!ready.missing() && !ready_value) return absl::OkStatus();
+    const kube::JsonField target = endpoint["targetRef"];
+    if (target["kind"].OptionalString().value_or("") == "Pod") {
+      const std::string pod = target["name"].OptionalString().value_or("");
+      if (!pod.empty()) count.pods.insert(pod);
+    }
     const auto node = nodes.find(node_name);
     const std::string locality = node == nodes.end() ? "" : NodeLocality(node->second, level);
     if (locality.empty()) {

@@ -21,6 +21,7 @@
 #define CARBONROUTE_ROUTING_SERVICE_ENDPOINTS_H_
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -46,6 +47,7 @@ inline constexpr char kServiceNameLabel[] = "kubernetes.io/service-name";
 struct EndpointCount {
   std::map<std::string, double> by_locality;  // "region/*" → ready endpoints
   int unlocated = 0;                          // ready endpoints without a known Node or region
+  std::set<std::string> pods;  // the ready endpoints' Pods (targetRef kind Pod), by name
 };
 
 // Adds one EndpointSlice's ready endpoints to `count`. kInvalidArgument

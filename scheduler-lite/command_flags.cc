@@ -14,8 +14,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
+#include "base/status_macros.h"
 #include "contract/emissions_type.h"
 #include "exporter/metrics_page.h"
+#include "model_sources/metrics_source.h"
 #include "model_sources/model_builder.h"
 #include "model_sources/rtt_sources.h"
 
@@ -387,6 +389,20 @@ bool KubeFlags::Resolve(kube::KubeConnection& connection, std::ostream& err) con
   }
   connection = *std::move(resolved);
   return true;
+}
+
+ledger::PodsMeter PrometheusPodsMeter(net::HttpClient& http, std::string url,
+                                      model_sources::SourceAuth auth) {
+  return [&http, url = std::move(url), auth = std::move(auth)](
+             const std::string& namespace_name, const std::string& pods, absl::Time from,
+             absl::Time to) -> absl::StatusOr<std::vector<ledger::PodEnergy>> {
+    std::vector<model_sources::Sample> samples;
+    const absl::Time at = to + ledger::kMeteredRunLag;
+    CARBONROUTE_RETURN_IF_ERROR(model_sources::QueryInstant(
+        http, url, ledger::MeteredRunQuery(namespace_name, pods, at - from), absl::Seconds(10),
+        auth, samples, at));
+    return ledger::TotalBySource(ledger::CombineMeteredSamples(samples));
+  };
 }
 
 }  // namespace carbonroute::scheduler_lite

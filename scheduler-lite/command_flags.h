@@ -28,6 +28,7 @@
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
 #include "kube/lease_election.h"
+#include "ledger/metered_energy.h"
 #include "ledger/power_model.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
@@ -169,6 +170,13 @@ class PowerModelFlags {
  private:
   ledger::PowerModel model_;
 };
+
+// What Kepler and DCGM measured of Pods (ledger::PodsMeter), read from the
+// emissions rules' records in the Prometheus at `url` (hold's and route's
+// --prometheus): MeteredRunQuery over [from, to], evaluated kMeteredRunLag
+// after `to`. Borrows `http`.
+ledger::PodsMeter PrometheusPodsMeter(net::HttpClient& http, std::string url,
+                                      model_sources::SourceAuth auth);
 
 // The client options of every subcommand that reads a source (a collector
 // or Prometheus behind TLS and authentication), defined once: --ca-file,

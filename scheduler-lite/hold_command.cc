@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "base/data_files.h"
 #include "base/log_line.h"
-#include "base/status_macros.h"
 #include "cli/daemon_flags.h"
 #include "cli/logging.h"
 #include "contract/region_locations.h"
@@ -22,8 +21,6 @@
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 #include "ledger/ledger.h"
-#include "ledger/metered_energy.h"
-#include "model_sources/metrics_source.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
 #include "prometheus/registry.h"
@@ -134,18 +131,9 @@ int HoldSubcommand::Run(ProgramContext& c) {
   ControllerKit kit(connection, c.http, lease_, "carbonroute-hold");
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
   if (!prometheus_.empty()) {
-    options_.run_meter = [&http = c.http, url = prometheus_, auth = client_.auth()](
-                             const std::string& namespace_name, const std::string& pods,
-                             absl::Time from,
-                             absl::Time to) -> absl::StatusOr<std::vector<ledger::PodEnergy>> {
-      std::vector<model_sources::Sample> samples;
-      const absl::Time at = to + ledger::kMeteredRunLag;
-      CARBONROUTE_RETURN_IF_ERROR(model_sources::QueryInstant(
-          http, url, ledger::MeteredRunQuery(namespace_name, pods, at - from), absl::Seconds(10),
-          auth, samples, at));
-      return ledger::TotalBySource(ledger::CombineMeteredSamples(samples));
-    };
+    options_.run_meter = PrometheusPodsMeter(c.http, prometheus_, client_.auth());
   }
+
   hold::HoldMetrics metrics(*kit.registry);
   ledger::Ledger ledger(*kit.registry);
   hold::HoldController controller(options_, kit.api, forecasts, c.clock, metrics, kit.lease(),

@@ -105,9 +105,11 @@ class RouteSubcommand final : public Subcommand {
                  "keep routing: reconcile every CarbonRoutingPolicy of the cluster (its "
                  "DestinationRules, their Services' EndpointSlices, the Nodes' regions); with "
                  "--prometheus, each origin's demand is the requests Istio measured from its "
-                 "clients (istio_requests_total), and for a policy with spec.joulesPerRequest "
-                 "each resync books in the savings ledger the requests under the weights the "
-                 "rule held against the mesh's default (100 % local; docs/savings.md)");
+                 "clients (istio_requests_total), and each resync books in the savings ledger "
+                 "the requests under the weights the rule held against the mesh's default "
+                 "(100 % local; docs/savings.md), their energy from the policy's "
+                 "spec.joulesPerRequest, else what Kepler or DCGM measured of the Service's "
+                 "Pods (the emissions rules' records), shared by the requests");
     cmd.add_option("--resync", resync_,
                    "--controller: every policy is planned again at least this often (an "
                    "intensity change re-weights within it)")
@@ -197,6 +199,7 @@ int RouteSubcommand::RunController(ProgramContext& c) {
           sources.auth, samples));
       return routing::ReadClientRates(samples);
     };
+    options.pods_meter = PrometheusPodsMeter(http, sources.prometheus_url, sources.auth);
   }
   routing::RoutingController controller(
       std::move(options), kit.api,

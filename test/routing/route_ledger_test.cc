@@ -5,6 +5,9 @@
 #include <prometheus/registry.h>
 
 #include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "test/testing/counter_value.h"
 
@@ -128,6 +131,41 @@ TEST(RouteLedger, WhatCannotBePricedIsSkippedWithItsReasonNeverZero) {
   silent.route.Book(undeclared, kLedgerStart);
   silent.route.Book(undeclared, kLedgerStart + absl::Minutes(1));
   EXPECT_TRUE(std::isnan(CounterValue(silent.registry, "carbonroute_ledger_decisions_total", {})));
+}
+
+// No joulesPerRequest, route --prometheus: the Service's Pods' measured energy in the interval,
+// shared over the origins by their requests. Kepler measured 28,800 J of web-a and web-b in the
+// minute; Germany sent 10 requests/s and Belgium 30: Germany's share 7,200 J = 0.002 kWh, under
+// 158.4 g/kWh → 0.3168 g against 380 → 0.76 g (Belgium keeps its own, 150 both ways).
+TEST(RouteLedger, WithoutJoulesPerRequestThePodsMeasuredEnergyIsSharedByTheRequests) {
+  LedgerHarness h;
+  std::vector<std::tuple<std::string, std::string, absl::Time, absl::Time>> asked;
+  bool measured = true;
+  h.route.SetMeter([&](const std::string& namespace_name, const std::string& pods, absl::Time from,
+                       absl::Time to) -> absl::StatusOr<std::vector<ledger::PodEnergy>> {
+    asked.emplace_back(namespace_name, pods, from, to);
+    if (!measured) return std::vector<ledger::PodEnergy>{};
+    return std::vector<ledger::PodEnergy>{{28'800, ledger::EnergySource::kKepler}};
+  });
+  RouteBooking booking = h.Booking({{{"de/*", 10}, {"be/*", 30}}});
+  booking.joules_per_request.reset();
+  booking.pods = {{"shop", {"web-a", "web-b"}}};
+  booking.chosen["be/*"] = {{"be/*", 1}};
+  booking.counterfactual["be/*"] = {{"be/*", 1}};
+  h.route.Book(booking, kLedgerStart);
+  h.route.Book(booking, kLedgerStart + absl::Minutes(1));
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], std::make_tuple(std::string("shop"), std::string("web-a|web-b"), kLedgerStart,
+                                      kLedgerStart + absl::Minutes(1)));
+  EXPECT_DOUBLE_EQ(CounterValue(h.registry, "carbonroute_ledger_energy_joules_total",
+                                {{"controller", "route"}, {"energy_source", "kepler"}}),
+                   28'800);
+  EXPECT_NEAR(h.Grams("chosen"), 0.002 * 158.4 + 0.006 * 150, 1e-9);
+  EXPECT_NEAR(h.Grams("counterfactual"), 0.002 * 380 + 0.006 * 150, 1e-9);
+  // A minute nothing measured: skipped, never 0.
+  measured = false;
+  h.route.Book(booking, kLedgerStart + absl::Minutes(2));
+  EXPECT_DOUBLE_EQ(h.Skipped("unknown_energy"), 1);
 }
 
 TEST(WithMeshDefault, LocalWhileTheOriginHasEndpointsElseByEndpoints) {

@@ -71,7 +71,8 @@ struct Harness {
         api.PutObject("nodes", Node(node, region));
         endpoints.push_back({{"addresses", {absl::StrCat("10.0.", endpoints.size(), ".1")}},
                              {"conditions", {{"ready", true}}},
-                             {"nodeName", node}});
+                             {"nodeName", node},
+                             {"targetRef", {{"kind", "Pod"}, {"name", "checkout-" + node}}}});
       }
     }
     // One not ready: not counted (the slice's 13th endpoint).
@@ -129,11 +130,13 @@ struct Harness {
     return {.model = std::make_shared<placement::PlacementModel>(facts), .sources_read = 1};
   }
   std::unique_ptr<RoutingController> Controller(bool dry_run = false,
-                                                RequestRateSource request_rates = nullptr) {
+                                                RequestRateSource request_rates = nullptr,
+                                                ledger::PodsMeter pods_meter = nullptr) {
     return std::make_unique<RoutingController>(
         RoutingControllerOptions{.resync = absl::Minutes(1),
                                  .dry_run = dry_run,
-                                 .request_rates = std::move(request_rates)},
+                                 .request_rates = std::move(request_rates),
+                                 .pods_meter = std::move(pods_meter)},
         kube, [this](absl::Time now) { return Load(now); }, clock, metrics, nullptr, &events,
         &ledger);
   }
@@ -522,6 +525,44 @@ TEST(RoutingController, MeasuredRequestsAreTheDemandAndTheLedgerBooksThem) {
                                          {{"controller", "route"}, {"reason", "unknown_energy"}}),
                    1);
   EXPECT_NEAR(grams("chosen"), 0.9504, 1e-9);
+}
+
+// The same minute without joulesPerRequest, with route --prometheus: Kepler measured 21,600 J of
+// the Service's 12 ready endpoint Pods in it (the one not ready is not asked for), all of it
+// German clients' requests: the same 0.9504 g against 2.28 g, energy_source="kepler".
+TEST(RoutingController, WithoutJoulesPerRequestThePodsMeasuredEnergyIsBooked) {
+  Harness h;
+  h.DeclareJoulesWithAGermanClient();
+  Json policy = h.Policy({"checkout"});  // no joulesPerRequest
+  h.api.PutObject("carbonroutingpolicies", policy);
+  std::string asked;
+  auto controller = h.Controller(
+      false,
+      [](const ServiceRef&) {
+        return absl::StatusOr<ClientRates>(ClientRates{.clients = {{"shop", "frontend-de", 10}}});
+      },
+      [&asked](const std::string& namespace_name, const std::string& pods, absl::Time from,
+               absl::Time to) -> absl::StatusOr<std::vector<ledger::PodEnergy>> {
+        asked = absl::StrCat(namespace_name, " ", pods, " ", absl::ToInt64Seconds(to - from), "s");
+        return std::vector<ledger::PodEnergy>{{21'600, ledger::EnergySource::kKepler}};
+      });
+  controller->RunOnce();
+  h.clock.Advance(absl::Minutes(1));
+  controller->RunOnce();
+  EXPECT_EQ(asked,
+            "shop checkout-europe-west1-0|checkout-europe-west1-1|checkout-europe-west1-2|"
+            "checkout-europe-west1-3|checkout-europe-west3-0|checkout-europe-west3-1|"
+            "checkout-europe-west3-2|checkout-europe-west3-3|checkout-europe-west9-0|"
+            "checkout-europe-west9-1|checkout-europe-west9-2|checkout-europe-west9-3 60s");
+  EXPECT_NEAR(testing::CounterValue(h.registry, "carbonroute_ledger_emissions_grams_total",
+                                    {{"controller", "route"}, {"basis", "chosen"}}),
+              0.9504, 1e-9);
+  EXPECT_NEAR(testing::CounterValue(h.registry, "carbonroute_ledger_emissions_grams_total",
+                                    {{"controller", "route"}, {"basis", "counterfactual"}}),
+              2.28, 1e-9);
+  EXPECT_DOUBLE_EQ(testing::CounterValue(h.registry, "carbonroute_ledger_energy_joules_total",
+                                         {{"controller", "route"}, {"energy_source", "kepler"}}),
+                   21'600);
 }
 
 // In a dry run the ledger books what the weights it would have written would have saved
