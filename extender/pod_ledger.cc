@@ -109,7 +109,8 @@ void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, abs
           : ReadingAt(*model, placement::ResolvedLocation(*model, {.name = pod.chosen_node}));
   const EmissionsType type = chosen != nullptr ? chosen->emissions_type : EmissionsType::kAverage;
   auto skip = [&](absl::string_view reason) { ledger_.Skipped(kExtenderController, type, reason); };
-  if (measured == nullptr && !pod.metered_at && metered_nodes_.contains(*pod.runs_on)) {
+  if (measured == nullptr && !pod.metered_at && !pod.meter_gave_up &&
+      metered_nodes_.contains(*pod.runs_on)) {
     pod.metered_at = now - interval;  // on a metered Node: its minutes are to come
   }
   if (measured == nullptr && pod.metered_at) {
@@ -117,6 +118,7 @@ void TrackedPods::Book(Tracked& pod, const placement::PlacementModel* model, abs
     // has been silent on it for longer than a window may be.
     if (now - *pod.metered_at <= rules_.longest_interval) return;
     pod.metered_at.reset();  // the model again, from now on
+    pod.meter_gave_up = true;
     return skip(ledger::kUnknownEnergy);
   }
   if (measured != nullptr) pod.metered_at = now;

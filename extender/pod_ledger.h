@@ -25,8 +25,9 @@
 // measured before, or running on a metered Node (one a window measured any
 // Pod on within `longest_interval`), is expected to be measured: a window
 // without its minutes books nothing for it (they come in a later one) until
-// `longest_interval` has passed without any; then the model, and one
-// `unknown_energy` skip for the time in between. A measured Pod that ends is
+// `longest_interval` has passed without any; then the model (from then on,
+// unless a window measures it again), and one `unknown_energy` skip for the
+// time in between. A measured Pod that ends is
 // booked from the windows that still hold its last minutes, for up to
 // `longest_interval`. A Pod first seen before its Node was known to be
 // metered (serve just started) may have a minute priced twice, by the model
@@ -137,6 +138,7 @@ class TrackedPods {
     // Since when the meter has measured it, or was expected to (its last
     // measured window, or when it was first seen on a metered Node).
     std::optional<absl::Time> metered_at;
+    bool meter_gave_up = false;  // silent on it for longer than an interval may be: the model
     std::optional<absl::Time> finished_at;  // measured and ended: drained from later windows
   };
   // Books `pod`'s interval up to `now`, from `measured` when given.

@@ -173,6 +173,13 @@ TEST(PodLedger, WhenTheMeterFallsSilentOnAPodTheModelTakesOverAfterOneSkip) {
   EXPECT_DOUBLE_EQ(h.Skipped("unknown_energy"), 1);
   h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(5), &none);  // the model
   EXPECT_NEAR(h.Grams("chosen"), 0.1 + 0.011616 * 100, 1e-9);
+  // Its Node metered again (another Pod measured there): it stays with the model, once given up.
+  const ledger::MeteredPods other = {
+      .pods = {{{"shop", "other"}, {{60, ledger::EnergySource::kKepler}}}}, .nodes = {"n-fr"}};
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(6), &other);
+  h.pods.Accrue(Model(380, 100, 150).get(), kT0 + absl::Hours(7), &none);
+  EXPECT_NEAR(h.Grams("chosen"), 0.1 + 3 * 0.011616 * 100, 1e-9);
+  EXPECT_DOUBLE_EQ(h.Skipped("unknown_energy"), 1);
 }
 
 // A Pod new on a Node the meter measures waits for its minutes (no model
