@@ -68,24 +68,36 @@ WatchedPod Bound(int i) {
           .requests = carbonroute::kube::PodRequests{.cpu_cores = 1, .memory_bytes = 2e9}};
 }
 
+// 1,000 Pods scored, bound, accrued every minute for an hour (each accrual
+// given the window's measured figures, turned from `answer`, when it is
+// given), then deleted.
+void AnHourOfAThousandPods(const carbonroute::placement::PlacementModel& model,
+                           const std::vector<carbonroute::ledger::MeteredSeries>* answer) {
+  prometheus::Registry registry;
+  carbonroute::ledger::Ledger ledger(registry);
+  PodLedger pods(ledger, {}, kNow);
+  for (int i = 0; i < 1'000; ++i) {
+    pods.Scored(Scored(i), kNow);
+    pods.Observed(Bound(i), &model, kNow);
+  }
+  for (int minute = 1; minute <= 60; ++minute) {
+    if (answer == nullptr) {
+      pods.Accrue(&model, kNow + absl::Minutes(minute));
+      continue;
+    }
+    const carbonroute::ledger::MeteredPods metered =
+        carbonroute::ledger::CombineMeteredEnergy(*answer);
+    pods.Accrue(&model, kNow + absl::Minutes(minute), &metered);
+  }
+  for (int i = 0; i < 1'000; ++i) {
+    pods.Deleted(absl::StrCat("uid-", i), &model, kNow + absl::Minutes(61));
+  }
+  benchmark::DoNotOptimize(pods.tracked());
+}
+
 void BM_ThousandPodsOverAnHour(benchmark::State& state) {
   const auto model = Model();
-  for (auto _ : state) {
-    prometheus::Registry registry;
-    carbonroute::ledger::Ledger ledger(registry);
-    PodLedger pods(ledger, {}, kNow);
-    for (int i = 0; i < 1'000; ++i) {
-      pods.Scored(Scored(i), kNow);
-      pods.Observed(Bound(i), model.get(), kNow);
-    }
-    for (int minute = 1; minute <= 60; ++minute) {
-      pods.Accrue(model.get(), kNow + absl::Minutes(minute));
-    }
-    for (int i = 0; i < 1'000; ++i) {
-      pods.Deleted(absl::StrCat("uid-", i), model.get(), kNow + absl::Minutes(61));
-    }
-    benchmark::DoNotOptimize(pods.tracked());
-  }
+  for (auto _ : state) AnHourOfAThousandPods(*model, nullptr);
   state.SetLabel("1,000 Pods: scored, bound, 60 accruals, deleted");
 }
 BENCHMARK(BM_ThousandPodsOverAnHour)->Unit(benchmark::kMillisecond);
@@ -100,24 +112,7 @@ void BM_ThousandMeteredPodsOverAnHour(benchmark::State& state) {
     answer.push_back(
         {"shop", absl::StrCat("web-", i), absl::StrCat("node-", i % kNodes), "kepler", "cpu", 600});
   }
-  for (auto _ : state) {
-    prometheus::Registry registry;
-    carbonroute::ledger::Ledger ledger(registry);
-    PodLedger pods(ledger, {}, kNow);
-    for (int i = 0; i < 1'000; ++i) {
-      pods.Scored(Scored(i), kNow);
-      pods.Observed(Bound(i), model.get(), kNow);
-    }
-    for (int minute = 1; minute <= 60; ++minute) {
-      const carbonroute::ledger::MeteredPods metered =
-          carbonroute::ledger::CombineMeteredEnergy(answer);
-      pods.Accrue(model.get(), kNow + absl::Minutes(minute), &metered);
-    }
-    for (int i = 0; i < 1'000; ++i) {
-      pods.Deleted(absl::StrCat("uid-", i), model.get(), kNow + absl::Minutes(61));
-    }
-    benchmark::DoNotOptimize(pods.tracked());
-  }
+  for (auto _ : state) AnHourOfAThousandPods(*model, &answer);
   state.SetLabel("1,000 Pods measured: scored, bound, 60 metered accruals, deleted");
 }
 BENCHMARK(BM_ThousandMeteredPodsOverAnHour)->Unit(benchmark::kMillisecond);
