@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace carbonroute::ledger {
 
@@ -25,8 +26,12 @@ std::string RegexLiteral(const std::string& name) {
   return out;
 }
 
-std::string Milliseconds(absl::Duration window) {
-  return absl::StrCat(std::max<int64_t>(absl::ToInt64Milliseconds(window) - 1, 1), "ms");
+// The rules' minutes of the series `selector` picks ("" for all) in the
+// window, per Pod, Node, meter and component.
+std::string EnergyQuery(absl::string_view selector, absl::Duration window) {
+  return absl::StrCat("sum by (namespace, pod, node, meter, component) (sum_over_time(",
+                      kWorkloadEnergyRecord, selector, "[",
+                      std::max<int64_t>(absl::ToInt64Milliseconds(window) - 1, 1), "ms]))");
 }
 
 }  // namespace
@@ -46,22 +51,27 @@ std::string RunPods(bool job, const std::string& name) {
 
 std::string MeteredRunQuery(const std::string& namespace_name, const std::string& pod_pattern,
                             absl::Duration window) {
-  return absl::StrCat("sum by (namespace, pod, node, meter, component) (sum_over_time(",
-                      kWorkloadEnergyRecord, "{namespace=\"", namespace_name, "\",pod=~\"",
-                      pod_pattern, "\"}[", Milliseconds(window), "]))");
+  return EnergyQuery(
+      absl::StrCat("{namespace=\"", namespace_name, "\",pod=~\"", pod_pattern, "\"}"), window);
+}
+
+void AddBySource(std::vector<PodEnergy>& total, const std::vector<PodEnergy>& more) {
+  for (const PodEnergy& part : more) {
+    const auto same = std::find_if(total.begin(), total.end(),
+                                   [&part](const PodEnergy& e) { return e.source == part.source; });
+    if (same == total.end()) {
+      total.push_back(part);
+    } else {
+      same->joules += part.joules;
+    }
+  }
 }
 
 std::vector<PodEnergy> TotalBySource(const MeteredPods& metered) {
-  std::optional<double> kepler, dcgm;
-  for (const auto& [pod, energies] : metered.pods) {
-    for (const PodEnergy& energy : energies) {
-      std::optional<double>& total = energy.source == EnergySource::kDcgm ? dcgm : kepler;
-      total = total.value_or(0) + energy.joules;
-    }
-  }
   std::vector<PodEnergy> out;
-  if (kepler) out.push_back({*kepler, EnergySource::kKepler});
-  if (dcgm) out.push_back({*dcgm, EnergySource::kDcgm});
+  for (const auto& [pod, energies] : metered.pods) AddBySource(out, energies);
+  std::sort(out.begin(), out.end(),  // kepler, then dcgm (the enum's order)
+            [](const PodEnergy& a, const PodEnergy& b) { return a.source < b.source; });
   return out;
 }
 
@@ -104,10 +114,7 @@ MeteredPods CombineMeteredEnergy(const std::vector<MeteredSeries>& series) {
   return out;
 }
 
-std::string MeteredEnergyQuery(absl::Duration window) {
-  return absl::StrCat("sum by (namespace, pod, node, meter, component) (sum_over_time(",
-                      kWorkloadEnergyRecord, "[", Milliseconds(window), "]))");
-}
+std::string MeteredEnergyQuery(absl::Duration window) { return EnergyQuery("", window); }
 
 std::optional<absl::Duration> MeterWindow::Next(absl::Time now) {
   const absl::Duration window = now - from_;

@@ -116,6 +116,8 @@ std::string MeteredRunQuery(const std::string& namespace_name, const std::string
                             absl::Duration window);
 // Every Pod's energy added up per source (kepler first, then dcgm).
 std::vector<PodEnergy> TotalBySource(const MeteredPods& metered);
+// Adds `more` to `total`, per source (a source new to `total` goes last).
+void AddBySource(std::vector<PodEnergy>& total, const std::vector<PodEnergy>& more);
 
 // What the meters measured of `namespace_name`'s Pods matching `pod_pattern`
 // (RunPods, NamedPods) in [from, to], per source (TotalBySource); empty when

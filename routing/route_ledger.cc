@@ -159,15 +159,7 @@ void RouteLedger::Book(const RouteBooking& booking, absl::Time now) {
       absl::StatusOr<std::vector<ledger::PodEnergy>> energy =
           meter_(namespace_name, ledger::NamedPods(pods), now - interval, now);
       if (!energy.ok()) return skip(ledger::kUnknownEnergy);
-      for (const ledger::PodEnergy& part : *energy) {
-        auto same = absl::c_find_if(
-            measured, [&part](const ledger::PodEnergy& e) { return e.source == part.source; });
-        if (same == measured.end()) {
-          measured.push_back(part);
-        } else {
-          same->joules += part.joules;
-        }
-      }
+      ledger::AddBySource(measured, *energy);
     }
     for (const auto& [origin, rate] : *booking.requests_per_second) requests += std::max(rate, 0.0);
     if (measured.empty() || requests <= 0) return skip(ledger::kUnknownEnergy);

@@ -391,17 +391,28 @@ bool KubeFlags::Resolve(kube::KubeConnection& connection, std::ostream& err) con
   return true;
 }
 
+absl::StatusOr<ledger::MeteredPods> QueryMeteredPods(net::HttpClient& http, const std::string& url,
+                                                     const std::string& promql,
+                                                     absl::Duration timeout,
+                                                     const model_sources::SourceAuth& auth,
+                                                     absl::Time at) {
+  std::vector<model_sources::Sample> samples;
+  CARBONROUTE_RETURN_IF_ERROR(
+      model_sources::QueryInstant(http, url, promql, timeout, auth, samples, at));
+  return ledger::CombineMeteredSamples(samples);
+}
+
 ledger::PodsMeter PrometheusPodsMeter(net::HttpClient& http, std::string url,
                                       model_sources::SourceAuth auth) {
   return [&http, url = std::move(url), auth = std::move(auth)](
              const std::string& namespace_name, const std::string& pods, absl::Time from,
              absl::Time to) -> absl::StatusOr<std::vector<ledger::PodEnergy>> {
-    std::vector<model_sources::Sample> samples;
     const absl::Time at = to + ledger::kMeteredRunLag;
-    CARBONROUTE_RETURN_IF_ERROR(model_sources::QueryInstant(
-        http, url, ledger::MeteredRunQuery(namespace_name, pods, at - from), absl::Seconds(10),
-        auth, samples, at));
-    return ledger::TotalBySource(ledger::CombineMeteredSamples(samples));
+    CARBONROUTE_ASSIGN_OR_RETURN(
+        const ledger::MeteredPods metered,
+        QueryMeteredPods(http, url, ledger::MeteredRunQuery(namespace_name, pods, at - from),
+                         absl::Seconds(10), auth, at));
+    return ledger::TotalBySource(metered);
   };
 }
 

@@ -171,6 +171,15 @@ class PowerModelFlags {
   ledger::PowerModel model_;
 };
 
+// The measured energy a metered-energy query (ledger::MeteredEnergyQuery,
+// MeteredRunQuery) answers at `at`, from the Prometheus at `url`; the errors
+// of model_sources::QueryInstant.
+absl::StatusOr<ledger::MeteredPods> QueryMeteredPods(net::HttpClient& http, const std::string& url,
+                                                     const std::string& promql,
+                                                     absl::Duration timeout,
+                                                     const model_sources::SourceAuth& auth,
+                                                     absl::Time at);
+
 // What Kepler and DCGM measured of Pods (ledger::PodsMeter), read from the
 // emissions rules' records in the Prometheus at `url` (hold's and route's
 // --prometheus): MeteredRunQuery over [from, to], evaluated kMeteredRunLag

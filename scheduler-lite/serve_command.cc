@@ -405,16 +405,16 @@ std::optional<ledger::MeteredPods> ReadMeteredEnergy(ledger::MeterWindow& window
                                                      net::HttpClient& http, absl::Time now) {
   const std::optional<absl::Duration> span = window.Next(now);
   if (!span) return std::nullopt;
-  std::vector<model_sources::Sample> samples;
-  const absl::Status read =
-      model_sources::QueryInstant(http, sources.prometheus_url, ledger::MeteredEnergyQuery(*span),
-                                  sources.timeout, sources.auth, samples, now);
-  if (!read.ok()) {
-    spdlog::warn(absl::StrCat("savings ledger: measured energy not read: ", read.message()));
+  absl::StatusOr<ledger::MeteredPods> metered =
+      QueryMeteredPods(http, sources.prometheus_url, ledger::MeteredEnergyQuery(*span),
+                       sources.timeout, sources.auth, now);
+  if (!metered.ok()) {
+    spdlog::warn(
+        absl::StrCat("savings ledger: measured energy not read: ", metered.status().message()));
     return std::nullopt;
   }
   window.Read(now);
-  return ledger::CombineMeteredSamples(samples);
+  return *std::move(metered);
 }
 
 std::unique_ptr<Subcommand> NewServeSubcommand() { return std::make_unique<ServeSubcommand>(); }

@@ -27,10 +27,10 @@
 #include "extender/pod_ledger.h"
 #include "ledger/ledger.h"
 #include "ledger/metered_energy.h"
-#include "model_sources/metrics_source.h"
 #include "net/curl_http_client.h"
 #include "net/url.h"
 #include "prometheus/registry.h"
+#include "scheduler-lite/command_flags.h"
 #include "scheduler-lite/serve_command.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
@@ -331,17 +331,15 @@ TEST_F(LedgerKepler, TheLedgersGramsAgreeWithTheEmissionsRules) {
     std::printf("  %s: ledger %.4f g, rules %.4f g: %.2f %% apart\n", namespace_name.c_str(),
                 ledger_grams, rule_grams[namespace_name], 100 * gap);
   }
-  // What `hold --prometheus` asks of a run: train-1's minutes from 5 to 35 minutes, read
-  // 2 minutes after (so 32 of them): 1,800 J of CPU and 15,000 J of GPU each.
+  // What `hold --prometheus` asks of a run (its PrometheusPodsMeter): train-1's minutes from 5 to
+  // 35 minutes, read 2 minutes after (so 32 of them): 1,800 J of CPU and 15,000 J of GPU each.
+  const ledger::PodsMeter meter =
+      scheduler_lite::PrometheusPodsMeter(**http, sources.prometheus_url, {});
   auto run = [&](const std::string& namespace_name, const std::string& pod_pattern) {
-    std::vector<model_sources::Sample> samples;
-    const absl::Time at = end + ledger::kMeteredRunLag;
-    const absl::Status read = model_sources::QueryInstant(
-        **http, sources.prometheus_url,
-        ledger::MeteredRunQuery(namespace_name, pod_pattern, at - bound), absl::Seconds(10), {},
-        samples, at);
-    EXPECT_TRUE(read.ok()) << read;
-    return ledger::TotalBySource(ledger::CombineMeteredSamples(samples));
+    absl::StatusOr<std::vector<ledger::PodEnergy>> energy =
+        meter(namespace_name, pod_pattern, bound, end);
+    EXPECT_TRUE(energy.ok()) << energy.status();
+    return energy.ok() ? *std::move(energy) : std::vector<ledger::PodEnergy>{};
   };
   const std::vector<ledger::PodEnergy> train = run("ml", ledger::RunPods(false, "train-1"));
   ASSERT_EQ(train.size(), 2u);
