@@ -79,7 +79,7 @@ TEST(ReadFitNode, ReadsLabelsTaintsAllocatableAndReadiness) {
 }
 
 // Nodes in Germany (380), France (56) and Belgium (150); France's Node is tainted for GPUs.
-std::shared_ptr<const placement::PlacementModel> ShadowModel() {
+placement::PlacementFacts ShadowFacts() {
   placement::PlacementFacts facts;
   facts.built_at = kShadowStart;
   facts.nodes = {{"n-de", {"DE", "europe-west3"}},
@@ -88,7 +88,11 @@ std::shared_ptr<const placement::PlacementModel> ShadowModel() {
   facts.carbon["DE"].grams_per_kwh = 380;
   facts.carbon["FR"].grams_per_kwh = 56;
   facts.carbon["BE"].grams_per_kwh = 150;
-  return std::make_shared<const placement::PlacementModel>(facts);
+  return facts;
+}
+
+std::shared_ptr<const placement::PlacementModel> ShadowModel() {
+  return std::make_shared<const placement::PlacementModel>(ShadowFacts());
 }
 
 struct ShadowHarness {
@@ -145,15 +149,8 @@ TEST(ShadowLedger, ABindingIsBookedAgainstCarbonroutesChoiceAmongTheNodesItFits)
 // (past its validity and the 30 minutes after), so it counts as none and Belgium is the choice.
 TEST(ShadowLedger, AStaleReadingCountsAsNoneWhenTheChoiceIsMade) {
   ShadowHarness h;
-  placement::PlacementFacts facts;
-  facts.built_at = kShadowStart;
-  facts.nodes = {{"n-de", {"DE", "europe-west3"}},
-                 {"n-fr", {"FR", "europe-west9"}},
-                 {"n-be", {"BE", "europe-west1"}}};
-  facts.carbon["DE"].grams_per_kwh = 380;
-  facts.carbon["FR"].grams_per_kwh = 56;
+  placement::PlacementFacts facts = ShadowFacts();
   facts.carbon["FR"].valid_to = kShadowStart - absl::Hours(1);
-  facts.carbon["BE"].grams_per_kwh = 150;
   const placement::PlacementModel stale(facts);
   WatchedPod tolerant = ShadowHarness::Pod("p1", "n-de");
   tolerant.fit.tolerations = {{"dedicated", "Equal", "gpu", "NoSchedule"}};
