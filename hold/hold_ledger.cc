@@ -23,7 +23,6 @@ void HoldLedger::Observe(const HeldObject& object, const std::string& only_locat
   if (!Unrecorded(object)) return;
   Run run{.namespace_name = object.namespace_name,
           .pods = ledger::RunPods(object.kind == HeldKind::kJob, object.name),
-          .shadow = mode_ == ledger::LedgerMode::kShadow,
           .runtime = *object.finished - *object.started};
   if (object.requests) {
     run.watts = power_model_.Watts(object.requests->per_replica) *
@@ -78,7 +77,9 @@ bool HoldLedger::Price(const Run& run, absl::Time now) {
   // What it drew: measured over the hours it really ran, else the model.
   std::vector<ledger::PodEnergy> energy;
   if (meter_) {
-    const absl::Time ran_from = run.shadow ? run.counterfactual_start : run.chosen_start;
+    // The hours it really ran: shadow mode's counterfactual, else the chosen ones.
+    const absl::Time ran_from =
+        mode_ == ledger::LedgerMode::kShadow ? run.counterfactual_start : run.chosen_start;
     if (now < ran_from + run.runtime + ledger::kMeteredRunLag) return false;  // its last minutes
     absl::StatusOr<std::vector<ledger::PodEnergy>> measured =
         meter_(run.namespace_name, run.pods, ran_from, ran_from + run.runtime);

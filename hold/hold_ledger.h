@@ -101,7 +101,6 @@ class HoldLedger {
   struct Run {
     std::string namespace_name, location;
     std::string pods;  // its Pods, ledger::RunPods
-    bool shadow = false;
     absl::Time chosen_start, counterfactual_start;
     absl::Duration runtime;
     std::optional<double> watts;  // absent: its requests could not be read

@@ -28,7 +28,6 @@
 #include "ledger/metered_energy.h"
 #include "model_sources/api_nodes.h"
 #include "model_sources/collector_pods.h"
-#include "model_sources/metrics_source.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
 #include "prometheus/gauge.h"
