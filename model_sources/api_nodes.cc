@@ -47,9 +47,16 @@ absl::Status ApiNodes::OnListItem(const kube::JsonField& item) {
 }
 
 void ApiNodes::OnListed(const std::string&, int) {
-  absl::MutexLock lock(&mutex_);
-  nodes_ = std::move(listing_);
-  listing_.clear();
+  {
+    absl::MutexLock lock(&mutex_);
+    nodes_ = std::move(listing_);
+    listing_.clear();
+  }
+  if (!first_list_.HasBeenNotified()) first_list_.Notify();
+}
+
+bool ApiNodes::WaitForFirstList(absl::Duration timeout) const {
+  return first_list_.WaitForNotificationWithTimeout(timeout);
 }
 
 absl::Status ApiNodes::OnEvent(kube::WatchEventType type, const kube::JsonField& object) {

@@ -44,6 +44,11 @@ class ApiNodes final : private kube::ListWatchHandler {
   std::vector<kube::KubeNode> nodes() const;
   // "Nodes (6, 3 Liqo virtual)"; with the last failure while the API cannot be read.
   std::string describe() const;
+  // Waits (real time) until the first list of the Nodes has completed, at most `timeout`;
+  // whether it has. serve builds its first model after it: a model built before would
+  // know none of the Nodes kube-scheduler names (nodeCacheCapable), refuse every Node to
+  // a Pod with a latency limit, and kube-scheduler would park that Pod for minutes.
+  bool WaitForFirstList(absl::Duration timeout) const;
 
  private:
   void OnListStart() override { listing_.clear(); }
@@ -58,6 +63,7 @@ class ApiNodes final : private kube::ListWatchHandler {
   mutable absl::Mutex mutex_;
   std::map<std::string, kube::KubeNode> nodes_ ABSL_GUARDED_BY(mutex_);
   std::string failure_ ABSL_GUARDED_BY(mutex_);
+  absl::Notification first_list_;  // notified by the first OnListed
 };
 
 }  // namespace carbonroute::model_sources

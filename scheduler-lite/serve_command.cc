@@ -45,6 +45,9 @@ using placement::ScoringOptions;
 
 namespace {
 
+// How long serve's first model waits for the API's Nodes (model_sources::ApiNodes).
+constexpr absl::Duration kFirstNodeListWait = absl::Seconds(10);
+
 class ServeSubcommand final : public Subcommand {
  public:
   const char* name() const override { return "serve"; }
@@ -354,6 +357,13 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
     }
     without_carbon = no_carbon;
   };
+  // The first model waits for the Nodes' first list (bounded: an API that cannot be read
+  // leaves serve with the collectors' Nodes, as before, and the log says so).
+  if (api_nodes != nullptr && !api_nodes->WaitForFirstList(kFirstNodeListWait)) {
+    spdlog::warn(
+        absl::StrCat("the first model is built without the API's Nodes: not listed within ",
+                     absl::FormatDuration(kFirstNodeListWait), " (", api_nodes->describe(), ")"));
+  }
   refresh();
   TuneAllocatorForLargeRequests();
   ExtenderService service(models, options, clock, *registry, request.max_model_age);

@@ -1,0 +1,66 @@
+#include "test/cluster/cluster_test_support.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace carbonroute::testing {
+
+std::string PodYaml(const std::string& namespace_name, const std::string& name,
+                    const std::string& scheduler_name,
+                    const std::map<std::string, std::string>& labels,
+                    const std::map<std::string, std::string>& annotations) {
+  std::string yaml = absl::StrCat("apiVersion: v1\nkind: Pod\nmetadata:\n  name: ", name,
+                                  "\n  namespace: ", namespace_name, "\n  labels: {");
+  for (const auto& [key, value] : labels)
+    absl::StrAppend(&yaml, "\"", key, "\": \"", value, "\", ");
+  absl::StrAppend(&yaml, "}\n  annotations: {");
+  for (const auto& [key, value] : annotations) {
+    absl::StrAppend(&yaml, "\"", key, "\": \"", value, "\", ");
+  }
+  absl::StrAppend(&yaml, "}\nspec:\n  schedulerName: ", scheduler_name,
+                  "\n  containers:\n    - name: work\n      image: busybox\n"
+                  "      resources: {requests: {cpu: 100m, memory: 128Mi}}\n");
+  return yaml;
+}
+
+std::string Field(const RealControlPlane& plane, const std::string& object,
+                  const std::string& namespace_name, const std::string& jsonpath) {
+  absl::StatusOr<std::string> value = plane.Kubectl(
+      absl::StrCat("get ", object, " -n ", namespace_name, " -o jsonpath='", jsonpath, "'"));
+  return value.ok() ? *value : "";
+}
+
+std::string EventsOf(const RealControlPlane& plane, const std::string& namespace_name,
+                     const std::string& kind, const std::string& name) {
+  absl::StatusOr<std::string> events = plane.Kubectl(
+      absl::StrCat("get events -n ", namespace_name, " --field-selector involvedObject.kind=", kind,
+                   ",involvedObject.name=", name,
+                   " -o jsonpath='{range .items[*]}{.reason}: {.message}{\"\\n\"}{end}'"));
+  return events.ok() ? *events : "";
+}
+
+CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir) {
+  absl::StatusOr<std::string> kubeconfig =
+      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-carbon");
+  if (!kubeconfig.ok()) {
+    ADD_FAILURE() << kubeconfig.status();
+    return {};
+  }
+  return StartCollector(dir,
+                        absl::StrFormat(R"yaml(
+listen_address: 127.0.0.1:0
+database: ":memory:"
+node: {name: carbon-0}
+rtt:
+  discovery:
+    kubernetes: {kubeconfig: %s}
+  peer_selection: {mode: none}
+providers: [{type: static, values: {BE: %g, DE: %g, FR: %g}}]
+)yaml",
+                                        *kubeconfig, kBelgium, kGermany, kFrance),
+                        "carbon-role.log");
+}
+
+}  // namespace carbonroute::testing
