@@ -14,7 +14,9 @@ const placement::LocationCarbon* ReadingAt(const placement::PlacementModel& mode
 PodLedger::PodLedger(ledger::Ledger& ledger, PodLedgerOptions options, absl::Time started)
     : ledger_(ledger),
       options_(options),
-      started_(started),
+      // The API server writes a condition's time in whole seconds (metav1.Time): a Pod
+      // bound in the second serve started shows a time before `started`, not after it.
+      started_(absl::FromUnixSeconds(absl::ToUnixSeconds(started))),
       tracked_(ledger, {.mode = ledger::LedgerMode::kEnforced,
                         .longest_interval = options.longest_interval,
                         .power_model = options.power_model}) {}

@@ -9,7 +9,9 @@ namespace carbonroute::extender {
 ShadowLedger::ShadowLedger(ledger::Ledger& ledger, ShadowLedgerOptions options, absl::Time started)
     : ledger_(ledger),
       options_(std::move(options)),
-      started_(started),
+      // The API server writes a condition's time in whole seconds (metav1.Time): a Pod
+      // bound in the second serve started shows a time before `started`, not after it.
+      started_(absl::FromUnixSeconds(absl::ToUnixSeconds(started))),
       tracked_(ledger, {.mode = ledger::LedgerMode::kShadow,
                         .longest_interval = options_.longest_interval,
                         .power_model = options_.power_model}) {}

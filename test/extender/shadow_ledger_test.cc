@@ -179,6 +179,29 @@ TEST(ShadowLedger, APodThatFitsNoNodeIsADecisionWithItsReasonAndNothingBooked) {
   EXPECT_TRUE(std::isnan(h.Grams("chosen")));
 }
 
+// The API server writes the PodScheduled condition's time in whole seconds: a Pod bound 400 ms
+// after serve started, in the same second, reads as bound 600 ms before it, and is booked
+// (the real API server showed it; a fake that wrote fractions had hidden it).
+TEST(ShadowLedger, APodBoundInTheSecondServeStartedIsBooked) {
+  prometheus::Registry registry;
+  ledger::Ledger ledger{registry};
+  const absl::Time started = kShadowStart + absl::Milliseconds(600);
+  ShadowLedger shadow{ledger, {.longest_interval = absl::Hours(2)}, started};
+  shadow.NodesListed({{"n-de", ReadyNode("n-de")}, {"n-fr", ReadyNode("n-fr")}});
+  std::shared_ptr<const placement::PlacementModel> model = ShadowModel();
+  WatchedPod pod = ShadowHarness::Pod("p1", "n-de");
+  pod.scheduled_at = kShadowStart;  // bound at started + 400 ms, written as the whole second
+  shadow.Observed(pod, model.get(), started + absl::Milliseconds(400));
+  EXPECT_DOUBLE_EQ(CounterValue(registry, "carbonroute_ledger_decisions_total",
+                                {{"mode", "shadow"}, {"outcome", "moved"}}),
+                   1);
+  // One bound a whole second before serve started is still not booked.
+  WatchedPod old = ShadowHarness::Pod("p2", "n-de");
+  old.scheduled_at = kShadowStart - absl::Seconds(1);
+  shadow.Observed(old, model.get(), started + absl::Seconds(1));
+  EXPECT_EQ(shadow.tracked(), 1u);
+}
+
 // NodeResourcesFit: the Pods already bound there count. Belgium's Node is full (two 4-core Pods
 // bound by the scheduler), so the choice falls back to Germany, where it runs: `kept`.
 TEST(ShadowLedger, ANodeFullOfBoundPodsIsNoCandidate) {
