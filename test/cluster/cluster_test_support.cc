@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 
 namespace carbonroute::testing {
 
@@ -39,6 +44,17 @@ std::string EventsOf(const RealControlPlane& plane, const std::string& namespace
                    ",involvedObject.name=", name,
                    " -o jsonpath='{range .items[*]}{.reason}: {.message}{\"\\n\"}{end}'"));
   return events.ok() ? *events : "";
+}
+
+double SeriesValue(const std::string& page, const std::vector<std::string>& parts) {
+  for (absl::string_view line : absl::StrSplit(page, '\n')) {
+    if (absl::StartsWith(line, "#")) continue;
+    bool all = true;
+    for (const std::string& part : parts) all = all && absl::StrContains(line, part);
+    double value = 0;
+    if (all && absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) return value;
+  }
+  return std::nan("");
 }
 
 CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir) {

@@ -35,6 +35,10 @@ std::string Field(const RealControlPlane& plane, const std::string& object,
 std::string EventsOf(const RealControlPlane& plane, const std::string& namespace_name,
                      const std::string& kind, const std::string& name);
 
+// The value of the first line of a Prometheus text page holding every one of `parts`
+// (a metric name with "{", a label="value"); NaN when none does.
+double SeriesValue(const std::string& page, const std::vector<std::string>& parts);
+
 // The carbon role's collector (carbonroute-collector, static provider) with node discovery
 // through the API, as the ServiceAccount carbonroute/carbonroute-carbon.
 CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir);

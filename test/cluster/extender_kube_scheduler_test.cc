@@ -169,6 +169,30 @@ TEST_P(ExtenderUnderKubeScheduler, PodsLandOnTheCleanestNodeWithinTheirLimits) {
       absl::Seconds(30)));
 }
 
+// The shipped example Deployment (deploy/kubernetes/examples/deployment.yaml), in this test's
+// namespace, its limit taken from the edge gateway it names to Germany's region (this cluster
+// has no edge-gw-1): the Deployment and ReplicaSet controllers make its two Pods, which name
+// the carbonroute profile by schedulerName, and both land in Belgium.
+TEST_P(ExtenderUnderKubeScheduler, TheExampleDeploymentsPodsLandWithinTheirLimit) {
+  std::unique_ptr<testing::Subprocess> scheduler = StartScheduler(serve_port_);
+  const std::string example = testing::ReadFile(
+      absl::StrCat(CARBONROUTE_SOURCE_DIR, "/deploy/kubernetes/examples/deployment.yaml"));
+  ASSERT_THAT(example, HasSubstr("schedulerName: carbonroute"));
+  ASSERT_TRUE(plane_
+                  .Apply(absl::StrReplaceAll(
+                      example, {{"namespace: default", "namespace: " + namespace_},
+                                {"delay_edge-gw-1: \"25\"", "delay_europe-west3: \"9\""}}))
+                  .ok());
+  std::string nodes;
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        nodes = Field(plane_, "pods -l app=batch-render", namespace_, "{.items[*].spec.nodeName}");
+        return nodes == "n-be n-be";
+      },
+      absl::Seconds(60)))
+      << nodes << scheduler->Log();
+}
+
 INSTANTIATE_TEST_SUITE_P(ShippedAndOtherSwitches, ExtenderUnderKubeScheduler,
                          ::testing::Values(std::pair{true, true}, std::pair{true, false},
                                            std::pair{false, true}, std::pair{false, false}),
@@ -178,6 +202,103 @@ INSTANTIATE_TEST_SUITE_P(ShippedAndOtherSwitches, ExtenderUnderKubeScheduler,
                                info.param.second ? "Ignorable" : "NotIgnorable",
                                info.param.first && info.param.second ? "AsShipped" : "");
                          });
+
+// The faults, each with its own collector, serve and kube-scheduler (the shipped
+// configuration, nodeCacheCapable).
+class ExtenderFaultsUnderKubeScheduler : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    plane_.Kubectl("delete namespace --wait=false " + namespace_).IgnoreError();
+  }
+  std::unique_ptr<testing::Subprocess> StartScheduler(const std::string& name, int extender_port,
+                                                      bool ignorable) {
+    return testing::StartKubeScheduler(
+        plane_, dir_.path(), name, ShippedSchedulerConfig(plane_, extender_port, true, ignorable));
+  }
+  std::string Events(const std::string& pod) {
+    return testing::EventsOf(plane_, namespace_, "Pod", pod);
+  }
+  std::string NodeOf(const std::string& pod) {
+    return Field(plane_, "pod " + pod, namespace_, "{.spec.nodeName}");
+  }
+
+  testing::ScopedTempDir dir_;
+  RealControlPlane& plane_ = testing::SharedControlPlane();
+  std::string namespace_ = plane_.NewNamespace();
+};
+
+// (i) The carbon role hangs (SIGSTOP: its socket accepts, nothing answers). serve keeps
+// answering kube-scheduler within httpTimeout (2 s) under ignorable: false, where a late answer
+// would fail the Pod: a Pod without a latency limit is bound. Once the model is older than
+// --max-model-age (3 s here), a Pod with a limit fails on every Node, kube-scheduler's Event
+// naming the limit and the model's age (docs/scheduler-lite.md).
+TEST_F(ExtenderFaultsUnderKubeScheduler,
+       AHangingCollectorLeavesServeAnsweringAndLimitedPodsRefusedOnceTheModelIsTooOld) {
+  testing::CollectorProcess collector = testing::StartCarbonRole(plane_, dir_.path());
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  const int port = testing::FreeLoopbackPort();
+  std::unique_ptr<testing::Subprocess> serve =
+      StartServe(plane_, dir_.path(), port, collector.port, {"--max-model-age=3s"});
+  std::unique_ptr<testing::Subprocess> scheduler =
+      StartScheduler("kube-scheduler-hanging", port, /*ignorable=*/false);
+  collector.process->Signal(SIGSTOP);
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return testing::SeriesValue(testing::HttpGet(port, "/metrics"),
+                                    {"carbonroute_scheduler_model_age_seconds "}) > 4;
+      },
+      absl::Seconds(60)))
+      << serve->Log();
+  ASSERT_TRUE(plane_
+                  .Apply(absl::StrCat(PodYaml(namespace_, "free", kScheduler), "---\n",
+                                      PodYaml(namespace_, "near-germany", kScheduler,
+                                              {{"delay_europe-west3", "9"}})))
+                  .ok());
+  EXPECT_TRUE(testing::WaitFor([&] { return !NodeOf("free").empty(); }, absl::Seconds(60)))
+      << Events("free") << scheduler->Log();
+  std::string events;
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        events = Events("near-germany");
+        return absl::StrContains(events, "FailedScheduling");
+      },
+      absl::Seconds(60)));
+  EXPECT_THAT(events, HasSubstr("latency limit delay_europe-west3=9ms cannot be verified: the "
+                                "placement model is"));
+  EXPECT_THAT(events, HasSubstr("old (over 3s): its sources cannot be read"));
+  EXPECT_EQ(NodeOf("near-germany"), "");
+  collector.process->Signal(SIGCONT);
+}
+
+// (ii) serve stopped: under ignorable: false kube-scheduler cannot place the Pod and says why
+// in its Event; the same Pod, once a kube-scheduler with ignorable: true (as shipped) takes
+// over, is bound without the extender.
+TEST_F(ExtenderFaultsUnderKubeScheduler, AStoppedServeHoldsPodsOnlyWhenNotIgnorable) {
+  testing::CollectorProcess collector = testing::StartCarbonRole(plane_, dir_.path());
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  const int port = testing::FreeLoopbackPort();
+  StartServe(plane_, dir_.path(), port, collector.port)->Terminate();
+  {
+    std::unique_ptr<testing::Subprocess> strict =
+        StartScheduler("kube-scheduler-strict", port, /*ignorable=*/false);
+    ASSERT_TRUE(plane_.Apply(PodYaml(namespace_, "web", kScheduler)).ok());
+    std::string events;
+    ASSERT_TRUE(testing::WaitFor(
+        [&] {
+          events = Events("web");
+          return absl::StrContains(events, "FailedScheduling");
+        },
+        absl::Seconds(60)))
+        << strict->Log();
+    EXPECT_THAT(events, HasSubstr(absl::StrCat("127.0.0.1:", port, "/filter")));
+    EXPECT_THAT(events, HasSubstr("connection refused"));
+    EXPECT_EQ(NodeOf("web"), "");
+  }
+  std::unique_ptr<testing::Subprocess> ignoring =
+      StartScheduler("kube-scheduler-ignoring", port, /*ignorable=*/true);
+  EXPECT_TRUE(testing::WaitFor([&] { return !NodeOf("web").empty(); }, absl::Seconds(60)))
+      << ignoring->Log();
+}
 
 }  // namespace
 }  // namespace carbonroute

@@ -110,16 +110,6 @@ absl::StatusOr<std::unique_ptr<net::HttpServer>> StartForecastingCollector(absl:
   return net::HttpServer::Start(std::move(options));
 }
 
-double MetricValue(const std::string& page, const std::vector<std::string>& parts) {
-  for (absl::string_view line : absl::StrSplit(page, '\n')) {
-    bool all = true;
-    for (const std::string& part : parts) all = all && absl::StrContains(line, part);
-    double value = 0;
-    if (all && absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) return value;
-  }
-  return -1;
-}
-
 absl::Time FieldTime(const RealControlPlane& plane, const std::string& object,
                      const std::string& namespace_name, const std::string& jsonpath) {
   absl::Time t = absl::InfinitePast();
@@ -257,7 +247,7 @@ TEST_F(HoldWithTheJobController, AHeldJobGetsPodsOnlyOnceReleasedAtTheCleanWindo
     std::vector<std::string> parts = hold;
     parts.push_back("carbonroute_ledger_emissions_grams_total{");
     parts.push_back("basis=\"" + basis + "\"");
-    return MetricValue(testing::HttpGet(metrics_port_, "/metrics"), parts);
+    return testing::SeriesValue(testing::HttpGet(metrics_port_, "/metrics"), parts);
   };
   ASSERT_TRUE(testing::WaitFor([&] { return grams("chosen") > 0; }, absl::Seconds(60)))
       << testing::HttpGet(metrics_port_, "/metrics") << hold_->Log();
@@ -278,9 +268,9 @@ TEST_F(HoldWithTheJobController, AJobPastItsLatestStartIsReleasedAtOnceForItsDea
   EXPECT_EQ(Field(plane_, "job urgent", namespace_,
                   "{.metadata.annotations.carbonroute\\.io/release-reason}"),
             "deadline");
-  EXPECT_THAT(Field(plane_, "events", namespace_,
-                    "{.items[?(@.reason==\"CleanWindowRelease\")].type}"),
-              HasSubstr("Warning"));
+  EXPECT_THAT(
+      Field(plane_, "events", namespace_, "{.items[?(@.reason==\"CleanWindowRelease\")].type}"),
+      HasSubstr("Warning"));
   EXPECT_TRUE(testing::WaitFor([&] { return !PodsOf("urgent").empty(); }, absl::Seconds(30)));
 }
 

@@ -30,16 +30,6 @@ namespace {
 using testing::Field;
 using testing::RealControlPlane;
 
-double Series(const std::string& page, const std::vector<std::string>& parts) {
-  for (absl::string_view line : absl::StrSplit(page, '\n')) {
-    bool all = true;
-    for (const std::string& part : parts) all = all && absl::StrContains(line, part);
-    double value = 0;
-    if (all && absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) return value;
-  }
-  return std::nan("");
-}
-
 std::string PreferringGermany(const std::string& namespace_name, const std::string& name) {
   return absl::StrCat(R"(apiVersion: v1
 kind: Pod
@@ -97,10 +87,11 @@ TEST(ShadowModeOnTheRealApiServer, BooksTheDefaultSchedulersBindingsAndWritesNot
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         const std::string page = testing::HttpGet(port, "/metrics");
-        chosen = Series(page, {"carbonroute_ledger_emissions_grams_total{", "basis=\"chosen\"",
-                               "mode=\"shadow\"", in_shop});
-        counterfactual = Series(page, {"carbonroute_ledger_emissions_grams_total{",
-                                       "basis=\"counterfactual\"", "mode=\"shadow\"", in_shop});
+        chosen = testing::SeriesValue(page, {"carbonroute_ledger_emissions_grams_total{",
+                                             "basis=\"chosen\"", "mode=\"shadow\"", in_shop});
+        counterfactual =
+            testing::SeriesValue(page, {"carbonroute_ledger_emissions_grams_total{",
+                                        "basis=\"counterfactual\"", "mode=\"shadow\"", in_shop});
         return chosen > 0 && counterfactual > 0;
       },
       absl::Seconds(60)))
@@ -108,11 +99,11 @@ TEST(ShadowModeOnTheRealApiServer, BooksTheDefaultSchedulersBindingsAndWritesNot
   // France where carbonroute would have placed it against Germany where it runs.
   EXPECT_NEAR(counterfactual / chosen, testing::kGermany / testing::kFrance, 1e-6);
   const std::string page = testing::HttpGet(port, "/metrics");
-  EXPECT_EQ(Series(page, {"carbonroute_ledger_decisions_total{", "mode=\"shadow\"",
-                          "outcome=\"moved\"", in_shop}),
+  EXPECT_EQ(testing::SeriesValue(page, {"carbonroute_ledger_decisions_total{", "mode=\"shadow\"",
+                                        "outcome=\"moved\"", in_shop}),
             1);
-  EXPECT_TRUE(std::isnan(
-      Series(page, {"carbonroute_ledger_decisions_total{", "namespace=\"" + other + "\""})));
+  EXPECT_TRUE(std::isnan(testing::SeriesValue(
+      page, {"carbonroute_ledger_decisions_total{", "namespace=\"" + other + "\""})));
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
 
   // The audit log: serve's identity read and watched, and wrote nothing.
