@@ -182,6 +182,10 @@ spec:
   EXPECT_THAT(log(), HasSubstr("HTTP 403"));
   EXPECT_THAT(log(),
               HasSubstr("{apiGroups: [\"batch\"], resources: [\"jobs\"], verbs: [\"patch\"]}"));
+  // The audit log holds the refusals under that identity: what the whole tier's check reads.
+  EXPECT_GT(RequestsOf(plane, RealControlPlane::ServiceAccountUser(ns, "hold-without-patch"), 0)
+                .second,
+            0);
   hold.Terminate();
   plane.Kubectl(absl::StrCat("delete clusterrolebinding,clusterrole ", ns, "-hold-without-patch"))
       .IgnoreError();
