@@ -193,15 +193,18 @@ TEST_P(ExtenderUnderKubeScheduler, TheExampleDeploymentsPodsLandWithinTheirLimit
       << nodes << scheduler->Log();
 }
 
+// "NodeCacheCapableIgnorableAsShipped", "FullNodesNotIgnorable", ...
+std::string SwitchesName(const ::testing::TestParamInfo<std::pair<bool, bool>>& switches) {
+  const auto [node_cache_capable, ignorable] = switches.param;
+  return absl::StrCat(node_cache_capable ? "NodeCacheCapable" : "FullNodes",
+                      ignorable ? "Ignorable" : "NotIgnorable",
+                      node_cache_capable && ignorable ? "AsShipped" : "");
+}
+
 INSTANTIATE_TEST_SUITE_P(ShippedAndOtherSwitches, ExtenderUnderKubeScheduler,
                          ::testing::Values(std::pair{true, true}, std::pair{true, false},
                                            std::pair{false, true}, std::pair{false, false}),
-                         [](const ::testing::TestParamInfo<std::pair<bool, bool>>& info) {
-                           return absl::StrCat(
-                               info.param.first ? "NodeCacheCapable" : "FullNodes",
-                               info.param.second ? "Ignorable" : "NotIgnorable",
-                               info.param.first && info.param.second ? "AsShipped" : "");
-                         });
+                         SwitchesName);
 
 // The faults, each with its own collector, serve and kube-scheduler (the shipped
 // configuration, nodeCacheCapable).

@@ -175,6 +175,18 @@ class HoldWithTheJobController : public ::testing::Test {
   void TearDown() override {
     plane_.Kubectl("delete namespace --wait=false " + namespace_).IgnoreError();
   }
+  // Whether hold wrote its plan (carbonroute.io/release-at) on `object` within 30 s.
+  bool WaitPlanned(const std::string& object) {
+    const bool planned = testing::WaitFor(
+        [&] {
+          return !Field(plane_, object, namespace_,
+                        "{.metadata.annotations.carbonroute\\.io/release-at}")
+                      .empty();
+        },
+        absl::Seconds(30));
+    if (!planned) ADD_FAILURE() << object << " has no plan: " << hold_->Log();
+    return planned;
+  }
   std::string PodsOf(const std::string& job) {
     absl::StatusOr<std::string> pods = plane_.Kubectl(
         absl::StrCat("get pods -n ", namespace_, " -l batch.kubernetes.io/job-name=", job,
@@ -198,14 +210,7 @@ class HoldWithTheJobController : public ::testing::Test {
 TEST_F(HoldWithTheJobController, AHeldJobGetsPodsOnlyOnceReleasedAtTheCleanWindowAndIsBooked) {
   ASSERT_TRUE(plane_.Apply(HeldJob(namespace_, "report", "5m")).ok());
   // Held: hold wrote its plan, and the Job controller made no Pod.
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        return !Field(plane_, "job report", namespace_,
-                      "{.metadata.annotations.carbonroute\\.io/release-at}")
-                    .empty();
-      },
-      absl::Seconds(30)))
-      << hold_->Log();
+  ASSERT_TRUE(WaitPlanned("job report"));
   EXPECT_EQ(Field(plane_, "job report", namespace_, "{.spec.suspend}"), "true");
   EXPECT_EQ(PodsOf("report"), "");
   // Released at the clean window, not before it: then a Pod, bound, run and completed.
@@ -304,14 +309,7 @@ spec:
                "SchedulingGated";
       },
       absl::Seconds(30)));
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        return !Field(plane_, "pod gated", namespace_,
-                      "{.metadata.annotations.carbonroute\\.io/release-at}")
-                    .empty();
-      },
-      absl::Seconds(30)))
-      << hold_->Log();
+  ASSERT_TRUE(WaitPlanned("pod gated"));
   EXPECT_EQ(Field(plane_, "pod gated", namespace_, "{.spec.nodeName}"), "");
   ASSERT_TRUE(testing::WaitFor(
       [&] { return !Field(plane_, "pod gated", namespace_, "{.spec.nodeName}").empty(); },

@@ -183,9 +183,9 @@ spec:
   EXPECT_THAT(log(),
               HasSubstr("{apiGroups: [\"batch\"], resources: [\"jobs\"], verbs: [\"patch\"]}"));
   // The audit log holds the refusals under that identity: what the whole tier's check reads.
-  EXPECT_GT(RequestsOf(plane, RealControlPlane::ServiceAccountUser(ns, "hold-without-patch"), 0)
-                .second,
-            0);
+  EXPECT_GT(
+      RequestsOf(plane, RealControlPlane::ServiceAccountUser(ns, "hold-without-patch"), 0).second,
+      0);
   hold.Terminate();
   plane.Kubectl(absl::StrCat("delete clusterrolebinding,clusterrole ", ns, "-hold-without-patch"))
       .IgnoreError();
