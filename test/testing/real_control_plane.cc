@@ -102,7 +102,7 @@ absl::StatusOr<std::string> RealControlPlane::ServiceAccountKubeconfig(
 }
 
 std::string RealControlPlane::NewNamespace() {
-  const std::string name = absl::StrCat("cr-", ++namespaces_);
+  std::string name = absl::StrCat("cr-", ++namespaces_);
   absl::StatusOr<std::string> created = Kubectl("create namespace " + name);
   if (!created.ok()) ADD_FAILURE() << created.status();
   // Pods of a new namespace are refused until the controller manager made its default
