@@ -14,9 +14,7 @@ const placement::LocationCarbon* ReadingAt(const placement::PlacementModel& mode
 PodLedger::PodLedger(ledger::Ledger& ledger, PodLedgerOptions options, absl::Time started)
     : ledger_(ledger),
       options_(options),
-      // The API server writes a condition's time in whole seconds (metav1.Time): a Pod
-      // bound in the second serve started shows a time before `started`, not after it.
-      started_(absl::FromUnixSeconds(absl::ToUnixSeconds(started))),
+      started_(started),
       tracked_(ledger, {.mode = ledger::LedgerMode::kEnforced,
                         .longest_interval = options.longest_interval,
                         .power_model = options.power_model}) {}
@@ -192,7 +190,7 @@ void PodLedger::Observed(const WatchedPod& pod, const placement::PlacementModel*
   if (scored == scored_.end()) {
     // Bound without carbonroute's score (once per Pod, for the schedulers it scores for).
     if (!schedulers_.contains(pod.scheduler_name) || !decided_.insert(pod.uid).second) return;
-    const bool before = pod.scheduled_at && *pod.scheduled_at < started_;
+    const bool before = pod.ScheduledBefore(started_);
     ledger_.Decided({.controller = kExtenderController, .namespace_name = pod.namespace_name},
                     before ? ledger::kRestart : ledger::kNotScored);
     return;

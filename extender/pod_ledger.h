@@ -171,6 +171,14 @@ struct WatchedPod {
   std::optional<absl::Time> scheduled_at;     // the PodScheduled condition's time
   FitPod fit;                                 // where it may run (serve --shadow)
   placement::Workload workload;               // its delay_<from> labels (serve --shadow)
+
+  // Whether its PodScheduled time says it was bound before `t`. The API server writes that
+  // time in whole seconds (metav1.Time), so a Pod bound in `t`'s own second, even after `t`,
+  // reads as bound at the second's start: compared with `t`'s second, it is not before.
+  // False when the time is unknown.
+  bool ScheduledBefore(absl::Time t) const {
+    return scheduled_at && *scheduled_at < absl::FromUnixSeconds(absl::ToUnixSeconds(t));
+  }
 };
 
 // What the Pod watch (extender/pod_watch.h) tells a ledger.

@@ -9,9 +9,7 @@ namespace carbonroute::extender {
 ShadowLedger::ShadowLedger(ledger::Ledger& ledger, ShadowLedgerOptions options, absl::Time started)
     : ledger_(ledger),
       options_(std::move(options)),
-      // The API server writes a condition's time in whole seconds (metav1.Time): a Pod
-      // bound in the second serve started shows a time before `started`, not after it.
-      started_(absl::FromUnixSeconds(absl::ToUnixSeconds(started))),
+      started_(started),
       tracked_(ledger, {.mode = ledger::LedgerMode::kShadow,
                         .longest_interval = options_.longest_interval,
                         .power_model = options_.power_model}) {}
@@ -99,7 +97,7 @@ void ShadowLedger::Observed(const WatchedPod& pod, const placement::PlacementMod
   if (pod.node.empty() || pod.finished || decided_.contains(pod.uid)) return;
   if (!options_.namespaces.empty() && !options_.namespaces.contains(pod.namespace_name)) return;
   // Bound before serve started: the cluster it was placed in is not the one seen now.
-  if (!pod.scheduled_at || *pod.scheduled_at < started_) return;
+  if (!pod.scheduled_at || pod.ScheduledBefore(started_)) return;
   if (model == nullptr || !nodes_listed_) {  // decided once the Nodes and a model are in
     pending_[pod.uid] = {pod, now};
     return;
