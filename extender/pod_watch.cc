@@ -43,11 +43,12 @@ absl::StatusOr<WatchedPod> ReadWatchedPod(const kube::JsonField& pod) {
 }
 
 PodWatch::PodWatch(const kube::KubeClient& client, Clock& clock, const ModelStore& models,
-                   PodObserver& ledger)
+                   PodObserver& ledger, absl::Duration watch_timeout)
     : clock_(clock),
       models_(models),
       ledger_(ledger),
-      list_watch_({.path = "/api/v1/pods", .list_kind = "PodList"}, client, clock, *this) {}
+      list_watch_({.path = "/api/v1/pods", .list_kind = "PodList", .watch_timeout = watch_timeout},
+                  client, clock, *this) {}
 
 absl::Status PodWatch::OnListItem(const kube::JsonField& item) {
   listed_.insert(item["metadata"]["uid"].OptionalString().value_or(""));

@@ -46,8 +46,9 @@ absl::StatusOr<WatchedPod> ReadWatchedPod(const kube::JsonField& pod);
 
 class PodWatch final : private kube::ListWatchHandler {
  public:
+  // `watch_timeout`: how long the API server keeps each watch of the Pods open.
   PodWatch(const kube::KubeClient& client, Clock& clock, const ModelStore& models,
-           PodObserver& ledger);
+           PodObserver& ledger, absl::Duration watch_timeout = kube::kDefaultWatchTimeout);
 
   // Lists and watches until `stop` is notified.
   void Run(absl::Notification& stop) { list_watch_.Run(stop); }

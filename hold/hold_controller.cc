@@ -34,7 +34,9 @@ std::optional<absl::Time> PlannedStart(const HeldObject& object) {
 }
 
 kube::ControllerLoopOptions LoopOptions(const HoldControllerOptions& options) {
-  kube::ControllerLoopOptions loop{.resync = options.resync, .list_while_following = true};
+  kube::ControllerLoopOptions loop{.resync = options.resync,
+                                   .list_while_following = true,
+                                   .watch_timeout = options.watch_timeout};
   if (options.watch) {
     for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
       loop.watched.push_back({std::string(CollectionPath(kind)),

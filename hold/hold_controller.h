@@ -80,6 +80,8 @@ struct HoldControllerOptions {
   // Watch for changes between lists (kube/change_watch.h): a new object is planned
   // within kube::kWatchLatency instead of within `resync`. Run() only.
   bool watch = false;
+  // How long the API server keeps each watch open (timeoutSeconds) before it starts again.
+  absl::Duration watch_timeout = kube::kDefaultWatchTimeout;
   // Shadow mode: plan as usual but write nothing but Events and the Lease. An
   // object that opted in and is not held (run without suspend or the gate)
   // gets one Event, CleanWindowWouldHold, when first seen, saying when and where it would have

@@ -25,7 +25,8 @@ struct KarmadaController::Listed {
 namespace {
 
 kube::ControllerLoopOptions LoopOptions(const KarmadaControllerOptions& options) {
-  kube::ControllerLoopOptions loop{.resync = options.resync};
+  kube::ControllerLoopOptions loop{.resync = options.resync,
+                                   .watch_timeout = options.watch_timeout};
   if (options.watch) {
     loop.watched = {
         {CollectionPath(PolicyKind::kCarbonAwareKarmadaPolicy), "CarbonAwareKarmadaPolicyList"},

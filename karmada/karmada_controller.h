@@ -73,6 +73,8 @@ struct KarmadaControllerOptions {
   absl::Duration resync = absl::Minutes(5);
   std::optional<absl::Duration> expected_runtime;  // scores by the forecast over it
   bool watch = false;                              // Run() only
+  // How long the API server keeps each watch open (timeoutSeconds) before it starts again.
+  absl::Duration watch_timeout = kube::kDefaultWatchTimeout;
   // Decide as usual but write nothing but Events ("would place on ...") and
   // the Lease: no target patch, no status; the ledger books in shadow mode.
   bool dry_run = false;

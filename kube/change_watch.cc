@@ -18,7 +18,7 @@ void ChangeWatch::Start(const std::string& resource_version) {
   options.path = collection_.path;
   options.list_kind = collection_.list_kind;
   options.label_selector = collection_.label_selector;
-  options.watch_timeout = absl::Minutes(5);
+  options.watch_timeout = timeout_;
   options.backoff_initial = absl::Seconds(1);
   options.backoff_max = absl::Seconds(1);
   options.watch_from = resource_version;

@@ -7,7 +7,8 @@
 // next pass); bookmarks only advance the version; an ERROR event or HTTP 410
 // (the version expired) calls `on_change` and ends the watch until Start() is
 // called again with a newer list's version. A stream the server ends resumes;
-// a failed request is retried after about a second.
+// a failed request is retried after about a second. Each watch asks the
+// server to end it after `timeout` (timeoutSeconds; at least a second).
 //
 // Ownership: borrows the client. Thread safety: Start/Stop from one thread;
 // `on_change` runs on the watch's thread.
@@ -34,9 +35,12 @@ struct WatchedCollection {
 
 class ChangeWatch final : private ListWatchHandler {
  public:
-  ChangeWatch(const KubeClient& client, WatchedCollection collection,
+  ChangeWatch(const KubeClient& client, WatchedCollection collection, absl::Duration timeout,
               std::function<void()> on_change)
-      : client_(client), collection_(std::move(collection)), on_change_(std::move(on_change)) {}
+      : client_(client),
+        collection_(std::move(collection)),
+        timeout_(timeout),
+        on_change_(std::move(on_change)) {}
   ~ChangeWatch() override { Stop(); }
   ChangeWatch(const ChangeWatch&) = delete;
   ChangeWatch& operator=(const ChangeWatch&) = delete;
@@ -55,6 +59,7 @@ class ChangeWatch final : private ListWatchHandler {
 
   const KubeClient& client_;
   const WatchedCollection collection_;
+  const absl::Duration timeout_;
   const std::function<void()> on_change_;
   std::unique_ptr<absl::Notification> stop_;
   std::thread thread_;

@@ -63,8 +63,8 @@ bool ControllerLoop::healthy() const {
 
 void ControllerLoop::Run(absl::Notification& stop) {
   for (const WatchedCollection& collection : options_.watched) {
-    watches_.push_back(
-        std::make_unique<ChangeWatch>(api_, collection, [this] { changed_ = true; }));
+    watches_.push_back(std::make_unique<ChangeWatch>(api_, collection, options_.watch_timeout,
+                                                     [this] { changed_ = true; }));
   }
   while (!stop.HasBeenNotified()) {
     RunOnce();

@@ -92,6 +92,8 @@ struct ControllerLoopOptions {
   bool list_while_following = false;
   // Watched between lists (Run() only): a change is looked at within kWatchLatency.
   std::vector<WatchedCollection> watched;
+  // How long the API server keeps each watch open before it is started again.
+  absl::Duration watch_timeout = kDefaultWatchTimeout;
 };
 
 class ControllerLoop {

@@ -38,12 +38,16 @@
 
 namespace carbonroute::kube {
 
+// How long a watch asks the API server to keep it open (timeoutSeconds) unless
+// set otherwise: the server ends it then, and it resumes from the last version.
+inline constexpr absl::Duration kDefaultWatchTimeout = absl::Minutes(5);
+
 struct ListWatchOptions {
   std::string path;       // a collection: "/api/v1/nodes", "/apis/batch/v1/jobs"
   std::string list_kind;  // "NodeList", in parse errors
   std::string label_selector;
   int page_size = 500;
-  absl::Duration watch_timeout = absl::Minutes(5);  // the server ends a watch after this
+  absl::Duration watch_timeout = kDefaultWatchTimeout;  // the server ends a watch after this
   absl::Duration request_timeout = absl::Seconds(30);
   absl::Duration backoff_initial = absl::Seconds(1);
   absl::Duration backoff_max = absl::Minutes(1);

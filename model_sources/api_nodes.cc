@@ -7,8 +7,9 @@
 namespace carbonroute::model_sources {
 namespace {
 
-kube::ListWatchOptions NodesListWatch() {
+kube::ListWatchOptions NodesListWatch(absl::Duration watch_timeout) {
   kube::ListWatchOptions list_watch;
+  list_watch.watch_timeout = watch_timeout;
   list_watch.path = "/api/v1/nodes";
   list_watch.list_kind = "NodeList";
   list_watch.backoff_max = absl::Seconds(30);
@@ -17,8 +18,8 @@ kube::ListWatchOptions NodesListWatch() {
 
 }  // namespace
 
-ApiNodes::ApiNodes(const kube::KubeClient& client, Clock& clock)
-    : list_watch_(NodesListWatch(), client, clock, *this) {}
+ApiNodes::ApiNodes(const kube::KubeClient& client, Clock& clock, absl::Duration watch_timeout)
+    : list_watch_(NodesListWatch(watch_timeout), client, clock, *this) {}
 
 void ApiNodes::Run(absl::Notification& stop) { list_watch_.Run(stop); }
 

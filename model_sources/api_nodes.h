@@ -35,7 +35,9 @@ namespace carbonroute::model_sources {
 
 class ApiNodes final : private kube::ListWatchHandler {
  public:
-  ApiNodes(const kube::KubeClient& client, Clock& clock);
+  // `watch_timeout`: how long the API server keeps each watch of the Nodes open.
+  ApiNodes(const kube::KubeClient& client, Clock& clock,
+           absl::Duration watch_timeout = kube::kDefaultWatchTimeout);
 
   // Lists and watches until `stop` is notified.
   void Run(absl::Notification& stop);

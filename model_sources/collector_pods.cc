@@ -16,6 +16,7 @@ kube::ListWatchOptions ListWatchOptionsFor(const CollectorPodsOptions& options) 
   list_watch.list_kind = "PodList";
   list_watch.label_selector = options.label_selector;
   list_watch.backoff_max = absl::Seconds(30);
+  list_watch.watch_timeout = options.watch_timeout;
   return list_watch;
 }
 

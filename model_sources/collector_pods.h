@@ -31,6 +31,8 @@ struct CollectorPodsOptions {
   std::string label_selector;  // e.g. "app=carbonroute-collector"
   int default_port = 9464;
   std::string default_path = "/metrics";
+  // How long the API server keeps each watch of the Pods open.
+  absl::Duration watch_timeout = kube::kDefaultWatchTimeout;
 };
 
 class CollectorPods final : private kube::ListWatchHandler {

@@ -56,7 +56,8 @@ RoutingController::RoutingController(RoutingControllerOptions options, const kub
       events_(events),
       loop_(
           [this] {
-            kube::ControllerLoopOptions loop{.resync = options_.resync};
+            kube::ControllerLoopOptions loop{.resync = options_.resync,
+                                             .watch_timeout = options_.watch_timeout};
             if (options_.watch) loop.watched.push_back({kPoliciesPath, "CarbonRoutingPolicyList"});
             return loop;
           }(),

@@ -94,6 +94,8 @@ struct RoutingControllerOptions {
   bool dry_run = false;
   // Watch the policies between lists (kube/change_watch.h). Run() only.
   bool watch = false;
+  // How long the API server keeps each watch open (timeoutSeconds) before it starts again.
+  absl::Duration watch_timeout = kube::kDefaultWatchTimeout;
   // Measured demand (null: each origin's ready endpoints).
   RequestRateSource request_rates;
   // The Service's Pods' measured energy, for the ledger of policies without

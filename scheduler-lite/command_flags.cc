@@ -375,6 +375,26 @@ void KubeFlags::AddTo(CLI::App& cmd) {
                  "service account's)");
 }
 
+void KubeFlags::AddWatchTimeoutTo(CLI::App& cmd) {
+  cmd.add_option("--watch-timeout", watch_timeout_,
+                 "how long the API server keeps each watch open before it is started again "
+                 "from the last version (the watch's timeoutSeconds; at least 1s)")
+      ->capture_default_str()
+      ->check([](const std::string& text) -> std::string {
+        absl::Duration d;
+        if (absl::ParseDuration(text, &d) && d >= absl::Seconds(1)) return "";
+        return "expected a duration of at least 1s (the API counts whole seconds) such as 30s "
+               "or 5m, got \"" +
+               text + "\"";
+      });
+}
+
+absl::Duration KubeFlags::watch_timeout() const {
+  absl::Duration d = kube::kDefaultWatchTimeout;
+  if (!absl::ParseDuration(watch_timeout_, &d)) return kube::kDefaultWatchTimeout;
+  return d;
+}
+
 bool KubeFlags::Named() const {
   return !options_.kubeconfig.empty() || !options_.context.empty() || !options_.api_url.empty() ||
          !options_.token_file.empty() || !options_.ca_file.empty();

@@ -28,6 +28,7 @@
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
 #include "kube/lease_election.h"
+#include "kube/list_watch.h"
 #include "ledger/metered_energy.h"
 #include "ledger/power_model.h"
 #include "model_sources/model_loader.h"
@@ -117,9 +118,16 @@ class KubeFlags {
   bool Resolve(kube::KubeConnection& connection, std::ostream& err) const;
   // Whether the user named a Kubernetes API with one of these flags.
   bool Named() const;
+  // --watch-timeout, for the commands that watch (hold, karmada and route
+  // --controller, serve): how long the API server keeps each watch open
+  // (the watch's timeoutSeconds) before it is started again; at least 1s.
+  void AddWatchTimeoutTo(CLI::App& cmd);
+  // The flag's value (call after Validate: a bad value is a usage error there).
+  absl::Duration watch_timeout() const;
 
  private:
   kube::KubeOptions options_;
+  std::string watch_timeout_ = "5m";
 };
 
 // One acting replica of a controller (hold, karmada --controller), defined

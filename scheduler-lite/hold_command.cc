@@ -48,6 +48,7 @@ class HoldSubcommand final : public Subcommand {
         ->capture_default_str();
     client_.AddTo(cmd);
     kube_.AddTo(cmd);
+    kube_.AddWatchTimeoutTo(cmd);
     cmd.add_option("--selector", options_.selector, "label selector of the objects to hold")
         ->capture_default_str();
     cmd.add_option("--resync", resync_,
@@ -81,6 +82,7 @@ class HoldSubcommand final : public Subcommand {
     options_.resync = DurationFlag(resync_, "--resync");
     options_.forecast_refresh = DurationFlag(forecast_refresh_, "--forecast-refresh");
     options_.watch = true;
+    options_.watch_timeout = kube_.watch_timeout();
     options_.power_model = power_.model();
     if (options_.selector.empty()) {
       throw CLI::ValidationError("--selector", "must not be empty (it would hold every Job)");

@@ -64,6 +64,7 @@ class KarmadaSubcommand final : public Subcommand {
     lease_.AddTo(cmd);
     daemon_.AddTo(cmd);
     kube_.AddTo(cmd);
+    kube_.AddWatchTimeoutTo(cmd);
   }
   void Validate() override {
     if (!runtime_.empty()) request_.runtime = DurationFlag(runtime_, "--runtime");
@@ -78,6 +79,7 @@ class KarmadaSubcommand final : public Subcommand {
       options_.power_model = power_.model();
       options_.expected_runtime = request_.runtime;
       options_.watch = true;
+      options_.watch_timeout = kube_.watch_timeout();
       daemon_.Check();
       lease_.Fill();
     } else if (options_.dry_run) {

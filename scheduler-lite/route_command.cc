@@ -125,6 +125,7 @@ class RouteSubcommand final : public Subcommand {
                  "(mode=\"shadow\")");
     sources_.AddTo(cmd);
     kube_.AddTo(cmd);
+    kube_.AddWatchTimeoutTo(cmd);
     lease_.AddTo(cmd);
     daemon_.AddTo(cmd);
   }
@@ -139,6 +140,7 @@ class RouteSubcommand final : public Subcommand {
       options_.level =
           level_ == "zone" ? routing::LocalityLevel::kZone : routing::LocalityLevel::kRegion;
       options_.watch = true;
+      options_.watch_timeout = kube_.watch_timeout();
       daemon_.Check();
       lease_.Fill();
     } else if (options_.dry_run) {

@@ -109,6 +109,7 @@ class ServeSubcommand final : public Subcommand {
                    "--shadow: only the Pods of these namespaces (repeatable; default: all)");
     power_.AddTo(cmd);
     kube_.AddTo(cmd);
+    kube_.AddWatchTimeoutTo(cmd);
     daemon_.AddTo(cmd);
   }
   void Validate() override {
@@ -140,6 +141,7 @@ class ServeSubcommand final : public Subcommand {
     const bool in_pod = kube::InPod({.getenv = [](const char* name) { return std::getenv(name); }});
     const bool nodes_asked = watch_nodes_ == "true" || (watch_nodes_ == "auto" && kube_.Named());
     request_.watch_nodes = nodes_asked || (watch_nodes_ == "auto" && in_pod);
+    request_.watch_timeout = kube_.watch_timeout();
     request_.ledger =
         !request_.shadow && (ledger_ == "true" || (ledger_ == "auto" && request_.watch_nodes));
     if (!request_.namespaces.empty() && !request_.shadow) {
@@ -214,7 +216,8 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
       pods.push_back(std::make_unique<model_sources::CollectorPods>(
           model_sources::CollectorPodsOptions{.namespace_name = request.collector_namespace,
                                               .label_selector = selector,
-                                              .default_port = request.collector_port},
+                                              .default_port = request.collector_port,
+                                              .watch_timeout = request.watch_timeout},
           *kube_client, clock));
       pod_threads.emplace_back([&pods_stop, set = pods.back().get()] { set->Run(pods_stop); });
     }
@@ -227,7 +230,8 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
   // The cluster's Nodes, watched on their own thread: candidates without a collector.
   std::unique_ptr<model_sources::ApiNodes> api_nodes;
   if (request.kube && request.watch_nodes) {
-    api_nodes = std::make_unique<model_sources::ApiNodes>(*kube_client, clock);
+    api_nodes =
+        std::make_unique<model_sources::ApiNodes>(*kube_client, clock, request.watch_timeout);
     pod_threads.emplace_back([&pods_stop, nodes = api_nodes.get()] { nodes->Run(pods_stop); });
     spdlog::info(absl::StrCat("Nodes: watched on ", request.kube->Describe(),
                               " (a Node without a collector is a candidate; --watch-nodes=false "
@@ -251,7 +255,8 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
         extender::PodLedgerOptions{.longest_interval = longest_interval,
                                    .power_model = request.power_model},
         clock.Now());
-    pod_watch = std::make_unique<extender::PodWatch>(*kube_client, clock, models, *pod_ledger);
+    pod_watch = std::make_unique<extender::PodWatch>(*kube_client, clock, models, *pod_ledger,
+                                                     request.watch_timeout);
     pod_threads.emplace_back([&pods_stop, watch = pod_watch.get()] { watch->Run(pods_stop); });
     spdlog::info(absl::StrCat("savings ledger: the Pods on ", request.kube->Describe(),
                               " watched for their bindings (--ledger=false to turn off)"));
@@ -270,7 +275,8 @@ int ServeCommand(const ServeRequest& request, net::HttpClient& http, Clock& cloc
             .scoring = options},
         clock.Now());
     shadow_nodes = std::make_unique<extender::NodeWatch>(*kube_client, clock, *shadow);
-    pod_watch = std::make_unique<extender::PodWatch>(*kube_client, clock, models, *shadow);
+    pod_watch = std::make_unique<extender::PodWatch>(*kube_client, clock, models, *shadow,
+                                                     request.watch_timeout);
     pod_threads.emplace_back([&pods_stop, watch = shadow_nodes.get()] { watch->Run(pods_stop); });
     pod_threads.emplace_back([&pods_stop, watch = pod_watch.get()] { watch->Run(pods_stop); });
     spdlog::info(absl::StrCat(

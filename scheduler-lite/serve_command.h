@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/log_line.h"
 #include "kube/kube_connection.h"
+#include "kube/list_watch.h"
 #include "ledger/metered_energy.h"
 #include "ledger/power_model.h"
 #include "model_sources/model_loader.h"
@@ -53,6 +54,8 @@ struct ServeRequest {
   // Watch the cluster's Nodes (model_sources/api_nodes.h): Nodes without a
   // collector (Liqo virtual nodes) are candidates too. Needs `kube`.
   bool watch_nodes = false;
+  // How long the API server keeps each watch of the Nodes open (--watch-timeout).
+  absl::Duration watch_timeout = kube::kDefaultWatchTimeout;
   // Book the Pods it scored in the savings ledger (extender/pod_ledger.h): a
   // Pod watch learns their bindings. Needs `kube`.
   bool ledger = false;

@@ -98,6 +98,39 @@ build_helm() {
       -o "$out/bin/helm" "helm.sh/helm/$major/cmd/helm")
 }
 
+# crds_from_module OUT MODULE VERSION FILE...: FILEs (paths in the module) copied
+# into OUT/bin, from the module as `go mod download` fetches it (nothing is built).
+crds_from_module() {
+  local out=$1 module=$2 version=$3 dir file
+  shift 3
+  dir=$(cd "$out" && go mod download -json "$module@$version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  [[ -n $dir ]] || { echo "scripts/cluster: go mod download $module@$version gave no folder" >&2; return 1; }
+  for file in "$@"; do cp "$dir/$file" "$out/bin/"; done
+  chmod u+w "$out"/bin/*.yaml
+}
+
+build_karmada-crds() {
+  local base=charts/karmada/_crds/bases/policy
+  crds_from_module "$2" github.com/karmada-io/karmada "$1" \
+    "$base/policy.karmada.io_propagationpolicies.yaml" \
+    "$base/policy.karmada.io_clusterpropagationpolicies.yaml"
+}
+
+build_istio-crds() {
+  crds_from_module "$2" istio.io/api "$1" kubernetes/customresourcedefinitions.gen.yaml
+}
+
+build_gateway-api-crds() {
+  crds_from_module "$2" sigs.k8s.io/gateway-api "$1" \
+    config/crd/standard/gateway.networking.k8s.io_httproutes.yaml \
+    config/crd/standard/gateway.networking.k8s.io_gateways.yaml \
+    config/crd/standard/gateway.networking.k8s.io_gatewayclasses.yaml
+}
+
+build_knative-crds() {
+  crds_from_module "$2" knative.dev/serving "$1" config/core/300-resources/service.yaml
+}
+
 # build_tool NAME VERSION: builds unless $cache/NAME-VERSION/bin/.complete exists.
 build_tool() {
   local name=$1 version=$2 out start

@@ -8,7 +8,8 @@
 #               kube-scheduler, kwok, and one per carbonroute component
 #               (carbonroute:collector, :carbon, :serve, :hold, :karmada,
 #               :route), each its own user, with no rights until RBAC grants them
-#   audit.log   every request at Metadata level (JSON lines)
+#   audit.log   every request at Metadata level (JSON lines); carbonroute CRDs' status
+#               writes at Request level (with the body)
 #   cluster.env the API server's URL, the folder, the binaries' folders
 #   pids        what `down` stops, in start order
 # Every process runs in a session of its own with its output in logs/, so
@@ -114,12 +115,18 @@ control_plane_up() {
   for name in admin kube-controller-manager kube-scheduler kwok "${carbonroute_components[@]/#/carbonroute-}"; do
     kubeconfig "$name"
   done
-  # Every request, at Metadata level: who, what verb, which object, which answer.
+  # Every request, at Metadata level: who, what verb, which object, which answer; the
+  # status writes of carbonroute's CRDs with their bodies too (read back unpruned?).
   cat >"$dir/audit-policy.yaml" <<'YAML'
 apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
 rules:
+  - level: Request
+    verbs: [patch, update]
+    resources:
+      - {group: carbonroute.io, resources: ["*/status"]}
+      - {group: carbonaware.rossf7.github.io, resources: ["*/status"]}
   - level: Metadata
 YAML
   start etcd "$etcd_bin/etcd" --name=default --data-dir="$dir/etcd" \

@@ -272,6 +272,9 @@ TEST(HoldBinary, MistakesExit2NamingTheFlag) {
            {"--kube-api-url localhost:8001", "--kube-api-url"},
            {"--collector collector:9464 --kube-api-url http://127.0.0.1:1", "--collector"},
            {"--resync soon --kube-api-url http://127.0.0.1:1", "--resync"},
+           {"--watch-timeout 500ms --kube-api-url http://127.0.0.1:1",
+            "--watch-timeout: expected a duration of at least 1s"},
+           {"--watch-timeout forever --kube-api-url http://127.0.0.1:1", "got \"forever\""},
            {"--selector '' --kube-api-url http://127.0.0.1:1", "--selector"},
            {"--kube-api-urll http://x", "--kube-api-url"},
        }) {

@@ -37,6 +37,9 @@ struct AuditEvent {
   std::vector<std::string> groups;
   int code = 0;         // responseStatus.code
   std::string message;  // responseStatus.message (of an error)
+  // The request's body (requestObject, as JSON text) where the audit policy keeps it: the
+  // status writes of carbonroute's CRDs; "" otherwise.
+  std::string request_object;
 };
 
 class RealControlPlane {
@@ -51,6 +54,9 @@ class RealControlPlane {
   std::string AdminKubeconfig() const { return dir_ + "/admin.kubeconfig"; }
   // The folder of kube-apiserver, kube-scheduler and kubectl.
   const std::string& KubernetesBin() const { return kubernetes_bin_; }
+  // The cached folder of a pinned tool of test/cluster/versions ("karmada-crds",
+  // "istio-crds", "gateway-api-crds", "knative-crds", "kwok"); "" when there is none.
+  std::string ToolFolder(const std::string& tool) const;
 
   // kubectl `args` as the administrator; its stdout and stderr. kInternal on a non-zero exit.
   absl::StatusOr<std::string> Kubectl(const std::string& args) const;
@@ -69,6 +75,7 @@ class RealControlPlane {
 
  private:
   std::string dir_, kubernetes_bin_;
+  std::vector<std::string> tool_folders_;  // scripts/cluster bin
   int namespaces_ = 0;
   mutable int applied_ = 0;  // files written by Apply
 };
