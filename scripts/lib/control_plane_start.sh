@@ -163,7 +163,7 @@ YAML
   start kwok "$kwok_bin/kwok" --kubeconfig="$dir/kwok.kubeconfig" \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
     --cidr=10.244.0.0/16 --node-ip=10.0.0.1 --node-lease-duration-seconds=40 \
-    --config="$stages_dir/stages.yaml"
+    --config="${CARBONROUTE_KWOK_STAGES:-$stages_dir/stages.yaml}"
   # A namespace is usable once the controller manager made its default ServiceAccount.
   wait_until 60 "the default ServiceAccount" "$k8s_bin/kubectl" "${admin[@]}" get serviceaccount default
   {
