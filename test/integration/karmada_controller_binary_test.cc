@@ -4,6 +4,9 @@
 // carbon-aware-karmada-operator's sample policy is placed, a policy edit is
 // placed at once (the resync is an hour: only the watch can do it), and the
 // mistakes a user makes on the command line exit 2 naming the flag.
+// Stays beside test/cluster/crd_controllers_test.cc (Karmada's own CRDs on the real
+// API server, CarbonPlacementPolicy): this is the operator's CarbonAwareKarmadaPolicy
+// sample end to end in the default tier, which runs without a control plane.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -5,6 +5,8 @@
 // back with the operator's decoding rules (test/keda/operator_decoding.h) and
 // checks that its forecast records are /api/v1/forecast's points, and that
 // every request the collector made is one the shipped RBAC allows.
+// Stays beside test/cluster/keda_publisher_cluster_test.cc (the real server's immutable
+// ConfigMap): this one decodes the records as the operator does, in the default tier.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,3 +1,7 @@
+// The list-then-watch loop against the fake API server: a 410 Gone answer, a
+// malformed event and a refused object on demand, which a real server cannot be made
+// to send. The real server's own watch endings (timeoutSeconds, 410 after compaction)
+// are test/cluster/watch_expiry_test.cc's.
 #include "kube/list_watch.h"
 
 #include <memory>
