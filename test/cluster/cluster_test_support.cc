@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "test/testing/build_paths.h"
 
 namespace carbonroute::testing {
 
@@ -55,6 +56,13 @@ double SeriesValue(const std::string& page, const std::vector<std::string>& part
     if (all && absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) return value;
   }
   return std::nan("");
+}
+
+std::vector<std::string> SchedulerLite(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {CARBONROUTE_SCHEDULER_LITE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back(absl::StrCat("--data-dir=", CARBONROUTE_SOURCE_DIR, "/data"));
+  return argv;
 }
 
 CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir) {

@@ -39,6 +39,9 @@ std::string EventsOf(const RealControlPlane& plane, const std::string& namespace
 // (a metric name with "{", a label="value"); NaN when none does.
 double SeriesValue(const std::string& page, const std::vector<std::string>& parts);
 
+// argv of the built scheduler-lite: `args`, then --data-dir naming the repository's data/.
+std::vector<std::string> SchedulerLite(const std::vector<std::string>& args);
+
 // The carbon role's collector (carbonroute-collector, static provider) with node discovery
 // through the API, as the ServiceAccount carbonroute/carbonroute-carbon.
 CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir);

@@ -42,6 +42,7 @@ using Json = nlohmann::json;
 using testing::Field;
 using ::testing::HasSubstr;
 using testing::RealControlPlane;
+using testing::SchedulerLite;
 
 std::string Source(const std::string& path) {
   return absl::StrCat(CARBONROUTE_SOURCE_DIR, "/", path);
@@ -72,13 +73,6 @@ RealControlPlane& PlaneWithCrds() {
     return &p;
   }();
   return *plane;
-}
-
-std::vector<std::string> SchedulerLite(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {CARBONROUTE_SCHEDULER_LITE_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back(absl::StrCat("--data-dir=", CARBONROUTE_SOURCE_DIR, "/data"));
-  return argv;
 }
 
 Json ObjectJson(const RealControlPlane& plane, const std::string& object,

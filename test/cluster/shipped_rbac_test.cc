@@ -30,13 +30,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::RealControlPlane;
-
-std::vector<std::string> SchedulerLite(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {CARBONROUTE_SCHEDULER_LITE_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back(absl::StrCat("--data-dir=", CARBONROUTE_SOURCE_DIR, "/data"));
-  return argv;
-}
+using testing::SchedulerLite;
 
 // Requests by `user` since audit event `from`: how many, and how many refused.
 std::pair<int, int> RequestsOf(const RealControlPlane& plane, const std::string& user,

@@ -174,13 +174,12 @@ providers: [{type: static, values: {BE: 150}}]
   plane.Kubectl("delete node n-x2").IgnoreError();
 }
 
-std::vector<std::string> SchedulerLite(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {CARBONROUTE_SCHEDULER_LITE_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back(absl::StrCat("--data-dir=", CARBONROUTE_SOURCE_DIR, "/data"));
-  argv.push_back(absl::StrCat("--watch-timeout=", absl::FormatDuration(kWatchTimeout)));
-  argv.push_back("--resync=1h");  // every list but the first comes from a watch
-  return argv;
+// scheduler-lite `args` with this binary's watch timeout; every list but the first comes
+// from a watch (resync is an hour).
+std::vector<std::string> SchedulerLiteWatching(std::vector<std::string> args) {
+  args.push_back(absl::StrCat("--watch-timeout=", absl::FormatDuration(kWatchTimeout)));
+  args.push_back("--resync=1h");
+  return testing::SchedulerLite(args);
 }
 
 std::string HeldJobYaml(const std::string& namespace_name, const std::string& name) {
@@ -215,9 +214,9 @@ TEST(WatchesEndedByTheServer, HoldActsOnEveryJobCreatedBetweenExpiriesAndCountsE
   ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status();
   const int metrics_port = testing::FreeLoopbackPort();
   testing::Subprocess hold(
-      SchedulerLite({"hold", "--kubeconfig=" + *kubeconfig,
-                     absl::StrCat("--collector=http://127.0.0.1:", carbon.port),
-                     absl::StrCat("--web.listen-address=127.0.0.1:", metrics_port)}),
+      SchedulerLiteWatching({"hold", "--kubeconfig=" + *kubeconfig,
+                             absl::StrCat("--collector=http://127.0.0.1:", carbon.port),
+                             absl::StrCat("--web.listen-address=127.0.0.1:", metrics_port)}),
       dir.File("hold.log"));
   const std::string user = RealControlPlane::ServiceAccountUser("carbonroute", "carbonroute-hold");
   // The static carbon role's forecast is flat: each Job's clean window is now, so hold
