@@ -139,7 +139,7 @@ class ReadingStore {
   // Returns how many rows were deleted.
   absl::StatusOr<int64_t> Prune(absl::Time cutoff);
 
-  // Number of rows in `readings` (for tests and the status page).
+  // Number of rows in `readings` (the collector logs it at start).
   absl::StatusOr<int64_t> CountReadings();
 
  private:

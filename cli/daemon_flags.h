@@ -1,8 +1,8 @@
 // File: cli/daemon_flags.h
 //
 // The flags every long-running carbonroute program takes, declared once for
-// carbonroute-collector and scheduler-lite's serve, hold and karmada
-// --controller, so that both programs accept the same words:
+// carbonroute-collector and scheduler-lite's serve, hold, karmada
+// --controller and route --controller, so that both programs accept the same words:
 //   --log.level           trace|debug|info|warn|error|off (base/log_line.h)
 //   --log.format          logfmt|json
 //   --web.listen-address  host:port, or :port for every interface

@@ -4,7 +4,7 @@
 // the lines base/log_line.h formats (logfmt or JSON, as Prometheus exporters
 // write them). Every room logs with spdlog::info/warn/error/debug; the
 // programs' mains and scheduler-lite's daemons (serve, hold, karmada
-// --controller) install the logger once, from --log.format and --log.level
+// --controller, route --controller) install the logger once, from --log.format and --log.level
 // (cli/daemon_flags.h). Tests read what a room logged with
 // test/testing/captured_log.h, which installs the same formatter over a
 // string stream.

@@ -40,6 +40,9 @@ absl::StatusOr<std::unique_ptr<CarbonSide>> CarbonSide::Create(
         "the cache \"{}\" was not a usable SQLite database ({}); it was moved aside to \"{}\" "
         "and an empty cache created: readings are fetched from the providers again",
         config.database, (*store)->moved_aside_reason(), (*store)->moved_aside());
+  } else if (absl::StatusOr<int64_t> kept = (*store)->CountReadings(); kept.ok() && *kept > 0) {
+    // A restart answers from these while they are valid: no provider call for them.
+    spdlog::info("the cache \"{}\" holds {} readings from earlier runs", config.database, *kept);
   }
   side->store_ = *std::move(store);
   CARBONROUTE_RETURN_IF_ERROR(side->BuildProviders(config, data));

@@ -22,8 +22,7 @@ absl::StatusOr<std::unique_ptr<PeerSet>> PeerSet::Create(const CollectorConfig& 
   std::unique_ptr<PeerSet> peers(new PeerSet(clock, metrics));
   peers->data_ = data;
   peers->rtt_ = config.rtt;
-  peers->started_probe_ = config.rtt.probe;
-  peers->started_static_matrix_ = config.rtt.static_matrix;
+  peers->started_rtt_ = config.rtt;
   {
     absl::MutexLock lock(&peers->mutex_);
     peers->node_ = config.node;
@@ -161,8 +160,19 @@ absl::Status PeerSet::ReloadPeers(const CollectorConfig& config) {
           "restart it"));
     }
   }
-  if (!(config.rtt.probe == started_probe_) || config.rtt.static_matrix != started_static_matrix_) {
-    spdlog::warn("reload: rtt.probe and rtt.static_matrix changes apply after a restart");
+  std::vector<std::string> need_restart;
+  if (!(config.rtt.probe == started_rtt_.probe)) need_restart.emplace_back("rtt.probe");
+  if (config.rtt.static_matrix != started_rtt_.static_matrix) {
+    need_restart.emplace_back("rtt.static_matrix");
+  }
+  if (!(config.rtt.kubernetes == started_rtt_.kubernetes))
+    need_restart.emplace_back("rtt.kubernetes");
+  if (!(config.rtt.peer_selection == started_rtt_.peer_selection)) {
+    need_restart.emplace_back("rtt.peer_selection");
+  }
+  if (!need_restart.empty()) {
+    spdlog::warn("reload: {} changed: only rtt.peers is reloaded; these apply after a restart",
+                 absl::StrJoin(need_restart, ", "));
   }
   {
     absl::MutexLock lock(&mutex_);

@@ -77,8 +77,8 @@ class PeerSet {
   bool exports_node_info_ = true;  // false for the carbon role
   // The probe settings the prober was built with: a reload that changes
   // them is told they need a restart.
-  ProbeConfig started_probe_;
-  std::string started_static_matrix_;
+  // What a reload cannot change (it warns): the rtt section as it was at start.
+  RttConfig started_rtt_;
   std::unique_ptr<prober::ProbeTransport> transport_;  // null without probed peers
   bool icmp_sockets_ = false;                          // whether transport_ opened ICMP sockets
   std::unique_ptr<prober::Prober> prober_;             // null without probed peers

@@ -4,9 +4,11 @@
 // applies the command line's node overrides to it, and hands it to the
 // attached target (CollectorDaemon::ReloadPeers: collector/peer_set.h's). A
 // file that no longer loads, or a configuration the target refuses, is logged
-// and changes nothing. Only `rtt` is reloaded: a warning names every other
-// top-level section that differs from the file as it was at start
-// (`providers`, `poll`, ...) and says those need a restart.
+// and changes nothing. Only `rtt.peers` is reloaded: a warning names every
+// other top-level section that differs from the file as it was at start
+// (`providers`, `poll`, ...), and the target warns of the rest of `rtt`
+// (`rtt.probe`, `rtt.static_matrix`, `rtt.kubernetes`, `rtt.peer_selection`):
+// those need a restart.
 //
 // Ownership: borrows the attached target, which must stay alive until
 // Attach(nullptr) returns.

@@ -224,6 +224,7 @@ struct KubernetesDiscoveryConfig {
   // After a failed request: initial, doubled per failure up to max, ×[0.5, 1.5) jitter.
   absl::Duration backoff_initial = absl::Seconds(1);
   absl::Duration backoff_max = absl::Minutes(1);
+  bool operator==(const KubernetesDiscoveryConfig&) const = default;
 };
 
 // kNone: Nodes are discovered (for `locations: nodes`) but none is probed: the carbon role.
@@ -237,6 +238,7 @@ struct PeerSelectionConfig {
   static constexpr int kAutoSampledFrom = 100;
   int same_zone = 5;        // sampled: peers of this collector's own zone
   int per_remote_zone = 2;  // sampled: representatives of every other zone
+  bool operator==(const PeerSelectionConfig&) const = default;
 };
 
 struct RttConfig {

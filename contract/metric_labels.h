@@ -30,6 +30,7 @@ inline constexpr char kSource[] = "source";  // the probing node's name
 inline constexpr char kTarget[] = "target";  // the peer's configured name
 inline constexpr char kMethod[] = "method";  // RttMethodName()
 inline constexpr char kNode[] = "node";
+inline constexpr char kPod[] = "pod";        // a Pod's name (the emissions rules' records)
 inline constexpr char kRegion[] = "region";  // cloud region (topology.kubernetes.io/region)
 inline constexpr char kZone[] = "zone";      // cloud zone (topology.kubernetes.io/zone)
 // Prometheus' own target label, which scheduler-lite also sets on what it
@@ -39,7 +40,8 @@ inline constexpr char kSourceZone[] = "source_zone";  // carbonroute_zone_rtt_se
 inline constexpr char kTargetZone[] = "target_zone";
 inline constexpr char kVerb[] = "verb";  // extender verb: "filter", "prioritize"
 inline constexpr char kCode[] = "code";  // HTTP status code
-// The controllers' (scheduler-lite hold, karmada --controller, the KEDA publisher).
+// The controllers' (scheduler-lite hold, karmada --controller, route --controller, the KEDA
+// publisher).
 inline constexpr char kKind[] = "kind";            // an API object's kind: "Job", "Pod", ...
 inline constexpr char kReason[] = "reason";        // why a held object was released
 inline constexpr char kNamespace[] = "namespace";  // an API object's namespace
@@ -48,15 +50,29 @@ inline constexpr char kConfigMap[] = "configmap";  // a KEDA ConfigMap's name
 inline constexpr char kCluster[] = "cluster";      // a Karmada member cluster
 inline constexpr char kActive[] = "active";        // "true" / "false": the cluster is placed on
 inline constexpr char kResult[] = "result";        // what a reconcile or a write came to
+// The routing controller's: Istio localities ("region/zone/*") a share of requests goes
+// between; `target` (kTarget) is "DestinationRule/NAME" there.
+inline constexpr char kFrom[] = "from";
+inline constexpr char kTo[] = "to";
 // The carbon-aware-karmada-operator's own series: its policy's name.
 inline constexpr char kApp[] = "app";
 // The savings ledger's (ledger/ledger.h).
-inline constexpr char kController[] = "controller";       // karmada, hold, extender
+inline constexpr char kController[] = "controller";       // karmada, hold, extender, route
 inline constexpr char kMode[] = "mode";                   // enforced, shadow
 inline constexpr char kEnergySource[] = "energy_source";  // kepler, dcgm, model, declared
 inline constexpr char kBasis[] = "basis";                 // chosen, counterfactual
 inline constexpr char kBasisChosen[] = "chosen";
 inline constexpr char kBasisCounterfactual[] = "counterfactual";
+// The emissions rules' energy records (deploy/prometheus/carbonroute-emissions.yaml):
+// which meter measured it (kepler, dcgm) and which part of the machine (total, cpu, gpu).
+inline constexpr char kMeter[] = "meter";
+inline constexpr char kComponent[] = "component";
+// carbonroute_build_info's (as every Prometheus exporter's *_build_info, from
+// github.com/prometheus/common/version): what the binary was built from.
+inline constexpr char kVersion[] = "version";
+inline constexpr char kRevision[] = "revision";
+inline constexpr char kBranch[] = "branch";
+inline constexpr char kCompiler[] = "compiler";
 // Which exporter an RTT series comes from (model_sources/rtt_sources.h).
 inline constexpr char kExporter[] = "exporter";
 

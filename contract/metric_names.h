@@ -93,6 +93,17 @@ inline constexpr char kSchedulerModelCarbonLocations[] =
 inline constexpr char kSchedulerNodeLocationMismatches[] =
     "carbonroute_scheduler_node_location_mismatches";
 
+// The series every controller exports alike (controller_runtime/controller_metrics.h),
+// one pattern for each controller's names below: leader (gauge: 1 while this replica holds
+// the Lease, or acts alone, else 0), errors (counter{operation}: failed API calls and reads)
+// and last_reconcile (gauge{the object's labels}: Unix seconds of its last reconcile); null
+// where the controller has none.
+struct ControllerMetricNames {
+  const char* leader = nullptr;
+  const char* errors = nullptr;
+  const char* last_reconcile = nullptr;
+};
+
 // The collector's KEDA ConfigMaps (`publish.keda_configmaps`, keda/keda_publisher.h);
 // `namespace`, `configmap`: the ConfigMap.
 // gauge: 1 while this replica holds the publishing Lease (it writes), else 0.
@@ -106,6 +117,7 @@ inline constexpr char kKedaRecords[] = "carbonroute_keda_configmap_records";
 // current (written, or already holding the same records).
 inline constexpr char kKedaLastCurrent[] =
     "carbonroute_keda_configmap_last_current_timestamp_seconds";
+inline constexpr ControllerMetricNames kKedaPublisherMetrics{.leader = kKedaLeader};
 
 // scheduler-lite's hold controller (`scheduler-lite hold`, hold/hold_controller.h):
 // gauge{kind}: Jobs and Pods held now (opted in, suspended or gated, not yet released).
@@ -125,9 +137,11 @@ inline constexpr char kHoldIntensityAvoided[] = "carbonroute_hold_intensity_avoi
 inline constexpr char kHoldLeader[] = "carbonroute_hold_leader";
 // counter{operation}: failed API calls (list, patch, lease) and forecast reads (forecast).
 inline constexpr char kHoldErrors[] = "carbonroute_hold_errors_total";
+inline constexpr ControllerMetricNames kHoldControllerMetrics{.leader = kHoldLeader,
+                                                              .errors = kHoldErrors};
 
 // scheduler-lite's routing controller (`scheduler-lite route --controller`,
-// routing/routing_controller.h); `namespace`, `policy`: the CarbonRoutingPolicy,
+// routing_controller/routing_controller.h); `namespace`, `policy`: the CarbonRoutingPolicy,
 // `target`: "DestinationRule/NAME", `from`/`to`: Istio localities.
 // gauge{namespace, policy, target, from, to}: the share of `from`'s requests
 // sent to `to` as written (0–1).
@@ -149,6 +163,8 @@ inline constexpr char kRoutingLastReconcile[] =
 inline constexpr char kRoutingLeader[] = "carbonroute_routing_leader";
 // counter{operation}: failed API calls (list, get, patch, status, event, lease) and model loads.
 inline constexpr char kRoutingErrors[] = "carbonroute_routing_errors_total";
+inline constexpr ControllerMetricNames kRoutingControllerMetrics{
+    .leader = kRoutingLeader, .errors = kRoutingErrors, .last_reconcile = kRoutingLastReconcile};
 
 // scheduler-lite's Karmada controller (`scheduler-lite karmada --controller`,
 // karmada/karmada_controller.h); `namespace`, `policy`: the policy object, `kind`:
@@ -172,6 +188,8 @@ inline constexpr char kKarmadaLastReconcile[] =
 inline constexpr char kKarmadaLeader[] = "carbonroute_karmada_leader";
 // counter{operation}: failed API calls (list, patch, status, event, lease) and model loads (model).
 inline constexpr char kKarmadaErrors[] = "carbonroute_karmada_errors_total";
+inline constexpr ControllerMetricNames kKarmadaControllerMetrics{
+    .leader = kKarmadaLeader, .errors = kKarmadaErrors, .last_reconcile = kKarmadaLastReconcile};
 // The carbon-aware-karmada-operator's own series, exported unchanged so its
 // dashboards keep working (internal/controller/metrics.go in
 // https://github.com/rossf7/carbon-aware-karmada-operator):

@@ -57,11 +57,10 @@ std::vector<std::size_t> SelectPeers(absl::string_view source_name, absl::string
   }
   // zone → (weight, index) of its candidates.
   std::map<absl::string_view, std::vector<std::pair<uint64_t, std::size_t>>> zones;
-  const uint64_t source_hash = Fnv1a(source_name);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const kube::KubeNode& node = nodes[i];
     if (node.name == source_name || node.address.empty()) continue;
-    zones[node.zone].emplace_back(Combine(source_hash, Fnv1a(node.name)), i);
+    zones[node.zone].emplace_back(RendezvousWeight(source_name, node.name), i);
   }
   for (auto& [zone, candidates] : zones) {
     const std::size_t wanted =

@@ -79,15 +79,6 @@ net::HttpHandler MetricsPageHandler(std::shared_ptr<prometheus::Registry> regist
   };
 }
 
-std::string RenderMetricsPage(prometheus::Registry& registry,
-                              const std::vector<std::shared_ptr<const ExpositionSource>>& sources) {
-  MetricsPageStream stream(registry, sources);
-  std::string page;
-  char piece[kPieceBytes];
-  while (const std::size_t n = stream.Read(piece, sizeof(piece))) page.append(piece, n);
-  return page;
-}
-
 net::HttpHandler LandingPageHandler(const std::string& title,
                                     const std::vector<std::pair<std::string, std::string>>& paths) {
   std::string page =

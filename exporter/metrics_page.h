@@ -42,10 +42,6 @@ net::HttpHandler MetricsPageHandler(
     std::shared_ptr<prometheus::Registry> registry, std::function<void()> before_scrape = {},
     std::vector<std::shared_ptr<const ExpositionSource>> sources = {});
 
-// The whole page at once, as MetricsPageHandler would stream it (tests, tools).
-std::string RenderMetricsPage(prometheus::Registry& registry,
-                              const std::vector<std::shared_ptr<const ExpositionSource>>& sources);
-
 }  // namespace carbonroute::exporter
 
 #endif  // CARBONROUTE_EXPORTER_METRICS_PAGE_H_

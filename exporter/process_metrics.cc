@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/build_info.h"
+#include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 #include "prometheus/gauge.h"
 
@@ -103,10 +104,10 @@ void AddBuildInfo(prometheus::Registry& registry) {
       .Name(metric_names::kBuildInfo)
       .Help("What this binary was built from (=1).")
       .Register(registry)
-      .Add({{"version", build.version},
-            {"revision", build.revision},
-            {"branch", build.branch},
-            {"compiler", build.compiler}})
+      .Add({{metric_labels::kVersion, build.version},
+            {metric_labels::kRevision, build.revision},
+            {metric_labels::kBranch, build.branch},
+            {metric_labels::kCompiler, build.compiler}})
       .Set(1);
 }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "base/json_escape.h"
+#include "contract/api_names.h"
 #include "kube/kube_node.h"
 
 namespace carbonroute::extender {
@@ -22,7 +23,7 @@ using placement::Workload;
 namespace {
 
 constexpr std::string_view kDelayPrefix = "delay_";
-constexpr std::string_view kExpectedRuntime = "carbonroute.io/expected-runtime";
+constexpr std::string_view kExpectedRuntime = api_names::kExpectedRuntimeAnnotation;
 
 absl::Status Invalid(absl::string_view what) {
   return absl::InvalidArgumentError(std::string(what));

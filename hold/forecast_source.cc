@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "contract/metric_labels.h"
 #include "contract/metric_names.h"
 #include "hold/hold_patches.h"
 #include "model_sources/forecast_client.h"
@@ -85,8 +86,9 @@ absl::StatusOr<std::vector<std::string>> CollectorForecasts::Locations() {
     }
     std::set<std::string> locations;
     for (const model_sources::Sample& sample : result.samples) {
-      if (sample.name == metric_names::kCarbonIntensity && !sample.Label("location").empty()) {
-        locations.insert(sample.Label("location"));
+      if (sample.name == metric_names::kCarbonIntensity &&
+          !sample.Label(metric_labels::kLocation).empty()) {
+        locations.insert(sample.Label(metric_labels::kLocation));
       }
     }
     return std::vector<std::string>(locations.begin(), locations.end());

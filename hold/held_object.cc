@@ -133,6 +133,14 @@ std::string HeldObject::Path() const {
                       namespace_name, kind == HeldKind::kJob ? "/jobs/" : "/pods/", name);
 }
 
+kube::ObjectReference HeldObject::Reference() const {
+  return {.api_version = kind == HeldKind::kJob ? "batch/v1" : "v1",
+          .kind = std::string(KindName(kind)),
+          .namespace_name = namespace_name,
+          .name = name,
+          .uid = uid};
+}
+
 absl::StatusOr<ObjectList> ListHeld(const kube::KubeClient& client, HeldKind kind,
                                     const std::string& label_selector, int page_size) {
   ObjectList list;

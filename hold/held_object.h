@@ -34,6 +34,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "contract/api_names.h"
+#include "kube/event_recorder.h"
 #include "kube/json_view.h"
 #include "kube/kube_client.h"
 #include "kube/pod_requests.h"
@@ -43,7 +45,7 @@ namespace carbonroute::hold {
 // The opt-in label (the default --selector is kDeferLabel=true) and the annotations read.
 inline constexpr char kDeferLabel[] = "carbonroute.io/defer";
 inline constexpr char kDeadlineAnnotation[] = "carbonroute.io/deadline";
-inline constexpr char kRuntimeAnnotation[] = "carbonroute.io/expected-runtime";
+inline constexpr const char* kRuntimeAnnotation = api_names::kExpectedRuntimeAnnotation;
 inline constexpr char kLocationsAnnotation[] = "carbonroute.io/locations";
 inline constexpr char kCleanWindowGate[] = "carbonroute.io/clean-window";
 // Written: the plan while held, and what was done at release.
@@ -79,6 +81,8 @@ struct HeldObject {
   std::string Describe() const;
   // Its API path, e.g. /apis/batch/v1/namespaces/default/jobs/nightly.
   std::string Path() const;
+  // The object, as an Event names it (kube/event_recorder.h).
+  kube::ObjectReference Reference() const;
 };
 
 struct ObjectList {

@@ -52,12 +52,12 @@ HoldController::HoldController(HoldControllerOptions options, const kube::KubeCl
                                ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
                                kube::LeaseElection* lease, const kube::EventRecorder* events,
                                ledger::Ledger* ledger)
-    : options_(std::move(options)),
+    : LoopController(LoopOptions(options), api, clock, lease),
+      options_(std::move(options)),
       api_(api),
       source_(forecasts),
       metrics_(metrics),
-      events_(events),
-      loop_(LoopOptions(options_), api, clock, *this, lease) {
+      events_(events, metrics_.common(), "hold") {
   if (ledger != nullptr) {
     hold_ledger_ = std::make_unique<HoldLedger>(
         *ledger, options_.dry_run ? ledger::LedgerMode::kShadow : ledger::LedgerMode::kEnforced,
@@ -72,7 +72,7 @@ absl::StatusOr<kube::ListedVersions> HoldController::List(absl::Time /*now*/) {
   for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
     absl::StatusOr<ObjectList> objects = ListHeld(api_, kind, options_.selector);
     if (!objects.ok()) {
-      metrics_.Error("list");
+      metrics_.common().Error("list");
       spdlog::warn(absl::StrCat("hold: listing ", KindName(kind), "s: ", objects.status().message(),
                                 "; keeping the ", objects_.size(), " objects known"));
       return objects.status();
@@ -93,7 +93,7 @@ void HoldController::RefreshForecasts(const std::set<std::string>& needed, absl:
     if (points.ok()) {
       forecasts_[location] = *std::move(points);
     } else {
-      metrics_.Error("forecast");
+      metrics_.common().Error("forecast");
       spdlog::warn(absl::StrCat("hold: forecast for ", location, ": ", points.status().message(),
                                 forecasts_.contains(location) ? "; keeping the last one" : ""));
     }
@@ -143,8 +143,7 @@ struct HoldController::Action {
 };
 
 // The Event `kubectl describe` shows for a release.
-absl::Status HoldController::RecordRelease(const kube::EventRecorder& events, const Action& action,
-                                           absl::Time now) {
+absl::Status HoldController::RecordRelease(const Action& action, absl::Time now) const {
   const HeldObject& object = *action.object;
   const HoldPlan& plan = action.plan;
   std::string message = absl::StrCat("released by carbonroute (", ReasonName(plan.reason), ")");
@@ -158,12 +157,8 @@ absl::Status HoldController::RecordRelease(const kube::EventRecorder& events, co
                     " had it started when first planned");
   }
   if (!plan.detail.empty()) absl::StrAppend(&message, " (", plan.detail, ")");
-  return events.Record(
-      {.api_version = object.kind == HeldKind::kJob ? "batch/v1" : "v1",
-       .kind = std::string(KindName(object.kind)),
-       .namespace_name = object.namespace_name,
-       .name = object.name,
-       .uid = object.uid},
+  return events_.Record(
+      object.Reference(),
       plan.reason == ReleaseReason::kWindow ? kube::EventType::kNormal : kube::EventType::kWarning,
       "CleanWindowRelease", message, now);
 }
@@ -202,12 +197,12 @@ void HoldController::Apply(Action& action, absl::Time now) {
     return;
   }
   if (!response.ok() || response->status != 200) {
-    metrics_.Error("patch");
+    metrics_.common().Error("patch");
     spdlog::warn(absl::StrCat("hold: ", object.Describe(), ": ",
                               response.ok()
                                   ? kube::ApiError("PATCH", object.Path(), *response).message()
                                   : response.status().message()));
-    loop_.ListBy(now + kube::kListRetry);  // it may have changed: look again
+    loop().ListBy(now + kube::kListRetry);  // it may have changed: look again
     return;
   }
   if (!action.release) {
@@ -226,11 +221,7 @@ void HoldController::Apply(Action& action, absl::Time now) {
     spdlog::warn(absl::StrCat("hold: ", object.Describe(), " released at once (",
                               ReasonName(plan.reason), "): ", plan.detail));
   }
-  if (!action.event.ok()) {
-    metrics_.Error("event");
-    spdlog::warn(
-        absl::StrCat("hold: ", object.Describe(), ": its release Event: ", action.event.message()));
-  }
+  events_.Report(action.event, object.Describe());
   const std::optional<double>& at_release = plan.intensity_if_now;
   object.annotations[kReleasedAtAnnotation] = AnnotationTime(now);
   std::optional<double> avoided;
@@ -267,19 +258,8 @@ void HoldController::SayWouldHold(const HeldObject& object, const HoldPlan& plan
   if (hold_ledger_ != nullptr)
     hold_ledger_->WouldStart(object, now, plan.release_at, plan.location);
   spdlog::info(absl::StrCat("hold (dry run): ", object.Describe(), ": ", message));
-  if (events_ == nullptr) return;
-  const absl::Status recorded =
-      events_->Record({.api_version = object.kind == HeldKind::kJob ? "batch/v1" : "v1",
-                       .kind = std::string(KindName(object.kind)),
-                       .namespace_name = object.namespace_name,
-                       .name = object.name,
-                       .uid = object.uid},
-                      kube::EventType::kNormal, "CleanWindowWouldHold", message, now);
-  if (!recorded.ok()) {
-    metrics_.Error("event");
-    spdlog::warn(
-        absl::StrCat("hold (dry run): ", object.Describe(), ": its Event: ", recorded.message()));
-  }
+  events_.Say(object.Reference(), object.Describe(), kube::EventType::kNormal,
+              "CleanWindowWouldHold", message, now);
 }
 
 void HoldController::Send(std::vector<Action>& actions, absl::Time now) {
@@ -295,9 +275,9 @@ void HoldController::Send(std::vector<Action>& actions, absl::Time now) {
                                    .path = action.object->Path(),
                                    .body = action.patch.body,
                                    .content_type = action.patch.content_type});
-      if (action.release && events_ != nullptr && action.response.ok() &&
+      if (action.release && events_.enabled() && action.response.ok() &&
           action.response->status == 200) {
-        action.event = RecordRelease(*events_, action, now);
+        action.event = RecordRelease(action, now);
       }
     }
   };
@@ -355,7 +335,7 @@ void HoldController::Reconcile(const kube::ControllerPass& pass) {
     if (absl::StatusOr<std::vector<std::string>> cluster = source_.Locations(); cluster.ok()) {
       cluster_ = *std::move(cluster);
     } else {
-      metrics_.Error("forecast");
+      metrics_.common().Error("forecast");
       spdlog::warn(absl::StrCat("hold: the cluster's locations: ", cluster.status().message()));
     }
   }
@@ -363,8 +343,8 @@ void HoldController::Reconcile(const kube::ControllerPass& pass) {
   RefreshForecasts(needed, now);
 
   const bool leading = pass.leading;
-  if (!pass.lease_error.empty()) metrics_.Error("lease");
-  metrics_.SetLeader(leading);
+  if (!pass.lease_error.empty()) metrics_.common().Error("lease");
+  metrics_.common().SetLeader(leading);
   next_release_ = absl::InfiniteFuture();
   std::map<HeldKind, int> held, late;
   std::vector<Action> actions;

@@ -53,6 +53,8 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "controller_runtime/loop_controller.h"
+#include "controller_runtime/object_events.h"
 #include "hold/forecast_source.h"
 #include "hold/held_object.h"
 #include "hold/hold_ledger.h"
@@ -103,7 +105,7 @@ struct Release {
   std::optional<double> intensity_at_creation;
 };
 
-class HoldController final : private kube::Reconciler {
+class HoldController final : public controller_runtime::LoopController {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
   // `ledger`: null to book nothing (shadow mode with dry_run).
@@ -112,15 +114,6 @@ class HoldController final : private kube::Reconciler {
                  kube::LeaseElection* lease = nullptr, const kube::EventRecorder* events = nullptr,
                  ledger::Ledger* ledger = nullptr);
 
-  void RunOnce() { loop_.RunOnce(); }
-  absl::Time NextWake() const { return loop_.NextWake(); }
-  // Passes until `stop` is notified.
-  void Run(absl::Notification& stop) { loop_.Run(stop); }
-
-  // The last list succeeded within three resyncs.
-  bool healthy() const { return loop_.healthy(); }
-  // Its loop ends passes, whatever the API server answers (kube/controller_loop.h).
-  bool turning() const { return loop_.turning(); }
   const std::vector<Release>& releases() const { return releases_; }
 
  private:
@@ -144,15 +137,13 @@ class HoldController final : private kube::Reconciler {
   // Every PATCH, kConcurrentWrites at a time; a release's Event right after its PATCH.
   void Send(std::vector<Action>& actions, absl::Time now);
   void Apply(Action& action, absl::Time now);
-  static absl::Status RecordRelease(const kube::EventRecorder& events, const Action& action,
-                                    absl::Time now);
+  absl::Status RecordRelease(const Action& action, absl::Time now) const;
 
   const HoldControllerOptions options_;
   const kube::KubeClient& api_;
   ForecastSource& source_;
   HoldMetrics& metrics_;
-  const kube::EventRecorder* const events_;
-  kube::ControllerLoop loop_;
+  controller_runtime::ObjectEvents events_;
 
   std::vector<HeldObject> objects_;
   std::set<std::string> reported_;  // uids reported as opted in but not held

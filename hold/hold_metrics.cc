@@ -38,15 +38,8 @@ HoldMetrics::HoldMetrics(prometheus::Registry& registry)
                    .Help("per release, the forecast intensity of a run started at creation minus "
                          "that at release, gCO2eq/kWh")
                    .Register(registry)),
-      leader_(prometheus::BuildGauge()
-                  .Name(metric_names::kHoldLeader)
-                  .Help("1 while this replica holds the Lease (or runs alone)")
-                  .Register(registry)
-                  .Add({})),
-      errors_(prometheus::BuildCounter()
-                  .Name(metric_names::kHoldErrors)
-                  .Help("failed API calls and forecast reads, by operation")
-                  .Register(registry)) {
+      common_(registry, metric_names::kHoldControllerMetrics,
+              {"list", "patch", "lease", "forecast", "event"}) {
   for (HeldKind kind : {HeldKind::kJob, HeldKind::kPod}) {
     held_.Add({{label::kKind, Kind(kind)}});
     past_deadline_.Add({{label::kKind, Kind(kind)}});
@@ -56,9 +49,6 @@ HoldMetrics::HoldMetrics(prometheus::Registry& registry)
       releases_.Add(
           {{label::kKind, Kind(kind)}, {label::kReason, std::string(ReasonName(reason))}});
     }
-  }
-  for (const char* operation : {"list", "patch", "lease", "forecast", "event"}) {
-    errors_.Add({{label::kOperation, operation}});
   }
 }
 
@@ -77,10 +67,6 @@ void HoldMetrics::Released(HeldKind kind, ReleaseReason reason, absl::Duration d
     avoided_.Add({{label::kKind, Kind(kind)}}, prometheus::Summary::Quantiles{})
         .Observe(*avoided_grams_per_kwh);
   }
-}
-
-void HoldMetrics::Error(const std::string& operation) {
-  errors_.Add({{label::kOperation, operation}}).Increment();
 }
 
 }  // namespace carbonroute::hold

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "controller_runtime/controller_metrics.h"
 #include "hold/held_object.h"
 #include "hold/hold_plan.h"
 
@@ -30,8 +31,8 @@ class HoldMetrics {
   void SetHeld(HeldKind kind, int held, int past_deadline);
   void Released(HeldKind kind, ReleaseReason reason, absl::Duration delay,
                 std::optional<double> avoided_grams_per_kwh);
-  void SetLeader(bool leading) { leader_.Set(leading ? 1 : 0); }
-  void Error(const std::string& operation);
+  // The leader gauge and errors by operation (list, patch, lease, forecast, event).
+  controller_runtime::ControllerMetrics& common() { return common_; }
 
  private:
   prometheus::Family<prometheus::Gauge>& held_;
@@ -39,8 +40,7 @@ class HoldMetrics {
   prometheus::Family<prometheus::Counter>& releases_;
   prometheus::Family<prometheus::Histogram>& delay_;
   prometheus::Family<prometheus::Summary>& avoided_;
-  prometheus::Gauge& leader_;
-  prometheus::Family<prometheus::Counter>& errors_;
+  controller_runtime::ControllerMetrics common_;
 };
 
 }  // namespace carbonroute::hold

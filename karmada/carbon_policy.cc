@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "base/status_macros.h"
+#include "contract/api_names.h"
 #include "net/url.h"
 
 namespace carbonroute::karmada {
@@ -14,7 +15,7 @@ namespace {
 
 constexpr KindNames kSeedNames = {"carbonaware.rossf7.github.io/v1alpha1",
                                   "carbonawarekarmadapolicies", "CarbonAwareKarmadaPolicy"};
-constexpr KindNames kOwnNames = {"carbonroute.io/v1alpha1", "carbonplacementpolicies",
+constexpr KindNames kOwnNames = {api_names::kGroupVersion, "carbonplacementpolicies",
                                  "CarbonPlacementPolicy"};
 constexpr KindNames kPropagationNames = {"policy.karmada.io/v1alpha1", "propagationpolicies",
                                          "PropagationPolicy"};

@@ -62,12 +62,14 @@ KarmadaController::KarmadaController(KarmadaControllerOptions options, const kub
                                      ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
                                      kube::LeaseElection* lease, const kube::EventRecorder* events,
                                      ledger::Ledger* ledger)
-    : options_(options),
+    : LoopController(LoopOptions(options), api, clock, lease),
+      options_(options),
       api_(api),
       load_model_(std::move(load_model)),
       metrics_(metrics),
-      events_(events),
-      loop_(LoopOptions(options_), api, clock, *this, lease) {
+      events_(events, metrics_.common(), "karmada"),
+      status_(api, metrics_.common(), "karmada", options_.dry_run),
+      absent_("karmada") {
   if (ledger != nullptr) {
     // Longer than three resyncs, the controller cannot vouch for what ran.
     placement_ledger_ = std::make_unique<PlacementLedger>(
@@ -97,13 +99,10 @@ bool KarmadaController::ListInto(Listed& listed) {
       return true;
     }
     if (absl::IsNotFound(result.status())) {  // the CRD is not installed: nothing of the kind
-      if (absent_kinds_said_.insert(path).second) {
-        spdlog::info(absl::StrCat("karmada: ", path, " answered 404 (", kind,
-                                  "'s CRD is not installed): none of them"));
-      }
+      absent_.Absent(path, kind.substr(0, kind.size() - std::string_view("List").size()));
       return true;
     }
-    metrics_.Error("list");
+    metrics_.common().Error("list");
     spdlog::warn(absl::StrCat("karmada: listing ", kind, ": ", result.status().message()));
     return false;
   };
@@ -170,16 +169,9 @@ bool KarmadaController::ListInto(Listed& listed) {
 void KarmadaController::Event(const CarbonPolicy& policy, kube::EventType type,
                               const std::string& reason, const std::string& message,
                               absl::Time now) {
-  if (events_ == nullptr) return;
   const KindNames& names = NamesOf(policy.kind);
-  const absl::Status recorded = events_->Record(
-      {names.group_version, names.kind, policy.namespace_name, policy.name, policy.uid}, type,
-      reason, message, now);
-  if (!recorded.ok()) {
-    metrics_.Error("event");
-    spdlog::warn(
-        absl::StrCat("karmada: an Event on ", policy.Describe(), ": ", recorded.message()));
-  }
+  events_.Say({names.group_version, names.kind, policy.namespace_name, policy.name, policy.uid},
+              policy.Describe(), type, reason, message, now);
 }
 
 void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice* choice,
@@ -187,17 +179,8 @@ void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice
                                absl::Time now) {
   metrics_.Reconciled(policy, result, now);
   const std::string patch = StatusPatch(policy, choice, conditions, now);
-  if (!options_.dry_run && written_status_[policy.uid] != patch) {
-    const absl::StatusOr<std::string> written = api_.PatchStatus(
-        ObjectPath(policy.kind, policy.namespace_name, policy.name), kube::kMergePatch, patch);
-    if (written.ok()) {
-      written_status_[policy.uid] = patch;
-    } else {
-      metrics_.Error("status");
-      spdlog::warn(absl::StrCat("karmada: writing the status of ", policy.Describe(), ": ",
-                                written.status().message()));
-    }
-  }
+  status_.Write(policy.uid, ObjectPath(policy.kind, policy.namespace_name, policy.name),
+                policy.Describe(), patch);
   // A problem (Ready False) is an Event once, when it starts or changes.
   std::string problem;
   for (const Condition& condition : conditions) {
@@ -294,7 +277,7 @@ void KarmadaController::ReconcilePolicy(const CarbonPolicy& policy, const Listed
     const absl::StatusOr<std::string> patched = api_.Patch(
         target_path, kube::kMergePatch, ClusterNamesPatch(choice.active, choice.weights));
     if (!patched.ok()) {
-      metrics_.Error("patch");
+      metrics_.common().Error("patch");
       Finish(policy, &choice,
              {Ready(false, "TargetWriteFailed",
                     absl::StrCat("patching ", target_name, ": ", patched.status().message())),
@@ -415,14 +398,14 @@ void KarmadaController::Book(const CarbonPolicy& policy, const TargetPolicy& tar
 }
 
 void KarmadaController::Reconcile(const kube::ControllerPass& pass) {
-  if (!pass.lease_error.empty()) metrics_.Error("lease");
-  metrics_.SetLeader(pass.leading);
+  if (!pass.lease_error.empty()) metrics_.common().Error("lease");
+  metrics_.common().SetLeader(pass.leading);
   if (!pass.leading || !pass.listed) return;
   const absl::Time now = pass.now;
   const Listed& listed = *listed_;
   model_sources::LoadedModel loaded = load_model_(now);
   for (const absl::Status& error : loaded.errors) {
-    metrics_.Error("model");
+    metrics_.common().Error("model");
     spdlog::warn(absl::StrCat("karmada: model source: ", error.message()));
   }
   if (loaded.model == nullptr) {
@@ -436,7 +419,7 @@ void KarmadaController::Reconcile(const kube::ControllerPass& pass) {
   for (const auto& [uid, policy] : known_) {  // deleted since the last pass: its gauges go
     if (known.contains(uid)) continue;
     metrics_.Forget(policy);
-    written_status_.erase(uid);
+    status_.Forget(uid);
     problem_said_.erase(uid);
     would_place_.erase(uid);
     would_said_.erase(uid);

@@ -48,6 +48,10 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "controller_runtime/absent_collections.h"
+#include "controller_runtime/loop_controller.h"
+#include "controller_runtime/object_events.h"
+#include "controller_runtime/status_writer.h"
 #include "karmada/carbon_policy.h"
 #include "karmada/karmada_metrics.h"
 #include "karmada/placement_choice.h"
@@ -83,9 +87,9 @@ struct KarmadaControllerOptions {
 };
 
 // Builds the model at `now` from the configured sources.
-using ModelLoader = std::function<model_sources::LoadedModel(absl::Time now)>;
+using model_sources::ModelLoader;
 
-class KarmadaController final : private kube::Reconciler {
+class KarmadaController final : public controller_runtime::LoopController {
  public:
   // `lease`: null to act alone. `events`: null to record no Events.
   // `ledger`: null to book nothing (karmada/placement_ledger.h says what is booked).
@@ -94,15 +98,6 @@ class KarmadaController final : private kube::Reconciler {
                     kube::LeaseElection* lease = nullptr,
                     const kube::EventRecorder* events = nullptr, ledger::Ledger* ledger = nullptr);
   ~KarmadaController() override;
-
-  void RunOnce() { loop_.RunOnce(); }
-  absl::Time NextWake() const { return loop_.NextWake(); }
-  void Run(absl::Notification& stop) { loop_.Run(stop); }
-
-  // The last lists succeeded within three resyncs (or this replica is not leading).
-  bool healthy() const { return loop_.healthy(); }
-  // Its loop ends passes, whatever the API server answers (kube/controller_loop.h).
-  bool turning() const { return loop_.turning(); }
 
  private:
   struct Listed;
@@ -133,12 +128,12 @@ class KarmadaController final : private kube::Reconciler {
   const kube::KubeClient& api_;
   const ModelLoader load_model_;
   KarmadaMetrics& metrics_;
-  const kube::EventRecorder* const events_;
+  controller_runtime::ObjectEvents events_;
+  controller_runtime::StatusWriter status_;
+  controller_runtime::AbsentCollections absent_;
 
   std::unique_ptr<Listed> listed_;                     // the last successful lists
-  std::map<std::string, std::string> written_status_;  // policy uid → status patch written
   std::map<std::string, std::string> problem_said_;    // policy uid → last problem Event
-  std::set<std::string> absent_kinds_said_;            // collections answered 404, logged
   std::map<std::string, CarbonPolicy> known_;          // policy uid → as last listed
   std::unique_ptr<PlacementLedger> placement_ledger_;  // null without a ledger
   // --dry-run: policy uid → the shares carbonroute would have written at its last pass,
@@ -146,7 +141,6 @@ class KarmadaController final : private kube::Reconciler {
   std::map<std::string, ClusterShares> would_place_;
   std::map<std::string, std::string> would_said_;
   std::map<std::string, std::string> energy_problem_said_;  // policy uid → last logged
-  kube::ControllerLoop loop_;
 };
 
 }  // namespace carbonroute::karmada

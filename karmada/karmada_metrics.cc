@@ -45,19 +45,6 @@ KarmadaMetrics::KarmadaMetrics(prometheus::Registry& registry)
                       .Help("reconciles by result: placed, unchanged, data_missing, "
                             "target_not_found, invalid, error")
                       .Register(registry)),
-      last_reconcile_(prometheus::BuildGauge()
-                          .Name(metric_names::kKarmadaLastReconcile)
-                          .Help("Unix seconds of the policy's last reconcile")
-                          .Register(registry)),
-      leader_(prometheus::BuildGauge()
-                  .Name(metric_names::kKarmadaLeader)
-                  .Help("1 while this replica holds the Lease (or runs alone)")
-                  .Register(registry)
-                  .Add({})),
-      errors_(prometheus::BuildCounter()
-                  .Name(metric_names::kKarmadaErrors)
-                  .Help("failed API calls and model loads, by operation")
-                  .Register(registry)),
       seed_intensity_(prometheus::BuildGauge()
                           .Name(metric_names::kSeedClusterIntensity)
                           .Help("carbon intensity of the member cluster's location, gCO2eq/kWh "
@@ -72,13 +59,14 @@ KarmadaMetrics::KarmadaMetrics(prometheus::Registry& registry)
                        .Name(metric_names::kSeedReconcileErrors)
                        .Help("failed reconciles per policy (carbon-aware-karmada-operator "
                              "compatible)")
-                       .Register(registry)) {}
+                       .Register(registry)),
+      common_(registry, metric_names::kKarmadaControllerMetrics) {}
 
 void KarmadaMetrics::Reconciled(const CarbonPolicy& policy, const std::string& result,
                                 absl::Time now) {
   const Labels labels = PolicyLabels(policy);
   reconciles_.Add(With(labels, label::kResult, result)).Increment();
-  last_reconcile_.Add(labels).Set(absl::ToDoubleSeconds(now - absl::UnixEpoch()));
+  common_.Reconciled(labels, now);
   seed_reconciles_.Add({{label::kApp, policy.name}}).Increment();
   seed_errors_.Add({{label::kApp, policy.name}});
   if (result == "error" || result == "invalid" || result == "target_not_found") {
@@ -102,11 +90,12 @@ void KarmadaMetrics::SetClusters(const CarbonPolicy& policy, const PlacementChoi
   PolicySeries& series = set_[Key(policy)];
   RemoveSeries(series);
   for (const ClusterDecision& cluster : choice.clusters) {
-    Labels active = With(labels, "cluster", cluster.name);
+    Labels active = With(labels, label::kCluster, cluster.name);
     active_.Add(active).Set(cluster.active ? 1 : 0);
     series.active.push_back(std::move(active));
     if (!cluster.grams_per_kwh) continue;
-    Labels own = With(With(labels, "cluster", cluster.name), "location", cluster.location);
+    Labels own =
+        With(With(labels, label::kCluster, cluster.name), label::kLocation, cluster.location);
     intensity_.Add(own).Set(*cluster.grams_per_kwh);
     series.intensity.push_back(std::move(own));
     Labels seed = {{label::kCluster, cluster.name},
@@ -123,11 +112,7 @@ void KarmadaMetrics::Forget(const CarbonPolicy& policy) {
     RemoveSeries(it->second);
     set_.erase(it);
   }
-  last_reconcile_.Remove(&last_reconcile_.Add(PolicyLabels(policy)));
-}
-
-void KarmadaMetrics::Error(const std::string& operation) {
-  errors_.Add({{label::kOperation, operation}}).Increment();
+  common_.Forget(PolicyLabels(policy));
 }
 
 }  // namespace carbonroute::karmada

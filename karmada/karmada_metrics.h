@@ -21,6 +21,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "controller_runtime/controller_metrics.h"
 #include "karmada/carbon_policy.h"
 #include "karmada/placement_choice.h"
 
@@ -36,20 +37,18 @@ class KarmadaMetrics {
   void SetClusters(const CarbonPolicy& policy, const PlacementChoice& choice, bool moved);
   // Removes the gauges of a policy that no longer exists (its counters stay).
   void Forget(const CarbonPolicy& policy);
-  void SetLeader(bool leading) { leader_.Set(leading ? 1 : 0); }
-  void Error(const std::string& operation);
+  // The leader gauge, errors by operation and the policies' last reconcile.
+  controller_runtime::ControllerMetrics& common() { return common_; }
 
  private:
   prometheus::Family<prometheus::Gauge>& active_;
   prometheus::Family<prometheus::Gauge>& intensity_;
   prometheus::Family<prometheus::Counter>& moves_;
   prometheus::Family<prometheus::Counter>& reconciles_;
-  prometheus::Family<prometheus::Gauge>& last_reconcile_;
-  prometheus::Gauge& leader_;
-  prometheus::Family<prometheus::Counter>& errors_;
   prometheus::Family<prometheus::Gauge>& seed_intensity_;
   prometheus::Family<prometheus::Counter>& seed_reconciles_;
   prometheus::Family<prometheus::Counter>& seed_errors_;
+  controller_runtime::ControllerMetrics common_;
   // Per policy ("kind/namespace/name"), the labels of the gauges set last (to remove those that
   // went).
   struct PolicySeries {

@@ -14,12 +14,7 @@ prometheus::Labels Of(const std::string& namespace_name, const std::string& name
 }  // namespace
 
 KedaMetrics::KedaMetrics(prometheus::Registry& registry)
-    : leader_(prometheus::BuildGauge()
-                  .Name(metric_names::kKedaLeader)
-                  .Help("1 while this replica holds the Lease and writes the KEDA ConfigMaps")
-                  .Register(registry)
-                  .Add({})),
-      writes_(prometheus::BuildCounter()
+    : writes_(prometheus::BuildCounter()
                   .Name(metric_names::kKedaWrites)
                   .Help("passes that wrote a KEDA ConfigMap (written) or could not (failed)")
                   .Register(registry)),
@@ -30,7 +25,8 @@ KedaMetrics::KedaMetrics(prometheus::Registry& registry)
       last_current_(prometheus::BuildGauge()
                         .Name(metric_names::kKedaLastCurrent)
                         .Help("Unix seconds of the last pass that left the KEDA ConfigMap current")
-                        .Register(registry)) {}
+                        .Register(registry)),
+      common_(registry, metric_names::kKedaPublisherMetrics) {}
 
 void KedaMetrics::Current(const std::string& namespace_name, const std::string& name, bool written,
                           std::size_t records, absl::Time now) {

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "controller_runtime/controller_metrics.h"
 
 namespace carbonroute::keda {
 
@@ -26,7 +27,7 @@ class KedaMetrics {
  public:
   explicit KedaMetrics(prometheus::Registry& registry);
 
-  void SetLeader(bool leading) { leader_.Set(leading ? 1 : 0); }
+  void SetLeader(bool leading) { common_.SetLeader(leading); }
   // The pass wrote the ConfigMap (`written`) or found it holding the same
   // records: either way it holds `records` records and is current at `now`.
   void Current(const std::string& namespace_name, const std::string& name, bool written,
@@ -35,10 +36,10 @@ class KedaMetrics {
   void Failed(const std::string& namespace_name, const std::string& name);
 
  private:
-  prometheus::Gauge& leader_;
   prometheus::Family<prometheus::Counter>& writes_;
   prometheus::Family<prometheus::Gauge>& records_;
   prometheus::Family<prometheus::Gauge>& last_current_;
+  controller_runtime::ControllerMetrics common_;  // the leader gauge
 };
 
 }  // namespace carbonroute::keda

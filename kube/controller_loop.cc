@@ -52,8 +52,7 @@ absl::Time ControllerLoop::NextWake() const {
 }
 
 bool ControllerLoop::turning() const {
-  return clock_.Now() - absl::FromUnixSeconds(last_pass_end_unix_) <=
-         kMaxPassGap + 3 * options_.resync;
+  return Turning(clock_.Now() - absl::FromUnixSeconds(last_pass_end_unix_), options_.resync);
 }
 
 bool ControllerLoop::healthy() const {

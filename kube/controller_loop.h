@@ -1,8 +1,9 @@
 // File: kube/controller_loop.h
 //
 // The one loop every controller runs on (`scheduler-lite hold`,
-// `scheduler-lite karmada --controller`, the collector's KEDA publisher; a new
-// controller is its Reconciler, its metrics and its flags).
+// `scheduler-lite karmada --controller`, `scheduler-lite route --controller`,
+// the collector's KEDA publisher; a new controller is its Reconciler, its
+// metrics and its flags, run by controller_runtime/controller_manager.h).
 //
 // One pass (RunOnce), at the clock's now:
 //   1. with a Lease (lease_election.h), ticks it: whether this replica leads.
@@ -58,6 +59,13 @@ inline constexpr absl::Duration kListRetry = absl::Seconds(5);
 // With three resyncs, how long the loop may go without ending a pass before
 // turning() says it is stuck.
 inline constexpr absl::Duration kMaxPassGap = absl::Minutes(1);
+
+// The one liveness rule of every loop that turns every `period` (a
+// controller's passes every resync, serve's model refreshes every --refresh):
+// it turns while its last turn ended at most kMaxPassGap + three periods ago.
+inline bool Turning(absl::Duration since_last_turn, absl::Duration period) {
+  return since_last_turn <= kMaxPassGap + 3 * period;
+}
 
 // Each listed collection's path → the list's resourceVersion (where the
 // watch of that collection starts).

@@ -64,7 +64,7 @@ inline constexpr char kMixedEmissionsTypes[] = "mixed_emissions_types";
 
 // The labels every series of one accrual shares.
 struct LedgerKey {
-  std::string controller;      // "karmada", "hold", "extender"
+  std::string controller;      // "karmada", "hold", "extender", "route"
   std::string namespace_name;  // the workload's namespace
   LedgerMode mode = LedgerMode::kEnforced;
   EmissionsType emissions_type = EmissionsType::kAverage;

@@ -58,6 +58,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "contract/metric_labels.h"
 #include "ledger/ledger.h"
 
 namespace carbonroute::ledger {
@@ -95,8 +96,9 @@ MeteredPods CombineMeteredSamples(const std::vector<Sample>& samples) {
   std::vector<MeteredSeries> series;
   series.reserve(samples.size());
   for (const Sample& sample : samples) {
-    series.push_back({sample.Label("namespace"), sample.Label("pod"), sample.Label("node"),
-                      sample.Label("meter"), sample.Label("component"), sample.value});
+    series.push_back({sample.Label(metric_labels::kNamespace), sample.Label(metric_labels::kPod),
+                      sample.Label(metric_labels::kNode), sample.Label(metric_labels::kMeter),
+                      sample.Label(metric_labels::kComponent), sample.value});
   }
   return CombineMeteredEnergy(series);
 }
@@ -122,8 +124,8 @@ void AddBySource(std::vector<PodEnergy>& total, const std::vector<PodEnergy>& mo
 // What the meters measured of `namespace_name`'s Pods matching `pod_pattern`
 // (RunPods, NamedPods) in [from, to], per source (TotalBySource); empty when
 // nothing measured them; an error when Prometheus could not be read.
-// (scheduler-lite's PrometheusPodsMeter: MeteredRunQuery, evaluated
-// kMeteredRunLag after `to`.)
+// (model_sources/measured_energy.h PrometheusPodsMeter: MeteredRunQuery,
+// evaluated kMeteredRunLag after `to`.)
 using PodsMeter = std::function<absl::StatusOr<std::vector<PodEnergy>>(
     const std::string& namespace_name, const std::string& pod_pattern, absl::Time from,
     absl::Time to)>;

@@ -70,4 +70,8 @@ LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::
   return loaded;
 }
 
+ModelLoader LoaderOf(const ModelSources& sources, net::HttpClient& http) {
+  return [&sources, &http](absl::Time now) { return LoadModel(sources, http, now); };
+}
+
 }  // namespace carbonroute::model_sources

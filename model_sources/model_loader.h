@@ -10,6 +10,7 @@
 #ifndef CARBONROUTE_MODEL_SOURCES_MODEL_LOADER_H_
 #define CARBONROUTE_MODEL_SOURCES_MODEL_LOADER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +54,11 @@ struct LoadedModel {
 };
 
 LoadedModel LoadModel(const ModelSources& sources, net::HttpClient& http, absl::Time now);
+
+// A model built at `now`, as a controller asks for one at each pass.
+using ModelLoader = std::function<LoadedModel(absl::Time now)>;
+// LoadModel from `sources` through `http`; borrows both, which must outlive it.
+ModelLoader LoaderOf(const ModelSources& sources, net::HttpClient& http);
 
 }  // namespace carbonroute::model_sources
 

@@ -180,8 +180,7 @@ Poller::Pause Poller::SeriesPause(const IntensitySeries& series) const {
 }
 
 bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) {
-  const absl::Time until =
-      std::max(ProviderBlockedUntil(series.provider), StateOf(series).blocked_until);
+  const absl::Time until = SeriesBlockedUntil(series);
   if (now >= until) return true;
   ++stats.skipped_calls;
   stats.next_poll = std::min(stats.next_poll, until);
@@ -504,10 +503,13 @@ void Poller::PruneIfDue(absl::Time now) {
     spdlog::debug("pruned {} cached rows older than retention", *pruned);
 }
 
-PollStats Poller::PollOnce(absl::Time now, const absl::Notification* stop) {
+PollStats Poller::PollOnce(absl::Time now, const absl::Notification* stop,
+                           const providers::Provider* provider) {
   PollStats stats;
   stats.next_poll = now + config_.interval;
-  for (providers::Provider* provider : providers_) PollProvider(*provider, now, stop, stats);
+  for (providers::Provider* each : providers_) {
+    if (provider == nullptr || each == provider) PollProvider(*each, now, stop, stats);
+  }
   PruneIfDue(now);
   metrics_.SetLastPoll(now);
   return stats;
@@ -536,11 +538,7 @@ void Poller::Run(Clock& clock, absl::Notification& stop,
     while (!stop.HasBeenNotified()) {
       const absl::Time now = clock.Now();
       monitor.Expect(loop_id, now + poll_budget());
-      PollStats stats;
-      stats.next_poll = now + config_.interval;
-      PollProvider(*provider, now, &stop, stats);
-      PruneIfDue(now);
-      metrics_.SetLastPoll(now);
+      const PollStats stats = PollOnce(now, &stop, provider);
       spdlog::debug(
           "poll of {}: {} cache hits, {} provider calls ({} failed, {} skipped), {} series "
           "exported",

@@ -118,9 +118,13 @@ class Poller {
   Poller(const Poller&) = delete;
   Poller& operator=(const Poller&) = delete;
 
-  // Polls every series once. With `stop`, returns early (between two series)
-  // once it is notified, so that a long poll never holds up a shutdown.
-  PollStats PollOnce(absl::Time now, const absl::Notification* stop = nullptr);
+  // One pass at `now`: every series of `provider` (null: of every provider)
+  // polled once, the cache pruned when due, the last-poll time set. Run's loop
+  // for each provider is this pass, again and again. With `stop`, returns
+  // early (between two series) once it is notified, so that a long poll never
+  // holds up a shutdown.
+  PollStats PollOnce(absl::Time now, const absl::Notification* stop = nullptr,
+                     const providers::Provider* provider = nullptr);
 
   // Starts each provider (Provider::Start; a failure is logged, polling goes
   // ahead), then polls until `stop` is notified, each provider in a loop of its own (on a

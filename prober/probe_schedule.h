@@ -36,7 +36,6 @@ class ProbeSchedule {
 
   void Add(TargetId target, absl::Time now);
   void Remove(TargetId target);
-  bool Contains(TargetId target) const { return due_.contains(target); }
   std::size_t size() const { return due_.size(); }
 
   // Targets whose probe is due at or before `now`, earliest first; each is

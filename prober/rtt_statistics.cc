@@ -6,7 +6,6 @@ namespace carbonroute::prober {
 namespace {
 
 constexpr double kAlpha = 1.0 / 8;  // RFC 6298 §2.3 SRTT gain
-constexpr double kBeta = 1.0 / 4;   // RFC 6298 §2.3 RTTVAR gain
 
 }  // namespace
 
@@ -30,14 +29,7 @@ void RttStatistics::RecordReply(absl::Time sent_at, absl::Duration rtt) {
   ++received_;
   last_ = rtt;
   min_ = min_ ? std::min(*min_, rtt) : rtt;
-  if (!srtt_) {
-    srtt_ = rtt;
-    mdev_ = rtt / 2;
-  } else {
-    mdev_ = (1 - kBeta) * *mdev_ +
-            kBeta * absl::AbsDuration(*srtt_ - rtt);  // before srtt moves (RFC 6298 order)
-    srtt_ = (1 - kAlpha) * *srtt_ + kAlpha * rtt;
-  }
+  srtt_ = srtt_ ? (1 - kAlpha) * *srtt_ + kAlpha * rtt : rtt;
   last_answer_at_ = std::max(last_answer_at_, sent_at + rtt);
 }
 

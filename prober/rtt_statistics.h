@@ -5,10 +5,9 @@
 //
 //   last      the most recent answered probe's RTT
 //   min       the smallest RTT seen since the target was added
-//   smoothed  EWMA: srtt ← (1 − α)·srtt + α·rtt, α = 1/8
-//   mdev      mean deviation: mdev ← (1 − β)·mdev + β·|srtt − rtt|, β = 1/4
-//             (the SRTT/RTTVAR estimators and gains of RFC 6298 §2, as TCP and
-//             ping(8) use; the first sample sets srtt = rtt, mdev = rtt/2)
+//   smoothed  EWMA: srtt ← (1 − α)·srtt + α·rtt, α = 1/8 (the SRTT estimator
+//             and gain of RFC 6298 §2, as TCP and ping(8) use; the first
+//             sample sets srtt = rtt)
 //   loss      lost / sent over the last `window` probes (sliding, 0–1)
 //
 // A probe counts as lost when no reply arrived within the timeout, including
@@ -43,7 +42,6 @@ class RttStatistics {
   std::optional<absl::Duration> last() const { return last_; }
   std::optional<absl::Duration> min() const { return min_; }
   std::optional<absl::Duration> smoothed() const { return srtt_; }
-  std::optional<absl::Duration> mean_deviation() const { return mdev_; }
   // lost / sent over the window; nullopt before the first probe.
   std::optional<double> loss_ratio() const;
   // Whether the smoothed RTT reflects an answer no older than `stale_after`
@@ -65,7 +63,7 @@ class RttStatistics {
   std::size_t lost_in_window_ = 0;
   std::size_t sent_ = 0;
   std::size_t received_ = 0;
-  std::optional<absl::Duration> last_, min_, srtt_, mdev_;
+  std::optional<absl::Duration> last_, min_, srtt_;
   absl::Time last_answer_at_ = absl::InfinitePast();
 };
 

@@ -1,8 +1,12 @@
 #include "routing/request_demand.h"
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "contract/istio_labels.h"
 
 namespace carbonroute::routing {
 namespace {
@@ -45,9 +49,11 @@ ClientRates ReadClientRates(const std::vector<model_sources::Sample>& samples) {
   ClientRates rates;
   for (const model_sources::Sample& sample : samples) {
     if (!std::isfinite(sample.value) || sample.value < 0) continue;
-    const std::string& pod = FirstLabel(sample, {"pod", "kubernetes_pod_name"});
+    const std::string& pod =
+        FirstLabel(sample, {istio_labels::kPod, istio_labels::kKubernetesPodName});
     const std::string& ns =
-        FirstLabel(sample, {"namespace", "kubernetes_namespace", "source_workload_namespace"});
+        FirstLabel(sample, {istio_labels::kNamespace, istio_labels::kKubernetesNamespace,
+                            istio_labels::kSourceWorkloadNamespace});
     if (pod.empty() || ns.empty()) {
       rates.unattributed += sample.value;
       continue;
@@ -77,6 +83,17 @@ LocalityDemand DemandByLocality(const ClientRates& rates,
     }
   }
   return demand;
+}
+
+RequestRateSource PrometheusRequestRates(net::HttpClient& http, std::string url,
+                                         absl::Duration timeout, model_sources::SourceAuth auth) {
+  return [&http, url = std::move(url), timeout,
+          auth = std::move(auth)](const ServiceRef& service) -> absl::StatusOr<ClientRates> {
+    std::vector<model_sources::Sample> samples;
+    CARBONROUTE_RETURN_IF_ERROR(
+        model_sources::QueryInstant(http, url, RequestRateQuery(service), timeout, auth, samples));
+    return ReadClientRates(samples);
+  };
 }
 
 }  // namespace carbonroute::routing

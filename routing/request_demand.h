@@ -30,12 +30,17 @@
 #ifndef CARBONROUTE_ROUTING_REQUEST_DEMAND_H_
 #define CARBONROUTE_ROUTING_REQUEST_DEMAND_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "kube/kube_node.h"
 #include "model_sources/exposition_parser.h"
+#include "model_sources/metrics_source.h"
+#include "net/http_client.h"
 #include "routing/service_endpoints.h"
 
 namespace carbonroute::routing {
@@ -57,6 +62,14 @@ struct ClientRates {
 
 // Negative or non-finite rates (a counter reset seen badly) are left out.
 ClientRates ReadClientRates(const std::vector<model_sources::Sample>& samples);
+
+// The requests per second each client Pod sends a Service; errors: the query's.
+using RequestRateSource = std::function<absl::StatusOr<ClientRates>(const ServiceRef& service)>;
+// `route --controller --prometheus`'s source: RequestRateQuery through the
+// Prometheus at `url` (model_sources::QueryInstant, bounded by `timeout`),
+// read by ReadClientRates. Borrows `http`.
+RequestRateSource PrometheusRequestRates(net::HttpClient& http, std::string url,
+                                         absl::Duration timeout, model_sources::SourceAuth auth);
 
 struct LocalityDemand {
   std::map<std::string, double> per_second;  // origin locality → requests/s

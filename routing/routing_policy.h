@@ -42,11 +42,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "contract/api_names.h"
 #include "kube/json_view.h"
 
 namespace carbonroute::routing {
 
-inline constexpr char kPolicyGroupVersion[] = "carbonroute.io/v1alpha1";
+inline constexpr const char* kPolicyGroupVersion = api_names::kGroupVersion;
 inline constexpr char kPolicyKind[] = "CarbonRoutingPolicy";
 inline constexpr char kPolicyPlural[] = "carbonroutingpolicies";
 // The policy's finalizer: the rules and routes it wrote get back what they held before it

@@ -15,8 +15,8 @@
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
 #include "base/status_macros.h"
+#include "cli/logging.h"
 #include "contract/emissions_type.h"
-#include "exporter/metrics_page.h"
 #include "model_sources/metrics_source.h"
 #include "model_sources/model_builder.h"
 #include "model_sources/rtt_sources.h"
@@ -236,70 +236,19 @@ std::shared_ptr<const PlacementModel> LoadModelOrSay(const ModelSources& sources
   return loaded.model;
 }
 
-namespace {
-
-// A probe's answer: 200 "ok" while `why_not` says nothing (or there is none), else 503 and why.
-net::HttpHandler ProbeHandler(std::function<std::string()> why_not) {
-  return [why_not = std::move(why_not)](const net::HttpServerRequest&) {
-    const std::string why = why_not ? why_not() : "";
-    net::HttpServerResponse response;
-    response.status = why.empty() ? 200 : 503;
-    response.body = why.empty() ? "ok\n" : why + "\n";
-    return response;
-  };
-}
-
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
-    const ControllerServer& server) {
-  net::HttpServerOptions options;
-  options.listen_address = server.listen_address;
-  options.routes = {{"/", exporter::LandingPageHandler(
-                              server.title, {{"/metrics", "the metrics, Prometheus text format"},
-                                             {"/healthz", "200 while the API server answers lists"},
-                                             {"/livez", "200 while the loop turns (liveness)"}})},
-                    {"/metrics", exporter::MetricsPageHandler(server.registry)},
-                    {"/healthz", ProbeHandler(server.unhealthy)},
-                    {"/livez", ProbeHandler(server.stuck)}};
-  if (server.web != nullptr) net::ApplyWebConfig(*server.web, options);
-  return net::HttpServer::Start(std::move(options));
-}
-
-std::string ServerUrl(const net::WebConfig& web, const std::string& listen_address,
-                      const net::HttpServer& server) {
-  return absl::StrCat(web.tls.has_value() ? "https" : "http", "://",
-                      listen_address.substr(0, listen_address.rfind(':')), ":", server.port());
-}
-
-int ServeController(const ControllerDaemon& daemon, const std::string& listen_address,
-                    const net::WebConfig& web, absl::Notification& stop) {
-  absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartControllerServer(
-      {.listen_address = listen_address,
-       .web = &web,
-       .title = daemon.title,
-       .registry = daemon.registry,
-       .unhealthy = [&daemon]() -> std::string { return daemon.healthy() ? "" : daemon.unhealthy; },
-       .stuck = [&daemon]() -> std::string {
-         return daemon.turning() ? "" : "stuck: no pass of the loop ended in three resyncs";
-       }});
-  if (!server.ok()) {
-    spdlog::error(std::string(server.status().message()));
-    return 1;
-  }
-  spdlog::info(absl::StrCat(daemon.started, "; metrics on ",
-                            ServerUrl(web, listen_address, **server), daemon.lease_said));
-  daemon.run(stop);
-  spdlog::info("stopped");
-  return 0;
-}
-
-ControllerKit::ControllerKit(const kube::KubeConnection& connection, net::HttpClient& http,
-                             const LeaseFlags& lease, const std::string& component)
-    : api(connection, http),
-      registry(std::make_shared<prometheus::Registry>()),
-      events(api, component, lease.options().identity) {
-  if (lease.enabled()) election.emplace(lease.options(), api);
+std::unique_ptr<controller_runtime::ControllerManager> StartControllerManager(
+    const KubeFlags& kube, const cli::DaemonFlags& daemon, const LeaseFlags& lease,
+    std::string component, std::string title, net::HttpClient& http, std::ostream& err) {
+  kube::KubeConnection connection;
+  if (!kube.Resolve(connection, err)) return nullptr;
+  cli::InstallLogger(daemon.log_format(), daemon.log_level().value_or(LogLevel::kInfo));
+  return std::make_unique<controller_runtime::ControllerManager>(
+      connection, http,
+      controller_runtime::ManagerOptions{.component = std::move(component),
+                                         .lease = lease.options(),
+                                         .listen_address = daemon.listen_address(),
+                                         .web = daemon.web(),
+                                         .title = std::move(title)});
 }
 
 void LeaseFlags::AddTo(CLI::App& cmd) {
@@ -316,12 +265,6 @@ void LeaseFlags::Fill() {
     if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr) options_.namespace_name = ns;
   }
   if (options_.identity.empty()) options_.identity = kube::ReplicaIdentity();
-}
-
-std::string LeaseFlags::Describe() const {
-  return enabled() ? absl::StrCat("; Lease ", options_.namespace_name, "/", options_.name, " as ",
-                                  options_.identity)
-                   : "; acting alone (no --lease-namespace)";
 }
 
 namespace {
@@ -409,31 +352,6 @@ bool KubeFlags::Resolve(kube::KubeConnection& connection, std::ostream& err) con
   }
   connection = *std::move(resolved);
   return true;
-}
-
-absl::StatusOr<ledger::MeteredPods> QueryMeteredPods(net::HttpClient& http, const std::string& url,
-                                                     const std::string& promql,
-                                                     absl::Duration timeout,
-                                                     const model_sources::SourceAuth& auth,
-                                                     absl::Time at) {
-  std::vector<model_sources::Sample> samples;
-  CARBONROUTE_RETURN_IF_ERROR(
-      model_sources::QueryInstant(http, url, promql, timeout, auth, samples, at));
-  return ledger::CombineMeteredSamples(samples);
-}
-
-ledger::PodsMeter PrometheusPodsMeter(net::HttpClient& http, std::string url,
-                                      model_sources::SourceAuth auth) {
-  return [&http, url = std::move(url), auth = std::move(auth)](
-             const std::string& namespace_name, const std::string& pods, absl::Time from,
-             absl::Time to) -> absl::StatusOr<std::vector<ledger::PodEnergy>> {
-    const absl::Time at = to + ledger::kMeteredRunLag;
-    CARBONROUTE_ASSIGN_OR_RETURN(
-        const ledger::MeteredPods metered,
-        QueryMeteredPods(http, url, ledger::MeteredRunQuery(namespace_name, pods, at - from),
-                         absl::Seconds(10), auth, at));
-    return ledger::TotalBySource(metered);
-  };
 }
 
 }  // namespace carbonroute::scheduler_lite

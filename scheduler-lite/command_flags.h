@@ -2,7 +2,10 @@
 //
 // What several subcommands share: the model sources' flags (--metrics,
 // --prometheus, the static data files and the sources' TLS and credentials),
-// the checks of flag values, and loading the model with its warnings.
+// the Kubernetes flags (KubeFlags: where the API is, --watch-timeout), the
+// Lease flags (LeaseFlags), the power model's flags, the controller manager's
+// options from them (ManagerOptionsFrom), the checks of flag values, and
+// loading the model with its warnings.
 //
 // Errors: the *Flag checks throw CLI::ValidationError naming the flag and the
 // value (main turns it into exit 2). Not thread-safe; used from main's thread.
@@ -10,7 +13,6 @@
 #define CARBONROUTE_SCHEDULER_LITE_COMMAND_FLAGS_H_
 
 #include <CLI/CLI.hpp>
-#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -20,20 +22,18 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "base/log_line.h"
-#include "kube/event_recorder.h"
+#include "cli/daemon_flags.h"
+#include "controller_runtime/controller_manager.h"
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
 #include "kube/lease_election.h"
 #include "kube/list_watch.h"
-#include "ledger/metered_energy.h"
 #include "ledger/power_model.h"
 #include "model_sources/model_loader.h"
 #include "net/http_client.h"
-#include "net/http_server.h"
 #include "net/web_config.h"
 #include "placement/placement_model.h"
 #include "prometheus/registry.h"
@@ -71,43 +71,9 @@ absl::Status FillDefaultDataFiles(
     const std::vector<std::string>& dirs,
     std::initializer_list<std::pair<std::string*, const char*>> files);
 
-// The web server of a long-running controller (hold, karmada --controller):
-// `/` (a landing page), `/metrics` (the registry) and `/healthz` (200 "ok",
-// or 503 with `unhealthy`'s answer when it is not "").
-struct ControllerServer {
-  std::string listen_address;
-  const net::WebConfig* web = nullptr;  // TLS and Basic auth; borrowed
-  std::string title;                    // "scheduler-lite hold"
-  std::shared_ptr<prometheus::Registry> registry;
-  std::function<std::string()> unhealthy;  // /healthz: "" or why not
-  std::function<std::string()> stuck;      // /livez: "" or why the loop is stuck
-};
-absl::StatusOr<std::unique_ptr<net::HttpServer>> StartControllerServer(
-    const ControllerServer& server);
-// "http://127.0.0.1:9466": where the started server answers.
-std::string ServerUrl(const net::WebConfig& web, const std::string& listen_address,
-                      const net::HttpServer& server);
-
-// A long-running controller's life after its set-up (hold, karmada --controller,
-// route --controller): its web server on `listen_address` (StartControllerServer;
-// /healthz answers `unhealthy` while healthy() is false, /livez says it is stuck
-// while turning() is false), a log line `started` + "; metrics on URL" +
-// `lease_said`, `run` until `stop` is notified, then "stopped".
-// Returns 0, or 1 when the server cannot listen (logged).
-struct ControllerDaemon {
-  std::string title;  // "scheduler-lite hold"
-  std::shared_ptr<prometheus::Registry> registry;
-  std::function<bool()> healthy, turning;
-  std::string unhealthy;   // "no successful list of ... in the last three resyncs"
-  std::string started;     // "holding objects selected by ... from ..."
-  std::string lease_said;  // LeaseFlags::Describe()
-  std::function<void(absl::Notification&)> run;
-};
-int ServeController(const ControllerDaemon& daemon, const std::string& listen_address,
-                    const net::WebConfig& web, absl::Notification& stop);
-
 // Where the Kubernetes API is, defined once for every subcommand that talks
-// to it (hold, karmada --apply): --kubeconfig, --kube-context,
+// to it (hold, karmada --apply and --controller, route --controller, serve):
+// --kubeconfig, --kube-context,
 // --kube-api-url, --kube-token-file, --kube-ca-file, resolved as every
 // Kubernetes client resolves them (kube/kube_connection.h: the flags, else
 // $KUBECONFIG, else the Pod's service account, else ~/.kube/config).
@@ -130,7 +96,7 @@ class KubeFlags {
   std::string watch_timeout_ = "5m";
 };
 
-// One acting replica of a controller (hold, karmada --controller), defined
+// One acting replica of a controller (hold, karmada and route --controller), defined
 // once: --lease-namespace (default $POD_NAMESPACE; empty: act alone),
 // --lease-name, --identity (default $POD_NAME, else host-pid).
 class LeaseFlags {
@@ -141,31 +107,22 @@ class LeaseFlags {
   void Fill();
   bool enabled() const { return !options_.namespace_name.empty(); }
   const kube::LeaseOptions& options() const { return options_; }
-  // "; Lease NS/NAME as ID", or "; acting alone (no --lease-namespace)".
-  std::string Describe() const;
 
  private:
   kube::LeaseOptions options_;
 };
 
-// What every controller command builds the same way before its controller
-// (hold, karmada --controller, route --controller): the API client, the
-// metrics registry its /metrics serves, the Lease election (with
-// --lease-namespace) and the Event recorder, as `component` in Events.
-// Ownership: borrows `http`, which must outlive it.
-struct ControllerKit {
-  ControllerKit(const kube::KubeConnection& connection, net::HttpClient& http,
-                const LeaseFlags& lease, const std::string& component);
-  ControllerKit(const ControllerKit&) = delete;
-  ControllerKit& operator=(const ControllerKit&) = delete;
-  // The election to give a controller: null to act alone.
-  kube::LeaseElection* lease() { return election ? &*election : nullptr; }
-
-  const kube::KubeClient api;
-  const std::shared_ptr<prometheus::Registry> registry;
-  std::optional<kube::LeaseElection> election;
-  const kube::EventRecorder events;
-};
+// The start every controller command shares (hold, karmada --controller,
+// route --controller): the Kubernetes connection `kube` names, the logger
+// from `daemon`'s --log.* flags (a daemon from here on), and the controller
+// manager (controller_runtime/controller_manager.h) with the server's address
+// and web config from `daemon`, the Lease from `lease`, the Events'
+// `component` ("carbonroute-hold") and the landing page's `title`. Null after
+// saying on `err` why the connection cannot be resolved (a usage error: exit 2).
+// Borrows `http`, which must outlive the manager.
+std::unique_ptr<controller_runtime::ControllerManager> StartControllerManager(
+    const KubeFlags& kube, const cli::DaemonFlags& daemon, const LeaseFlags& lease,
+    std::string component, std::string title, net::HttpClient& http, std::ostream& err);
 
 // The power model's coefficients for the savings ledger (ledger/power_model.h,
 // where each default's source is cited), defined once: --watts-per-cpu,
@@ -178,22 +135,6 @@ class PowerModelFlags {
  private:
   ledger::PowerModel model_;
 };
-
-// The measured energy a metered-energy query (ledger::MeteredEnergyQuery,
-// MeteredRunQuery) answers at `at`, from the Prometheus at `url`; the errors
-// of model_sources::QueryInstant.
-absl::StatusOr<ledger::MeteredPods> QueryMeteredPods(net::HttpClient& http, const std::string& url,
-                                                     const std::string& promql,
-                                                     absl::Duration timeout,
-                                                     const model_sources::SourceAuth& auth,
-                                                     absl::Time at);
-
-// What Kepler and DCGM measured of Pods (ledger::PodsMeter), read from the
-// emissions rules' records in the Prometheus at `url` (hold's and route's
-// --prometheus): MeteredRunQuery over [from, to], evaluated kMeteredRunLag
-// after `to`. Borrows `http`.
-ledger::PodsMeter PrometheusPodsMeter(net::HttpClient& http, std::string url,
-                                      model_sources::SourceAuth auth);
 
 // The client options of every subcommand that reads a source (a collector
 // or Prometheus behind TLS and authentication), defined once: --ca-file,

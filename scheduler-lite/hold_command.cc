@@ -21,6 +21,7 @@
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 #include "ledger/ledger.h"
+#include "model_sources/measured_energy.h"
 #include "net/http_server.h"
 #include "net/web_config.h"
 #include "prometheus/registry.h"
@@ -109,8 +110,6 @@ class HoldSubcommand final : public Subcommand {
 };
 
 int HoldSubcommand::Run(ProgramContext& c) {
-  const net::WebConfig& web = daemon_.web();
-  const std::string& listen = daemon_.listen_address();
   if (absl::Status found = FillDefaultDataFiles(data_dirs_, {{&region_zones_, kRegionZonesFile}});
       !found.ok()) {
     c.err << "scheduler-lite: " << found.message() << " (give --region-zones or --data-dir)\n";
@@ -127,32 +126,25 @@ int HoldSubcommand::Run(ProgramContext& c) {
     return 2;
   }
   options_.region_locations = {regions->begin(), regions->end()};
-  kube::KubeConnection connection;
-  if (!kube_.Resolve(connection, c.err)) return 2;
-  cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
-  ControllerKit kit(connection, c.http, lease_, "carbonroute-hold");
+  const std::unique_ptr<controller_runtime::ControllerManager> manager = StartControllerManager(
+      kube_, daemon_, lease_, "carbonroute-hold", "scheduler-lite hold", c.http, c.err);
+  if (manager == nullptr) return 2;
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
   if (!prometheus_.empty()) {
-    options_.run_meter = PrometheusPodsMeter(c.http, prometheus_, client_.auth());
+    options_.run_meter = model_sources::PrometheusPodsMeter(c.http, prometheus_, client_.auth());
   }
 
-  hold::HoldMetrics metrics(*kit.registry);
-  ledger::Ledger ledger(*kit.registry);
-  hold::HoldController controller(options_, kit.api, forecasts, c.clock, metrics, kit.lease(),
-                                  &kit.events, &ledger);
-
-  return ServeController(
-      {.title = "scheduler-lite hold",
-       .registry = kit.registry,
-       .healthy = [&controller] { return controller.healthy(); },
-       .turning = [&controller] { return controller.turning(); },
-       .unhealthy = "no successful list of Jobs and Pods in the last three resyncs",
-       .started = absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
-                               "holding objects selected by ", options_.selector, " from ",
-                               connection.Describe()),
-       .lease_said = lease_.Describe(),
-       .run = [&controller](absl::Notification& stop) { controller.Run(stop); }},
-      listen, web, c.signals->stop());
+  hold::HoldMetrics metrics(manager->registry());
+  ledger::Ledger ledger(manager->registry());
+  hold::HoldController controller(options_, manager->api(), forecasts, c.clock, metrics,
+                                  manager->lease(), manager->events(), &ledger);
+  return manager->Run(
+      controller_runtime::Managed(
+          controller, "no successful list of Jobs and Pods in the last three resyncs",
+          absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
+                       "holding objects selected by ", options_.selector, " from ",
+                       manager->connection().Describe())),
+      c.signals->stop());
 }
 
 }  // namespace

@@ -120,33 +120,24 @@ class KarmadaSubcommand final : public Subcommand {
 };
 
 int KarmadaSubcommand::RunController(ProgramContext& c) {
-  const net::WebConfig& web = daemon_.web();
-  const std::string& listen = daemon_.listen_address();
   model_sources::ModelSources sources;
   if (!sources_.Resolve(sources, c.err)) return 1;
-  kube::KubeConnection connection;
-  if (!kube_.Resolve(connection, c.err)) return 2;
-  cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
-  ControllerKit kit(connection, c.http, lease_, "carbonroute-karmada");
-  karmada::KarmadaMetrics metrics(*kit.registry);
-  ledger::Ledger ledger(*kit.registry);
-  net::HttpClient& http = c.http;
-  karmada::KarmadaController controller(
-      options_, kit.api,
-      [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
-      c.clock, metrics, kit.lease(), &kit.events, &ledger);
-  return ServeController(
-      {.title = "scheduler-lite karmada --controller",
-       .registry = kit.registry,
-       .healthy = [&controller] { return controller.healthy(); },
-       .turning = [&controller] { return controller.turning(); },
-       .unhealthy = "no successful list of the Karmada policies in the last three resyncs",
-       .started = absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
-                               "placing Karmada policies on ", connection.Describe(), " every ",
-                               absl::FormatDuration(options_.resync)),
-       .lease_said = lease_.Describe(),
-       .run = [&controller](absl::Notification& stop) { controller.Run(stop); }},
-      listen, web, c.signals->stop());
+  const std::unique_ptr<controller_runtime::ControllerManager> manager =
+      StartControllerManager(kube_, daemon_, lease_, "carbonroute-karmada",
+                             "scheduler-lite karmada --controller", c.http, c.err);
+  if (manager == nullptr) return 2;
+  karmada::KarmadaMetrics metrics(manager->registry());
+  ledger::Ledger ledger(manager->registry());
+  karmada::KarmadaController controller(options_, manager->api(),
+                                        model_sources::LoaderOf(sources, c.http), c.clock, metrics,
+                                        manager->lease(), manager->events(), &ledger);
+  return manager->Run(
+      controller_runtime::Managed(
+          controller, "no successful list of the Karmada policies in the last three resyncs",
+          absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
+                       "placing Karmada policies on ", manager->connection().Describe(), " every ",
+                       absl::FormatDuration(options_.resync))),
+      c.signals->stop());
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,69 +20,20 @@
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 #include "ledger/ledger.h"
+#include "model_sources/measured_energy.h"
 #include "model_sources/metrics_source.h"
 #include "routing/destination_rule_patch.h"
 #include "routing/http_route_patch.h"
+#include "routing/policy_file.h"
 #include "routing/request_demand.h"
 #include "routing/route_plan.h"
-#include "routing/routing_controller.h"
-#include "routing/routing_metrics.h"
 #include "routing/routing_policy.h"
+#include "routing_controller/routing_controller.h"
+#include "routing_controller/routing_metrics.h"
 #include "scheduler-lite/command_flags.h"
-#include "yaml-cpp/yaml.h"
 
 namespace carbonroute::scheduler_lite {
 namespace {
-
-using Json = nlohmann::json;
-
-// A YAML node as JSON, plain scalars typed by YAML 1.2's core schema (null,
-// booleans, integers, floats; the rest strings); a quoted scalar stays a string.
-Json YamlToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: {
-      Json object = Json::object();
-      for (const auto& entry : node) object[entry.first.Scalar()] = YamlToJson(entry.second);
-      return object;
-    }
-    case YAML::NodeType::Sequence: {
-      Json array = Json::array();
-      for (const YAML::Node& element : node) array.push_back(YamlToJson(element));
-      return array;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string& text = node.Scalar();
-      if (node.Tag() == "!") return text;  // quoted
-      if (text == "null" || text == "~") return nullptr;
-      if (text == "true" || text == "false") return text == "true";
-      int64_t whole = 0;
-      if (absl::SimpleAtoi(text, &whole)) return whole;
-      double number = 0;
-      if (text.find_first_of("0123456789") != std::string::npos &&
-          text.find_first_not_of("0123456789+-.eE") == std::string::npos &&
-          absl::SimpleAtod(text, &number)) {
-        return number;
-      }
-      return text;
-    }
-    default:
-      return nullptr;
-  }
-}
-
-// Every document of `text`: YAML (JSON is YAML too).
-absl::StatusOr<std::vector<Json>> ReadDocuments(const std::string& text, const std::string& path) {
-  std::vector<Json> documents;
-  try {
-    for (const YAML::Node& document : YAML::LoadAll(text)) {
-      if (document.IsNull()) continue;
-      documents.push_back(YamlToJson(document));
-    }
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not YAML: ", e.what()));
-  }
-  return documents;
-}
 
 class RouteSubcommand final : public Subcommand {
  public:
@@ -179,47 +129,33 @@ class RouteSubcommand final : public Subcommand {
 };
 
 int RouteSubcommand::RunController(ProgramContext& c) {
-  const net::WebConfig& web = daemon_.web();
-  const std::string& listen = daemon_.listen_address();
   model_sources::ModelSources sources;
   if (!sources_.Resolve(sources, c.err)) return 1;
-  kube::KubeConnection connection;
-  if (!kube_.Resolve(connection, c.err)) return 2;
-  cli::InstallLogger(daemon_.log_format(), daemon_.log_level().value_or(LogLevel::kInfo));
-  ControllerKit kit(connection, c.http, lease_, "carbonroute-route");
-  routing::RoutingMetrics metrics(*kit.registry);
-  ledger::Ledger ledger(*kit.registry);
+  const std::unique_ptr<controller_runtime::ControllerManager> manager =
+      StartControllerManager(kube_, daemon_, lease_, "carbonroute-route",
+                             "scheduler-lite route --controller", c.http, c.err);
+  if (manager == nullptr) return 2;
+  routing::RoutingMetrics metrics(manager->registry());
+  ledger::Ledger ledger(manager->registry());
   net::HttpClient& http = c.http;
   routing::RoutingControllerOptions options = options_;
   if (!sources.prometheus_url.empty()) {
-    options.request_rates =
-        [&sources,
-         &http](const routing::ServiceRef& service) -> absl::StatusOr<routing::ClientRates> {
-      std::vector<model_sources::Sample> samples;
-      CARBONROUTE_RETURN_IF_ERROR(model_sources::QueryInstant(
-          http, sources.prometheus_url, routing::RequestRateQuery(service), sources.timeout,
-          sources.auth, samples));
-      return routing::ReadClientRates(samples);
-    };
-    options.pods_meter = PrometheusPodsMeter(http, sources.prometheus_url, sources.auth);
+    options.request_rates = routing::PrometheusRequestRates(http, sources.prometheus_url,
+                                                            sources.timeout, sources.auth);
+    options.pods_meter =
+        model_sources::PrometheusPodsMeter(http, sources.prometheus_url, sources.auth);
   }
-  routing::RoutingController controller(
-      std::move(options), kit.api,
-      [&sources, &http](absl::Time now) { return model_sources::LoadModel(sources, http, now); },
-      c.clock, metrics, kit.lease(), &kit.events, &ledger);
-  return ServeController(
-      {.title = "scheduler-lite route --controller",
-       .registry = kit.registry,
-       .healthy = [&controller] { return controller.healthy(); },
-       .turning = [&controller] { return controller.turning(); },
-       .unhealthy = "no successful list of the CarbonRoutingPolicies and Nodes in the last three "
-                    "resyncs",
-       .started = absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
-                               "routing CarbonRoutingPolicies on ", connection.Describe(),
-                               " every ", absl::FormatDuration(options_.resync)),
-       .lease_said = lease_.Describe(),
-       .run = [&controller](absl::Notification& stop) { controller.Run(stop); }},
-      listen, web, c.signals->stop());
+  routing::RoutingController controller(std::move(options), manager->api(),
+                                        model_sources::LoaderOf(sources, http), c.clock, metrics,
+                                        manager->lease(), manager->events(), &ledger);
+  return manager->Run(
+      controller_runtime::Managed(
+          controller,
+          "no successful list of the CarbonRoutingPolicies and Nodes in the last three resyncs",
+          absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
+                       "routing CarbonRoutingPolicies on ", manager->connection().Describe(),
+                       " every ", absl::FormatDuration(options_.resync))),
+      c.signals->stop());
 }
 
 int RouteSubcommand::PrintRoutePatch(const routing::RoutingPolicy& policy,
@@ -302,52 +238,13 @@ int RouteSubcommand::RunOnce(ProgramContext& c) {
     c.err << "scheduler-lite: --policy: " << text.status().message() << "\n";
     return 2;
   }
-  absl::StatusOr<std::vector<Json>> documents = ReadDocuments(*text, policy_file_);
-  if (!documents.ok()) {
-    c.err << "scheduler-lite: --policy: " << documents.status().message() << "\n";
+  absl::StatusOr<routing::PolicyFile> file = routing::ReadPolicyFile(*text, policy_file_);
+  if (!file.ok()) {
+    c.err << "scheduler-lite: --policy: " << file.status().message() << "\n";
     return 2;
   }
-  std::optional<routing::RoutingPolicy> policy;
-  std::map<std::string, std::string> rules;            // DestinationRule name → its JSON
-  std::map<std::string, std::string> routes;           // HTTPRoute name → its JSON
-  std::map<std::string, std::string> service_regions;  // "namespace/name" → its region label
-  for (const Json& document : *documents) {
-    const std::string kind = document.is_object() ? document.value("kind", "") : "";
-    if ((kind == "DestinationRule" || kind == "HTTPRoute") && document.contains("metadata")) {
-      (kind == "HTTPRoute" ? routes : rules)[document["metadata"].value("name", "")] =
-          document.dump();
-      continue;
-    }
-    if (kind == "Service" && document.contains("metadata")) {
-      const Json& metadata = document["metadata"];
-      const Json labels = metadata.value("labels", Json::object());
-      service_regions[absl::StrCat(metadata.value("namespace", ""), "/",
-                                   metadata.value("name", ""))] =
-          labels.is_object() ? labels.value(kube::kRegionLabel, "") : "";
-      continue;
-    }
-    if (kind != routing::kPolicyKind) continue;
-    if (policy) {
-      c.err << "scheduler-lite: --policy: " << policy_file_
-            << ": more than one CarbonRoutingPolicy (give one per run)\n";
-      return 2;
-    }
-    kube::JsonDocument parsed;
-    absl::StatusOr<kube::JsonField> root = parsed.Parse(document.dump(), routing::kPolicyKind);
-    absl::StatusOr<routing::RoutingPolicy> read =
-        root.ok() ? routing::ReadRoutingPolicy(*root) : root.status();
-    if (!read.ok()) {
-      c.err << "scheduler-lite: --policy: " << policy_file_ << ": " << read.status().message()
-            << "\n";
-      return 2;
-    }
-    policy = *std::move(read);
-  }
-  if (!policy) {
-    c.err << "scheduler-lite: --policy: " << policy_file_
-          << ": no document of kind CarbonRoutingPolicy\n";
-    return 2;
-  }
+  const routing::RoutingPolicy* policy = &file->policy;
+  const std::map<std::string, std::string>& rules = file->rules;
   if (!policy->invalid.empty()) {
     c.err << "scheduler-lite: --policy: " << policy->Describe() << ": " << policy->invalid << "\n";
     return 2;
@@ -381,7 +278,8 @@ int RouteSubcommand::RunOnce(ProgramContext& c) {
   for (const routing::TargetRef& target : policy->targets) {
     const std::string what = target.Describe(policy->namespace_name);
     if (target.kind != routing::TargetKind::kDestinationRule) {
-      const int route_exit = PrintRoutePatch(*policy, target, routes, service_regions, *model, c);
+      const int route_exit =
+          PrintRoutePatch(*policy, target, file->routes, file->service_regions, *model, c);
       // A usage error (2) outranks nothing to write (3).
       exit_code = route_exit == 2 || exit_code == 2 ? 2 : std::max(exit_code, route_exit);
       continue;

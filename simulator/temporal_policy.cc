@@ -190,13 +190,4 @@ std::vector<double> CarbonrouteWaiting::Interruptible(std::size_t slack, double 
   return means;
 }
 
-absl::StatusOr<std::vector<double>> CarbonrouteMeans(const std::vector<double>& hourly,
-                                                     const std::vector<double>& forecast,
-                                                     const TemporalJob& job, int horizon_hours) {
-  absl::StatusOr<CarbonrouteWaiting> waiting =
-      CarbonrouteWaiting::Create(hourly, forecast, job.length_hours, horizon_hours);
-  if (!waiting.ok()) return waiting.status();
-  return waiting->Means(job.slack_hours, job.interruptible);
-}
-
 }  // namespace carbonroute::simulator

@@ -87,12 +87,6 @@ class CarbonrouteWaiting {
   std::vector<bool> cheap_in_view_;
 };
 
-// CarbonrouteWaiting::Create(hourly, forecast, job.length_hours, horizon_hours)
-// then Means(job.slack_hours, job.interruptible): for one job.
-absl::StatusOr<std::vector<double>> CarbonrouteMeans(const std::vector<double>& hourly,
-                                                     const std::vector<double>& forecast,
-                                                     const TemporalJob& job, int horizon_hours);
-
 }  // namespace carbonroute::simulator
 
 #endif  // CARBONROUTE_SIMULATOR_TEMPORAL_POLICY_H_

@@ -10,6 +10,7 @@
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 #include "prometheus/summary.h"
+#include "test/testing/metrics_scrape.h"
 
 namespace carbonroute::exporter {
 namespace {
@@ -63,7 +64,7 @@ TEST(TextExposition, TheMetricsPagePrintsTheShortestValueThatReadsBack) {
       .Register(*registry)
       .Add({})
       .Increment(944.18);
-  const std::string page = RenderMetricsPage(*registry, {});
+  const std::string page = testing::ScrapeMetricsPage(*registry);
   EXPECT_NE(page.find("intensity{location=\"DE\"} 552.68\n"), std::string::npos) << page;
   EXPECT_NE(page.find("calls_total 944.18\n"), std::string::npos) << page;
   EXPECT_EQ(page.find("552.679"), std::string::npos) << page;

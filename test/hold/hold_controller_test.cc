@@ -19,6 +19,7 @@
 #include "test/testing/counter_value.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_clock.h"
+#include "test/testing/metrics_scrape.h"
 
 namespace carbonroute::hold {
 namespace {
@@ -112,7 +113,7 @@ struct Harness {
     clock.StopAt(until);
     controller.Run(stop);
   }
-  std::string Metrics() { return exporter::RenderMetricsPage(registry, {}); }
+  std::string Metrics() { return testing::ScrapeMetricsPage(registry); }
   std::string Annotation(const std::string& resource, const std::string& name,
                          const char* key) const {
     const nlohmann::json object = api.Get(resource, "batch", name);

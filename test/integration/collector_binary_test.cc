@@ -226,6 +226,19 @@ TEST(CollectorBinary, SighupReloadsThePeersAndDeletesTheSeriesOfRemovedOnes) {
       << page();
   EXPECT_THAT(page(), Not(HasSubstr("target=\"peer-b\"")));  // every series, not just one
 
+  // What a reload cannot change is named, not silently ignored.
+  std::ofstream(dir + "/collector.yaml")
+      << ProbingConfig({"peer-a", "peer-c"}) << "  peer_selection: {mode: all}\n";
+  collector.process->Signal(SIGHUP);
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return collector.process->Log().find(
+                   "reload: rtt.peer_selection changed: only rtt.peers is reloaded") !=
+               std::string::npos;
+      },
+      absl::Seconds(20)))
+      << collector.process->Log();
+
   // A file that no longer loads changes nothing and is reported.
   std::string typo = ProbingConfig({"peer-a"});
   typo.replace(typo.find(", address: ") + 2, 8, "adress:");

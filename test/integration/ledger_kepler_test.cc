@@ -24,14 +24,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "extender/extender_daemon.h"
 #include "extender/pod_ledger.h"
 #include "ledger/ledger.h"
 #include "ledger/metered_energy.h"
+#include "model_sources/measured_energy.h"
 #include "net/curl_http_client.h"
 #include "net/url.h"
 #include "prometheus/registry.h"
-#include "scheduler-lite/command_flags.h"
-#include "scheduler-lite/serve_command.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/counter_value.h"
@@ -238,7 +238,7 @@ TEST_F(LedgerKepler, TheLedgersGramsAgreeWithTheEmissionsRules) {
   const absl::Time end = start + absl::Minutes(35);
   for (absl::Time now = started + absl::Seconds(45); now <= end; now += absl::Seconds(45)) {
     const std::optional<ledger::MeteredPods> metered =
-        scheduler_lite::ReadMeteredEnergy(window, sources, **http, now);
+        extender::ReadMeteredEnergy(window, sources, **http, now);
     ASSERT_TRUE(metered.has_value()) << "at " << absl::FormatTime(now);
     pods.Accrue(ModelAt(now - start).get(), now, &*metered);
     if (now != bound) continue;
@@ -334,7 +334,7 @@ TEST_F(LedgerKepler, TheLedgersGramsAgreeWithTheEmissionsRules) {
   // What `hold --prometheus` asks of a run (its PrometheusPodsMeter): train-1's minutes from 5 to
   // 35 minutes, read 2 minutes after (so 32 of them): 1,800 J of CPU and 15,000 J of GPU each.
   const ledger::PodsMeter meter =
-      scheduler_lite::PrometheusPodsMeter(**http, sources.prometheus_url, {});
+      model_sources::PrometheusPodsMeter(**http, sources.prometheus_url, {});
   auto run = [&](const std::string& namespace_name, const std::string& pod_pattern) {
     absl::StatusOr<std::vector<ledger::PodEnergy>> energy =
         meter(namespace_name, pod_pattern, bound, end);

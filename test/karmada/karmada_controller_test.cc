@@ -15,6 +15,7 @@
 #include "test/testing/counter_value.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_clock.h"
+#include "test/testing/metrics_scrape.h"
 
 namespace carbonroute::karmada {
 namespace {
@@ -141,7 +142,7 @@ struct Harness {
     for (const Json& event : api.events()) reasons.push_back(event["reason"]);
     return reasons;
   }
-  std::string Metrics() { return exporter::RenderMetricsPage(registry, {}); }
+  std::string Metrics() { return testing::ScrapeMetricsPage(registry); }
 };
 
 TEST(KarmadaController, TheSeedOperatorsSampleIsPlacedAndReportedInTheSeedsShape) {
@@ -493,7 +494,7 @@ TEST(KarmadaController, OfTwoReplicasOnlyTheLeaseHolderActs) {
   EXPECT_EQ(h.Calls("PATCH", kPolicyPath), 2);
   EXPECT_EQ(h.ClusterNames(), Json::parse(R"(["member3", "member1"])"));
   EXPECT_TRUE(second.healthy());  // not leading is not unhealthy
-  const std::string others = exporter::RenderMetricsPage(other_registry, {});
+  const std::string others = testing::ScrapeMetricsPage(other_registry);
   EXPECT_THAT(others, HasSubstr("carbonroute_karmada_leader 0"));
   EXPECT_THAT(others, Not(HasSubstr("carbonroute_karmada_moves_total{")));
   EXPECT_THAT(h.Metrics(), HasSubstr("carbonroute_karmada_leader 1"));

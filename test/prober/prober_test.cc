@@ -12,6 +12,7 @@
 #include "exporter/metrics_page.h"
 #include "prometheus/registry.h"
 #include "test/testing/fake_clock.h"
+#include "test/testing/metrics_scrape.h"
 #include "test/testing/probe_recorder.h"
 #include "test/testing/scripted_transport.h"
 
@@ -34,7 +35,7 @@ class ProberTest : public ::testing::Test {
     config_.window = 20;
   }
 
-  std::string Scrape() { return exporter::RenderMetricsPage(registry_, {metrics_.peer_series()}); }
+  std::string Scrape() { return testing::ScrapeMetricsPage(registry_, {metrics_.peer_series()}); }
 
   std::map<std::string, testing::ProbeResult> last_;
   testing::ProbeRecorder recorder_;

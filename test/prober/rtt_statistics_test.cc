@@ -15,16 +15,14 @@ TEST(RttStatistics, FirstSampleSetsTheEstimators) {
   EXPECT_EQ(stats.last(), absl::Milliseconds(40));
   EXPECT_EQ(stats.min(), absl::Milliseconds(40));
   EXPECT_EQ(stats.smoothed(), absl::Milliseconds(40));
-  EXPECT_EQ(stats.mean_deviation(), absl::Milliseconds(20));  // RFC 6298 §2.2: RTTVAR = R/2
   EXPECT_EQ(stats.loss_ratio(), 0.0);
 }
 
-TEST(RttStatistics, SmoothedRttAndDeviationFollowRfc6298Gains) {
+TEST(RttStatistics, SmoothedRttFollowsRfc6298Gain) {
   RttStatistics stats;
   stats.RecordReply(kStatsStart, absl::Milliseconds(40));
   stats.RecordReply(kStatsStart + absl::Seconds(1), absl::Milliseconds(48));
-  // mdev = 3/4·20 + 1/4·|40 − 48| = 17 ms; srtt = 7/8·40 + 1/8·48 = 41 ms.
-  EXPECT_EQ(stats.mean_deviation(), absl::Milliseconds(17));
+  // srtt = 7/8·40 + 1/8·48 = 41 ms.
   EXPECT_EQ(stats.smoothed(), absl::Milliseconds(41));
   EXPECT_EQ(stats.last(), absl::Milliseconds(48));
   EXPECT_EQ(stats.min(), absl::Milliseconds(40));

@@ -16,6 +16,16 @@ using ::testing::DoubleNear;
 using ::testing::HasSubstr;
 using testing::StatusIs;
 
+// One job's means, as the simulation asks: CarbonrouteWaiting::Create, then Means.
+absl::StatusOr<std::vector<double>> CarbonrouteMeans(const std::vector<double>& hourly,
+                                                     const std::vector<double>& forecast,
+                                                     const TemporalJob& job, int horizon_hours) {
+  absl::StatusOr<CarbonrouteWaiting> waiting =
+      CarbonrouteWaiting::Create(hourly, forecast, job.length_hours, horizon_hours);
+  if (!waiting.ok()) return waiting.status();
+  return waiting->Means(job.slack_hours, job.interruptible);
+}
+
 TEST(TemporalPolicy, ForecastsAreTheTruthYesterdayOrTheTruthWithTheStatedError) {
   std::vector<double> x(50000);
   for (std::size_t h = 0; h < x.size(); ++h) x[h] = 100 + static_cast<double>(h % 97);

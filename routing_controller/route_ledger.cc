@@ -1,4 +1,4 @@
-#include "routing/route_ledger.h"
+#include "routing_controller/route_ledger.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "routing/routing_metrics.h"
+#include "routing_controller/routing_metrics.h"
 
 #include "absl/strings/str_cat.h"
 #include "contract/metric_labels.h"
@@ -7,6 +7,10 @@
 namespace carbonroute::routing {
 namespace label = metric_labels;
 namespace {
+
+prometheus::Labels PolicyLabels(const RoutingPolicy& policy) {
+  return {{label::kNamespace, policy.namespace_name}, {label::kPolicy, policy.name}};
+}
 
 std::string Key(const RoutingPolicy& policy) {
   return absl::StrCat(policy.namespace_name, "/", policy.name);
@@ -32,31 +36,18 @@ RoutingMetrics::RoutingMetrics(prometheus::Registry& registry)
                         "target_not_found, failover_configured, outlier_detection_missing, "
                         "invalid, error")
                   .Register(registry)),
-      last_reconcile_(prometheus::BuildGauge()
-                          .Name(metric_names::kRoutingLastReconcile)
-                          .Help("Unix seconds of the policy's last reconcile")
-                          .Register(registry)),
-      leader_(prometheus::BuildGauge()
-                  .Name(metric_names::kRoutingLeader)
-                  .Help("1 while this replica holds the Lease (or runs alone)")
-                  .Register(registry)
-                  .Add({})),
-      errors_(prometheus::BuildCounter()
-                  .Name(metric_names::kRoutingErrors)
-                  .Help("failed API calls and model loads, by operation")
-                  .Register(registry)) {}
+      common_(registry, metric_names::kRoutingControllerMetrics) {}
 
 void RoutingMetrics::Reconciled(const RoutingPolicy& policy, const std::string& result) {
   writes_
       .Add({{label::kNamespace, policy.namespace_name},
             {label::kPolicy, policy.name},
-            {"result", result}})
+            {label::kResult, result}})
       .Increment();
 }
 
 void RoutingMetrics::Touched(const RoutingPolicy& policy, absl::Time now) {
-  last_reconcile_.Add({{label::kNamespace, policy.namespace_name}, {label::kPolicy, policy.name}})
-      .Set(absl::ToDoubleSeconds(now - absl::UnixEpoch()));
+  common_.Reconciled(PolicyLabels(policy), now);
 }
 
 void RoutingMetrics::SetWeights(const RoutingPolicy& policy, const std::string& target,
@@ -68,27 +59,27 @@ void RoutingMetrics::SetWeights(const RoutingPolicy& policy, const std::string& 
   expected_set_[key].clear();
   const Labels base = {{label::kNamespace, policy.namespace_name},
                        {label::kPolicy, policy.name},
-                       {"target", target}};
+                       {label::kTarget, target}};
   for (const RouteRow& row : plan.rows) {
     const DistributeRow* written = plan.RowFrom(row.origin);
     if (written == nullptr) continue;
     for (const auto& [locality, weight] : written->to) {
       Labels labels = base;
-      labels["from"] = row.origin;
-      labels["to"] = locality;
+      labels[label::kFrom] = row.origin;
+      labels[label::kTo] = locality;
       weight_.Add(labels).Set(static_cast<double>(weight) / 100.0);
       weights_set_[key].push_back(labels);
     }
     Labels labels = base;
-    labels["from"] = row.origin;
+    labels[label::kFrom] = row.origin;
     if (const std::optional<double> weighted = ExpectedIntensity(*written, row)) {
-      labels["basis"] = "weighted";
+      labels[label::kBasis] = "weighted";
       expected_.Add(labels).Set(*weighted);
       expected_set_[key].push_back(labels);
     }
     for (const RouteFlow& flow : row.flows) {
       if (flow.destination != row.origin || !flow.grams_per_kwh) continue;
-      labels["basis"] = "local";
+      labels[label::kBasis] = "local";
       expected_.Add(labels).Set(*flow.grams_per_kwh);
       expected_set_[key].push_back(labels);
     }
@@ -108,12 +99,7 @@ void RoutingMetrics::Forget(const RoutingPolicy& policy) {
       it = sets->erase(it);
     }
   }
-  last_reconcile_.Remove(&last_reconcile_.Add(
-      {{label::kNamespace, policy.namespace_name}, {label::kPolicy, policy.name}}));
-}
-
-void RoutingMetrics::Error(const std::string& operation) {
-  errors_.Add({{"operation", operation}}).Increment();
+  common_.Forget(PolicyLabels(policy));
 }
 
 }  // namespace carbonroute::routing

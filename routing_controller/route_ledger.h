@@ -1,4 +1,4 @@
-// File: routing/route_ledger.h
+// File: routing_controller/route_ledger.h
 //
 // What the routing controller books in the savings ledger (ledger/ledger.h),
 // one interval per target per pass: the interval from the target's previous
@@ -39,8 +39,8 @@
 // policy books nothing (its energy per request is unknown).
 //
 // Thread safety: one thread (the controller's pass). Ownership: borrows the ledger.
-#ifndef CARBONROUTE_ROUTING_ROUTE_LEDGER_H_
-#define CARBONROUTE_ROUTING_ROUTE_LEDGER_H_
+#ifndef CARBONROUTE_ROUTING_CONTROLLER_ROUTE_LEDGER_H_
+#define CARBONROUTE_ROUTING_CONTROLLER_ROUTE_LEDGER_H_
 
 #include <map>
 #include <optional>
@@ -115,4 +115,4 @@ class RouteLedger {
 
 }  // namespace carbonroute::routing
 
-#endif  // CARBONROUTE_ROUTING_ROUTE_LEDGER_H_
+#endif  // CARBONROUTE_ROUTING_CONTROLLER_ROUTE_LEDGER_H_

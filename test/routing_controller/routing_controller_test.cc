@@ -1,4 +1,4 @@
-#include "routing/routing_controller.h"
+#include "routing_controller/routing_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,6 +17,7 @@
 #include "test/testing/counter_value.h"
 #include "test/testing/fake_batch_api.h"
 #include "test/testing/fake_clock.h"
+#include "test/testing/metrics_scrape.h"
 
 namespace carbonroute::routing {
 namespace {
@@ -159,7 +160,7 @@ struct Harness {
     }
     return Json();
   }
-  std::string Metrics() { return exporter::RenderMetricsPage(registry, {}); }
+  std::string Metrics() { return testing::ScrapeMetricsPage(registry); }
   // The policy declares 36 J a request; a client Pod, frontend-de, runs on a German Node.
   void DeclareJoulesWithAGermanClient() {
     Json policy = Policy({"checkout"});

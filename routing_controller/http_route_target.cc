@@ -1,3 +1,5 @@
+#include "routing_controller/http_route_target.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -7,14 +9,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "net/url.h"
+#include "routing/destination_rule_patch.h"
 #include "routing/http_route_patch.h"
 #include "routing/route_plan.h"
-#include "routing/routing_controller.h"
 #include "routing/row_stability.h"
+#include "routing_controller/routing_metrics.h"
+#include "routing_controller/service_demand.h"
+#include "routing_controller/target_booker.h"
+#include "routing_controller/target_writes.h"
 
-// An HTTPRoute target of the routing controller (routing/routing_controller.h):
-// its backends' weights from its one origin's row, kept against flapping, booked
-// in the ledger against the weights its owner set.
 namespace carbonroute::routing {
 namespace {
 
@@ -68,14 +71,12 @@ bool BackendsStay(const std::vector<Backend>& held, const BackendLocalities& per
   return !rows.empty() && SameRows({held_row}, {rows.front()});
 }
 
-}  // namespace
-
-void RoutingController::BookRoute(const RoutingPolicy& policy, const std::string& key,
-                                  const RoutePlan& plan, const TargetDemand& demand,
-                                  const std::vector<Backend>& held,
-                                  const std::vector<Backend>& planned, const RouteKept& kept,
-                                  const BackendLocalities& per_backend, absl::Time now) {
-  if (route_ledger_ == nullptr || plan.rows.empty()) return;
+// Books an HTTPRoute's interval: `held` ran in it, `planned` is this pass's.
+void BookRoute(TargetBooker& booker, const RoutingPolicy& policy, const std::string& key,
+               const RoutePlan& plan, const TargetDemand& demand, const std::vector<Backend>& held,
+               const std::vector<Backend>& planned, const RouteKept& kept,
+               const BackendLocalities& per_backend, absl::Time now) {
+  if (!booker.enabled() || plan.rows.empty()) return;
   const std::string& origin = plan.rows.front().origin;
   bool moved = false;
   for (std::size_t i = 0; i < held.size() && i < planned.size(); ++i) {
@@ -86,27 +87,29 @@ void RoutingController::BookRoute(const RoutingPolicy& policy, const std::string
   if (!kept.original.empty()) owner = KeptBackends(kept.original);
   OriginShares alternative;
   if (owner.ok()) alternative = {{origin, BackendLocalityShares(*owner, per_backend)}};
-  BookTarget(policy, key, plan, demand, moved, {{origin, BackendLocalityShares(held, per_backend)}},
-             std::move(alternative), {{origin, BackendLocalityShares(planned, per_backend)}}, now);
+  booker.Book(policy, key, plan, demand, moved,
+              {{origin, BackendLocalityShares(held, per_backend)}}, std::move(alternative),
+              {{origin, BackendLocalityShares(planned, per_backend)}}, now);
 }
 
-RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy& policy,
-                                                             const TargetRef& target,
-                                                             const placement::PlacementModel& model,
-                                                             absl::Time now) {
-  Outcome outcome{.target = target};
+}  // namespace
+
+TargetOutcome ReconcileHttpRoute(TargetContext& context, const RoutingPolicy& policy,
+                                 const TargetRef& target, const placement::PlacementModel& model,
+                                 absl::Time now) {
+  TargetOutcome outcome{.target = target};
   const std::string what = target.Describe(policy.namespace_name);
   auto refuse = [&](std::string result, std::string reason, const std::string& message) {
-    return Refuse(outcome, what, std::move(result), std::move(reason), message);
+    return TargetWrites::Refuse(outcome, what, std::move(result), std::move(reason), message);
   };
   if (policy.origins.size() != 1) {
     return refuse("invalid", "Invalid",
                   "an HTTPRoute has one origin, its Gateway's locality: give exactly one in "
                   "spec.origins");
   }
-  const std::string path = RoutePath(policy.namespace_name, target.name);
-  absl::StatusOr<std::string> body = api_.Get(path);
-  if (!body.ok()) return RefuseGet(outcome, what, body.status());
+  const std::string path = TargetPath(TargetKind::kHttpRoute, policy.namespace_name, target.name);
+  absl::StatusOr<std::string> body = context.api.Get(path);
+  if (!body.ok()) return context.writes.RefuseGet(outcome, what, body.status());
   kube::JsonDocument document;
   absl::StatusOr<kube::JsonField> route = document.Parse(*body, "HTTPRoute");
   absl::StatusOr<std::vector<Backend>> backends =
@@ -125,12 +128,12 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
   for (const Backend& backend : *backends) {
     if (per_backend.contains(backend.Key())) continue;
     const ServiceRef service{.namespace_name = backend.namespace_name, .name = backend.name};
-    absl::StatusOr<EndpointCount> count = CountServiceEndpoints(service);
+    absl::StatusOr<EndpointCount> count = context.demand.Endpoints(service);
     if (!count.ok()) return refuse("error", "Error", std::string(count.status().message()));
     demand.pods[service.namespace_name].insert(count->pods.begin(), count->pods.end());
     absl::StatusOr<std::string> service_body =
-        api_.Get(absl::StrCat("/api/v1/namespaces/", net::UrlEncode(service.namespace_name),
-                              "/services/", net::UrlEncode(service.name)));
+        context.api.Get(absl::StrCat("/api/v1/namespaces/", net::UrlEncode(service.namespace_name),
+                                     "/services/", net::UrlEncode(service.name)));
     std::string region;
     if (service_body.ok()) {
       kube::JsonDocument service_document;
@@ -148,17 +151,16 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
       mine = count->by_locality;
     }
     for (const auto& [locality, n] : mine) endpoints[locality] += n;
-    if (!options_.request_rates) continue;
-    absl::StatusOr<ClientRates> rates = options_.request_rates(service);
+    if (!context.demand.measuring()) continue;
+    absl::StatusOr<ClientRates> rates = context.demand.Rates(service);
     if (!rates.ok()) {
-      metrics_.Error("requests");
       requests_failed = true;
       continue;
     }
     requests += rates->unattributed;
     for (const ClientRate& client : rates->clients) requests += client.per_second;
   }
-  if (options_.request_rates && !requests_failed) {
+  if (context.demand.measuring() && !requests_failed) {
     demand.requests_per_second =
         std::map<std::string, double>{{policy.origins.front().locality, requests}};
   }
@@ -180,9 +182,10 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
   // Against flapping, as for a rule's rows (routing/row_stability.h), over the backends.
   const std::string key = absl::StrCat(policy.uid, "/HTTPRoute/", target.name);
   const bool stays =
-      BackendsStay(*backends, per_backend, row, weights, policy, now, row_changed_[key]);
+      BackendsStay(*backends, per_backend, row, weights, policy, now, context.row_changed[key]);
   std::vector<Backend> reweighted = stays ? *backends : Reweighted(*backends, weights);
-  BookRoute(policy, key, *outcome.plan, demand, *backends, reweighted, kept, per_backend, now);
+  BookRoute(context.booker, policy, key, *outcome.plan, demand, *backends, reweighted, kept,
+            per_backend, now);
   std::vector<std::string> changes;
   for (std::size_t i = 0; i < reweighted.size(); ++i) {
     if (reweighted[i].weight != (*backends)[i].weight) {
@@ -190,7 +193,7 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
                                      reweighted[i].weight));
     }
   }
-  metrics_.SetWeights(policy, absl::StrCat("HTTPRoute/", target.name), *outcome.plan);
+  context.metrics.SetWeights(policy, absl::StrCat("HTTPRoute/", target.name), *outcome.plan);
   if (changes.empty()) {
     outcome.result = "unchanged";
     return outcome;
@@ -203,8 +206,8 @@ RoutingController::Outcome RoutingController::ReconcileRoute(const RoutingPolicy
             .routed_by = absl::StrCat(policy.namespace_name, "/", policy.name),
             .has_annotations = kept.has_annotations};
   }
-  return WriteTarget(std::move(outcome), what, policy, path, kube::kJsonPatch,
-                     BackendWeightsPatch(reweighted, keep), change, now);
+  return context.writes.Write(std::move(outcome), what, policy, path, kube::kJsonPatch,
+                              BackendWeightsPatch(reweighted, keep), change, now);
 }
 
 }  // namespace carbonroute::routing

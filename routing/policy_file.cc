@@ -1,0 +1,111 @@
+#include "routing/policy_file.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "kube/json_view.h"
+#include "kube/kube_node.h"
+
+namespace carbonroute::routing {
+namespace {
+
+using YamlJson = nlohmann::json;
+
+// A YAML node as JSON, plain scalars typed by YAML 1.2's core schema.
+YamlJson YamlToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      YamlJson object = YamlJson::object();
+      for (const auto& entry : node) object[entry.first.Scalar()] = YamlToJson(entry.second);
+      return object;
+    }
+    case YAML::NodeType::Sequence: {
+      YamlJson array = YamlJson::array();
+      for (const YAML::Node& element : node) array.push_back(YamlToJson(element));
+      return array;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& text = node.Scalar();
+      if (node.Tag() == "!") return text;  // quoted
+      if (text == "null" || text == "~") return nullptr;
+      if (text == "true" || text == "false") return text == "true";
+      int64_t whole = 0;
+      if (absl::SimpleAtoi(text, &whole)) return whole;
+      double number = 0;
+      if (text.find_first_of("0123456789") != std::string::npos &&
+          text.find_first_not_of("0123456789+-.eE") == std::string::npos &&
+          absl::SimpleAtod(text, &number)) {
+        return number;
+      }
+      return text;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+// Every document of `text`.
+absl::StatusOr<std::vector<YamlJson>> ReadDocuments(const std::string& text,
+                                                    const std::string& path) {
+  std::vector<YamlJson> documents;
+  try {
+    for (const YAML::Node& document : YAML::LoadAll(text)) {
+      if (document.IsNull()) continue;
+      documents.push_back(YamlToJson(document));
+    }
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not YAML: ", e.what()));
+  }
+  return documents;
+}
+
+}  // namespace
+
+absl::StatusOr<PolicyFile> ReadPolicyFile(const std::string& text, const std::string& path) {
+  absl::StatusOr<std::vector<YamlJson>> documents = ReadDocuments(text, path);
+  if (!documents.ok()) return documents.status();
+  PolicyFile file;
+  std::optional<RoutingPolicy> policy;
+  for (const YamlJson& document : *documents) {
+    const std::string kind = document.is_object() ? document.value("kind", "") : "";
+    if ((kind == "DestinationRule" || kind == "HTTPRoute") && document.contains("metadata")) {
+      (kind == "HTTPRoute" ? file.routes : file.rules)[document["metadata"].value("name", "")] =
+          document.dump();
+      continue;
+    }
+    if (kind == "Service" && document.contains("metadata")) {
+      const YamlJson& metadata = document["metadata"];
+      const YamlJson labels = metadata.value("labels", YamlJson::object());
+      file.service_regions[absl::StrCat(metadata.value("namespace", ""), "/",
+                                        metadata.value("name", ""))] =
+          labels.is_object() ? labels.value(kube::kRegionLabel, "") : "";
+      continue;
+    }
+    if (kind != kPolicyKind) continue;
+    if (policy) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": more than one CarbonRoutingPolicy (give one per run)"));
+    }
+    kube::JsonDocument parsed;
+    absl::StatusOr<kube::JsonField> root = parsed.Parse(document.dump(), kPolicyKind);
+    absl::StatusOr<RoutingPolicy> read = root.ok() ? ReadRoutingPolicy(*root) : root.status();
+    if (!read.ok())
+      return absl::InvalidArgumentError(absl::StrCat(path, ": ", read.status().message()));
+    policy = *std::move(read);
+  }
+  if (!policy) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": no document of kind CarbonRoutingPolicy"));
+  }
+  file.policy = *std::move(policy);
+  return file;
+}
+
+}  // namespace carbonroute::routing
