@@ -28,6 +28,8 @@
 #include <utility>
 
 #include "absl/synchronization/notification.h"
+#include "base/clock.h"
+#include "controller_runtime/loop_controller.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/kube_connection.h"
@@ -78,6 +80,8 @@ class ControllerManager {
   kube::LeaseElection* lease() { return election_ ? &*election_ : nullptr; }
   const kube::EventRecorder* events() const { return &events_; }
   const kube::KubeConnection& connection() const { return connection_; }
+  // The client, the Lease and the Events, with `clock`, as a controller takes them.
+  Wiring wiring(Clock& clock) { return {api_, clock, lease(), &events_}; }
 
   int Run(const ManagedController& controller, absl::Notification& stop);
 

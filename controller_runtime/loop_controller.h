@@ -20,10 +20,20 @@
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "kube/controller_loop.h"
+#include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/lease_election.h"
 
 namespace carbonroute::controller_runtime {
+
+// What a controller is wired to, all borrowed and outliving it (a
+// ControllerManager's, controller_manager.h, or a test's).
+struct Wiring {
+  const kube::KubeClient& api;
+  Clock& clock;
+  kube::LeaseElection* lease = nullptr;         // null: act alone
+  const kube::EventRecorder* events = nullptr;  // null: record no Events
+};
 
 class LoopController : private kube::Reconciler {
  public:
@@ -40,10 +50,9 @@ class LoopController : private kube::Reconciler {
   bool turning() const { return loop_.turning(); }
 
  protected:
-  // `lease`: null to act alone. The loop calls no virtual before the first pass.
-  LoopController(kube::ControllerLoopOptions options, const kube::KubeClient& api, Clock& clock,
-                 kube::LeaseElection* lease)
-      : loop_(std::move(options), api, clock, *this, lease) {}
+  // The loop calls no virtual before the first pass.
+  LoopController(kube::ControllerLoopOptions options, const Wiring& wiring)
+      : loop_(std::move(options), wiring.api, wiring.clock, *this, wiring.lease) {}
   ~LoopController() override = default;
 
   kube::ControllerLoop& loop() { return loop_; }

@@ -48,16 +48,15 @@ kube::ControllerLoopOptions LoopOptions(const HoldControllerOptions& options) {
 
 }  // namespace
 
-HoldController::HoldController(HoldControllerOptions options, const kube::KubeClient& api,
-                               ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
-                               kube::LeaseElection* lease, const kube::EventRecorder* events,
-                               ledger::Ledger* ledger)
-    : LoopController(LoopOptions(options), api, clock, lease),
+HoldController::HoldController(HoldControllerOptions options,
+                               const controller_runtime::Wiring& wiring, ForecastSource& forecasts,
+                               HoldMetrics& metrics, ledger::Ledger* ledger)
+    : LoopController(LoopOptions(options), wiring),
       options_(std::move(options)),
-      api_(api),
+      api_(wiring.api),
       source_(forecasts),
       metrics_(metrics),
-      events_(events, metrics_.common(), "hold") {
+      events_(wiring.events, metrics_.common(), "hold") {
   if (ledger != nullptr) {
     hold_ledger_ = std::make_unique<HoldLedger>(
         *ledger, options_.dry_run ? ledger::LedgerMode::kShadow : ledger::LedgerMode::kEnforced,

@@ -107,12 +107,9 @@ struct Release {
 
 class HoldController final : public controller_runtime::LoopController {
  public:
-  // `lease`: null to act alone. `events`: null to record no Events.
   // `ledger`: null to book nothing (shadow mode with dry_run).
-  HoldController(HoldControllerOptions options, const kube::KubeClient& api,
-                 ForecastSource& forecasts, Clock& clock, HoldMetrics& metrics,
-                 kube::LeaseElection* lease = nullptr, const kube::EventRecorder* events = nullptr,
-                 ledger::Ledger* ledger = nullptr);
+  HoldController(HoldControllerOptions options, const controller_runtime::Wiring& wiring,
+                 ForecastSource& forecasts, HoldMetrics& metrics, ledger::Ledger* ledger = nullptr);
 
   const std::vector<Release>& releases() const { return releases_; }
 

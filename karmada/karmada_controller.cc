@@ -58,18 +58,16 @@ std::string WorkloadPath(const ResourceSelector& selector, const std::string& ns
 
 }  // namespace
 
-KarmadaController::KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
-                                     ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
-                                     kube::LeaseElection* lease, const kube::EventRecorder* events,
+KarmadaController::KarmadaController(KarmadaControllerOptions options,
+                                     const controller_runtime::Wiring& wiring,
+                                     ModelLoader load_model, KarmadaMetrics& metrics,
                                      ledger::Ledger* ledger)
-    : LoopController(LoopOptions(options), api, clock, lease),
+    : LoopController(LoopOptions(options), wiring),
       options_(options),
-      api_(api),
+      api_(wiring.api),
       load_model_(std::move(load_model)),
       metrics_(metrics),
-      events_(events, metrics_.common(), "karmada"),
-      status_(api, metrics_.common(), "karmada", options_.dry_run),
-      absent_("karmada") {
+      writers_(wiring, metrics_.common(), "karmada", options_.dry_run) {
   if (ledger != nullptr) {
     // Longer than three resyncs, the controller cannot vouch for what ran.
     placement_ledger_ = std::make_unique<PlacementLedger>(
@@ -99,7 +97,7 @@ bool KarmadaController::ListInto(Listed& listed) {
       return true;
     }
     if (absl::IsNotFound(result.status())) {  // the CRD is not installed: nothing of the kind
-      absent_.Absent(path, kind.substr(0, kind.size() - std::string_view("List").size()));
+      writers_.absent.Absent(path, kind.substr(0, kind.size() - std::string_view("List").size()));
       return true;
     }
     metrics_.common().Error("list");
@@ -170,8 +168,9 @@ void KarmadaController::Event(const CarbonPolicy& policy, kube::EventType type,
                               const std::string& reason, const std::string& message,
                               absl::Time now) {
   const KindNames& names = NamesOf(policy.kind);
-  events_.Say({names.group_version, names.kind, policy.namespace_name, policy.name, policy.uid},
-              policy.Describe(), type, reason, message, now);
+  writers_.events.Say(
+      {names.group_version, names.kind, policy.namespace_name, policy.name, policy.uid},
+      policy.Describe(), type, reason, message, now);
 }
 
 void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice* choice,
@@ -179,8 +178,8 @@ void KarmadaController::Finish(const CarbonPolicy& policy, const PlacementChoice
                                absl::Time now) {
   metrics_.Reconciled(policy, result, now);
   const std::string patch = StatusPatch(policy, choice, conditions, now);
-  status_.Write(policy.uid, ObjectPath(policy.kind, policy.namespace_name, policy.name),
-                policy.Describe(), patch);
+  writers_.status.Write(policy.uid, ObjectPath(policy.kind, policy.namespace_name, policy.name),
+                        policy.Describe(), patch);
   // A problem (Ready False) is an Event once, when it starts or changes.
   std::string problem;
   for (const Condition& condition : conditions) {
@@ -419,7 +418,7 @@ void KarmadaController::Reconcile(const kube::ControllerPass& pass) {
   for (const auto& [uid, policy] : known_) {  // deleted since the last pass: its gauges go
     if (known.contains(uid)) continue;
     metrics_.Forget(policy);
-    status_.Forget(uid);
+    writers_.status.Forget(uid);
     problem_said_.erase(uid);
     would_place_.erase(uid);
     would_said_.erase(uid);

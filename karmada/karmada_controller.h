@@ -48,10 +48,8 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
-#include "controller_runtime/absent_collections.h"
 #include "controller_runtime/loop_controller.h"
-#include "controller_runtime/object_events.h"
-#include "controller_runtime/status_writer.h"
+#include "controller_runtime/policy_writers.h"
 #include "karmada/carbon_policy.h"
 #include "karmada/karmada_metrics.h"
 #include "karmada/placement_choice.h"
@@ -91,12 +89,10 @@ using model_sources::ModelLoader;
 
 class KarmadaController final : public controller_runtime::LoopController {
  public:
-  // `lease`: null to act alone. `events`: null to record no Events.
-  // `ledger`: null to book nothing (karmada/placement_ledger.h says what is booked).
-  KarmadaController(KarmadaControllerOptions options, const kube::KubeClient& api,
-                    ModelLoader load_model, Clock& clock, KarmadaMetrics& metrics,
-                    kube::LeaseElection* lease = nullptr,
-                    const kube::EventRecorder* events = nullptr, ledger::Ledger* ledger = nullptr);
+  // Books in `ledger` unless null (karmada/placement_ledger.h says what).
+  KarmadaController(KarmadaControllerOptions options, const controller_runtime::Wiring& wiring,
+                    ModelLoader load_model, KarmadaMetrics& metrics,
+                    ledger::Ledger* ledger = nullptr);
   ~KarmadaController() override;
 
  private:
@@ -128,9 +124,7 @@ class KarmadaController final : public controller_runtime::LoopController {
   const kube::KubeClient& api_;
   const ModelLoader load_model_;
   KarmadaMetrics& metrics_;
-  controller_runtime::ObjectEvents events_;
-  controller_runtime::StatusWriter status_;
-  controller_runtime::AbsentCollections absent_;
+  controller_runtime::PolicyWriters writers_;  // Events, statuses, absent CRDs
 
   std::unique_ptr<Listed> listed_;                     // the last successful lists
   std::map<std::string, std::string> problem_said_;    // policy uid → last problem Event

@@ -26,24 +26,20 @@ kube::ControllerLoopOptions LoopOptions(const RoutingControllerOptions& options)
 
 }  // namespace
 
-RoutingController::RoutingController(RoutingControllerOptions options, const kube::KubeClient& api,
-                                     RoutingModelLoader load_model, Clock& clock,
-                                     RoutingMetrics& metrics, kube::LeaseElection* lease,
-                                     const kube::EventRecorder* events, ledger::Ledger* ledger)
-    : LoopController(LoopOptions(options), api, clock, lease),
+RoutingController::RoutingController(const controller_runtime::Wiring& wiring,
+                                     RoutingControllerOptions options,
+                                     RoutingModelLoader load_model, RoutingMetrics& metrics,
+                                     ledger::Ledger* ledger)
+    : LoopController(LoopOptions(options), wiring),
       options_(std::move(options)),
-      api_(api),
+      api_(wiring.api),
       load_model_(std::move(load_model)),
       metrics_(metrics),
-      events_(events, metrics_.common(), "route"),
-      status_(api, metrics_.common(), "route", options_.dry_run),
-      absent_("route"),
-      writes_(api, events_, metrics_, options_.dry_run),
-      demand_(api, metrics_, options_),
+      writers_(wiring, metrics_.common(), "route", options_.dry_run),
+      writes_(wiring.api, writers_.events, metrics_, options_.dry_run),
+      demand_(wiring.api, metrics_, options_),
       booker_(ledger, options_),
-      restorer_(api, metrics_) {}
-
-RoutingController::~RoutingController() = default;
+      restorer_(wiring.api, metrics_) {}
 
 absl::StatusOr<kube::ListedVersions> RoutingController::List(absl::Time /*now*/) {
   std::vector<RoutingPolicy> policies;
@@ -60,7 +56,7 @@ absl::StatusOr<kube::ListedVersions> RoutingController::List(absl::Time /*now*/)
   if (listed.ok()) {
     versions[PoliciesPath()] = listed->resource_version;
   } else if (absl::IsNotFound(listed.status())) {
-    absent_.Absent(PoliciesPath(), kPolicyKind);
+    writers_.absent.Absent(PoliciesPath(), kPolicyKind);
   } else {
     metrics_.common().Error("list");
     spdlog::warn(absl::StrCat("route: listing CarbonRoutingPolicies: ", listed.status().message()));
@@ -140,17 +136,17 @@ void RoutingController::Reconcile(const kube::ControllerPass& pass) {
         spdlog::warn(absl::StrCat("route: ", policy.Describe(), ": ", outcome.message));
       }
     }
-    status_.Write(
+    writers_.status.Write(
         policy.uid, PolicyPath(policy), policy.Describe(),
         PolicyStatusBody(policy, outcomes, [&](const std::string& type, const std::string& status) {
-          return status_.TransitionTime(policy.uid, type, status, now);
+          return writers_.status.TransitionTime(policy.uid, type, status, now);
         }));
   }
   if (!options_.dry_run) restorer_.ReleaseUntargeted(policies_);
   for (const auto& [uid, policy] : known_) {  // deleted since the last pass: its gauges go
     if (known.contains(uid)) continue;
     metrics_.Forget(policy);
-    status_.Forget(uid);
+    writers_.status.Forget(uid);
     const std::string prefix = absl::StrCat(uid, "/");
     std::erase_if(row_changed_,
                   [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });

@@ -52,10 +52,8 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
-#include "controller_runtime/absent_collections.h"
 #include "controller_runtime/loop_controller.h"
-#include "controller_runtime/object_events.h"
-#include "controller_runtime/status_writer.h"
+#include "controller_runtime/policy_writers.h"
 #include "kube/controller_loop.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
@@ -77,13 +75,10 @@ using RoutingModelLoader = model_sources::ModelLoader;
 
 class RoutingController final : public controller_runtime::LoopController {
  public:
-  // `lease`: null to act alone. `events`: null to record no Events.
-  // `ledger`: null to book nothing (routing_controller/route_ledger.h says what is booked).
-  RoutingController(RoutingControllerOptions options, const kube::KubeClient& api,
-                    RoutingModelLoader load_model, Clock& clock, RoutingMetrics& metrics,
-                    kube::LeaseElection* lease = nullptr,
-                    const kube::EventRecorder* events = nullptr, ledger::Ledger* ledger = nullptr);
-  ~RoutingController() override;
+  // What is booked in `ledger` (none when null): routing_controller/route_ledger.h.
+  RoutingController(const controller_runtime::Wiring& wiring, RoutingControllerOptions options,
+                    RoutingModelLoader load_model, RoutingMetrics& metrics,
+                    ledger::Ledger* ledger = nullptr);
 
  private:
   absl::StatusOr<kube::ListedVersions> List(absl::Time now) override;
@@ -97,9 +92,7 @@ class RoutingController final : public controller_runtime::LoopController {
   const kube::KubeClient& api_;
   const RoutingModelLoader load_model_;
   RoutingMetrics& metrics_;
-  controller_runtime::ObjectEvents events_;
-  controller_runtime::StatusWriter status_;
-  controller_runtime::AbsentCollections absent_;
+  controller_runtime::PolicyWriters writers_;  // Events, statuses, absent CRDs
   TargetWrites writes_;
   ServiceDemand demand_;
   TargetBooker booker_;

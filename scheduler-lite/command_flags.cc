@@ -354,4 +354,24 @@ bool KubeFlags::Resolve(kube::KubeConnection& connection, std::ostream& err) con
   return true;
 }
 
+cli::DaemonFlagDefaults ControllerDaemonDefaults(std::string listen_address) {
+  return {.listen_address = std::move(listen_address),
+          .served = "--controller's /metrics and /healthz"};
+}
+
+ModelControllerStart StartModelController(const SourceFlags& sources, const KubeFlags& kube,
+                                          const cli::DaemonFlags& daemon, const LeaseFlags& lease,
+                                          std::string component, std::string title,
+                                          net::HttpClient& http, std::ostream& err) {
+  ModelControllerStart start;
+  if (!sources.Resolve(start.sources, err)) {
+    start.exit_code = 1;
+    return start;
+  }
+  start.manager = StartControllerManager(kube, daemon, lease, std::move(component),
+                                         std::move(title), http, err);
+  if (start.manager == nullptr) start.exit_code = 2;
+  return start;
+}
+
 }  // namespace carbonroute::scheduler_lite

@@ -169,6 +169,23 @@ class SourceFlags {
   ClientFlags client_;
 };
 
+// The daemon flags' defaults of a `--controller` mode listening on `listen_address`.
+cli::DaemonFlagDefaults ControllerDaemonDefaults(std::string listen_address);
+
+// The start of a controller command that reads a placement model (karmada and
+// route --controller): the sources `sources` names, then StartControllerManager.
+// `manager` is null after saying why on `err`: `exit_code` 1 when a default
+// data file is missing, 2 when the Kubernetes API cannot be resolved.
+struct ModelControllerStart {
+  model_sources::ModelSources sources;
+  std::unique_ptr<controller_runtime::ControllerManager> manager;
+  int exit_code = 0;
+};
+ModelControllerStart StartModelController(const SourceFlags& sources, const KubeFlags& kube,
+                                          const cli::DaemonFlags& daemon, const LeaseFlags& lease,
+                                          std::string component, std::string title,
+                                          net::HttpClient& http, std::ostream& err);
+
 // Loads the model from `sources`; prints every source error as a warning on
 // `err`. nullptr (exit 1) when no source could be read.
 std::shared_ptr<const placement::PlacementModel> LoadModelOrSay(

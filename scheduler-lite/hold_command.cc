@@ -136,8 +136,7 @@ int HoldSubcommand::Run(ProgramContext& c) {
 
   hold::HoldMetrics metrics(manager->registry());
   ledger::Ledger ledger(manager->registry());
-  hold::HoldController controller(options_, manager->api(), forecasts, c.clock, metrics,
-                                  manager->lease(), manager->events(), &ledger);
+  hold::HoldController controller(options_, manager->wiring(c.clock), forecasts, metrics, &ledger);
   return manager->Run(
       controller_runtime::Managed(
           controller, "no successful list of Jobs and Pods in the last three resyncs",

@@ -115,28 +115,25 @@ class KarmadaSubcommand final : public Subcommand {
   karmada::KarmadaControllerOptions options_;
   LeaseFlags lease_{"carbonroute-karmada"};
   PowerModelFlags power_;
-  cli::DaemonFlags daemon_{
-      {.listen_address = "127.0.0.1:9467", .served = "--controller's /metrics and /healthz"}};
+  cli::DaemonFlags daemon_{ControllerDaemonDefaults("127.0.0.1:9467")};
 };
 
 int KarmadaSubcommand::RunController(ProgramContext& c) {
-  model_sources::ModelSources sources;
-  if (!sources_.Resolve(sources, c.err)) return 1;
-  const std::unique_ptr<controller_runtime::ControllerManager> manager =
-      StartControllerManager(kube_, daemon_, lease_, "carbonroute-karmada",
-                             "scheduler-lite karmada --controller", c.http, c.err);
-  if (manager == nullptr) return 2;
-  karmada::KarmadaMetrics metrics(manager->registry());
-  ledger::Ledger ledger(manager->registry());
-  karmada::KarmadaController controller(options_, manager->api(),
-                                        model_sources::LoaderOf(sources, c.http), c.clock, metrics,
-                                        manager->lease(), manager->events(), &ledger);
-  return manager->Run(
+  const ModelControllerStart start =
+      StartModelController(sources_, kube_, daemon_, lease_, "carbonroute-karmada",
+                           "scheduler-lite karmada --controller", c.http, c.err);
+  if (start.manager == nullptr) return start.exit_code;
+  karmada::KarmadaMetrics metrics(start.manager->registry());
+  ledger::Ledger ledger(start.manager->registry());
+  karmada::KarmadaController controller(options_, start.manager->wiring(c.clock),
+                                        model_sources::LoaderOf(start.sources, c.http), metrics,
+                                        &ledger);
+  return start.manager->Run(
       controller_runtime::Managed(
           controller, "no successful list of the Karmada policies in the last three resyncs",
           absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
-                       "placing Karmada policies on ", manager->connection().Describe(), " every ",
-                       absl::FormatDuration(options_.resync))),
+                       "placing Karmada policies on ", start.manager->connection().Describe(),
+                       " every ", absl::FormatDuration(options_.resync))),
       c.signals->stop());
 }
 

@@ -124,19 +124,17 @@ class RouteSubcommand final : public Subcommand {
   SourceFlags sources_;
   KubeFlags kube_;
   LeaseFlags lease_{"carbonroute-route"};
-  cli::DaemonFlags daemon_{
-      {.listen_address = "127.0.0.1:9468", .served = "--controller's /metrics and /healthz"}};
+  cli::DaemonFlags daemon_{ControllerDaemonDefaults("127.0.0.1:9468")};
 };
 
 int RouteSubcommand::RunController(ProgramContext& c) {
-  model_sources::ModelSources sources;
-  if (!sources_.Resolve(sources, c.err)) return 1;
-  const std::unique_ptr<controller_runtime::ControllerManager> manager =
-      StartControllerManager(kube_, daemon_, lease_, "carbonroute-route",
-                             "scheduler-lite route --controller", c.http, c.err);
-  if (manager == nullptr) return 2;
-  routing::RoutingMetrics metrics(manager->registry());
-  ledger::Ledger ledger(manager->registry());
+  const ModelControllerStart start =
+      StartModelController(sources_, kube_, daemon_, lease_, "carbonroute-route",
+                           "scheduler-lite route --controller", c.http, c.err);
+  if (start.manager == nullptr) return start.exit_code;
+  const model_sources::ModelSources& sources = start.sources;
+  routing::RoutingMetrics metrics(start.manager->registry());
+  ledger::Ledger ledger(start.manager->registry());
   net::HttpClient& http = c.http;
   routing::RoutingControllerOptions options = options_;
   if (!sources.prometheus_url.empty()) {
@@ -145,15 +143,14 @@ int RouteSubcommand::RunController(ProgramContext& c) {
     options.pods_meter =
         model_sources::PrometheusPodsMeter(http, sources.prometheus_url, sources.auth);
   }
-  routing::RoutingController controller(std::move(options), manager->api(),
-                                        model_sources::LoaderOf(sources, http), c.clock, metrics,
-                                        manager->lease(), manager->events(), &ledger);
-  return manager->Run(
+  routing::RoutingController controller(start.manager->wiring(c.clock), std::move(options),
+                                        model_sources::LoaderOf(sources, http), metrics, &ledger);
+  return start.manager->Run(
       controller_runtime::Managed(
           controller,
           "no successful list of the CarbonRoutingPolicies and Nodes in the last three resyncs",
           absl::StrCat(options_.dry_run ? "dry run (writes nothing but Events): " : "",
-                       "routing CarbonRoutingPolicies on ", manager->connection().Describe(),
+                       "routing CarbonRoutingPolicies on ", start.manager->connection().Describe(),
                        " every ", absl::FormatDuration(options_.resync))),
       c.signals->stop());
 }

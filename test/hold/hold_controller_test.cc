@@ -104,8 +104,10 @@ struct Harness {
 
   std::unique_ptr<HoldController> Controller(kube::LeaseElection* lease = nullptr,
                                              bool record_events = false) {
-    return std::make_unique<HoldController>(HoldControllerOptions{}, kube, forecasts, clock,
-                                            metrics, lease, record_events ? &events : nullptr);
+    return std::make_unique<HoldController>(
+        HoldControllerOptions{},
+        controller_runtime::Wiring{kube, clock, lease, record_events ? &events : nullptr},
+        forecasts, metrics);
   }
   // Runs passes until `until` (the fake clock jumps from wake to wake).
   void RunUntil(HoldController& controller, absl::Time until) {
@@ -201,7 +203,7 @@ TEST(HoldController, ADryRunWritesNothingButEventsAndReleasesNothing) {
                {{kRuntimeAnnotation, "3h"}, {kDeadlineAnnotation, "20h"}}, /*suspend=*/true);
   HoldControllerOptions options;
   options.dry_run = true;
-  HoldController controller(options, h.kube, h.forecasts, h.clock, h.metrics, nullptr, &h.events);
+  HoldController controller(options, {h.kube, h.clock, nullptr, &h.events}, h.forecasts, h.metrics);
   h.RunUntil(controller, kHoldStart + absl::Hours(30));
   for (const testing::FakeApiCall& call : h.api.calls()) {
     EXPECT_TRUE(call.method == "GET" || absl::StrContains(call.target, "/events"))
@@ -265,8 +267,8 @@ constexpr double kJobKwh = 0.069696;
 TEST(HoldController, ARunThatEndedIsBookedInTheLedgerOnceAgainstTheSameRunAtCreation) {
   LedgerHarness h;
   h.api.Update("jobs", "batch", "nightly", {{"spec", {{"suspend", true}}}});
-  HoldController controller(HoldControllerOptions{}, h.kube, h.forecasts, h.clock, h.metrics,
-                            nullptr, nullptr, &h.ledger);
+  HoldController controller(HoldControllerOptions{}, {h.kube, h.clock}, h.forecasts, h.metrics,
+                            &h.ledger);
   const auto [start, mean] = BestStart({"DE", "FR"}, kHoldStart, 3, kHoldStart + absl::Hours(20));
   h.RunUntil(controller, start + absl::Minutes(1));
   const std::string location = h.Annotation("jobs", "nightly", kReleaseLocationAnnotation);
@@ -289,7 +291,7 @@ TEST(HoldController, ADryRunBooksItsPlanAgainstWhatRanAndWritesNothing) {
   LedgerHarness h;
   HoldControllerOptions options;
   options.dry_run = true;
-  HoldController controller(options, h.kube, h.forecasts, h.clock, h.metrics, nullptr, &h.events,
+  HoldController controller(options, {h.kube, h.clock, nullptr, &h.events}, h.forecasts, h.metrics,
                             &h.ledger);
   controller.RunOnce();
   const std::vector<nlohmann::json> events = h.api.events();
@@ -532,7 +534,7 @@ TEST(HoldController, ACronJobsRunsOverADayOnTheShippedTrace) {
   TraceForecasts forecasts(*trace);
   prometheus::Registry registry;
   HoldMetrics metrics(registry);
-  HoldController controller({}, kube, forecasts, clock, metrics);
+  HoldController controller({}, {kube, clock}, forecasts, metrics);
   const std::size_t column = *trace->ZoneIndex("DE");
   const std::size_t first_hour = static_cast<std::size_t>(
       (day - absl::FromCivil(absl::CivilHour(2022, 1, 1, 0), absl::UTCTimeZone())) /

@@ -107,8 +107,8 @@ struct Harness {
 
   std::unique_ptr<KarmadaController> Controller(kube::LeaseElection* lease = nullptr) {
     return std::make_unique<KarmadaController>(
-        KarmadaControllerOptions{}, kube, [this](absl::Time now) { return Load(now); }, clock,
-        metrics, lease, &events);
+        KarmadaControllerOptions{}, controller_runtime::Wiring{kube, clock, lease, &events},
+        [this](absl::Time now) { return Load(now); }, metrics);
   }
   Json Object(const std::string& plural, const std::string& ns, const std::string& name) const {
     return api.Get(plural, ns, name);
@@ -481,8 +481,8 @@ TEST(KarmadaController, OfTwoReplicasOnlyTheLeaseHolderActs) {
   prometheus::Registry other_registry;
   KarmadaMetrics other_metrics(other_registry);
   KarmadaController second(
-      KarmadaControllerOptions{}, h.kube, [&h](absl::Time now) { return h.Load(now); }, h.clock,
-      other_metrics, &b);
+      KarmadaControllerOptions{}, {h.kube, h.clock, &b},
+      [&h](absl::Time now) { return h.Load(now); }, other_metrics);
   first->RunOnce();
   second.RunOnce();
   h.intensity["DE"] = 1;
@@ -526,7 +526,7 @@ TEST(KarmadaController, APolicyKindWhoseCrdIsNotInstalledIsNone) {
   FakeBatchApi bare([&h] { return h.clock.Now(); });  // serves no custom resource
   kube::KubeClient kube(kube::KubeConnection{.server = "http://fake"}, bare);
   KarmadaController controller(
-      KarmadaControllerOptions{}, kube, [&h](absl::Time now) { return h.Load(now); }, h.clock,
+      KarmadaControllerOptions{}, {kube, h.clock}, [&h](absl::Time now) { return h.Load(now); },
       h.metrics);
   controller.RunOnce();
   EXPECT_TRUE(controller.healthy());
@@ -555,8 +555,9 @@ struct LedgerHarness : Harness {
   }
   std::unique_ptr<KarmadaController> Controller(bool dry_run = false) {
     return std::make_unique<KarmadaController>(
-        KarmadaControllerOptions{.dry_run = dry_run}, kube,
-        [this](absl::Time now) { return Load(now); }, clock, metrics, nullptr, &events, &ledger);
+        KarmadaControllerOptions{.dry_run = dry_run},
+        controller_runtime::Wiring{kube, clock, nullptr, &events},
+        [this](absl::Time now) { return Load(now); }, metrics, &ledger);
   }
   double Grams(const std::string& basis, const std::string& mode = "enforced") {
     return testing::CounterValue(ledger_registry, "carbonroute_ledger_emissions_grams_total",

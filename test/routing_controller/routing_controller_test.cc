@@ -134,12 +134,12 @@ struct Harness {
                                                 RequestRateSource request_rates = nullptr,
                                                 ledger::PodsMeter pods_meter = nullptr) {
     return std::make_unique<RoutingController>(
+        controller_runtime::Wiring{kube, clock, nullptr, &events},
         RoutingControllerOptions{.resync = absl::Minutes(1),
                                  .dry_run = dry_run,
                                  .request_rates = std::move(request_rates),
                                  .pods_meter = std::move(pods_meter)},
-        kube, [this](absl::Time now) { return Load(now); }, clock, metrics, nullptr, &events,
-        &ledger);
+        [this](absl::Time now) { return Load(now); }, metrics, &ledger);
   }
   Json Distribute(const std::string& rule) const {
     return api.Get("destinationrules", "shop", rule)
