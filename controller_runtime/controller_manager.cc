@@ -63,7 +63,7 @@ ControllerManager::ControllerManager(const kube::KubeConnection& connection, net
   if (!options_.lease.namespace_name.empty()) election_.emplace(options_.lease, api_);
 }
 
-int ControllerManager::Run(const ManagedController& controller, absl::Notification& stop) {
+int ControllerManager::Run(const ManagedController& controller, absl::Notification& stop) const {
   absl::StatusOr<std::unique_ptr<net::HttpServer>> server = StartServer(
       {.listen_address = options_.listen_address,
        .web = &options_.web,

@@ -59,11 +59,12 @@ struct ManagedController {
 // `controller` (anything with healthy(), turning() and Run(stop): a
 // controller on kube/controller_loop.h) as a manager runs it; borrowed.
 template <typename Controller>
-ManagedController Managed(Controller& controller, std::string unhealthy, std::string started) {
+ManagedController Managed(Controller& controller, const std::string& unhealthy,
+                          const std::string& started) {
   return {.healthy = [&controller] { return controller.healthy(); },
           .turning = [&controller] { return controller.turning(); },
-          .unhealthy = std::move(unhealthy),
-          .started = std::move(started),
+          .unhealthy = unhealthy,
+          .started = started,
           .run = [&controller](absl::Notification& stop) { controller.Run(stop); }};
 }
 
@@ -83,7 +84,7 @@ class ControllerManager {
   // The client, the Lease and the Events, with `clock`, as a controller takes them.
   Wiring wiring(Clock& clock) { return {api_, clock, lease(), &events_}; }
 
-  int Run(const ManagedController& controller, absl::Notification& stop);
+  int Run(const ManagedController& controller, absl::Notification& stop) const;
 
  private:
   const ManagerOptions options_;

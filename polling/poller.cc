@@ -179,7 +179,7 @@ Poller::Pause Poller::SeriesPause(const IntensitySeries& series) const {
   return pause;
 }
 
-bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) {
+bool Poller::MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) const {
   const absl::Time until = SeriesBlockedUntil(series);
   if (now >= until) return true;
   ++stats.skipped_calls;

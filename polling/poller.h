@@ -219,7 +219,7 @@ class Poller {
   void PollHistory(providers::Provider& provider, const IntensitySeries& series, absl::Time now,
                    PollStats& stats);
   // Whether a call for `series` may be made now (counts a skipped call if not).
-  bool MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats);
+  bool MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) const;
   // Counts the outcome, logs a change of error state, and applies the failure
   // policy; pauses start at `answered`, when the call returned.
   void RecordOutcome(const IntensitySeries& series, const std::string& what,

@@ -66,7 +66,7 @@ std::pair<std::string, std::string> KeptOf(TargetKind kind, const kube::JsonFiel
 }  // namespace
 
 absl::Status TargetRestorer::Restore(TargetKind kind, const std::string& ns,
-                                     const std::string& name, const std::string& original) {
+                                     const std::string& name, const std::string& original) const {
   CARBONROUTE_ASSIGN_OR_RETURN(const RestoreWrite write, RestoreOf(kind, original));
   return api_.Patch(TargetPath(kind, ns, name), write.content_type, write.body).status();
 }

@@ -42,7 +42,7 @@ class TargetRestorer {
  private:
   // Puts back `original` (what carbonroute kept at its first write) into the target.
   absl::Status Restore(TargetKind kind, const std::string& ns, const std::string& name,
-                       const std::string& original);
+                       const std::string& original) const;
   void SetFinalizers(const RoutingPolicy& policy, const std::vector<std::string>& finalizers);
 
   const kube::KubeClient& api_;
