@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "kube/pod_requests.h"
 #include "placement/scoring.h"
 
@@ -97,7 +98,7 @@ bool KarmadaController::ListInto(Listed& listed) {
       return true;
     }
     if (absl::IsNotFound(result.status())) {  // the CRD is not installed: nothing of the kind
-      writers_.absent.Absent(path, kind.substr(0, kind.size() - std::string_view("List").size()));
+      writers_.absent.Absent(path, std::string(absl::StripSuffix(kind, "List")));
       return true;
     }
     metrics_.common().Error("list");

@@ -11,14 +11,17 @@
 
 namespace carbonroute::routing {
 
+const std::map<std::string, kube::KubeNode>& ServiceDemand::nodes() const {
+  static const std::map<std::string, kube::KubeNode> kNoNodes;
+  return nodes_ != nullptr ? *nodes_ : kNoNodes;
+}
+
 void ServiceDemand::NewPass(const std::map<std::string, kube::KubeNode>& nodes) {
   nodes_ = &nodes;
   pod_nodes_.clear();
 }
 
 absl::StatusOr<EndpointCount> ServiceDemand::Endpoints(const ServiceRef& service) {
-  static const std::map<std::string, kube::KubeNode> kNoNodes;
-  const std::map<std::string, kube::KubeNode>& nodes = nodes_ != nullptr ? *nodes_ : kNoNodes;
   EndpointCount count;
   absl::StatusOr<kube::ListResult> slices = kube::ListAll(
       api_,
@@ -26,7 +29,7 @@ absl::StatusOr<EndpointCount> ServiceDemand::Endpoints(const ServiceRef& service
        .list_kind = "EndpointSliceList",
        .label_selector = absl::StrCat(kServiceNameLabel, "=", service.name)},
       [&](const kube::JsonField& slice) {
-        return CountEndpoints(slice, nodes, options_.level, count);
+        return CountEndpoints(slice, nodes(), options_.level, count);
       },
       [&] { count = {}; });
   if (!slices.ok()) {
@@ -69,9 +72,7 @@ std::optional<std::map<std::string, double>> ServiceDemand::Measured(const Servi
     absl::StatusOr<kube::JsonField> pod = document.Parse(*body, "Pod");
     if (pod.ok()) node = (*pod)["spec"]["nodeName"].OptionalString().value_or("");
   }
-  static const std::map<std::string, kube::KubeNode> kNoNodes;
-  LocalityDemand demand =
-      DemandByLocality(*rates, pod_nodes_, nodes_ != nullptr ? *nodes_ : kNoNodes, options_.level);
+  LocalityDemand demand = DemandByLocality(*rates, pod_nodes_, nodes(), options_.level);
   if (demand.unlocated > 0) {
     spdlog::warn(absl::StrCat("route: ", demand.unlocated, " requests/s to ",
                               service.namespace_name, "/", service.name,

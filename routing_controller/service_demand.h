@@ -52,6 +52,9 @@ class ServiceDemand {
   const kube::KubeClient& api_;
   RoutingMetrics& metrics_;
   const RoutingControllerOptions& options_;
+  // The Nodes NewPass gave (none before the first pass).
+  const std::map<std::string, kube::KubeNode>& nodes() const;
+
   const std::map<std::string, kube::KubeNode>* nodes_ = nullptr;
   std::map<std::string, std::string> pod_nodes_;  // "namespace/pod" → its Node, this pass
 };
