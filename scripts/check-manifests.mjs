@@ -9,6 +9,7 @@
 // With --order RENDERED, checks instead the output of `kubectl kustomize`
 // (the order `kubectl apply -k` creates objects in): no namespaced object may
 // come before the Namespace it lives in, when that Namespace is among them.
+// Each of carbonroute's workloads meets Pod Security "restricted" with a read-only root.
 // Usage: node check-manifests.mjs DEPLOY_DIR... | --order RENDERED_YAML
 //        (run by scripts/check-manifests)
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -112,7 +113,7 @@ function checkProbes(object, where) {
   if (!['Deployment', 'DaemonSet', 'StatefulSet'].includes(object.kind)) return 0;
   let problems = 0;
   for (const container of object.spec?.template?.spec?.containers ?? []) {
-    if (!String(container.image ?? '').startsWith('carbonroute/carbonroute:')) continue;
+    if (!String(container.image ?? '').includes('carbonroute/carbonroute:')) continue;
     const live = container.livenessProbe?.httpGet?.path;
     if (live !== '/livez') {
       console.error(`${where}: container ${container.name}: livenessProbe must GET /livez ` +
@@ -139,6 +140,44 @@ function checkProbes(object, where) {
     }
   }
   return problems;
+}
+
+// Pod Security "restricted" (https://kubernetes.io/docs/concepts/security/pod-security-standards/),
+// what the API server's admission checks, plus carbonroute's read-only root filesystem: each of
+// carbonroute's workloads (the examples are the user's, and run in their namespaces).
+const safeSysctls = new Set(['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range',
+  'net.ipv4.ip_unprivileged_port_start', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range']);
+function checkRestricted(object, file, where) {
+  if (!['Deployment', 'DaemonSet', 'StatefulSet'].includes(object.kind) || file.includes('examples')) return 0;
+  const pod = object.spec?.template?.spec ?? {};
+  const problems = [];
+  const podContext = pod.securityContext ?? {};
+  for (const sysctl of podContext.sysctls ?? []) {
+    if (!safeSysctls.has(sysctl.name)) problems.push(`sysctl ${sysctl.name} is not a safe one`);
+  }
+  for (const field of ['hostNetwork', 'hostPID', 'hostIPC']) {
+    if (pod[field]) problems.push(`${field}: true`);
+  }
+  for (const volume of pod.volumes ?? []) {
+    if (volume.hostPath) problems.push(`volume ${volume.name} is a hostPath`);
+  }
+  for (const container of [...(pod.initContainers ?? []), ...(pod.containers ?? [])]) {
+    const context = container.securityContext ?? {};
+    const name = `container ${container.name}`;
+    if (context.privileged) problems.push(`${name}: privileged`);
+    if (context.allowPrivilegeEscalation !== false) problems.push(`${name}: allowPrivilegeEscalation is not false`);
+    if (!(context.capabilities?.drop ?? []).includes('ALL')) problems.push(`${name}: capabilities do not drop ALL`);
+    for (const added of context.capabilities?.add ?? []) {
+      if (added !== 'NET_BIND_SERVICE') problems.push(`${name}: adds capability ${added}`);
+    }
+    if ((context.runAsNonRoot ?? podContext.runAsNonRoot) !== true) problems.push(`${name}: runAsNonRoot is not true`);
+    if (!((context.runAsUser ?? podContext.runAsUser) > 0)) problems.push(`${name}: no explicit non-zero runAsUser`);
+    const seccomp = (context.seccompProfile ?? podContext.seccompProfile)?.type;
+    if (!['RuntimeDefault', 'Localhost'].includes(seccomp)) problems.push(`${name}: seccompProfile is ${seccomp ?? 'unset'}`);
+    if (context.readOnlyRootFilesystem !== true) problems.push(`${name}: root filesystem not read-only`);
+  }
+  for (const problem of problems) console.error(`${where}: not Pod Security "restricted": ${problem}`);
+  return problems.length;
 }
 
 for (const { path, file, document } of documents) {
@@ -190,7 +229,7 @@ for (const { path, file, document } of documents) {
   }
   try {
     new Model(object).validate();
-    const problems = checkProbes(object, where);
+    const problems = checkProbes(object, where) + checkRestricted(object, file, where);
     failures += problems;
     if (problems === 0) checked++;
   } catch (error) {

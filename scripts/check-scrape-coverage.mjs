@@ -17,7 +17,7 @@ import { parse, parseAllDocuments } from 'yaml';
 const deploy = process.argv[2];
 // name → the app label of the Pods that export it.
 const producers = [
-  [/^carbonroute_scheduler_/, 'carbonroute-scheduler'],
+  [/^carbonroute_scheduler_/, 'carbonroute-extender'],
   [/^carbonroute_hold_/, 'carbonroute-hold'],
   [/^(carbonroute_karmada_|carbon_aware_karmada_operator_)/, 'carbonroute-karmada'],
   [/^carbonroute_routing_/, 'carbonroute-route'],

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Splits `helm template` output into the kustomize manifests (scripts/render-manifests).
+
+Usage: split_rendered.py RENDERED OUT_DIR
+Each document goes to the file its template maps to (ROUTES: the template's name, and for the
+Prometheus Operator's template the document's kind); within a file the documents are ordered by
+KIND_ORDER (Helm prints them in its install order), keeping Helm's order among one kind. The
+`# Source:` line Helm adds is dropped, so each file reads as written by hand."""
+import pathlib
+import re
+import sys
+
+ROUTES = {
+    "templates/priority-class.yaml": "kubernetes/priority-class.yaml",
+    "templates/collector-daemonset.yaml": "kubernetes/collector-daemonset.yaml",
+    "templates/collector-carbon-role.yaml": "kubernetes/collector-carbon-role.yaml",
+    "templates/scheduler.yaml": "kubernetes/scheduler.yaml",
+    "templates/extender.yaml": "kubernetes/extender.yaml",
+    "templates/hold.yaml": "kubernetes/hold.yaml",
+    "templates/routing-controller.yaml": "kubernetes/routing/controller.yaml",
+    "crds/crd-carbonroutingpolicies.yaml": "kubernetes/routing/crd-carbonroutingpolicies.yaml",
+    "templates/karmada-controller.yaml": "karmada/host/controller.yaml",
+    ("templates/prometheus-operator.yaml", "ServiceMonitor"): "prometheus-operator/service-monitor.yaml",
+    ("templates/prometheus-operator.yaml", "PodMonitor"): "prometheus-operator/pod-monitor.yaml",
+    ("templates/prometheus-operator.yaml", "PrometheusRule"): "prometheus-operator/prometheus-rules.yaml",
+}
+KIND_ORDER = ["ConfigMap", "Secret", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
+              "RoleBinding", "PriorityClass", "CustomResourceDefinition", "DaemonSet", "Deployment",
+              "PodDisruptionBudget", "Service", "NetworkPolicy", "ServiceMonitor", "PodMonitor",
+              "PrometheusRule"]
+HEADER = ("# Rendered from deploy/helm/carbonroute by scripts/render-manifests: edit the chart, then\n"
+          "# run it (scripts/test fails when the two differ).\n")
+
+
+def main() -> None:
+    rendered, out = pathlib.Path(sys.argv[1]).read_text(), pathlib.Path(sys.argv[2])
+    files: dict[str, list[tuple[int, int, str]]] = {}
+    for index, document in enumerate(re.split(r"^---\n", rendered, flags=re.M)):
+        match = re.match(r"# Source: carbonroute/(\S+)\n", document)
+        if not match:
+            if document.strip():
+                sys.exit(f"split_rendered: a document without its # Source: line:\n{document[:200]}")
+            continue
+        body = document[match.end():].rstrip("\n") + "\n"
+        kind = re.search(r"^kind: (\w+)$", body, flags=re.M).group(1)
+        route = ROUTES.get(match.group(1)) or ROUTES.get((match.group(1), kind))
+        if route is None:
+            sys.exit(f"split_rendered: no kustomize file for {match.group(1)} ({kind}): add it to ROUTES")
+        files.setdefault(route, []).append((KIND_ORDER.index(kind), index, body))
+    for route, documents in files.items():
+        path = out / route
+        path.parent.mkdir(parents=True, exist_ok=True)
+        texts = [body for _, _, body in sorted(documents)]
+        header = "" if route.endswith("prometheus-rules.yaml") else HEADER
+        path.write_text(header + "---\n".join(texts))
+
+
+if __name__ == "__main__":
+    main()
