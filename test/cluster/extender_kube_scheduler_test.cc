@@ -4,8 +4,9 @@
 // with the KubeSchedulerConfiguration deploy/kubernetes/scheduler.yaml ships
 // (read back from the applied ConfigMap), its urlPrefix pointed at this
 // test's `scheduler-lite serve`, with nodeCacheCapable and ignorable each
-// true and false; both run with the token of the shipped ServiceAccount
-// carbonroute-scheduler, as the Deployment runs them.
+// true and false (leader election off: each case starts its own); each runs with
+// the token of its shipped ServiceAccount (carbonroute-scheduler,
+// carbonroute-extender), as the Deployments run them.
 // RTTs from GCP's inter-region matrix (data/): europe-west3 (Germany) to
 // europe-west1 (Belgium) 8 ms, to europe-west9 (France) 10 ms; asia-south1 is
 // over 100 ms from all three.
@@ -43,7 +44,7 @@ std::unique_ptr<testing::Subprocess> StartServe(const RealControlPlane& plane,
                                                 int collector_port,
                                                 const std::vector<std::string>& extra = {}) {
   absl::StatusOr<std::string> kubeconfig =
-      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-scheduler");
+      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-extender");
   EXPECT_TRUE(kubeconfig.ok()) << kubeconfig.status();
   std::vector<std::string> argv = {
       CARBONROUTE_SCHEDULER_LITE_BINARY,
@@ -68,7 +69,9 @@ std::string ShippedSchedulerConfig(const RealControlPlane& plane, int port, bool
                                    bool ignorable) {
   const std::string shipped = Field(plane, "configmap carbonroute-scheduler-config", "carbonroute",
                                     "{.data.scheduler-config\\.yaml}");
-  EXPECT_THAT(shipped, HasSubstr("urlPrefix: \"http://127.0.0.1:8888\""));
+  constexpr char kShippedUrl[] = "http://carbonroute-extender.carbonroute.svc:8888";
+  EXPECT_THAT(shipped, HasSubstr(absl::StrCat("urlPrefix: \"", kShippedUrl, "\"")));
+  EXPECT_THAT(shipped, HasSubstr("leaderElect: true"));
   EXPECT_THAT(shipped, HasSubstr("nodeCacheCapable: true"));
   EXPECT_THAT(shipped, HasSubstr("ignorable: true"));
   absl::StatusOr<std::string> kubeconfig =
@@ -77,7 +80,8 @@ std::string ShippedSchedulerConfig(const RealControlPlane& plane, int port, bool
   return absl::StrCat(
       absl::StrReplaceAll(
           shipped,
-          {{"http://127.0.0.1:8888", absl::StrCat("http://127.0.0.1:", port)},
+          {{kShippedUrl, absl::StrCat("http://127.0.0.1:", port)},
+           {"leaderElect: true", "leaderElect: false"},
            {"nodeCacheCapable: true",
             absl::StrCat("nodeCacheCapable: ", node_cache_capable ? "true" : "false")},
            {"ignorable: true", absl::StrCat("ignorable: ", ignorable ? "true" : "false")}}),

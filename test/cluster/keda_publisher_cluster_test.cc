@@ -1,8 +1,9 @@
 // The carbon role's KEDA publisher on the real API server, as its shipped
-// ServiceAccount (carbonroute/carbonroute-carbon, whose Role in kube-system
-// the manifests grant): the ConfigMap Azure's carbon-aware-keda-operator
-// reads, where Azure's exporter left it `immutable: true`. The real server
-// refuses any change to an immutable ConfigMap's data (the fake of
+// ServiceAccount (carbonroute/carbonroute-carbon) with the Role in kube-system
+// the Helm chart grants when publishing is on (carbon.kedaConfigMaps: the
+// ConfigMap and the Lease by name, `create` unnamed): the ConfigMap Azure's
+// carbon-aware-keda-operator reads, where Azure's exporter left it `immutable: true`. The real
+// server refuses any change to an immutable ConfigMap's data (the fake of
 // test/integration/keda_configmap_test.cc only imitates that); the publisher
 // deletes and creates it once, then patches the new one in place.
 #include <gmock/gmock.h>
@@ -12,9 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "test/cluster/cluster_test_support.h"
+#include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/real_control_plane.h"
 #include "test/testing/subprocess.h"
@@ -60,6 +64,23 @@ data: {lastHeartbeatTime: "2026-12-01T00:00:00Z", numOfRecords: "0", message: "e
                    .Kubectl("patch configmap carbon-intensity -n kube-system --type merge "
                             "-p '{\"data\":{\"message\":\"changed\"}}'")
                    .ok());
+  // The base grants no ConfigMap rights (publishing is off): the chart's Role and RoleBinding
+  // for this ConfigMap, rendered as `helm install --set carbon.kedaConfigMaps[0]...` would.
+  absl::StatusOr<std::string> rendered =
+      plane.Helm(absl::StrCat("template carbonroute ", CARBONROUTE_SOURCE_DIR,
+                              "/deploy/helm/carbonroute --namespace carbonroute "
+                              "--set carbon.kedaConfigMaps[0].location=eastus "
+                              "--show-only templates/collector-carbon-role.yaml"));
+  ASSERT_TRUE(rendered.ok()) << rendered.status();
+  std::string rbac;
+  for (absl::string_view document : absl::StrSplit(*rendered, "\n---\n")) {
+    if (absl::StrContains(document, "\nkind: Role\n") ||
+        absl::StrContains(document, "\nkind: RoleBinding\n")) {
+      absl::StrAppend(&rbac, "---\n", document, "\n");
+    }
+  }
+  ASSERT_THAT(rbac, ::testing::HasSubstr("resourceNames: [\"carbon-intensity\"]"));
+  ASSERT_TRUE(plane.Apply(rbac).ok()) << rbac;
   absl::StatusOr<std::string> kubeconfig =
       plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-carbon");
   ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status();

@@ -1,5 +1,5 @@
 // serve --shadow beside the real default kube-scheduler, on the real API
-// server, as the shipped ServiceAccount carbonroute-scheduler: the scheduler
+// server, as the shipped ServiceAccount carbonroute-extender: the scheduler
 // binds a Pod where its own scoring prefers (a preferred node affinity for
 // Germany, 380 gCO2eq/kWh); serve's savings ledger books that binding
 // against carbonroute's choice among the Nodes the Pod fits (France, 56); and
@@ -57,7 +57,7 @@ TEST(ShadowModeOnTheRealApiServer, BooksTheDefaultSchedulersBindingsAndWritesNot
   testing::CollectorProcess collector = testing::StartCarbonRole(plane, dir.path());
   ASSERT_GT(collector.port, 0) << collector.process->Log();
   absl::StatusOr<std::string> kubeconfig =
-      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-scheduler");
+      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-extender");
   ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status();
   const int port = testing::FreeLoopbackPort();
   testing::Subprocess serve(
@@ -108,7 +108,7 @@ TEST(ShadowModeOnTheRealApiServer, BooksTheDefaultSchedulersBindingsAndWritesNot
 
   // The audit log: serve's identity read and watched, and wrote nothing.
   const std::string serve_user =
-      RealControlPlane::ServiceAccountUser("carbonroute", "carbonroute-scheduler");
+      RealControlPlane::ServiceAccountUser("carbonroute", "carbonroute-extender");
   const std::set<std::string> writes = {"create", "update", "patch", "delete", "deletecollection"};
   int reads = 0;
   const std::vector<testing::AuditEvent> audit = plane.Audit();

@@ -2,9 +2,11 @@
 // built kubectl (`apply --server-side -k`, by SharedControlPlane), then each
 // component run with a token of its own shipped ServiceAccount: the node
 // collector (carbonroute-collector), the carbon role (carbonroute-carbon),
-// serve finding the collectors through the API (carbonroute-scheduler) and
-// hold (carbonroute-hold). No request of theirs is refused (403), here and
-// over the whole tier (checked when each cluster test binary ends,
+// serve finding the collectors through the API (carbonroute-extender), hold
+// (carbonroute-hold) and the second kube-scheduler with the shipped configuration
+// (carbonroute-scheduler: its Lease carbonroute-scheduler, which
+// system:kube-scheduler does not cover, through the shipped Role). No request of theirs is refused
+// (403), here and over the whole tier (checked when each cluster test binary ends,
 // test/testing/real_control_plane.cc). With one verb taken from hold's role,
 // its log names the rule that is missing.
 #include <gmock/gmock.h>
@@ -18,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "test/cluster/cluster_test_support.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
@@ -70,7 +73,7 @@ providers: [{type: static, values: {DE: 380}}]
   ASSERT_GT(carbon.port, 0) << carbon.process->Log();
   // serve as the Deployment runs it: the collectors' Pods found through the API.
   absl::StatusOr<std::string> scheduler =
-      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-scheduler");
+      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-extender");
   ASSERT_TRUE(scheduler.ok()) << scheduler.status();
   const int serve_port = testing::FreeLoopbackPort();
   testing::Subprocess serve(
@@ -89,13 +92,35 @@ providers: [{type: static, values: {DE: 380}}]
                      absl::StrCat("--web.listen-address=127.0.0.1:", hold_port), "--resync=2s",
                      "--lease-namespace=carbonroute", "--identity=rbac-test"}),
       dir.File("hold.log"));
+  // The second kube-scheduler with the shipped configuration, leader election on: it takes
+  // the Lease carbonroute-scheduler in its namespace as its own ServiceAccount.
+  absl::StatusOr<std::string> kube_scheduler_role =
+      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-scheduler");
+  ASSERT_TRUE(kube_scheduler_role.ok()) << kube_scheduler_role.status();
+  const std::string shipped_config =
+      testing::Field(plane, "configmap carbonroute-scheduler-config", "carbonroute",
+                     "{.data.scheduler-config\\.yaml}");
+  ASSERT_THAT(shipped_config, HasSubstr("resourceName: carbonroute-scheduler"));
+  std::unique_ptr<testing::Subprocess> kube_scheduler =
+      testing::StartKubeScheduler(plane, dir.path(), "kube-scheduler",
+                                  absl::StrCat(shipped_config, "clientConnection: {kubeconfig: \"",
+                                               *kube_scheduler_role, "\"}\n"));
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return !testing::Field(plane, "lease carbonroute-scheduler", "carbonroute",
+                               "{.spec.holderIdentity}")
+                    .empty();
+      },
+      absl::Seconds(60)))
+      << kube_scheduler->Log();
   // Each has listed and watched what it reads: hold healthy (its lists answered and its
   // Lease held), serve's Pod and Node watches running, the collectors' Node discovery done.
   EXPECT_TRUE(testing::WaitFor([&] { return testing::IsHealthy(hold_port); }, absl::Seconds(60)))
       << hold.Log();
   const std::map<std::string, std::string> users = {{"carbonroute-collector", "node collector"},
                                                     {"carbonroute-carbon", "carbon role"},
-                                                    {"carbonroute-scheduler", "serve"},
+                                                    {"carbonroute-extender", "serve"},
+                                                    {"carbonroute-scheduler", "kube-scheduler"},
                                                     {"carbonroute-hold", "hold"}};
   for (const auto& [account, what] : users) {
     const std::string user = RealControlPlane::ServiceAccountUser("carbonroute", account);
@@ -107,6 +132,42 @@ providers: [{type: static, values: {DE: 380}}]
   }
   EXPECT_EQ(hold.Terminate(), 0) << hold.Log();
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
+  kube_scheduler->Terminate();
+}
+
+// `kubectl apply -k deploy/kubernetes` (SharedControlPlane's) into its Namespace, which enforces
+// Pod Security "restricted": admission refuses none of the base's Pods, and every workload is
+// ready on kwok's Nodes.
+TEST(ShippedManifestsOnTheRealApiServer, EveryWorkloadIsAdmittedUnderRestrictedAndReady) {
+  RealControlPlane& plane = testing::SharedControlPlane();
+  EXPECT_EQ(plane
+                .Kubectl("get namespace carbonroute -o "
+                         "jsonpath='{.metadata.labels.pod-security\\.kubernetes\\.io/enforce}'")
+                .value_or(""),
+            "restricted");
+  for (const std::string workload :
+       {"daemonset/carbonroute-collector", "deployment/carbonroute-carbon",
+        "deployment/carbonroute-scheduler", "deployment/carbonroute-extender",
+        "deployment/carbonroute-hold"}) {
+    const bool daemonset = absl::StartsWith(workload, "daemonset/");
+    const std::string jsonpath = daemonset
+                                     ? "{.status.numberReady}/{.status.desiredNumberScheduled}"
+                                     : "{.status.readyReplicas}/{.spec.replicas}";
+    std::string readiness;
+    EXPECT_TRUE(testing::WaitFor(
+        [&] {
+          readiness = testing::Field(plane, workload, "carbonroute", jsonpath);
+          const std::vector<std::string> parts = absl::StrSplit(readiness, '/');
+          return parts.size() == 2 && parts[0] == parts[1] && parts[1] != "0";
+        },
+        absl::Seconds(60)))
+        << workload << ": " << readiness;
+  }
+  absl::StatusOr<std::string> failed = plane.Kubectl(
+      "get events -n carbonroute --field-selector reason=FailedCreate -o custom-columns=M:.message "
+      "--no-headers");
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  EXPECT_EQ(*failed, "");
 }
 
 // hold's ClusterRole without `patch` on Jobs, bound to a ServiceAccount of its own: the

@@ -7,7 +7,6 @@
 
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "config/load_collector_config.h"
@@ -78,18 +77,35 @@ TEST(DeployManifests, ExtenderUsesTheV1FieldNames) {
   EXPECT_TRUE(extender["nodeCacheCapable"].as<bool>());
   EXPECT_TRUE(extender["ignorable"].as<bool>());
   EXPECT_EQ(extender["httpTimeout"].as<std::string>(), "2s");
-  EXPECT_EQ(extender["urlPrefix"].as<std::string>(), "http://127.0.0.1:8888");
-  // scheduler-lite listens where the extender points (all addresses: the
-  // kubelet's readiness probe comes to the pod IP), with the port it is probed on.
-  const YAML::Node deployment = FindKind(Documents("scheduler.yaml"), "Deployment");
-  const YAML::Node sidecar = deployment["spec"]["template"]["spec"]["containers"][1];
-  EXPECT_EQ(sidecar["args"][2].as<std::string>(), "--web.listen-address=0.0.0.0:8888");
-  EXPECT_EQ(sidecar["readinessProbe"]["httpGet"]["port"].as<int>(), 8888);
-  // The unauthenticated extender is reachable from the monitoring namespace only.
-  const YAML::Node policy = FindKind(Documents("scheduler.yaml"), "NetworkPolicy");
+  // kube-scheduler calls serve through serve's own Service (serve has its own Pod and
+  // ServiceAccount: extender.yaml), in the namespace it runs in.
+  EXPECT_EQ(extender["urlPrefix"].as<std::string>(),
+            "http://carbonroute-extender.carbonroute.svc:8888");
+  const std::vector<YAML::Node> serve_documents = Documents("extender.yaml");
+  const YAML::Node service = FindKind(serve_documents, "Service");
+  EXPECT_EQ(service["metadata"]["name"].as<std::string>(), "carbonroute-extender");
+  EXPECT_EQ(service["spec"]["ports"][0]["port"].as<int>(), 8888);
+  // scheduler-lite listens where the Service points (all addresses: the kubelet's
+  // readiness probe and the Service come to the pod IP), with the port it is probed on.
+  const YAML::Node deployment = FindKind(serve_documents, "Deployment");
+  const YAML::Node serve = deployment["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(serve["args"][2].as<std::string>(), "--web.listen-address=0.0.0.0:8888");
+  EXPECT_EQ(serve["readinessProbe"]["httpGet"]["port"].as<int>(), 8888);
+  ExpectTheBinaryTakes(serve["args"].as<std::vector<std::string>>());
+  EXPECT_EQ(deployment["spec"]["template"]["metadata"]["labels"]["app"].as<std::string>(),
+            service["spec"]["selector"]["app"].as<std::string>());
+  // The unauthenticated extender is reachable from the scheduler's Pods and the scrape source.
+  const YAML::Node policy = FindKind(serve_documents, "NetworkPolicy");
   EXPECT_EQ(policy["spec"]["podSelector"]["matchLabels"]["app"].as<std::string>(),
+            "carbonroute-extender");
+  ASSERT_EQ(policy["spec"]["ingress"].size(), 1u);
+  const YAML::Node from = policy["spec"]["ingress"][0]["from"];
+  ASSERT_EQ(from.size(), 2u);
+  EXPECT_EQ(from[0]["podSelector"]["matchLabels"]["app"].as<std::string>(),
             "carbonroute-scheduler");
-  EXPECT_EQ(policy["spec"]["ingress"].size(), 1u);
+  EXPECT_EQ(
+      from[1]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"].as<std::string>(),
+      "monitoring");
 }
 
 TEST(DeployManifests, ExamplesOptIntoTheCarbonrouteProfile) {
@@ -119,33 +135,6 @@ TEST(DeployManifests, TheDaemonSetIsTheLatencyRoleWithNoProviderAtAll) {
   }
 }
 
-// The carbon role's collector.yaml with its commented live providers in place of the replay one.
-std::string LiveCarbonRoleConfig(const std::string& shipped) {
-  std::string live;
-  bool in_live_block = false, skipping_providers = false;
-  std::istringstream lines(shipped);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find("use these instead:") != std::string::npos) {
-      in_live_block = true;
-      live += "providers:\n";
-      continue;
-    }
-    if (in_live_block && line.rfind("#   ", 0) == 0) {
-      live += line.substr(4) + "\n";
-      continue;
-    }
-    in_live_block = false;
-    if (line == "providers:") {
-      skipping_providers = true;
-      continue;
-    }
-    if (skipping_providers && line.rfind("  ", 0) == 0) continue;
-    skipping_providers = false;
-    live += line + "\n";
-  }
-  return live;
-}
-
 TEST(DeployManifests, TheCarbonRolePollsTheClustersLocationsOnceWithTwoReplicas) {
   const std::vector<YAML::Node> documents = Documents("collector-carbon-role.yaml");
   const std::string text =
@@ -159,14 +148,8 @@ TEST(DeployManifests, TheCarbonRolePollsTheClustersLocationsOnceWithTwoReplicas)
   }
   EXPECT_EQ(config->rtt.peer_selection.mode, PeerSelectionMode::kNone);
   EXPECT_TRUE(config->rtt.kubernetes.enabled);
-  // The documented live providers, uncommented, are valid and share the account's limits.
-  absl::StatusOr<CollectorConfig> live = ParseCollectorConfig(LiveCarbonRoleConfig(text), "live");
-  ASSERT_THAT(live, testing::IsOk()) << LiveCarbonRoleConfig(text);
-  ASSERT_EQ(live->providers.size(), 2u);
-  for (const ProviderConfig& provider : live->providers) {
-    EXPECT_TRUE(provider.locations_from_nodes) << provider.name;
-    EXPECT_EQ(provider.limits.account_shared_by, 2) << provider.name;
-  }
+  // The live providers (the chart's carbon.watttime and carbon.electricityMaps): checked on the
+  // chart's rendering, test/cluster/helm_chart_test.cc.
 
   const YAML::Node deployment = FindKind(documents, "Deployment");
   EXPECT_EQ(deployment["spec"]["replicas"].as<int>(), 2);
@@ -187,14 +170,17 @@ TEST(DeployManifests, TheCarbonRolePollsTheClustersLocationsOnceWithTwoReplicas)
 
 // The pod's state volume is writable by its non-root user.
 void ExpectWritableState(const YAML::Node& pod) {
-  const int user = pod["containers"][0]["securityContext"]["runAsUser"].as<int>();
+  const int user = pod["securityContext"]["runAsUser"].as<int>();
   for (const YAML::Node& volume : pod["volumes"]) {
     if (volume["name"].as<std::string>() != "state") continue;
     // A hostPath is created root-owned; fsGroup does not apply to it.
     EXPECT_FALSE(volume["hostPath"]) << "the state volume must be writable by uid " << user;
     EXPECT_TRUE(volume["emptyDir"] || volume["persistentVolumeClaim"]);
   }
-  EXPECT_EQ(pod["securityContext"]["fsGroup"].as<int>(), user);
+  // The image's user and group are both 65532; the volume belongs to that group.
+  EXPECT_EQ(pod["securityContext"]["fsGroup"].as<int>(),
+            pod["securityContext"]["runAsGroup"].as<int>());
+  EXPECT_EQ(pod["securityContext"]["runAsGroup"].as<int>(), user);
 }
 
 // kube-prometheus-stack scrapes what deploy/prometheus-operator/ selects: the carbon role's
@@ -236,8 +222,8 @@ TEST(DeployManifests, TheCollectorCanWriteItsCacheAsItsNonRootUser) {
 }
 
 TEST(DeployManifests, ProbesTargetThePodNotTheNode) {
-  for (const char* file :
-       {"collector-daemonset.yaml", "collector-carbon-role.yaml", "scheduler.yaml"}) {
+  for (const char* file : {"collector-daemonset.yaml", "collector-carbon-role.yaml",
+                           "scheduler.yaml", "extender.yaml"}) {
     for (const YAML::Node& document : Documents(file)) {
       if (!document["kind"] || (document["kind"].as<std::string>() != "DaemonSet" &&
                                 document["kind"].as<std::string>() != "Deployment")) {

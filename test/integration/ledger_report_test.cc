@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "base/utc_time.h"
 #include "net/curl_http_client.h"
@@ -127,6 +128,16 @@ TEST(LedgerReport, ReadsTheSavingLossesIncludedFromARealPrometheus) {
   EXPECT_THAT(table.output, HasSubstr("30.0 / 12.0 ms"));
   EXPECT_THAT(table.output, HasSubstr("shadow rows: what carbonroute would have saved"));
   EXPECT_THAT(table.output, HasSubstr("unknown_intensity      2"));
+  // docs/savings.md "Reading the first report" shows this table as report prints it, its
+  // range's two times written as they are there.
+  const std::string docs =
+      testing::ReadFile(std::string(CARBONROUTE_SOURCE_DIR) + "/docs/savings.md");
+  const std::string begin = "<!-- report's table, checked by ledger_report_test -->\n```text\n";
+  ASSERT_NE(docs.find(begin), std::string::npos);
+  const size_t from = docs.find(begin) + begin.size();
+  EXPECT_EQ(docs.substr(from, docs.find("```\n", from) - from),
+            absl::StrReplaceAll(table.output, {{UtcSeconds(start), "2026-11-24T10:00:00Z"},
+                                               {UtcSeconds(end), "2026-11-24T12:00:00Z"}}));
 
   const testing::ShellRun json = testing::Shell(report + " --by controller --format json");
   ASSERT_EQ(json.exit_code, 0) << json.output;

@@ -82,6 +82,20 @@ absl::StatusOr<std::string> RealControlPlane::Kubectl(const std::string& args) c
   return run.output;
 }
 
+absl::StatusOr<std::string> RealControlPlane::Helm(const std::string& args) const {
+  const std::string home = dir_ + "/helm";
+  const std::string command = absl::StrCat(
+      "HELM_CACHE_HOME=", Quoted(home + "/cache"), " HELM_CONFIG_HOME=", Quoted(home + "/config"),
+      " HELM_DATA_HOME=", Quoted(home + "/data"), " ", ToolFolder("helm"), "/helm --kubeconfig ",
+      Quoted(AdminKubeconfig()), " ", args, " 2>&1");
+  const ShellRun run = Shell(command);
+  if (run.exit_code != 0) {
+    return absl::InternalError(
+        absl::StrCat("helm ", args, " exited ", run.exit_code, ": ", run.output));
+  }
+  return run.output;
+}
+
 absl::Status RealControlPlane::Apply(const std::string& yaml) const {
   const std::string file = absl::StrCat(dir_, "/apply-", ++applied_, ".yaml");
   std::ofstream(file) << yaml;

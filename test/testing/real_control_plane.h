@@ -60,6 +60,9 @@ class RealControlPlane {
 
   // kubectl `args` as the administrator; its stdout and stderr. kInternal on a non-zero exit.
   absl::StatusOr<std::string> Kubectl(const std::string& args) const;
+  // helm `args` (the pinned Helm 4) as the administrator, its state under dir(); its stdout
+  // and stderr. kInternal on a non-zero exit.
+  absl::StatusOr<std::string> Helm(const std::string& args) const;
   // kubectl apply --server-side -f - of `yaml` (strict field validation, kubectl's default).
   absl::Status Apply(const std::string& yaml) const;
   // A kubeconfig file (written under dir()) whose user is a token of the ServiceAccount
