@@ -29,13 +29,6 @@ imagePullSecrets: {{ toYaml . | nindent 2 }}
 {{- end }}
 {{- end }}
 
-{{/* The PriorityClass line, for the collectors and the scheduler. */}}
-{{- define "carbonroute.priorityClass" -}}
-{{- if .Values.priorityClass.name }}
-priorityClassName: {{ .Values.priorityClass.name }}
-{{- end }}
-{{- end }}
-
 {{/* A container's security context for Pod Security "restricted", root filesystem read-only. */}}
 {{- define "carbonroute.containerSecurity" -}}
 securityContext:
