@@ -4,11 +4,13 @@
 
 #include <cmath>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "test/testing/build_paths.h"
 
 namespace carbonroute::testing {
@@ -85,6 +87,24 @@ providers: [{type: static, values: {BE: %g, DE: %g, FR: %g}}]
 )yaml",
                                         *kubeconfig, kBelgium, kGermany, kFrance),
                         "carbon-role.log");
+}
+
+absl::StatusOr<std::string> RenderChart(const RealControlPlane& plane, const std::string& args) {
+  return plane.Helm(absl::StrCat("template carbonroute ", CARBONROUTE_SOURCE_DIR,
+                                 "/deploy/helm/carbonroute --namespace carbonroute ", args));
+}
+
+std::string ConfigMapFile(const std::string& rendered, const std::string& key) {
+  const std::string header = absl::StrCat("\n  ", key, ": |\n");
+  const size_t start = rendered.find(header);
+  if (start == std::string::npos) return "";
+  std::string file;
+  for (absl::string_view line :
+       absl::StrSplit(absl::string_view(rendered).substr(start + header.size()), '\n')) {
+    if (!line.empty() && !absl::StartsWith(line, "    ")) break;
+    absl::StrAppend(&file, line.empty() ? line : line.substr(4), "\n");
+  }
+  return std::string(absl::StripTrailingAsciiWhitespace(file)) + "\n";
 }
 
 }  // namespace carbonroute::testing

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/real_control_plane.h"
@@ -45,6 +46,13 @@ std::vector<std::string> SchedulerLite(const std::vector<std::string>& args);
 // The carbon role's collector (carbonroute-collector, static provider) with node discovery
 // through the API, as the ServiceAccount carbonroute/carbonroute-carbon.
 CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir);
+
+// `helm template carbonroute deploy/helm/carbonroute --namespace carbonroute ARGS` with the
+// pinned Helm (the chart's objects as `helm install` would create them); kInternal on failure.
+absl::StatusOr<std::string> RenderChart(const RealControlPlane& plane, const std::string& args);
+
+// The text of the first ConfigMap entry `key: |` in rendered YAML, de-indented; "" when none.
+std::string ConfigMapFile(const std::string& rendered, const std::string& key);
 
 }  // namespace carbonroute::testing
 

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -24,8 +25,10 @@
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/real_control_plane.h"
+#include "test/testing/shell.h"
 #include "test/testing/subprocess.h"
 #include "test/testing/temp_dir.h"
+#include "test/testing/test_certificates.h"
 
 namespace carbonroute {
 namespace {
@@ -233,6 +236,71 @@ class ExtenderFaultsUnderKubeScheduler : public ::testing::Test {
   RealControlPlane& plane_ = testing::SharedControlPlane();
   std::string namespace_ = plane_.NewNamespace();
 };
+
+// HTTPS between kube-scheduler and serve, as the chart configures both with
+// scheduler.extender.tlsSecret: serve with the chart's web.yml (its certificate for
+// 127.0.0.1 here), kube-scheduler with the chart's extender config (https, enableHTTPS,
+// tlsConfig.caFile) and ignorable: false, so a handshake that failed would leave the Pods
+// Pending: the free Pod lands on France, the limited one on Belgium.
+TEST_F(ExtenderFaultsUnderKubeScheduler, KubeSchedulerCallsServeOverHttpsAsTheChartConfiguresIt) {
+  const testing::TestCertificates pki = testing::MakeTestCertificates(dir_.path());
+  absl::StatusOr<std::string> rendered = testing::RenderChart(
+      plane_,
+      "--set scheduler.extender.tlsSecret=extender-tls "
+      "--show-only templates/extender.yaml --show-only templates/scheduler.yaml");
+  ASSERT_TRUE(rendered.ok()) << rendered.status();
+  const std::string web = dir_.File("web.yml");
+  std::ofstream(web) << absl::StrReplaceAll(
+      testing::ConfigMapFile(*rendered, "web.yml"),
+      {{"/etc/carbonroute/tls/tls.crt", pki.server_cert_file},
+       {"/etc/carbonroute/tls/tls.key", pki.server_key_file}});
+  testing::CollectorProcess collector = testing::StartCarbonRole(plane_, dir_.path());
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  absl::StatusOr<std::string> kubeconfig =
+      plane_.ServiceAccountKubeconfig("carbonroute", "carbonroute-extender");
+  ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status();
+  const int port = testing::FreeLoopbackPort();
+  testing::Subprocess serve(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve",
+       absl::StrCat("--web.listen-address=127.0.0.1:", port), "--web.config.file=" + web,
+       "--refresh=1s", "--kubeconfig=" + *kubeconfig,
+       absl::StrCat("--metrics=http://127.0.0.1:", collector.port, "/metrics"),
+       absl::StrCat("--data-dir=", CARBONROUTE_SOURCE_DIR, "/data")},
+      dir_.File("serve-https.log"));
+  const std::string healthz =
+      absl::StrCat("curl -s --cacert ", pki.ca_file, " https://127.0.0.1:", port, "/healthz");
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return absl::StrContains(testing::Shell(healthz).output, "3 locations"); },
+      absl::Seconds(60)))
+      << serve.Log();
+  // The chart's KubeSchedulerConfiguration, pointed at this serve and this CA.
+  const std::string shipped = testing::ConfigMapFile(*rendered, "scheduler-config.yaml");
+  ASSERT_THAT(shipped, HasSubstr("enableHTTPS: true"));
+  const std::string config = absl::StrCat(
+      absl::StrReplaceAll(shipped, {{"https://carbonroute-extender.carbonroute.svc:8888",
+                                     absl::StrCat("https://127.0.0.1:", port)},
+                                    {"/etc/kubernetes/extender-tls/ca.crt", pki.ca_file},
+                                    {"leaderElect: true", "leaderElect: false"},
+                                    {"ignorable: true", "ignorable: false"}}),
+      "clientConnection: {kubeconfig: \"",
+      plane_.ServiceAccountKubeconfig("carbonroute", "carbonroute-scheduler").value_or(""),
+      "\"}\n");
+  ASSERT_THAT(config, HasSubstr(absl::StrCat("urlPrefix: \"https://127.0.0.1:", port)));
+  std::unique_ptr<testing::Subprocess> scheduler =
+      testing::StartKubeScheduler(plane_, dir_.path(), "kube-scheduler-https", config);
+  ASSERT_TRUE(plane_
+                  .Apply(absl::StrCat(PodYaml(namespace_, "free", kScheduler), "---\n",
+                                      PodYaml(namespace_, "near-germany", kScheduler,
+                                              {{"delay_europe-west3", "9"}})))
+                  .ok());
+  for (const auto& placed : {std::pair{"free", "n-fr"}, std::pair{"near-germany", "n-be"}}) {
+    const std::string pod = placed.first, node = placed.second;
+    EXPECT_TRUE(testing::WaitFor([&] { return NodeOf(pod) == node; }, absl::Seconds(60)))
+        << pod << " on \"" << NodeOf(pod) << "\": " << Events(pod) << scheduler->Log();
+  }
+  scheduler->Terminate();
+  serve.Terminate();
+}
 
 // (i) The carbon role hangs (SIGSTOP: its socket accepts, nothing answers). serve keeps
 // answering kube-scheduler within httpTimeout (2 s) under ignorable: false, where a late answer

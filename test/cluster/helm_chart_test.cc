@@ -250,24 +250,16 @@ TEST_F(HelmChartOnTheRealControlPlane, AWrongValueFailsTheInstallNamingIt) {
 // The carbon role's configuration with both live providers on (credentials from a Secret):
 // the collector accepts it, and it is only the cluster it lacks here (exit 3).
 TEST_F(HelmChartOnTheRealControlPlane, TheLiveProvidersConfigurationIsOneTheCollectorAccepts) {
-  absl::StatusOr<std::string> rendered = plane_->Helm(
-      absl::StrCat("template carbonroute ", Chart(),
-                   " --set carbon.watttime.enabled=true --set carbon.electricityMaps.enabled=true"
-                   " --set carbon.credentials.existingSecret=my-credentials"
-                   " --show-only templates/collector-carbon-role.yaml"));
+  absl::StatusOr<std::string> rendered = testing::RenderChart(
+      *plane_,
+      "--set carbon.watttime.enabled=true --set carbon.electricityMaps.enabled=true"
+      " --set carbon.credentials.existingSecret=my-credentials"
+      " --show-only templates/collector-carbon-role.yaml");
   ASSERT_TRUE(rendered.ok()) << rendered.status();
   EXPECT_THAT(*rendered, HasSubstr("secretName: my-credentials"));
   EXPECT_THAT(*rendered, ::testing::Not(HasSubstr("kind: Secret\n")));
   EXPECT_THAT(*rendered, ::testing::Not(HasSubstr("type: replay")));
-  // The ConfigMap's collector.yaml: the block under "collector.yaml: |", de-indented.
-  const size_t start = rendered->find("  collector.yaml: |\n");
-  ASSERT_NE(start, std::string::npos);
-  std::string config;
-  for (absl::string_view line :
-       absl::StrSplit(absl::string_view(*rendered).substr(start + 20), '\n')) {
-    if (!line.empty() && !absl::StartsWith(line, "    ")) break;
-    absl::StrAppend(&config, line.empty() ? line : line.substr(4), "\n");
-  }
+  const std::string config = testing::ConfigMapFile(*rendered, "collector.yaml");
   EXPECT_THAT(config, HasSubstr("type: watttime"));
   EXPECT_THAT(config, HasSubstr("type: electricity_maps"));
   EXPECT_THAT(config, HasSubstr("account_shared_by: 2"));

@@ -18,7 +18,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "test/cluster/cluster_test_support.h"
-#include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/real_control_plane.h"
 #include "test/testing/subprocess.h"
@@ -67,10 +66,9 @@ data: {lastHeartbeatTime: "2026-12-01T00:00:00Z", numOfRecords: "0", message: "e
   // The base grants no ConfigMap rights (publishing is off): the chart's Role and RoleBinding
   // for this ConfigMap, rendered as `helm install --set carbon.kedaConfigMaps[0]...` would.
   absl::StatusOr<std::string> rendered =
-      plane.Helm(absl::StrCat("template carbonroute ", CARBONROUTE_SOURCE_DIR,
-                              "/deploy/helm/carbonroute --namespace carbonroute "
-                              "--set carbon.kedaConfigMaps[0].location=eastus "
-                              "--show-only templates/collector-carbon-role.yaml"));
+      testing::RenderChart(plane,
+                           "--set carbon.kedaConfigMaps[0].location=eastus "
+                           "--show-only templates/collector-carbon-role.yaml");
   ASSERT_TRUE(rendered.ok()) << rendered.status();
   std::string rbac;
   for (absl::string_view document : absl::StrSplit(*rendered, "\n---\n")) {
