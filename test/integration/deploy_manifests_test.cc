@@ -108,6 +108,53 @@ TEST(DeployManifests, ExtenderUsesTheV1FieldNames) {
       "monitoring");
 }
 
+// The second scheduler is hardened: two replicas leading under a Lease of its own (with the Role
+// that lets it hold it), a PodDisruptionBudget, anti-affinity, probes and resources on
+// kube-scheduler, an image of a supported version; serve is not in its Pod (so it holds none
+// of kube-scheduler's rights); the scheduler and the collectors have a PriorityClass.
+TEST(DeployManifests, TheSchedulerIsHardenedAndServeHasNoneOfItsRights) {
+  const std::vector<YAML::Node> documents = Documents("scheduler.yaml");
+  const YAML::Node config = YAML::Load(
+      FindKind(documents, "ConfigMap")["data"]["scheduler-config.yaml"].as<std::string>());
+  EXPECT_TRUE(config["leaderElection"]["leaderElect"].as<bool>());
+  EXPECT_EQ(config["leaderElection"]["resourceName"].as<std::string>(), "carbonroute-scheduler");
+  const YAML::Node lease_role = FindKind(documents, "Role");
+  EXPECT_EQ(lease_role["rules"][0]["resourceNames"][0].as<std::string>(), "carbonroute-scheduler");
+  EXPECT_EQ(lease_role["rules"][0]["verbs"].as<std::vector<std::string>>(),
+            (std::vector<std::string>{"get", "update"}));
+  const YAML::Node deployment = FindKind(documents, "Deployment");
+  EXPECT_EQ(deployment["spec"]["replicas"].as<int>(), 2);
+  const YAML::Node pod = deployment["spec"]["template"]["spec"];
+  EXPECT_TRUE(pod["affinity"]["podAntiAffinity"]);
+  EXPECT_EQ(pod["priorityClassName"].as<std::string>(), "carbonroute");
+  ASSERT_EQ(pod["containers"].size(), 1u) << "serve runs in its own Pod (extender.yaml)";
+  const YAML::Node scheduler = pod["containers"][0];
+  EXPECT_EQ(scheduler["name"].as<std::string>(), "kube-scheduler");
+  EXPECT_TRUE(scheduler["livenessProbe"]["httpGet"]);
+  EXPECT_TRUE(scheduler["readinessProbe"]["httpGet"]);
+  EXPECT_TRUE(scheduler["resources"]["requests"]["cpu"]);
+  EXPECT_TRUE(scheduler["resources"]["limits"]["memory"]);
+  // v1.30 ended its support on 2025-06-28 (kubernetes.io/releases): the image follows the
+  // cluster's version in the chart, and the base names test/cluster/versions' own.
+  EXPECT_EQ(scheduler["image"].as<std::string>(), "registry.k8s.io/kube-scheduler:v1.36.3");
+  EXPECT_EQ(FindKind(documents, "PodDisruptionBudget")["spec"]["minAvailable"].as<int>(), 1);
+  // serve's ServiceAccount is bound to its own ClusterRole alone: reads of Pods and Nodes.
+  const std::vector<YAML::Node> serve = Documents("extender.yaml");
+  const YAML::Node serve_pod = FindKind(serve, "Deployment")["spec"]["template"]["spec"];
+  EXPECT_EQ(serve_pod["serviceAccountName"].as<std::string>(), "carbonroute-extender");
+  const YAML::Node role = FindKind(serve, "ClusterRole");
+  ASSERT_EQ(role["rules"].size(), 1u);
+  EXPECT_EQ(role["rules"][0]["verbs"].as<std::vector<std::string>>(),
+            (std::vector<std::string>{"get", "list", "watch"}));
+  for (const auto& [file, kind] : {std::pair{"collector-daemonset.yaml", "DaemonSet"},
+                                   std::pair{"collector-carbon-role.yaml", "Deployment"}}) {
+    EXPECT_EQ(FindKind(Documents(file), kind)["spec"]["template"]["spec"]["priorityClassName"]
+                  .as<std::string>(""),
+              "carbonroute")
+        << file;
+  }
+}
+
 TEST(DeployManifests, ExamplesOptIntoTheCarbonrouteProfile) {
   const YAML::Node deployment = FindKind(Documents("examples/deployment.yaml"), "Deployment");
   const YAML::Node pod = deployment["spec"]["template"];
