@@ -2,6 +2,7 @@
 """Splits `helm template` output into the kustomize manifests (scripts/render-manifests).
 
 Usage: split_rendered.py RENDERED OUT_DIR
+       split_rendered.py --kinds KIND,... RENDERED OUT_FILE   (only those kinds' documents, one file)
 Each document goes to the file its template maps to (ROUTES: the template's name, and for the
 Prometheus Operator's template the document's kind); within a file the documents are ordered by
 KIND_ORDER (Helm prints them in its install order), keeping Helm's order among one kind. The
@@ -32,9 +33,8 @@ HEADER = ("# Rendered from deploy/helm/carbonroute by scripts/render-manifests: 
           "# run it (scripts/test fails when the two differ).\n")
 
 
-def main() -> None:
-    rendered, out = pathlib.Path(sys.argv[1]).read_text(), pathlib.Path(sys.argv[2])
-    files: dict[str, list[tuple[int, int, str]]] = {}
+def helm_documents(rendered: str):
+    """(index, template, kind, body) of each document Helm printed."""
     for index, document in enumerate(re.split(r"^---\n", rendered, flags=re.M)):
         match = re.match(r"# Source: carbonroute/(\S+)\n", document)
         if not match:
@@ -42,10 +42,23 @@ def main() -> None:
                 sys.exit(f"split_rendered: a document without its # Source: line:\n{document[:200]}")
             continue
         body = document[match.end():].rstrip("\n") + "\n"
-        kind = re.search(r"^kind: (\w+)$", body, flags=re.M).group(1)
-        route = ROUTES.get(match.group(1)) or ROUTES.get((match.group(1), kind))
+        yield index, match.group(1), re.search(r"^kind: (\w+)$", body, flags=re.M).group(1), body
+
+
+def main() -> None:
+    if sys.argv[1] == "--kinds":
+        kinds = sys.argv[2].split(",")
+        rendered, out = pathlib.Path(sys.argv[3]).read_text(), pathlib.Path(sys.argv[4])
+        kept = [body for _, _, kind, body in helm_documents(rendered) if kind in kinds]
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(out.read_text() + "---\n".join(kept) if out.exists() else "---\n".join(kept))
+        return
+    rendered, out = pathlib.Path(sys.argv[1]).read_text(), pathlib.Path(sys.argv[2])
+    files: dict[str, list[tuple[int, int, str]]] = {}
+    for index, template, kind, body in helm_documents(rendered):
+        route = ROUTES.get(template) or ROUTES.get((template, kind))
         if route is None:
-            sys.exit(f"split_rendered: no kustomize file for {match.group(1)} ({kind}): add it to ROUTES")
+            sys.exit(f"split_rendered: no kustomize file for {template} ({kind}): add it to ROUTES")
         files.setdefault(route, []).append((KIND_ORDER.index(kind), index, body))
     for route, documents in files.items():
         path = out / route

@@ -104,9 +104,13 @@ TEST(KedaConfigMap, TheOperatorReadsTheCollectorsForecastFromTheConfigMap) {
                                  "intensity\",namespace=\"kube-system\",result=\"written\"}"));
 
   // What the collector asked of the API: the Lease, then the ConfigMap, in kube-system; all
-  // allowed by the carbon role's RBAC (deploy/kubernetes/collector-carbon-role.yaml).
-  const std::set<std::string> allowed = testing::AllowedByRbac(
+  // allowed by the carbon role's RBAC with publishing's
+  // (deploy/kubernetes/collector-carbon-role.yaml and examples/keda-publishing-rbac.yaml: the
+  // chart's with carbon.kedaConfigMaps).
+  std::set<std::string> allowed = testing::AllowedByRbac(
       std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/kubernetes/collector-carbon-role.yaml");
+  allowed.merge(testing::AllowedByRbac(std::string(CARBONROUTE_SOURCE_DIR) +
+                                       "/deploy/kubernetes/examples/keda-publishing-rbac.yaml"));
   for (const testing::FakeApiCall& call : api.calls()) {
     EXPECT_TRUE(allowed.contains(testing::RbacNeededFor(call.method, call.target)))
         << call.method << " " << call.target;

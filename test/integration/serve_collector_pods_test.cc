@@ -29,7 +29,7 @@ using ::testing::HasSubstr;
 // The scheduler-lite container's args in the shipped manifest.
 std::vector<std::string> ShippedServeArgs() {
   const std::vector<YAML::Node> documents = YAML::LoadAllFromFile(
-      std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/kubernetes/scheduler.yaml");
+      std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/kubernetes/extender.yaml");
   for (const YAML::Node& document : documents) {
     if (document["kind"].as<std::string>() != "Deployment") continue;
     for (const YAML::Node& container : document["spec"]["template"]["spec"]["containers"]) {
