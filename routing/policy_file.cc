@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,6 +11,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/usage.h"
 #include "kube/json_view.h"
 #include "kube/kube_node.h"
 
@@ -66,6 +69,53 @@ absl::StatusOr<std::vector<YamlJson>> ReadDocuments(const std::string& text,
   return documents;
 }
 
+// The fields of the CarbonRoutingPolicy CRD's schema (crd-carbonroutingpolicies.yaml), where a
+// file's policy may hold nothing else: the API server prunes unknown fields and kubectl refuses
+// them, so a file read offline must not plan with `maxRtt: 5` silently ignored.
+const std::vector<std::string> kPolicyKeys = {"apiVersion", "kind", "metadata", "spec", "status"};
+const std::vector<std::string> kSpecKeys = {
+    "targetRefs", "maxRttMs",        "carbonToleranceGramsPerKwh",
+    "minStay",    "headroomPercent", "joulesPerRequest",
+    "localities", "origins"};
+const std::vector<std::string> kTargetRefKeys = {"group", "kind", "name"};
+const std::vector<std::string> kLocalityKeys = {"locality", "location", "region", "capacity"};
+const std::vector<std::string> kOriginKeys = {"locality", "location", "region", "demand"};
+
+// "PATH.KEY: unknown field (did you mean NEAREST?)" for the first key of `object` not in
+// `known`; "" when none (or `object` is not an object: the reader names that).
+std::string UnknownField(const YamlJson& object, const std::string& path,
+                         const std::vector<std::string>& known) {
+  if (!object.is_object()) return "";
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string nearest = ClosestMatch(key, known);
+    return absl::StrCat(path, key, ": unknown field",
+                        nearest.empty() ? absl::StrCat(" (", path.empty() ? "a policy" : path,
+                                                       " has ", absl::StrJoin(known, ", "), ")")
+                                        : absl::StrCat(" (did you mean ", nearest, "?)"));
+  }
+  return "";
+}
+
+// The first unknown field of a policy document, as the API server's strict validation names it.
+std::string UnknownPolicyField(const YamlJson& policy) {
+  std::string unknown = UnknownField(policy, "", kPolicyKeys);
+  if (!unknown.empty() || !policy.contains("spec")) return unknown;
+  const YamlJson& spec = policy["spec"];
+  unknown = UnknownField(spec, "spec.", kSpecKeys);
+  for (const auto& [list, keys] :
+       {std::pair{"targetRefs", &kTargetRefKeys}, std::pair{"localities", &kLocalityKeys},
+        std::pair{"origins", &kOriginKeys}}) {
+    if (!unknown.empty() || !spec.is_object() || !spec.contains(list) || !spec[list].is_array()) {
+      continue;
+    }
+    for (std::size_t i = 0; i < spec[list].size() && unknown.empty(); ++i) {
+      unknown = UnknownField(spec[list][i], absl::StrCat("spec.", list, "[", i, "]."), *keys);
+    }
+  }
+  return unknown;
+}
+
 }  // namespace
 
 absl::StatusOr<PolicyFile> ReadPolicyFile(const std::string& text, const std::string& path) {
@@ -92,6 +142,9 @@ absl::StatusOr<PolicyFile> ReadPolicyFile(const std::string& text, const std::st
     if (policy) {
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": more than one CarbonRoutingPolicy (give one per run)"));
+    }
+    if (const std::string unknown = UnknownPolicyField(document); !unknown.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": ", unknown));
     }
     kube::JsonDocument parsed;
     absl::StatusOr<kube::JsonField> root = parsed.Parse(document.dump(), kPolicyKind);

@@ -10,6 +10,8 @@
 // quoted scalar stays a string.
 //
 // Errors: InvalidArgument naming `path`: not YAML (the parser's line), a
+// field the CarbonRoutingPolicy CRD's schema does not have (its path, and the
+// nearest field's name: the API server would prune it, kubectl refuse it), a
 // policy the reader refuses (its field), more than one policy, none.
 // Thread safety: a pure function.
 #ifndef CARBONROUTE_ROUTING_POLICY_FILE_H_

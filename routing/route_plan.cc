@@ -6,6 +6,7 @@
 
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
+#include "base/usage.h"
 #include "placement/scoring.h"
 
 namespace carbonroute::routing {
@@ -167,6 +168,30 @@ std::optional<double> ExpectedIntensity(const DistributeRow& row, const RouteRow
     sum += static_cast<double>(weight) / 100 * *flow->grams_per_kwh;
   }
   return sum;
+}
+
+std::string UnknownLocalityRegion(const RoutingPolicy& policy,
+                                  const placement::PlacementModel& model) {
+  std::vector<std::string> known;
+  for (const auto& [region, location] : model.RegionLocations()) known.emplace_back(region);
+  for (const auto& [list, localities] :
+       {std::pair{"localities", &policy.localities}, std::pair{"origins", &policy.origins}}) {
+    for (std::size_t i = 0; i < localities->size(); ++i) {
+      const PolicyLocality& locality = (*localities)[i];
+      if (!locality.location.empty()) continue;
+      const uint32_t region = model.RegionId(locality.region);
+      if (region != placement::PlacementModel::kNone &&
+          model.RegionLocation(region) != placement::PlacementModel::kNone) {
+        continue;
+      }
+      const std::string nearest = ClosestMatch(locality.region, known);
+      return absl::StrCat("spec.", list, "[", i, "].locality: \"", locality.locality,
+                          "\": the region table has no region ", locality.region,
+                          nearest.empty() ? "" : absl::StrCat(" (did you mean ", nearest, "?)"),
+                          "; give its grid zone as location");
+    }
+  }
+  return "";
 }
 
 }  // namespace carbonroute::routing

@@ -87,6 +87,14 @@ absl::StatusOr<RoutePlan> PlanRoutes(
     const placement::PlacementModel& model, absl::Time now, bool endpoints_are_origins = true,
     const std::map<std::string, double>* requests_per_second = nullptr);
 
+// The first of the policy's localities and origins (in that order) that gives no `location`
+// and whose region the model's region → location map does not know, as a message naming its
+// field and the nearest known region ("spec.localities[2].locality: \"europe-wst9/*\": the
+// region table has no region europe-wst9 (did you mean europe-west9?); give its grid zone as
+// location"); "" when each resolves. Such a locality could never be planned for: no reading.
+std::string UnknownLocalityRegion(const RoutingPolicy& policy,
+                                  const placement::PlacementModel& model);
+
 }  // namespace carbonroute::routing
 
 #endif  // CARBONROUTE_ROUTING_ROUTE_PLAN_H_

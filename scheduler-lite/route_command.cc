@@ -260,6 +260,11 @@ int RouteSubcommand::RunOnce(ProgramContext& c) {
   std::shared_ptr<const placement::PlacementModel> model =
       LoadModelOrSay(sources, c.http, c.clock, c.err);
   if (model == nullptr) return 1;
+  if (const std::string unknown = routing::UnknownLocalityRegion(*policy, *model);
+      !unknown.empty()) {
+    c.err << "scheduler-lite: --policy: " << policy->Describe() << ": " << unknown << "\n";
+    return 2;
+  }
   std::map<std::string, double> endpoints;
   for (const routing::PolicyLocality& locality : policy->localities) {
     endpoints[locality.locality] = locality.amount.value_or(1);

@@ -153,6 +153,18 @@ TEST_F(RouteCli, MistakesExit2NamingTheFieldAndTheValue) {
   EXPECT_THAT(Err(), HasSubstr("no document of kind CarbonRoutingPolicy"));
   EXPECT_EQ(Route(ExampleWith("maxRttMs: 30", "maxRttMs: 30: 40")).exit_code, 2);
   EXPECT_THAT(Err(), HasSubstr("not YAML"));
+  // A field the CRD does not have is refused, as kubectl refuses it, not planned without: with
+  // `maxRtt: 5` ignored, Germany's traffic would go 8–10 ms away that maxRttMs: 5 keeps local.
+  EXPECT_EQ(Route(ExampleWith("maxRttMs: 30", "maxRtt: 5")).exit_code, 2);
+  EXPECT_THAT(Err(), HasSubstr("spec.maxRtt: unknown field (did you mean maxRttMs?)"));
+  EXPECT_EQ(Route(ExampleWith("capacity: 4}    # Germany", "capcity: 4}    # Germany")).exit_code,
+            2);
+  EXPECT_THAT(Err(),
+              HasSubstr("spec.localities[1].capcity: unknown field (did you mean capacity?)"));
+  // A locality whose region no table knows would never have a reading: refused, the nearest named.
+  EXPECT_EQ(Route(ExampleWith("europe-west9/*", "europe-wst9/*")).exit_code, 2);
+  EXPECT_THAT(Err(), HasSubstr("spec.localities[2].locality: \"europe-wst9/*\": the region table "
+                               "has no region europe-wst9 (did you mean europe-west9?)"));
   EXPECT_EQ(Route(kExample, "--format xml").exit_code, 2);
   // The two modes, mixed up.
   EXPECT_EQ(Route(kExample, "--controller").exit_code, 2);
