@@ -1,6 +1,7 @@
 #include "scheduler-lite/report_command.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "base/utc_time.h"
 #include "ledger/ledger.h"
@@ -24,16 +26,20 @@ namespace {
 
 constexpr absl::Duration kQueryTimeout = absl::Seconds(30);
 
-// "30d" (whole days, as Prometheus writes them) or any duration absl reads ("12h").
+// "30d" or "2w" (whole days or weeks, as Prometheus writes them) or any duration absl reads
+// ("12h").
 absl::Duration SinceFlag(const std::string& text) {
-  int64_t days = 0;
-  if (absl::EndsWith(text, "d") && absl::SimpleAtoi(text.substr(0, text.size() - 1), &days)) {
-    if (days > 0) return absl::Hours(24 * days);
+  int64_t count = 0;
+  for (const auto& [unit, hours] : {std::pair{"d", 24}, std::pair{"w", 24 * 7}}) {
+    if (absl::EndsWith(text, unit) && absl::SimpleAtoi(text.substr(0, text.size() - 1), &count) &&
+        count > 0) {
+      return absl::Hours(hours * count);
+    }
   }
   absl::Duration d;
   if (absl::ParseDuration(text, &d) && d > absl::ZeroDuration()) return d;
   throw CLI::ValidationError(
-      "--since", "expected a positive duration such as 30d, 7d or 12h, got \"" + text + "\"");
+      "--since", "expected a positive duration such as 30d, 2w or 12h, got \"" + text + "\"");
 }
 
 // --plot's buckets: a day each, or an hour each when the range is under two days.
@@ -44,6 +50,18 @@ constexpr absl::Duration kLongestPlot = absl::Hours(24 * 366);
 
 std::string Ms(const std::optional<absl::Duration>& rtt) {
   return rtt ? absl::StrFormat("%.1f", absl::ToDoubleMilliseconds(*rtt)) : "";
+}
+
+// The shortest text that reads back as the same double (std::to_chars): CSV and JSON keep
+// every digit the ledger has; only the table rounds, for people.
+std::string RoundTrip(double value) {
+  char text[32];
+  const std::to_chars_result end = std::to_chars(text, text + sizeof(text), value);
+  return std::string(text, end.ptr);
+}
+std::string RoundTrip(const std::optional<double>& value) { return value ? RoundTrip(*value) : ""; }
+std::string RoundTripMs(const std::optional<absl::Duration>& rtt) {
+  return rtt ? RoundTrip(absl::ToDoubleMilliseconds(*rtt)) : "";
 }
 
 std::string Share(const LedgerReportRow& row) {
@@ -95,14 +113,16 @@ class ReportSubcommand final : public Subcommand {
     cmd.add_option("--prometheus", request_.prometheus,
                    "Prometheus base URL that scrapes the controllers' /metrics")
         ->required();
-    cmd.add_option("--since", since_, "the range's length, ending at --until (30d, 7d, 12h)")
+    cmd.add_option("--since", since_, "the range's length, ending at --until (30d, 2w, 12h)")
         ->capture_default_str();
     cmd.add_option("--until", until_, "the range's end: RFC 3339 (2026-11-28T00:00:00Z) or now")
         ->capture_default_str();
     cmd.add_option("--by", request_.by, "one row per namespace or per controller")
         ->check(CLI::IsMember({"namespace", "controller"}))
         ->capture_default_str();
-    cmd.add_option("--format", request_.format, "table, csv or json")
+    cmd.add_option("--format", request_.format,
+                   "table (rounded for people), csv or json (every digit: the shortest text that "
+                   "reads back the same number)")
         ->check(CLI::IsMember({"table", "csv", "json"}))
         ->capture_default_str();
     cmd.add_option("--plot", request_.plot,
@@ -181,13 +201,14 @@ void WriteReportCsv(const LedgerReport& report, const ReportRequest& request, st
          "saving_grams,saving_share,chosen_origin_rtt_ms,counterfactual_origin_rtt_ms\n";
   for (const auto* rows : {&report.rows, &report.totals}) {
     for (const LedgerReportRow& row : *rows) {
-      const std::optional<double> share = row.saving_share();
-      out << absl::StrFormat("%s,%s,%s,%.0f,%.6f,%.4f,%.4f,%.4f,%s,%s,%s\n", row.group, row.mode,
-                             row.emissions_type, row.decisions,
-                             row.energy_joules / ledger::kJoulesPerKwh, row.chosen_grams,
-                             row.counterfactual_grams, row.saving_grams(),
-                             share ? absl::StrFormat("%.4f", *share) : "",
-                             Ms(row.chosen_origin_rtt), Ms(row.counterfactual_origin_rtt));
+      out << absl::StrJoin(
+                 {row.group, row.mode, row.emissions_type, RoundTrip(row.decisions),
+                  RoundTrip(row.energy_joules / ledger::kJoulesPerKwh), RoundTrip(row.chosen_grams),
+                  RoundTrip(row.counterfactual_grams), RoundTrip(row.saving_grams()),
+                  RoundTrip(row.saving_share()), RoundTripMs(row.chosen_origin_rtt),
+                  RoundTripMs(row.counterfactual_origin_rtt)},
+                 ",")
+          << "\n";
     }
   }
 }

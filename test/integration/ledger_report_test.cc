@@ -115,11 +115,19 @@ TEST(LedgerReport, ReadsTheSavingLossesIncludedFromARealPrometheus) {
   EXPECT_EQ(csv.output,
             "namespace,mode,emissions_type,decisions,energy_kwh,chosen_grams,counterfactual_grams,"
             "saving_grams,saving_share,chosen_origin_rtt_ms,counterfactual_origin_rtt_ms\n"
-            "batch,enforced,average,0,0.000000,120.0000,100.0000,-20.0000,-0.2000,,\n"
-            "lab,shadow,average,0,0.000000,10.0000,40.0000,30.0000,0.7500,,\n"
-            "shop,enforced,average,4,0.500000,100.0000,150.0000,50.0000,0.3333,30.0,12.0\n"
-            "total,enforced,average,4,0.500000,220.0000,250.0000,30.0000,0.1200,30.0,12.0\n"
-            "total,shadow,average,0,0.000000,10.0000,40.0000,30.0000,0.7500,,\n");
+            // Every digit the ledger has (the shortest text that reads back the same double):
+            // a third is a third, not 0.3333.
+            "batch,enforced,average,0,0,120,100,-20,-0.2,,\n"
+            "lab,shadow,average,0,0,10,40,30,0.75,,\n"
+            "shop,enforced,average,4,0.5,100,150,50,0.3333333333333333,30,12\n"
+            "total,enforced,average,4,0.5,220,250,30,0.12,30,12\n"
+            "total,shadow,average,0,0,10,40,30,0.75,,\n");
+  // --since in weeks, as Prometheus writes durations: the same two hours of 2w's range.
+  const testing::ShellRun weeks = testing::Shell(absl::StrCat(
+      CARBONROUTE_SCHEDULER_LITE_BINARY, " report --prometheus http://127.0.0.1:", port,
+      " --since 2w --until ", UtcSeconds(end), " --format csv 2>&1"));
+  EXPECT_EQ(weeks.exit_code, 0) << weeks.output;
+  EXPECT_EQ(weeks.output, csv.output);
 
   const testing::ShellRun table = testing::Shell(report + " 2>&1");
   ASSERT_EQ(table.exit_code, 0) << table.output;
@@ -183,7 +191,9 @@ TEST(LedgerReport, ReadsTheSavingLossesIncludedFromARealPrometheus) {
 TEST(LedgerReport, MistakesExitTwoNamingTheFlag) {
   for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
            {"report", "--prometheus is required"},
-           {"report --prometheus http://127.0.0.1:1 --since 3w", "--since: expected a positive"},
+           {"report --prometheus http://127.0.0.1:1 --since 3fortnights",
+            "--since: expected a positive duration such as 30d, 2w or 12h, got \"3fortnights\""},
+           {"report --prometheus http://127.0.0.1:1 --since 0w", "--since: expected a positive"},
            {"report --prometheus http://127.0.0.1:1 --until yesterday",
             "--until: expected RFC 3339"},
            {"report --prometheus http://127.0.0.1:1 --by pod", "--by"},
