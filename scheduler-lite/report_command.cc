@@ -130,11 +130,13 @@ class ReportSubcommand final : public Subcommand {
                    "needs gnuplot)");
     client_.AddTo(cmd);
     cmd.footer(
-        "Counterfactuals (docs/savings.md): karmada --controller, the replicas in equal shares "
-        "over "
-        "every cluster the policy lists; with --dry-run (mode shadow), chosen is what carbonroute "
-        "would have written and the counterfactual what really ran. Energy: requests x replicas "
-        "through the power model (--watts-per-cpu/-gb/-gpu).");
+        "Each controller books its decisions against its own counterfactual (docs/savings.md): "
+        "serve, the mean intensity of the Nodes kube-scheduler offered a Pod; hold, the object "
+        "run at once; karmada --controller, the replicas in equal shares over the policy's "
+        "clusters; route --controller, the mesh's default weights. Shadow rows (serve --shadow, "
+        "--dry-run) book what carbonroute would have done against what really ran. Energy is "
+        "what Kepler or DCGM measured where the booking controller reads it, else requests "
+        "through that controller's power model (its --watts-per-cpu/-gb/-gpu, not report's).");
   }
   void Validate() override {
     request_.since = SinceFlag(since_);
@@ -294,6 +296,15 @@ int ReportCommand(const ReportRequest& request, net::HttpClient& http, Clock& cl
         http, request.prometheus, ledger::LedgerPromQl(query, request.by, request.since),
         kQueryTimeout, request.auth, samples, until);
     if (!queried.ok()) {
+      // A 404 on Prometheus' query API is not a query Prometheus refused (that is a 400 with
+      // its reason) but a server without that API: most often a collector's URL.
+      if (absl::StrContains(queried.message(), " answered HTTP 404")) {
+        err << "scheduler-lite report: --prometheus " << request.prometheus
+            << ": its /api/v1/query answered HTTP 404: not a Prometheus server (a collector's "
+               "/metrics is what Prometheus scrapes; give the Prometheus that scrapes the "
+               "controllers)\n";
+        return 1;
+      }
       err << "scheduler-lite report: " << queried.message() << "\n";
       return 1;
     }
@@ -305,7 +316,8 @@ int ReportCommand(const ReportRequest& request, net::HttpClient& http, Clock& cl
   if (report.empty()) {
     err << "scheduler-lite report: no ledger series between " << UtcSeconds(until - request.since)
         << " and " << UtcSeconds(until) << " in " << request.prometheus
-        << ": does it scrape a controller that books in the ledger (karmada --controller)?\n";
+        << ": does it scrape a controller that books in the ledger (serve, hold, "
+           "karmada --controller, route --controller: their /metrics)?\n";
     return 3;
   }
   if (request.format == "json") {

@@ -18,6 +18,7 @@
 #include "net/curl_http_client.h"
 #include "scheduler-lite/report_command.h"
 #include "test/testing/build_paths.h"
+#include "test/testing/collector_process.h"
 #include "test/testing/prometheus_process.h"
 #include "test/testing/shell.h"
 #include "test/testing/subprocess.h"
@@ -186,6 +187,38 @@ TEST(LedgerReport, ReadsTheSavingLossesIncludedFromARealPrometheus) {
       " --since 1h --until ", UtcSeconds(start - absl::Hours(5)), " 2>&1"));
   EXPECT_EQ(empty.exit_code, 3) << empty.output;
   EXPECT_THAT(empty.output, HasSubstr("no ledger series between"));
+}
+
+// A collector's URL given as --prometheus (its /api/v1/query answers 404): said so, with no
+// encoded query to read.
+TEST(LedgerReport, AUrlThatIsNotAPrometheusIsNamedAsSuch) {
+  testing::ScopedTempDir dir;
+  testing::CollectorProcess collector = testing::StartCollector(
+      dir.path(),
+      "listen_address: 127.0.0.1:0\ndatabase: \":memory:\"\nnode: {name: n1, location: DE}\n"
+      "providers: [{type: static, values: {DE: 380}}]\n");
+  ASSERT_GT(collector.port, 0);
+  const testing::ShellRun run = testing::Shell(
+      absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY,
+                   " report --prometheus http://127.0.0.1:", collector.port, " 2>&1"));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output,
+              HasSubstr("its /api/v1/query answered HTTP 404: not a Prometheus server"));
+  EXPECT_THAT(run.output, ::testing::Not(HasSubstr("query=")));
+}
+
+// --help describes every controller that books, and names no option report does not take as
+// one of its own.
+TEST(LedgerReport, HelpNamesEveryControllerThatBooks) {
+  const testing::ShellRun help =
+      testing::Shell(absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " report --help 2>&1"));
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* controller :
+       {"serve,", "hold,", "karmada --controller,", "route --controller,"}) {
+    EXPECT_THAT(help.output, HasSubstr(controller));
+  }
+  EXPECT_THAT(help.output, HasSubstr("not report's"));
+  EXPECT_THAT(help.output, ::testing::Not(HasSubstr("  --watts-per-cpu")));
 }
 
 TEST(LedgerReport, MistakesExitTwoNamingTheFlag) {
