@@ -52,10 +52,12 @@ class KarmadaSubcommand final : public Subcommand {
                  "CarbonPlacementPolicy on the Karmada API server (README \"Karmada\"); each "
                  "resync books in the savings ledger what ran against the replicas in equal "
                  "shares over every listed cluster (docs/savings.md)");
-    cmd.add_option("--resync", resync_,
-                   "--controller: every policy is ranked again at least this often (and at once "
-                   "when a policy or its target changes)")
-        ->capture_default_str();
+    resync_option_ =
+        cmd.add_option(
+               "--resync", resync_,
+               "--controller: every policy is ranked again at least this often (and at once "
+               "when a policy or its target changes)")
+            ->capture_default_str();
     cmd.add_flag("--dry-run", options_.dry_run,
                  "--controller: decide as usual but write nothing but Events (\"would place on "
                  "...\") and the Lease; the savings ledger books what it would have saved "
@@ -82,6 +84,8 @@ class KarmadaSubcommand final : public Subcommand {
       options_.watch_timeout = kube_.watch_timeout();
       daemon_.Check();
       lease_.Fill();
+    } else if (resync_option_->count() > 0) {
+      throw CLI::ValidationError("--resync", "is for --controller (the one-shot mode plans once)");
     } else if (options_.dry_run) {
       throw CLI::ValidationError("--dry-run",
                                  "is for --controller (the one-shot mode writes only with --apply: "
@@ -112,6 +116,7 @@ class KarmadaSubcommand final : public Subcommand {
   std::string runtime_;
   bool controller_ = false;
   std::string resync_ = "5m";
+  CLI::Option* resync_option_ = nullptr;
   karmada::KarmadaControllerOptions options_;
   LeaseFlags lease_{"carbonroute-karmada"};
   PowerModelFlags power_;

@@ -60,10 +60,11 @@ class RouteSubcommand final : public Subcommand {
                  "(100 % local; docs/savings.md), their energy from the policy's "
                  "spec.joulesPerRequest, else what Kepler or DCGM measured of the Service's "
                  "Pods (the emissions rules' records), shared by the requests");
-    cmd.add_option("--resync", resync_,
-                   "--controller: every policy is planned again at least this often (an "
-                   "intensity change re-weights within it)")
-        ->capture_default_str();
+    resync_option_ =
+        cmd.add_option("--resync", resync_,
+                       "--controller: every policy is planned again at least this often (an "
+                       "intensity change re-weights within it)")
+            ->capture_default_str();
     cmd.add_option("--locality-level", level_,
                    "--controller: region (region/*) or zone (region/zone/*) localities")
         ->check(CLI::IsMember({"region", "zone"}))
@@ -93,6 +94,8 @@ class RouteSubcommand final : public Subcommand {
       options_.watch_timeout = kube_.watch_timeout();
       daemon_.Check();
       lease_.Fill();
+    } else if (resync_option_->count() > 0) {
+      throw CLI::ValidationError("--resync", "is for --controller (the one-shot mode plans once)");
     } else if (options_.dry_run) {
       throw CLI::ValidationError("--dry-run",
                                  "is for --controller (the one-shot mode writes "
@@ -119,6 +122,7 @@ class RouteSubcommand final : public Subcommand {
   std::string format_ = "yaml";
   bool controller_ = false;
   std::string resync_ = "1m";
+  CLI::Option* resync_option_ = nullptr;
   std::string level_ = "region";
   routing::RoutingControllerOptions options_;
   SourceFlags sources_;

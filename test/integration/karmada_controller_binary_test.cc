@@ -156,6 +156,8 @@ TEST(KarmadaControllerBinary, CommandLineMistakesExitTwoNamingTheFlag) {
       {"karmada", "--policy: is required for a one-shot patch (or give --controller)"},
       {"karmada --controller --kubeconfig " + dir.File("missing.config"), "missing.config"},
       {"karmada --policy p.yaml --dry-run", "--dry-run: is for --controller"},
+      {"karmada --policy p.yaml --resync 5",
+       "--resync: is for --controller (the one-shot mode plans once)"},
       {"karmada --controller --watts-per-gb -0.4 --kube-api-url http://127.0.0.1:1",
        "--watts-per-gb: must be a number of watts, 0 or more, got \"-0.4\""},
       {"karmada --controller --watts-per-cpu lots --kube-api-url http://127.0.0.1:1",

@@ -171,6 +171,9 @@ TEST_F(RouteCli, MistakesExit2NamingTheFieldAndTheValue) {
   EXPECT_THAT(Err(), HasSubstr("--controller: reads its policies from the cluster: drop --policy"));
   EXPECT_EQ(Route(kExample, "--dry-run").exit_code, 2);
   EXPECT_THAT(Err(), HasSubstr("--dry-run: is for --controller"));
+  // --resync means nothing to a one-shot plan, and `5` (no unit) would be misread by anyone.
+  EXPECT_EQ(Route(kExample, "--resync 5").exit_code, 2);
+  EXPECT_THAT(Err(), HasSubstr("--resync: is for --controller (the one-shot mode plans once)"));
   const testing::ShellRun bare = testing::Shell(
       absl::StrCat(CARBONROUTE_SCHEDULER_LITE_BINARY, " route --locality-level zone 2>&1"));
   EXPECT_EQ(bare.exit_code, 2);
