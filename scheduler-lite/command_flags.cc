@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
 #include "base/status_macros.h"
+#include "base/usage.h"
 #include "cli/logging.h"
 #include "contract/emissions_type.h"
 #include "model_sources/metrics_source.h"
@@ -343,6 +344,8 @@ bool KubeFlags::Named() const {
          !options_.token_file.empty() || !options_.ca_file.empty();
 }
 
+int KubeFlags::ResolveExitCode() const { return Named() ? kUsageExitCode : 1; }
+
 bool KubeFlags::Resolve(kube::KubeConnection& connection, std::ostream& err) const {
   absl::StatusOr<kube::KubeConnection> resolved = kube::ResolveKubeConnection(
       options_, {.getenv = [](const char* name) { return std::getenv(name); }});
@@ -370,7 +373,7 @@ ModelControllerStart StartModelController(const SourceFlags& sources, const Kube
   }
   start.manager = StartControllerManager(kube, daemon, lease, std::move(component),
                                          std::move(title), http, err);
-  if (start.manager == nullptr) start.exit_code = 2;
+  if (start.manager == nullptr) start.exit_code = kube.ResolveExitCode();
   return start;
 }
 

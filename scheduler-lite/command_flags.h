@@ -82,6 +82,10 @@ class KubeFlags {
   void AddTo(CLI::App& cmd);
   // The connection; false after saying why on `err` (a usage error: exit 2).
   bool Resolve(kube::KubeConnection& connection, std::ostream& err) const;
+  // The exit code when Resolve fails: 2 (usage) when a flag named the API (a missing
+  // kubeconfig, a context naming no cluster), 1 (a start-up failure, as the collector's) when
+  // nothing did and none was found (not in a Pod, no $KUBECONFIG, no ~/.kube/config).
+  int ResolveExitCode() const;
   // Whether the user named a Kubernetes API with one of these flags.
   bool Named() const;
   // --watch-timeout, for the commands that watch (hold, karmada and route
@@ -174,8 +178,8 @@ cli::DaemonFlagDefaults ControllerDaemonDefaults(std::string listen_address);
 
 // The start of a controller command that reads a placement model (karmada and
 // route --controller): the sources `sources` names, then StartControllerManager.
-// `manager` is null after saying why on `err`: `exit_code` 1 when a default
-// data file is missing, 2 when the Kubernetes API cannot be resolved.
+// `manager` is null after saying why on `err`, with `exit_code` 1 when a default
+// data file is missing, else KubeFlags::ResolveExitCode().
 struct ModelControllerStart {
   model_sources::ModelSources sources;
   std::unique_ptr<controller_runtime::ControllerManager> manager;

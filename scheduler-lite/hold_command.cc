@@ -128,7 +128,7 @@ int HoldSubcommand::Run(ProgramContext& c) {
   options_.region_locations = {regions->begin(), regions->end()};
   const std::unique_ptr<controller_runtime::ControllerManager> manager = StartControllerManager(
       kube_, daemon_, lease_, "carbonroute-hold", "scheduler-lite hold", c.http, c.err);
-  if (manager == nullptr) return 2;
+  if (manager == nullptr) return kube_.ResolveExitCode();
   hold::CollectorForecasts forecasts(collectors_, client_.auth(), c.http);
   if (!prometheus_.empty()) {
     options_.run_meter = model_sources::PrometheusPodsMeter(c.http, prometheus_, client_.auth());

@@ -101,7 +101,7 @@ class KarmadaSubcommand final : public Subcommand {
     if (!sources_.Resolve(request_.sources, c.err)) return 1;
     if (request_.apply) {
       kube::KubeConnection connection;
-      if (!kube_.Resolve(connection, c.err)) return 2;
+      if (!kube_.Resolve(connection, c.err)) return kube_.ResolveExitCode();
       request_.kube = std::move(connection);
     }
     return KarmadaCommand(request_, c.http, c.clock, c.out, c.err);

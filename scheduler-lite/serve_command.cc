@@ -136,7 +136,7 @@ class ServeSubcommand final : public Subcommand {
         if (!request_.collector_pods.empty() || nodes_asked || ledger_ == "true" ||
             request_.shadow) {
           c.err << why.str();
-          return 2;
+          return kube_.ResolveExitCode();
         }
         // Found only because this runs in a Pod: serve without the Nodes, saying why.
         c.err << "scheduler-lite: not watching Nodes (--watch-nodes=auto): " << why.str();

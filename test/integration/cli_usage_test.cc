@@ -127,8 +127,13 @@ TEST(CliUsage, HelpAndVersionAsTypedAndOneSetOfDaemonFlags) {
   run = Shell(kSchedulerLite + " serve --namespaces shop");
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_THAT(run.output, HasSubstr("--namespaces: is for --shadow"));
+  // No Kubernetes API anywhere (no flag names one): a start-up failure, exit 1, as the
+  // collector's; a flag naming one that is not there stays a usage error, exit 2.
   run = Shell("env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME=/nonexistent " + kSchedulerLite +
               " serve --shadow");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("no Kubernetes API to talk to"));
+  run = Shell(kSchedulerLite + " serve --shadow --kubeconfig /nonexistent/kubeconfg");
   EXPECT_EQ(run.exit_code, 2) << run.output;
   for (const char* level : {"trace", "off"}) {
     run = Shell(absl::StrCat(kSchedulerLite, " serve --log.level ", level, " --help"));

@@ -283,11 +283,12 @@ TEST(HoldBinary, MistakesExit2NamingTheFlag) {
     EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
     EXPECT_THAT(run.output, HasSubstr(message)) << args;
   }
-  // Not in a Pod and no --kube-api-url: a usage error that says what to give.
+  // Not in a Pod and no --kube-api-url: a start-up failure (exit 1, as the collector's) that
+  // says what to give.
   const testing::ShellRun outside = testing::Shell(absl::StrCat(
       "env -u KUBERNETES_SERVICE_HOST -u KUBERNETES_SERVICE_PORT -u KUBECONFIG HOME=/nonexistent ",
       CARBONROUTE_SCHEDULER_LITE_BINARY, " hold --web.listen-address 127.0.0.1:0 2>&1"));
-  EXPECT_EQ(outside.exit_code, 2) << outside.output;
+  EXPECT_EQ(outside.exit_code, 1) << outside.output;
   EXPECT_THAT(outside.output, HasSubstr("give --kubeconfig FILE or --kube-api-url URL"));
   // A typo'd kubeconfig path is named.
   const testing::ShellRun typo = testing::Shell(absl::StrCat(
