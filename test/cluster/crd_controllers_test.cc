@@ -16,6 +16,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -182,6 +183,25 @@ class RoutingControllerOnRealCrds : public ::testing::Test {
                        "--resync=1h", "--watch-timeout=5s", "--web.listen-address=127.0.0.1:0"}),
         dir_.File("route.log"));
   }
+  // Waits until the EndpointSlice controller lists `count` ready endpoints of `service` (kwok
+  // marks the Pods Ready, then the slices follow): a pass before that plans with the endpoints
+  // there are, rightly, and a test would read those weights.
+  void WaitForReadyEndpoints(const std::string& service, int count) {
+    std::string ready;
+    EXPECT_TRUE(testing::WaitFor(
+        [&] {
+          ready =
+              plane_
+                  .Kubectl(absl::StrCat("get endpointslices -n ", namespace_,
+                                        " -l kubernetes.io/service-name=", service,
+                                        " -o jsonpath='{.items[*].endpoints[*].conditions.ready}'"))
+                  .value_or("");
+          const std::vector<std::string> flags = absl::StrSplit(ready, ' ', absl::SkipEmpty());
+          return std::count(flags.begin(), flags.end(), "true") == count;
+        },
+        absl::Seconds(60)))
+        << service << ": ready " << ready;
+  }
   // Whether the policy's last status write reads back unpruned and equal.
   void ExpectStatusReadBack(const std::string& policy) {
     const Json written = LastStatusWrite(
@@ -230,6 +250,7 @@ spec:
 )",
                         namespace_);
   ASSERT_TRUE(plane_.Apply(yaml).ok());
+  WaitForReadyEndpoints("checkout", 3);
   StartController();
   const std::string distribute = "{.spec.trafficPolicy.loadBalancer.localityLbSetting.distribute}";
   const std::string germany =
@@ -362,6 +383,9 @@ spec:
 )",
                         namespace_);
   ASSERT_TRUE(plane_.Apply(yaml).ok());
+  for (const char* backend : {"storefront-belgium", "storefront-germany", "storefront-france"}) {
+    WaitForReadyEndpoints(backend, 1);
+  }
   StartController();
   const std::string weights = "{.spec.rules[0].backendRefs[*].weight}";
   ASSERT_TRUE(testing::WaitFor(
