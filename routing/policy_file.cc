@@ -99,21 +99,22 @@ std::string UnknownField(const YamlJson& object, const std::string& path,
 
 // The first unknown field of a policy document, as the API server's strict validation names it.
 std::string UnknownPolicyField(const YamlJson& policy) {
-  std::string unknown = UnknownField(policy, "", kPolicyKeys);
-  if (!unknown.empty() || !policy.contains("spec")) return unknown;
+  if (std::string unknown = UnknownField(policy, "", kPolicyKeys); !unknown.empty()) return unknown;
+  if (!policy.contains("spec") || !policy["spec"].is_object()) return "";
   const YamlJson& spec = policy["spec"];
-  unknown = UnknownField(spec, "spec.", kSpecKeys);
+  if (std::string unknown = UnknownField(spec, "spec.", kSpecKeys); !unknown.empty())
+    return unknown;
   for (const auto& [list, keys] :
        {std::pair{"targetRefs", &kTargetRefKeys}, std::pair{"localities", &kLocalityKeys},
         std::pair{"origins", &kOriginKeys}}) {
-    if (!unknown.empty() || !spec.is_object() || !spec.contains(list) || !spec[list].is_array()) {
-      continue;
-    }
-    for (std::size_t i = 0; i < spec[list].size() && unknown.empty(); ++i) {
-      unknown = UnknownField(spec[list][i], absl::StrCat("spec.", list, "[", i, "]."), *keys);
+    if (!spec.contains(list) || !spec[list].is_array()) continue;
+    for (std::size_t i = 0; i < spec[list].size(); ++i) {
+      std::string unknown =
+          UnknownField(spec[list][i], absl::StrCat("spec.", list, "[", i, "]."), *keys);
+      if (!unknown.empty()) return unknown;
     }
   }
-  return unknown;
+  return "";
 }
 
 }  // namespace

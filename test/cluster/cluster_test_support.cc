@@ -89,6 +89,14 @@ providers: [{type: static, values: {BE: %g, DE: %g, FR: %g}}]
                         "carbon-role.log");
 }
 
+std::string Readiness(const RealControlPlane& plane, const std::string& namespace_name,
+                      const std::string& workload) {
+  return Field(plane, workload, namespace_name,
+               absl::StartsWith(workload, "daemonset/")
+                   ? "{.status.numberReady}/{.status.desiredNumberScheduled}"
+                   : "{.status.readyReplicas}/{.spec.replicas}");
+}
+
 absl::StatusOr<std::string> RenderChart(const RealControlPlane& plane, const std::string& args) {
   return plane.Helm(absl::StrCat("template carbonroute ", CARBONROUTE_SOURCE_DIR,
                                  "/deploy/helm/carbonroute --namespace carbonroute ", args));

@@ -47,6 +47,12 @@ std::vector<std::string> SchedulerLite(const std::vector<std::string>& args);
 // through the API, as the ServiceAccount carbonroute/carbonroute-carbon.
 CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir);
 
+// "ready/desired" of `workload` ("daemonset/NAME" or "deployment/NAME") in `namespace_name`:
+// a DaemonSet's Ready Pods of those it should run, a Deployment's ready replicas of its
+// replicas; "" when kubectl fails.
+std::string Readiness(const RealControlPlane& plane, const std::string& namespace_name,
+                      const std::string& workload);
+
 // `helm template carbonroute deploy/helm/carbonroute --namespace carbonroute ARGS` with the
 // pinned Helm (the chart's objects as `helm install` would create them); kInternal on failure.
 absl::StatusOr<std::string> RenderChart(const RealControlPlane& plane, const std::string& args);

@@ -71,13 +71,6 @@ class HelmChartOnTheRealControlPlane : public ::testing::TestWithParam<Combinati
                                  "restricted}\n"))
             .ok());
   }
-  // "ready/desired" of a workload; "" when kubectl fails.
-  std::string Readiness(const std::string& ns, const std::string& workload) {
-    const bool daemonset = absl::StartsWith(workload, "daemonset/");
-    return testing::Field(*plane_, workload, ns,
-                          daemonset ? "{.status.numberReady}/{.status.desiredNumberScheduled}"
-                                    : "{.status.readyReplicas}/{.spec.replicas}");
-  }
   // Every object carbonroute's release leaves in `ns`, kube-system and the cluster scope.
   std::string Leftovers(const std::string& ns) {
     std::string left;
@@ -109,7 +102,7 @@ TEST_P(HelmChartOnTheRealControlPlane, InstallsUpgradesAndUninstallsInARestricte
   ASSERT_TRUE(installed.ok()) << installed.status()
                               << plane_->Kubectl("get events -n " + c.namespace_name).value_or("");
   for (const std::string& workload : c.workloads) {
-    const std::string readiness = Readiness(c.namespace_name, workload);
+    const std::string readiness = testing::Readiness(*plane_, c.namespace_name, workload);
     const std::vector<std::string> parts = absl::StrSplit(readiness, '/');
     ASSERT_EQ(parts.size(), 2u) << workload << ": " << readiness;
     EXPECT_EQ(parts[0], parts[1]) << workload << " not every Pod ready";
@@ -137,7 +130,7 @@ TEST_P(HelmChartOnTheRealControlPlane, InstallsUpgradesAndUninstallsInARestricte
       plane_->Helm(absl::StrCat("upgrade carbonroute ", Chart(), " --namespace ", c.namespace_name,
                                 " --wait --timeout 180s ", c.values, " --set hold.replicas=1"));
   ASSERT_TRUE(upgraded.ok()) << upgraded.status();
-  EXPECT_EQ(Readiness(c.namespace_name, "deployment/carbonroute-hold"), "1/1");
+  EXPECT_EQ(testing::Readiness(*plane_, c.namespace_name, "deployment/carbonroute-hold"), "1/1");
 
   absl::StatusOr<std::string> uninstalled =
       plane_->Helm(absl::StrCat("uninstall carbonroute --namespace ", c.namespace_name, " --wait"));

@@ -149,14 +149,10 @@ TEST(ShippedManifestsOnTheRealApiServer, EveryWorkloadIsAdmittedUnderRestrictedA
        {"daemonset/carbonroute-collector", "deployment/carbonroute-carbon",
         "deployment/carbonroute-scheduler", "deployment/carbonroute-extender",
         "deployment/carbonroute-hold"}) {
-    const bool daemonset = absl::StartsWith(workload, "daemonset/");
-    const std::string jsonpath = daemonset
-                                     ? "{.status.numberReady}/{.status.desiredNumberScheduled}"
-                                     : "{.status.readyReplicas}/{.spec.replicas}";
     std::string readiness;
     EXPECT_TRUE(testing::WaitFor(
         [&] {
-          readiness = testing::Field(plane, workload, "carbonroute", jsonpath);
+          readiness = testing::Readiness(plane, "carbonroute", workload);
           const std::vector<std::string> parts = absl::StrSplit(readiness, '/');
           return parts.size() == 2 && parts[0] == parts[1] && parts[1] != "0";
         },

@@ -71,29 +71,30 @@ RealControlPlane::~RealControlPlane() {
   }
 }
 
-absl::StatusOr<std::string> RealControlPlane::Kubectl(const std::string& args) const {
-  const std::string command = absl::StrCat(kubernetes_bin_, "/kubectl --kubeconfig ",
-                                           Quoted(AdminKubeconfig()), " ", args, " 2>&1");
-  const ShellRun run = Shell(command);
+absl::StatusOr<std::string> RealControlPlane::AsAdministrator(const std::string& tool,
+                                                              const std::string& binary,
+                                                              const std::string& args) const {
+  const ShellRun run =
+      Shell(absl::StrCat(binary, " --kubeconfig ", Quoted(AdminKubeconfig()), " ", args, " 2>&1"));
   if (run.exit_code != 0) {
     return absl::InternalError(
-        absl::StrCat("kubectl ", args, " exited ", run.exit_code, ": ", run.output));
+        absl::StrCat(tool, " ", args, " exited ", run.exit_code, ": ", run.output));
   }
   return run.output;
 }
 
+absl::StatusOr<std::string> RealControlPlane::Kubectl(const std::string& args) const {
+  return AsAdministrator("kubectl", kubernetes_bin_ + "/kubectl", args);
+}
+
 absl::StatusOr<std::string> RealControlPlane::Helm(const std::string& args) const {
   const std::string home = dir_ + "/helm";
-  const std::string command = absl::StrCat(
-      "HELM_CACHE_HOME=", Quoted(home + "/cache"), " HELM_CONFIG_HOME=", Quoted(home + "/config"),
-      " HELM_DATA_HOME=", Quoted(home + "/data"), " ", ToolFolder("helm"), "/helm --kubeconfig ",
-      Quoted(AdminKubeconfig()), " ", args, " 2>&1");
-  const ShellRun run = Shell(command);
-  if (run.exit_code != 0) {
-    return absl::InternalError(
-        absl::StrCat("helm ", args, " exited ", run.exit_code, ": ", run.output));
-  }
-  return run.output;
+  return AsAdministrator(
+      "helm",
+      absl::StrCat("HELM_CACHE_HOME=", Quoted(home + "/cache"),
+                   " HELM_CONFIG_HOME=", Quoted(home + "/config"),
+                   " HELM_DATA_HOME=", Quoted(home + "/data"), " ", ToolFolder("helm"), "/helm"),
+      args);
 }
 
 absl::Status RealControlPlane::Apply(const std::string& yaml) const {

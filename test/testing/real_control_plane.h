@@ -77,6 +77,11 @@ class RealControlPlane {
   static std::string ServiceAccountUser(const std::string& namespace_name, const std::string& name);
 
  private:
+  // `binary` (a command line's start) with --kubeconfig the administrator's and `args`; its
+  // stdout and stderr, kInternal naming `tool` on a non-zero exit.
+  absl::StatusOr<std::string> AsAdministrator(const std::string& tool, const std::string& binary,
+                                              const std::string& args) const;
+
   std::string dir_, kubernetes_bin_;
   std::vector<std::string> tool_folders_;  // scripts/cluster bin
   int namespaces_ = 0;
