@@ -1,5 +1,6 @@
 #include "base/data_files.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,22 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path, absl::stri
 }
 
 absl::StatusOr<std::string> ReadSecretFile(const std::string& path, absl::string_view what) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    // A Secret mounted as a volume is a directory of one file per key.
+    std::vector<std::string> keys;
+    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.empty() && name[0] != '.') keys.push_back(name);
+    }
+    std::sort(keys.begin(), keys.end());
+    return absl::NotFoundError(absl::StrCat(
+        what, ": secret file \"", path,
+        "\" is a directory (a Secret's mount?): name the file of one key inside it",
+        keys.empty() ? std::string(", and it holds none")
+                     : absl::StrCat(", e.g. \"", (std::filesystem::path(path) / keys[0]).string(),
+                                    "\" (it holds ", absl::StrJoin(keys, ", "), ")")));
+  }
   absl::StatusOr<std::string> text = ReadFileToString(path, "secret file");
   if (!text.ok()) return absl::NotFoundError(absl::StrCat(what, ": ", text.status().message()));
   std::string value = *std::move(text);

@@ -30,7 +30,7 @@ struct ReadConfig {
 };
 std::optional<ReadConfig> Read(const std::string& path, const CollectorFlags& flags,
                                std::ostream& err, std::vector<std::string>& unavailable) {
-  absl::StatusOr<CollectorConfig> config = LoadCollectorConfig(path);
+  absl::StatusOr<CollectorConfig> config = LoadCollectorConfig(path, flags.node.name);
   if (!config.ok()) {
     err << config.status().message() << "\n";
     return std::nullopt;

@@ -30,8 +30,7 @@ absl::StatusOr<std::unique_ptr<PeerSet>> PeerSet::Create(const CollectorConfig& 
   }
   // The carbon role (discovery with peer selection "none") speaks for the cluster's
   // grid locations, not for the Node it runs on: the latency role there exports its node_info.
-  peers->exports_node_info_ = !(config.rtt.kubernetes.enabled &&
-                                config.rtt.peer_selection.mode == PeerSelectionMode::kNone);
+  peers->exports_node_info_ = ExportsNodeInfo(config);
   if (peers->exports_node_info_) {
     metrics.SetNodeInfo(config.node.name, config.node.location, config.node.region,
                         config.node.zone);

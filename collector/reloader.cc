@@ -31,7 +31,7 @@ absl::Status Reloader::Reload() {
   absl::MutexLock lock(&mutex_);  // held throughout, so Attach(nullptr) waits for a reload
   if (target_ == nullptr) return absl::FailedPreconditionError("nothing to reload yet");
   spdlog::info("received SIGHUP, reloading {}", path_);
-  absl::StatusOr<CollectorConfig> config = LoadCollectorConfig(path_);
+  absl::StatusOr<CollectorConfig> config = LoadCollectorConfig(path_, overrides_.name);
   if (!config.ok()) {
     spdlog::error("reload: {}; keeping the running configuration",
                   std::string(config.status().message()));

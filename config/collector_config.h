@@ -115,9 +115,9 @@ struct ProviderConfig {
 };
 
 struct NodeConfig {
-  // This node's name: the `node`/`source` label. Required when the
-  // configuration probes peers (ProbesPeers); a collector that probes none
-  // (the carbon role) needs none.
+  // This node's name: the `node`/`source` label. Required whenever the
+  // collector exports carbonroute_node_info (ExportsNodeInfo): every role but
+  // the carbon role needs one.
   std::string name;
   std::string region;    // cloud region, e.g. "europe-west1" (may be empty)
   std::string zone;      // cloud zone, e.g. "europe-west1-b" (may be empty)
@@ -289,6 +289,11 @@ struct CollectorConfig {
 // Whether `config` probes any peer: rtt.peers with an address, or Node
 // discovery with a peer selection other than none.
 bool ProbesPeers(const CollectorConfig& config);
+
+// Whether `config` exports carbonroute_node_info for this node: every
+// configuration but the carbon role (Node discovery with peer selection none),
+// which speaks for the cluster's grid locations, not for the Node it runs on.
+bool ExportsNodeInfo(const CollectorConfig& config);
 
 // "replay", "static", "watttime", "electricity_maps" or "uk_carbon_intensity".
 absl::string_view ProviderTypeName(ProviderType type);

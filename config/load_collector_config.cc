@@ -575,7 +575,8 @@ absl::Status ReadPublish(MappingReader& root, PublishConfig& publish) {
   return reader.Finish();
 }
 
-absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
+absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document,
+                                              absl::string_view node_name) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader root, MappingReader::Create(document, ""));
   CARBONROUTE_RETURN_IF_ERROR(root.ExpectOnly(
       {"listen_address", "database", "log_level", "node", "poll", "providers", "rtt", "publish"}));
@@ -592,13 +593,18 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
                                 "\"; expected one of: ", absl::StrJoin(kLogLevels, ", ")));
   }
   CARBONROUTE_RETURN_IF_ERROR(ReadNode(root, config.node));
+  if (!node_name.empty()) config.node.name = std::string(node_name);
   CARBONROUTE_RETURN_IF_ERROR(ReadPoll(root, config.poll));
   CARBONROUTE_RETURN_IF_ERROR(ReadRtt(root, config.rtt));
   CARBONROUTE_RETURN_IF_ERROR(ReadPublish(root, config.publish));
-  if (config.node.name.empty() && ProbesPeers(config)) {
+  if (config.node.name.empty() && ExportsNodeInfo(config)) {
     return Invalid("node.name",
-                   "required key is missing: this configuration probes peers, and their RTT "
-                   "series name this node as their source");
+                   ProbesPeers(config)
+                       ? "required key is missing: this configuration probes peers, and their "
+                         "RTT series name this node as their source"
+                       : "required key is missing: carbonroute_node_info names this node (only "
+                         "the carbon role, rtt.peer_selection.mode: none with discovery, has "
+                         "none); set node.name, or --node-name from the downward API");
   }
 
   // No provider (absent or []) is the latency role: probes only.
@@ -624,6 +630,11 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document) {
 }
 
 }  // namespace
+
+bool ExportsNodeInfo(const CollectorConfig& config) {
+  return !(config.rtt.kubernetes.enabled &&
+           config.rtt.peer_selection.mode == PeerSelectionMode::kNone);
+}
 
 bool ProbesPeers(const CollectorConfig& config) {
   if (config.rtt.kubernetes.enabled && config.rtt.peer_selection.mode != PeerSelectionMode::kNone) {
@@ -664,7 +675,8 @@ absl::string_view PeerSelectionModeName(PeerSelectionMode mode) {
 }
 
 absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml,
-                                                     absl::string_view origin) {
+                                                     absl::string_view origin,
+                                                     absl::string_view node_name) {
   YAML::Node document;
   try {
     document = YAML::Load(std::string(yaml));
@@ -672,7 +684,7 @@ absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml,
     return absl::InvalidArgumentError(absl::StrCat(
         origin, ":", e.mark.line + 1, ":", e.mark.column + 1, ": YAML syntax error: ", e.msg));
   }
-  absl::StatusOr<CollectorConfig> config = ParseDocument(document);
+  absl::StatusOr<CollectorConfig> config = ParseDocument(document, node_name);
   if (!config.ok()) {
     return absl::Status(config.status().code(),
                         absl::StrCat(origin, ": ", config.status().message()));
@@ -680,9 +692,10 @@ absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml,
   return config;
 }
 
-absl::StatusOr<CollectorConfig> LoadCollectorConfig(const std::string& path) {
+absl::StatusOr<CollectorConfig> LoadCollectorConfig(const std::string& path,
+                                                    absl::string_view node_name) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path, "config file"));
-  return ParseCollectorConfig(text, path);
+  return ParseCollectorConfig(text, path, node_name);
 }
 
 }  // namespace carbonroute

@@ -26,11 +26,15 @@
 namespace carbonroute {
 
 // Parses YAML text. `origin` (usually the file name) prefixes error messages.
+// `node_name`, when not empty, is the command line's --node-name: it replaces
+// node.name before the checks (so a file without one is complete with it).
 absl::StatusOr<CollectorConfig> ParseCollectorConfig(absl::string_view yaml,
-                                                     absl::string_view origin);
+                                                     absl::string_view origin,
+                                                     absl::string_view node_name = "");
 
-// Reads and parses the file at `path`.
-absl::StatusOr<CollectorConfig> LoadCollectorConfig(const std::string& path);
+// Reads and parses the file at `path`; `node_name` as ParseCollectorConfig's.
+absl::StatusOr<CollectorConfig> LoadCollectorConfig(const std::string& path,
+                                                    absl::string_view node_name = "");
 
 // The top-level keys (`providers`, `poll`, `node`, ...) whose YAML differs
 // between two texts of a configuration file, in file order (a key added or

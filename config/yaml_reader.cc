@@ -5,6 +5,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/duration_text.h"
+#include "base/usage.h"
 
 namespace carbonroute::config_internal {
 namespace {
@@ -114,13 +116,13 @@ absl::Status MappingReader::ReadDuration(absl::string_view key, absl::Duration& 
   if (!value || value.IsNull()) return absl::OkStatus();
   absl::StatusOr<std::string> scalar = ScalarAt(value, PathOf(key));
   if (!scalar.ok()) return scalar.status();
-  absl::Duration parsed;
-  if (!absl::ParseDuration(*scalar, &parsed)) {
-    return Invalid(
-        PathOf(key),
-        absl::StrCat("expected a duration such as \"90s\" or \"1h\", got \"", *scalar, "\""));
+  const std::optional<absl::Duration> parsed = ParseDurationText(*scalar);
+  if (!parsed) {
+    return Invalid(PathOf(key), absl::StrCat("expected a duration such as \"90s\", \"1h\" or "
+                                             "\"7d\", got \"",
+                                             *scalar, "\""));
   }
-  out = parsed;
+  out = *parsed;
   return absl::OkStatus();
 }
 
@@ -211,7 +213,11 @@ absl::Status MappingReader::ExpectOnly(std::initializer_list<absl::string_view> 
   for (const auto& entry : node_) {
     const std::string key = entry.first.Scalar();
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      return Invalid(PathOf(key), "unknown key");
+      const std::string closest =
+          ClosestMatch(key, std::vector<std::string>(known.begin(), known.end()));
+      return Invalid(PathOf(key), closest.empty()
+                                      ? std::string("unknown key")
+                                      : absl::StrCat("unknown key; did you mean ", closest, "?"));
     }
   }
   return absl::OkStatus();

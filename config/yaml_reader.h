@@ -38,7 +38,7 @@ class MappingReader {
   // Each Read* leaves `out` unchanged when the key is absent, unless `required`.
   absl::Status ReadString(absl::string_view key, std::string& out, bool required = false);
   absl::Status ReadDouble(absl::string_view key, double& out);
-  // Go-style durations as absl::ParseDuration accepts them: "90s", "1h30m".
+  // Durations in the one syntax of base/duration_text.h: "90s", "1h30m", "7d".
   absl::Status ReadDuration(absl::string_view key, absl::Duration& out);
   absl::Status ReadStringList(absl::string_view key, std::vector<std::string>& out);
   // A secret reference: a scalar (literal) or a mapping with exactly one of

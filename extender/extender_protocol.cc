@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "base/duration_text.h"
 #include "base/json_escape.h"
 #include "contract/api_names.h"
 #include "kube/kube_node.h"
@@ -74,14 +75,14 @@ absl::Status ReadPod(simdjson::dom::element pod, Workload& workload) {
   if (!annotations.ok()) return annotations.status();
   std::string_view runtime;
   if (StringAt(*annotations, kExpectedRuntime, runtime)) {
-    absl::Duration d;
-    if (!absl::ParseDuration(absl::string_view(runtime.data(), runtime.size()), &d) ||
-        d <= absl::ZeroDuration()) {
+    const std::optional<absl::Duration> d =
+        ParseDurationText(absl::string_view(runtime.data(), runtime.size()));
+    if (!d || *d <= absl::ZeroDuration()) {
       return Invalid(absl::StrCat("Pod annotation ", Text(kExpectedRuntime),
                                   " must be a duration such as \"2h\", got \"", Text(runtime),
                                   "\""));
     }
-    workload.expected_runtime = d;
+    workload.expected_runtime = *d;
   }
   return absl::OkStatus();
 }

@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/duration_text.h"
 #include "base/time_weighted_mean.h"
 #include "kube/kube_node.h"
 #include "placement/best_window.h"
@@ -25,19 +26,19 @@ absl::StatusOr<HoldTerms> ReadHoldTerms(const HeldObject& object) {
   if (runtime == object.annotations.end()) {
     return absl::InvalidArgumentError(absl::StrCat(kRuntimeAnnotation, " is missing"));
   }
-  if (!absl::ParseDuration(runtime->second, &terms.runtime) ||
-      terms.runtime <= absl::ZeroDuration() || terms.runtime == absl::InfiniteDuration()) {
+  const std::optional<absl::Duration> runtime_read = ParseDurationText(runtime->second);
+  if (runtime_read) terms.runtime = *runtime_read;
+  if (!runtime_read || terms.runtime <= absl::ZeroDuration()) {
     return AnnotationError(kRuntimeAnnotation, runtime->second, "a positive duration such as 2h");
   }
   const auto deadline = object.annotations.find(kDeadlineAnnotation);
   if (deadline == object.annotations.end()) {
     return absl::InvalidArgumentError(absl::StrCat(kDeadlineAnnotation, " is missing"));
   }
-  absl::Duration after;
+  const std::optional<absl::Duration> after = ParseDurationText(deadline->second);
   std::string error;
-  if (absl::ParseDuration(deadline->second, &after) && after > absl::ZeroDuration() &&
-      after != absl::InfiniteDuration()) {
-    terms.deadline = object.created + after;
+  if (after && *after > absl::ZeroDuration()) {
+    terms.deadline = object.created + *after;
   } else if (!absl::ParseTime(absl::RFC3339_full, deadline->second, &terms.deadline, &error)) {
     return AnnotationError(kDeadlineAnnotation, deadline->second,
                            "RFC 3339 (2026-11-26T06:00:00Z) or a duration after creation (12h)");

@@ -1,6 +1,8 @@
 #include "providers/replay_provider.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/usage.h"
 
 namespace carbonroute::providers {
 namespace {
@@ -18,12 +20,22 @@ absl::StatusOr<std::unique_ptr<ReplayProvider>> ReplayProvider::Create(
   if (locations.size() == 1 && locations[0] == "*") {
     resolved = trace->zones();
   } else {
+    // Every location the trace lacks, each with the zone it was likely meant to be.
+    std::vector<std::string> unknown;
     for (const std::string& zone : locations) {
       if (!trace->ZoneIndex(zone)) {
-        return absl::InvalidArgumentError(absl::StrCat("provider \"", name, "\": location \"", zone,
-                                                       "\" is not a zone of the replay trace"));
+        const std::string closest = ClosestMatch(zone, trace->zones());
+        unknown.push_back(
+            absl::StrCat("\"", zone, "\"",
+                         closest.empty() ? "" : absl::StrCat(" (did you mean ", closest, "?)")));
       }
       resolved.push_back(zone);
+    }
+    if (!unknown.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "provider \"", name, "\": ", unknown.size() == 1 ? "location " : "locations ",
+          absl::StrJoin(unknown, ", "), unknown.size() == 1 ? " is not a zone" : " are not zones",
+          " of the replay trace"));
     }
   }
   return std::unique_ptr<ReplayProvider>(

@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/data_files.h"
+#include "base/duration_text.h"
 #include "base/status_macros.h"
 #include "base/usage.h"
 #include "cli/logging.h"
@@ -48,12 +49,12 @@ CLI::Validator ReadableAs(absl::Status (model_sources::ModelBuilder::*add)(absl:
 }
 
 absl::Duration DurationFlag(const std::string& text, const char* flag) {
-  absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration()) {
+  const std::optional<absl::Duration> d = ParseDurationText(text);
+  if (!d || *d <= absl::ZeroDuration()) {
     throw CLI::ValidationError(
-        flag, "expected a positive duration such as 2h or 90m, got \"" + text + "\"");
+        flag, "expected a positive duration such as 90m, 2h or 7d, got \"" + text + "\"");
   }
-  return d;
+  return *d;
 }
 
 std::vector<double> NumberListFlag(const std::string& text, const char* flag, double min,

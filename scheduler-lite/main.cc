@@ -106,6 +106,9 @@ int main(int argc, char** argv) {     // NOLINT(bugprone-exception-escape)
   for (const auto& subcommand : table) {
     CLI::App* cmd = app.add_subcommand(subcommand->name(), subcommand->description());
     subcommand->AddFlags(*cmd);
+    // A repeatable option takes one value per occurrence, whatever follows it:
+    // `explain --metrics URL FR` names FR, it is not a second URL.
+    for (CLI::Option* option : cmd->get_options()) option->allow_extra_args(false);
     parsers.emplace_back(cmd, subcommand.get());
   }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/duration_text.h"
 #include "base/status_macros.h"
 #include "base/utc_time.h"
 #include "ledger/ledger.h"
@@ -26,18 +27,10 @@ namespace {
 
 constexpr absl::Duration kQueryTimeout = absl::Seconds(30);
 
-// "30d" or "2w" (whole days or weeks, as Prometheus writes them) or any duration absl reads
-// ("12h").
+// "30d", "2w" or "12h": the one duration syntax (base/duration_text.h).
 absl::Duration SinceFlag(const std::string& text) {
-  int64_t count = 0;
-  for (const auto& [unit, hours] : {std::pair{"d", 24}, std::pair{"w", 24 * 7}}) {
-    if (absl::EndsWith(text, unit) && absl::SimpleAtoi(text.substr(0, text.size() - 1), &count) &&
-        count > 0) {
-      return absl::Hours(hours * count);
-    }
-  }
-  absl::Duration d;
-  if (absl::ParseDuration(text, &d) && d > absl::ZeroDuration()) return d;
+  const std::optional<absl::Duration> d = ParseDurationText(text);
+  if (d && *d > absl::ZeroDuration()) return *d;
   throw CLI::ValidationError(
       "--since", "expected a positive duration such as 30d, 2w or 12h, got \"" + text + "\"");
 }

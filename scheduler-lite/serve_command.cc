@@ -34,6 +34,7 @@ class ServeSubcommand final : public Subcommand {
     AddScoringFlags(cmd, request_.carbon_weight, request_.latency_weight,
                     request_.carbon_tolerance);
     cmd.add_option("--max-body-bytes", request_.max_body_bytes, "largest request body")
+        ->check(CLI::Range(1024.0, 4294967296.0).description("1024 to 4294967296"))
         ->capture_default_str();
     cmd.add_option("--threads", request_.threads,
                    "HTTP server threads (each serves many connections; handlers run on them)")

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "base/counted.h"
 #include "base/data_files.h"
+#include "base/duration_text.h"
 #include "base/usage.h"
 #include "cli/progress_bar.h"
 #include "contract/intensity_trace.h"
@@ -116,17 +117,9 @@ std::vector<int> HoursListFlag(const std::string& text, const char* flag, int mi
   std::vector<int> hours;
   for (absl::string_view item : absl::StrSplit(text, ',')) {
     const std::string word(absl::StripAsciiWhitespace(item));
-    absl::Duration d;
-    int64_t days = 0;
-    bool ok = false;
-    if (absl::EndsWith(word, "d") && absl::SimpleAtoi(word.substr(0, word.size() - 1), &days) &&
-        days >= 0 && days <= 100000) {
-      d = absl::Hours(24 * days);
-      ok = true;
-    } else {
-      ok = absl::ParseDuration(word, &d);
-    }
-    if (!ok || d % absl::Hours(1) != absl::ZeroDuration() || d < absl::Hours(min_hours) ||
+    const std::optional<absl::Duration> read = ParseDurationText(word);
+    const absl::Duration d = read.value_or(absl::ZeroDuration());
+    if (!read || d % absl::Hours(1) != absl::ZeroDuration() || d < absl::Hours(min_hours) ||
         d > absl::Hours(1000000)) {
       throw CLI::ValidationError(
           flag, absl::StrCat("expected whole hours", min_hours > 0 ? " of at least 1h" : "",
@@ -290,7 +283,7 @@ class SimulateSubcommand final : public Subcommand {
         ->check(CLI::IsMember({"yes", "no"}))
         ->capture_default_str();
     cmd.add_option("--threads", request_.options.threads, "worker threads (0: one per core)")
-        ->check(CLI::NonNegativeNumber)
+        ->check(CLI::Range(0, 1024).description("0 to 1024"))
         ->capture_default_str();
     cmd.footer(kSimulateModel);
     command_ = &cmd;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "base/duration_text.h"
 #include "base/utc_time.h"
 #include "model_sources/forecast_client.h"
 #include "placement/best_window.h"
@@ -21,13 +22,13 @@ namespace {
 
 absl::StatusOr<absl::Time> ParseDeadline(const std::string& text, absl::Time now) {
   absl::string_view rest = text;
-  absl::Duration relative;
-  if (absl::ConsumePrefix(&rest, "+") && absl::ParseDuration(rest, &relative)) {
-    if (relative <= absl::ZeroDuration()) {
+  std::optional<absl::Duration> relative;
+  if (absl::ConsumePrefix(&rest, "+") && (relative = ParseDurationText(rest))) {
+    if (*relative <= absl::ZeroDuration()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--deadline \"", text, "\" must be in the future, e.g. +12h"));
     }
-    return now + relative;
+    return now + *relative;
   }
   absl::Time when;
   std::string error;

@@ -85,6 +85,7 @@ data: {lastHeartbeatTime: "2026-12-01T00:00:00Z", numOfRecords: "0", message: "e
   testing::CollectorProcess collector =
       testing::StartCollector(dir.path(), absl::StrFormat(R"yaml(listen_address: 127.0.0.1:0
 database: %s/cache.sqlite
+node: {name: keda-node}
 poll: {interval: 1s, forecast_horizon: 24h}
 providers: [{type: replay, locations: [US-MIDA-PJM]}]
 publish:

@@ -19,6 +19,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::IsOk;
+using testing::IsOkAndHolds;
 using testing::StatusIs;
 
 constexpr char kMinimal[] = R"yaml(
@@ -121,6 +122,18 @@ TEST(LoadCollectorConfig, AConfigurationThatProbesNoPeerNeedsNoNodeName) {
   EXPECT_FALSE(ProbesPeers(*config));
   EXPECT_THAT(Parse("providers: []\nrtt: {discovery: {kubernetes: {}}}\n"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("node.name")));
+}
+
+// --node-name completes a file that has no node.name, before the check.
+TEST(LoadCollectorConfig, TheCommandLinesNodeNameCountsAsNodeName) {
+  const absl::StatusOr<CollectorConfig> config =
+      ParseCollectorConfig("providers: [{type: replay, locations: [DE]}]\n", "test.yaml", "n7");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->node.name, "n7");
+  EXPECT_THAT(
+      ParseCollectorConfig("node: {name: n}\nproviders: []\n", "test.yaml", "from-the-flag"),
+      IsOkAndHolds(::testing::Field(&CollectorConfig::node,
+                                    ::testing::Field(&NodeConfig::name, "from-the-flag"))));
 }
 
 TEST(LoadCollectorConfig, PublishKedaConfigMapsWithTheOperatorsDefaults) {
@@ -366,7 +379,11 @@ INSTANTIATE_TEST_SUITE_P(
     Errors, BadConfigTest,
     ::testing::Values(
         BadConfigCase{"UnknownTopLevelKey", "node: {name: n}\nprovidres: []\n",
-                      "test.yaml: providres: unknown key"},
+                      "test.yaml: providres: unknown key; did you mean providers?"},
+        BadConfigCase{"UnknownKeyNearAKnownOne", "node: {name: n}\npoll: {intervall: 60s}\n",
+                      "test.yaml: poll.intervall: unknown key; did you mean interval?"},
+        BadConfigCase{"UnknownKeyNearNone", "node: {name: n}\npoll: {cadence: 60s}\n",
+                      "test.yaml: poll.cadence: unknown key"},
         BadConfigCase{
             "UnknownNestedKey",
             "node: {name: n}\nproviders:\n  - {type: replay, locations: [DE], trcae: x}\n",
@@ -381,6 +398,11 @@ INSTANTIATE_TEST_SUITE_P(
                       "providers: [{type: replay, locations: [DE]}]\n",
                       "test.yaml: node.name: required key is missing: this configuration probes "
                       "peers"},
+        // Nothing probed, but carbonroute_node_info would name no node (node="").
+        BadConfigCase{"MissingNodeWhileNodeInfoIsExported",
+                      "providers: [{type: replay, locations: [DE]}]\n",
+                      "test.yaml: node.name: required key is missing: carbonroute_node_info "
+                      "names this node"},
         BadConfigCase{"MissingProviderType", "node: {name: n}\nproviders: [{locations: [DE]}]\n",
                       "test.yaml: providers[0].type: required key is missing"},
         BadConfigCase{"NodesWithoutDiscovery",
@@ -404,7 +426,7 @@ INSTANTIATE_TEST_SUITE_P(
             "BadDuration",
             "node: {name: n}\npoll: {interval: 5 minutes}\nproviders: [{type: replay, locations: "
             "[DE]}]\n",
-            "test.yaml: poll.interval: expected a duration such as \"90s\" or \"1h\", got "
+            "test.yaml: poll.interval: expected a duration such as \"90s\", \"1h\" or \"7d\", got "
             "\"5 minutes\""},
         BadConfigCase{
             "NonPositiveInterval",

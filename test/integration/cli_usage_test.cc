@@ -320,6 +320,73 @@ TEST(CliUsage, LocationListsAreTrimmedAndNamesCountOnce) {
   EXPECT_EQ(ranked["candidates"][0]["name"], "FR");
 }
 
+// A repeatable option takes one value per occurrence: the words after it are
+// the command's own, whatever their order (`explain --metrics URL FR` named
+// FR a second URL and then said "name is required").
+TEST(CliUsage, ARepeatableOptionTakesOneValueWhateverTheOrder) {
+  testing::ScopedTempDir dir;
+  const testing::CollectorProcess collector = testing::StartCollector(
+      dir.path(), absl::StrCat("listen_address: 127.0.0.1:0\ndatabase: ", dir.path(),
+                               "/readings.sqlite\nnode: {name: node-a, region: europe-west1, "
+                               "location: BE}\nproviders: [{type: replay, locations: [BE, FR, "
+                               "DE]}]\n"));
+  ASSERT_GT(collector.port, 0) << collector.process->Log();
+  const std::string metrics =
+      absl::StrCat(" --metrics http://127.0.0.1:", collector.port, "/metrics ");
+  const std::string data = absl::StrCat(" --data-dir ", CARBONROUTE_SOURCE_DIR, "/data");
+
+  const ShellRun explain_first =
+      Shell(kSchedulerLite + " explain" + metrics + "FR --runtime 1h" + data);
+  EXPECT_EQ(explain_first.exit_code, 0) << explain_first.output;
+  EXPECT_THAT(explain_first.output, HasSubstr("FR"));
+  EXPECT_THAT(explain_first.output, Not(HasSubstr("is required")));
+  EXPECT_EQ(Shell(kSchedulerLite + " explain FR" + metrics + "--runtime 1h" + data).output,
+            explain_first.output);
+
+  const ShellRun explain_two = Shell(kSchedulerLite + " explain" + metrics + "FR DE" + data);
+  EXPECT_EQ(explain_two.exit_code, 2) << explain_two.output;
+  EXPECT_THAT(explain_two.output, HasSubstr("DE"));
+
+  const ShellRun rank = Shell(kSchedulerLite + " rank" + metrics + "DE" + data);
+  EXPECT_EQ(rank.exit_code, 2) << rank.output;
+  EXPECT_THAT(rank.output, HasSubstr("DE"));
+  EXPECT_THAT(rank.output, Not(HasSubstr("warning")));
+  // Repeated, each occurrence still takes its one value.
+  const ShellRun twice = Shell(kSchedulerLite + " rank" + metrics + metrics + data);
+  EXPECT_EQ(twice.exit_code, 0) << twice.output;
+}
+
+// One duration syntax everywhere (days and weeks too), and a number of things
+// that cannot be negative is refused naming its range, not wrapped around.
+TEST(CliUsage, DurationsTakeDaysEverywhereAndCountsAreNeverNegative) {
+  const std::string unreachable = " --metrics http://127.0.0.1:1/metrics";
+  for (const char* command : {"rank --runtime 2d", "explain FR --runtime 1w"}) {
+    const ShellRun run = Shell(kSchedulerLite + " " + command + unreachable);
+    EXPECT_EQ(run.exit_code, 1) << command << ": " << run.output;  // the source, not the flag
+    EXPECT_THAT(run.output, HasSubstr("no source could be read")) << command;
+  }
+  const ShellRun window = Shell(kSchedulerLite +
+                                " window --location DE --duration 1d --deadline +2d --collector "
+                                "http://127.0.0.1:1");
+  EXPECT_EQ(window.exit_code, 1) << window.output;
+  EXPECT_THAT(window.output, HasSubstr("127.0.0.1:1/api/v1/forecast"));
+  const ShellRun days = Shell(kSchedulerLite + " rank --runtime 2days" + unreachable);
+  EXPECT_EQ(days.exit_code, 2) << days.output;
+  EXPECT_THAT(days.output, HasSubstr("--runtime: expected a positive duration such as 90m, 2h or "
+                                     "7d, got \"2days\""));
+
+  const ShellRun threads = Shell(kSchedulerLite + " simulate --threads -1");
+  EXPECT_EQ(threads.exit_code, 2) << threads.output;
+  EXPECT_THAT(threads.output, HasSubstr("--threads"));
+  EXPECT_THAT(threads.output, HasSubstr("0 to 1024"));
+  EXPECT_LT(threads.output.size(), 300u) << threads.output;
+  for (const char* bytes : {"-1", "0", "99999999999"}) {
+    const ShellRun body = Shell(kSchedulerLite + " serve --max-body-bytes " + bytes);
+    EXPECT_EQ(body.exit_code, 2) << bytes << ": " << body.output;
+    EXPECT_THAT(body.output, HasSubstr("--max-body-bytes")) << bytes;
+  }
+}
+
 TEST(CliUsage, AMistypedOptionIsAnsweredWithTheClosestOne) {
   ShellRun run = Shell(kSchedulerLite + " rank --locatoins DE 2>&1");
   EXPECT_EQ(run.exit_code, 2);

@@ -29,7 +29,7 @@ TEST(CollectorProbes, AHangingUpstreamNeitherKillsNorKeepsTheCollectorUnready) {
   });
   const std::string config = absl::StrCat(
       "listen_address: 127.0.0.1:0\n", "database: ", dir.File("readings.sqlite"), "\n",
-      "poll: {first_poll_deadline: 2s, forecast_horizon: 0s}\n",
+      "node: {name: probes-node}\npoll: {first_poll_deadline: 2s, forecast_horizon: 0s}\n",
       "providers:\n"
       "  - {type: electricity_maps, token: test-token, timeout: 30s, base_url: \"",
       server.base_url(), "/v3\",\n", "     locations: [DE, FR, PL, ES, IT, NL, BE, AT, CH, DK]}\n");

@@ -40,7 +40,7 @@ TEST(KedaConfigMap, TheOperatorReadsTheCollectorsForecastFromTheConfigMap) {
   testing::CollectorProcess collector = testing::StartCollector(
       dir.path(),
       absl::StrCat("listen_address: 127.0.0.1:0\ndatabase: ", dir.path(),
-                   "/cache.sqlite\n"  // no node name: it probes no peer
+                   "/cache.sqlite\nnode: {name: keda-node}\n"
                    "poll: {interval: 1s, forecast_horizon: 24h}\n"
                    "providers:\n  - {type: replay, locations: [US-MIDA-PJM]}\n"
                    "publish:\n  api_url: ",

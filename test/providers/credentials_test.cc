@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
 #include "test/testing/status_matchers.h"
 #include "test/testing/temp_dir.h"
 
@@ -54,6 +55,27 @@ TEST(ResolveSecret, ErrorsNameTheReferenceNeverAValue) {
   EXPECT_THAT(ResolveSecret({SecretRef::Source::kCredential, "wt"}, "p"),
               StatusIs(absl::StatusCode::kNotFound,
                        HasSubstr("needs $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")));
+}
+
+// A Secret mounted as a volume is a directory: said so, with the files it holds (not "empty").
+TEST(ResolveSecret, ADirectoryIsNamedAsOneWithTheKeysItHolds) {
+  testing::ScopedTempDir temp_dir;  // credentials
+  const std::string mount = temp_dir.path() + "/watttime";
+  std::filesystem::create_directories(mount);
+  std::ofstream(mount + "/username") << "user\n";
+  std::ofstream(mount + "/password") << "s3cret\n";
+  const absl::StatusOr<std::string> read =
+      ResolveSecret({SecretRef::Source::kFile, mount}, "provider \"wt\" password");
+  EXPECT_THAT(read, StatusIs(absl::StatusCode::kNotFound,
+                             absl::StrCat("provider \"wt\" password: secret file \"", mount,
+                                          "\" is a directory (a Secret's mount?): name the file "
+                                          "of one key inside it, e.g. \"",
+                                          mount, "/password\" (it holds password, username)")));
+  EXPECT_TRUE(IsMissingCredential(read.status()));
+  EXPECT_THAT(read.status().message(), ::testing::Not(HasSubstr("s3cret")));
+  std::filesystem::create_directories(temp_dir.path() + "/none");
+  EXPECT_THAT(ResolveSecret({SecretRef::Source::kFile, temp_dir.path() + "/none"}, "p"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("inside it, and it holds none")));
 }
 
 }  // namespace

@@ -121,9 +121,14 @@ TEST_F(ReplayProviderTest, AllZonesWork) {
 }
 
 TEST_F(ReplayProviderTest, UnknownZoneIsRejected) {
-  EXPECT_THAT(ReplayProvider::Create("replay", *trace_, {"DE", "XX"}),
+  EXPECT_THAT(ReplayProvider::Create("replay", *trace_, {"DE", "XYZW"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       "provider \"replay\": location \"XX\" is not a zone of the replay trace"));
+                       "provider \"replay\": location \"XYZW\" is not a zone of the replay trace"));
+  // Every one the trace lacks, not the first alone, each with its nearest zone.
+  EXPECT_THAT(ReplayProvider::Create("replay", *trace_, {"DEU", "FR", "SE-SE9", "XYZW"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "provider \"replay\": locations \"DEU\" (did you mean DE?), \"SE-SE9\" "
+                       "(did you mean SE-SE1?), \"XYZW\" are not zones of the replay trace"));
   auto provider = Make({"DE"});
   EXPECT_THAT(
       provider->Current("XX", Utc(2026, 1, 1, 0)),
