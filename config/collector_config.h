@@ -56,11 +56,24 @@ struct WattTimeSettings {
 };
 
 // `electricity_maps`: Electricity Maps API v3. Average emissions.
+// Electricity Maps' request parameters (its API reference,
+// portal.electricitymaps.com/developer-hub/api/reference).
 struct ElectricityMapsSettings {
   SecretRef token;
   std::string auth_header = "auth-token";          // "X-BLOBR-KEY" for the api-access trial host
   std::string emission_factor_type = "lifecycle";  // or "direct"
+  // "v3" (the default, whose shapes the reference documents) or "v4": the
+  // base URL's last path segment follows it (http.base_url ends in it).
+  std::string api_version = "v3";
+  // temporalGranularity asked for: "" (not sent: the API's hourly), "5_minutes",
+  // "15_minutes" or "hourly"; a reading is then valid for its 5 or 15 minutes.
+  std::string temporal_granularity;
+  bool disable_estimations = false;  // disableEstimations=true: measured points only
 };
+
+// A location given as Electricity Maps' own cloud mapping, "PROVIDER:REGION"
+// (e.g. "gcp:europe-west1" → dataCenterProvider=gcp&dataCenterRegion=europe-west1).
+inline constexpr char kDataCenterSeparator = ':';
 
 // Settings of the `replay` provider: a historical hourly trace served as if live.
 struct ReplaySettings {

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/data_files.h"
 #include "base/listen_address.h"
 #include "base/status_macros.h"
@@ -200,6 +201,84 @@ absl::Status RequireOneOf(const MappingReader& reader, absl::string_view key,
   return absl::OkStatus();
 }
 
+// signal_type: co2_moer alone drives scoring; the other two WattTime signals
+// are refused saying what they are (WattTime's v3 transition guide and
+// data-signals page) and what to use instead.
+absl::Status CheckWattTimeSignal(const MappingReader& reader, const std::string& signal) {
+  if (signal == "co2_aoer") {
+    return Invalid(reader.PathOf("signal_type"),
+                   "co2_aoer (WattTime's average operating emissions rate) is hourly, historical "
+                   "only and has no forecast, so it cannot drive live scoring; for average "
+                   "emissions use a provider of type electricity_maps or uk_carbon_intensity, "
+                   "and keep co2_moer here for marginal emissions");
+  }
+  if (signal == "health_damage") {
+    return Invalid(reader.PathOf("signal_type"),
+                   "health_damage is WattTime's marginal health damage of the power plants that "
+                   "answer demand, in dollars per MWh (the value of a statistical life), not "
+                   "gCO2eq/kWh: carbonroute scores emissions and neither reads nor exports it; "
+                   "use co2_moer");
+  }
+  return RequireOneOf(reader, "signal_type", signal, {"co2_moer"});
+}
+
+// Every location written as "latitude,longitude" with both numbers must be on
+// the globe: latitude in [-90, 90], longitude in [-180, 180]. All such
+// mistakes are named at once.
+absl::Status CheckCoordinates(const MappingReader& reader,
+                              const std::vector<std::string>& locations) {
+  std::vector<std::string> wrong;
+  for (std::size_t i = 0; i < locations.size(); ++i) {
+    const std::vector<absl::string_view> parts = absl::StrSplit(locations[i], ',');
+    double latitude = 0, longitude = 0;
+    if (parts.size() != 2 || !absl::SimpleAtod(absl::StripAsciiWhitespace(parts[0]), &latitude) ||
+        !absl::SimpleAtod(absl::StripAsciiWhitespace(parts[1]), &longitude)) {
+      continue;  // a region or zone code
+    }
+    std::vector<std::string> why;
+    if (!(latitude >= -90 && latitude <= 90)) {
+      why.push_back(absl::StrCat("latitude ", latitude, " is outside [-90, 90]"));
+    }
+    if (!(longitude >= -180 && longitude <= 180)) {
+      why.push_back(absl::StrCat("longitude ", longitude, " is outside [-180, 180]"));
+    }
+    if (!why.empty()) {
+      wrong.push_back(absl::StrCat("[", i, "] \"", locations[i], "\": ", absl::StrJoin(why, ", ")));
+    }
+  }
+  if (wrong.empty()) return absl::OkStatus();
+  return Invalid(reader.PathOf("locations"),
+                 absl::StrCat("coordinates must be \"latitude,longitude\" on the globe: ",
+                              absl::StrJoin(wrong, "; ")));
+}
+
+// Electricity Maps' cloud mapping, "PROVIDER:REGION": both parts non-empty.
+absl::Status CheckDataCenters(const MappingReader& reader,
+                              const std::vector<std::string>& locations) {
+  std::vector<std::string> wrong;
+  for (std::size_t i = 0; i < locations.size(); ++i) {
+    const std::vector<absl::string_view> parts = absl::StrSplit(locations[i], kDataCenterSeparator);
+    if (parts.size() == 1) continue;
+    if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+      wrong.push_back(absl::StrCat("[", i, "] \"", locations[i], "\""));
+    }
+  }
+  if (wrong.empty()) return absl::OkStatus();
+  return Invalid(reader.PathOf("locations"),
+                 absl::StrCat("a data centre is \"PROVIDER:REGION\" such as gcp:europe-west1, "
+                              "got ",
+                              absl::StrJoin(wrong, ", ")));
+}
+
+// The base URL's last path segment, when it is an API version, is `version`
+// (a proxy's URL without one is kept as it is).
+void FollowApiVersion(std::string& base_url, absl::string_view version) {
+  const std::size_t slash = base_url.rfind('/');
+  if (slash == std::string::npos) return;
+  const absl::string_view last = absl::string_view(base_url).substr(slash + 1);
+  if (last == "v3" || last == "v4") base_url = absl::StrCat(base_url.substr(0, slash + 1), version);
+}
+
 absl::Status ReadWattTime(MappingReader& reader, ProviderConfig& provider) {
   CARBONROUTE_RETURN_IF_ERROR(
       reader.ExpectOnly({"type", "name", "locations", "base_url", "timeout", "connect_timeout",
@@ -213,22 +292,37 @@ absl::Status ReadWattTime(MappingReader& reader, ProviderConfig& provider) {
   if (settings.password.empty())
     return Invalid(reader.PathOf("password"), "required key is missing");
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("signal_type", settings.signal_type));
-  CARBONROUTE_RETURN_IF_ERROR(
-      RequireOneOf(reader, "signal_type", settings.signal_type, {"co2_moer", "health_damage"}));
+  CARBONROUTE_RETURN_IF_ERROR(CheckWattTimeSignal(reader, settings.signal_type));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("data", settings.data));
   CARBONROUTE_RETURN_IF_ERROR(
       RequireOneOf(reader, "data", settings.data, {"forecast", "signal_index"}));
   CARBONROUTE_RETURN_IF_ERROR(ReadLimits(reader, provider.limits, /*budget=*/false));
-  return ReadLocations(reader, provider);
+  CARBONROUTE_RETURN_IF_ERROR(ReadLocations(reader, provider));
+  return CheckCoordinates(reader, provider.locations);
 }
 
 absl::Status ReadElectricityMaps(MappingReader& reader, ProviderConfig& provider) {
   CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly(
       {"type", "name", "locations", "base_url", "timeout", "connect_timeout", "token",
-       "auth_header", "emission_factor_type", "account_shared_by", "monthly_budget"}));
-  CARBONROUTE_RETURN_IF_ERROR(
-      ReadHttpSettings(reader, "https://api.electricitymaps.com/v3", provider.http));
+       "auth_header", "emission_factor_type", "account_shared_by", "monthly_budget", "api_version",
+       "temporal_granularity", "disable_estimations"}));
   ElectricityMapsSettings& settings = provider.electricity_maps;
+  const bool version_given = reader.Has("api_version");
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("api_version", settings.api_version));
+  CARBONROUTE_RETURN_IF_ERROR(
+      RequireOneOf(reader, "api_version", settings.api_version, {"v3", "v4"}));
+  CARBONROUTE_RETURN_IF_ERROR(ReadHttpSettings(
+      reader, absl::StrCat("https://api.electricitymaps.com/", settings.api_version),
+      provider.http));
+  if (version_given) FollowApiVersion(provider.http.base_url, settings.api_version);
+  CARBONROUTE_RETURN_IF_ERROR(
+      reader.ReadString("temporal_granularity", settings.temporal_granularity));
+  if (reader.Has("temporal_granularity")) {
+    CARBONROUTE_RETURN_IF_ERROR(RequireOneOf(reader, "temporal_granularity",
+                                             settings.temporal_granularity,
+                                             {"5_minutes", "15_minutes", "hourly"}));
+  }
+  CARBONROUTE_RETURN_IF_ERROR(reader.ReadBool("disable_estimations", settings.disable_estimations));
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadSecret("token", settings.token));
   if (settings.token.empty()) return Invalid(reader.PathOf("token"), "required key is missing");
   CARBONROUTE_RETURN_IF_ERROR(reader.ReadString("auth_header", settings.auth_header));
@@ -239,7 +333,9 @@ absl::Status ReadElectricityMaps(MappingReader& reader, ProviderConfig& provider
   CARBONROUTE_RETURN_IF_ERROR(RequireOneOf(reader, "emission_factor_type",
                                            settings.emission_factor_type, {"lifecycle", "direct"}));
   CARBONROUTE_RETURN_IF_ERROR(ReadLimits(reader, provider.limits, /*budget=*/true));
-  return ReadLocations(reader, provider);
+  CARBONROUTE_RETURN_IF_ERROR(ReadLocations(reader, provider));
+  CARBONROUTE_RETURN_IF_ERROR(CheckCoordinates(reader, provider.locations));
+  return CheckDataCenters(reader, provider.locations);
 }
 
 absl::Status ReadUkCarbonIntensity(MappingReader& reader, ProviderConfig& provider) {

@@ -111,6 +111,18 @@ absl::Status MappingReader::ReadDouble(absl::string_view key, double& out) {
   return absl::OkStatus();
 }
 
+absl::Status MappingReader::ReadBool(absl::string_view key, bool& out) {
+  YAML::Node value = Take(key);
+  if (!value || value.IsNull()) return absl::OkStatus();
+  absl::StatusOr<std::string> scalar = ScalarAt(value, PathOf(key));
+  if (!scalar.ok()) return scalar.status();
+  if (*scalar != "true" && *scalar != "false") {
+    return Invalid(PathOf(key), absl::StrCat("expected true or false, got \"", *scalar, "\""));
+  }
+  out = *scalar == "true";
+  return absl::OkStatus();
+}
+
 absl::Status MappingReader::ReadDuration(absl::string_view key, absl::Duration& out) {
   YAML::Node value = Take(key);
   if (!value || value.IsNull()) return absl::OkStatus();

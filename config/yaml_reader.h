@@ -38,6 +38,8 @@ class MappingReader {
   // Each Read* leaves `out` unchanged when the key is absent, unless `required`.
   absl::Status ReadString(absl::string_view key, std::string& out, bool required = false);
   absl::Status ReadDouble(absl::string_view key, double& out);
+  // true or false as YAML 1.2 writes them (yes/no/on/off are refused, naming the value).
+  absl::Status ReadBool(absl::string_view key, bool& out);
   // Durations in the one syntax of base/duration_text.h: "90s", "1h30m", "7d".
   absl::Status ReadDuration(absl::string_view key, absl::Duration& out);
   absl::Status ReadStringList(absl::string_view key, std::vector<std::string>& out);

@@ -5,14 +5,16 @@
 // test/providers/testdata/). Pure functions.
 //
 // Values are gCO2eq/kWh, average emissions. Validity: [datetime, datetime +
-// granularity), one hour unless `temporalGranularity` says 5_minutes or
-// 15_minutes. `isEstimated` becomes Reading::estimated; forecast points are
+// granularity): the point's `temporalGranularity` (5_minutes, 15_minutes,
+// hourly), else the body's, else `requested` (what the request asked for; one
+// hour when it asked for nothing). `isEstimated` becomes Reading::estimated; forecast points are
 // estimates. Unknown keys are ignored.
 // Errors: kInvalidArgument for malformed JSON or a missing/mistyped field;
 // kUnavailable when the latest point has a null carbonIntensity.
 #ifndef CARBONROUTE_PROVIDERS_ELECTRICITY_MAPS_PARSER_H_
 #define CARBONROUTE_PROVIDERS_ELECTRICITY_MAPS_PARSER_H_
 
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -23,15 +25,20 @@ namespace carbonroute::providers {
 
 // /v3/carbon-intensity/latest.
 absl::StatusOr<Reading> ParseElectricityMapsLatest(absl::string_view body,
-                                                   absl::string_view location);
+                                                   absl::string_view location,
+                                                   absl::Duration requested = absl::Hours(1));
 
 // /v3/carbon-intensity/history ({"history": [...]}, oldest first). Null values are skipped.
-absl::StatusOr<std::vector<Reading>> ParseElectricityMapsHistory(absl::string_view body,
-                                                                 absl::string_view location);
+absl::StatusOr<std::vector<Reading>> ParseElectricityMapsHistory(
+    absl::string_view body, absl::string_view location, absl::Duration requested = absl::Hours(1));
 
 // /v3/carbon-intensity/forecast ({"forecast": [{carbonIntensity, datetime}], "updatedAt"}).
-absl::StatusOr<std::vector<Reading>> ParseElectricityMapsForecast(absl::string_view body,
-                                                                  absl::string_view location);
+absl::StatusOr<std::vector<Reading>> ParseElectricityMapsForecast(
+    absl::string_view body, absl::string_view location, absl::Duration requested = absl::Hours(1));
+
+// The validity of a point of `temporalGranularity` `text` (5_minutes, 15_minutes,
+// hourly); nullopt for any other text.
+std::optional<absl::Duration> GranularityOf(absl::string_view text);
 
 }  // namespace carbonroute::providers
 

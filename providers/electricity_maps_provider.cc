@@ -20,17 +20,30 @@ absl::StatusOr<std::unique_ptr<ElectricityMapsProvider>> ElectricityMapsProvider
       new ElectricityMapsProvider(config, http, std::move(token)));
 }
 
+absl::Duration ElectricityMapsProvider::RequestedGranularity() const {
+  return GranularityOf(config_.electricity_maps.temporal_granularity).value_or(absl::Hours(1));
+}
+
 absl::StatusOr<std::string> ElectricityMapsProvider::Get(absl::string_view endpoint,
                                                          absl::string_view location,
                                                          absl::Time now) {
   std::vector<std::pair<std::string, std::string>> params;
   double latitude = 0, longitude = 0;
+  const std::size_t separator = location.find(kDataCenterSeparator);
   if (ParseLatLon(location, latitude, longitude)) {
     params = {{"lat", absl::StrCat(latitude)}, {"lon", absl::StrCat(longitude)}};
+  } else if (separator != absl::string_view::npos) {  // Electricity Maps' own cloud mapping
+    params = {{"dataCenterProvider", std::string(location.substr(0, separator))},
+              {"dataCenterRegion", std::string(location.substr(separator + 1))}};
   } else {
     params = {{"zone", std::string(location)}};
   }
-  params.emplace_back("emissionFactorType", config_.electricity_maps.emission_factor_type);
+  const ElectricityMapsSettings& settings = config_.electricity_maps;
+  params.emplace_back("emissionFactorType", settings.emission_factor_type);
+  if (!settings.temporal_granularity.empty()) {
+    params.emplace_back("temporalGranularity", settings.temporal_granularity);
+  }
+  if (settings.disable_estimations) params.emplace_back("disableEstimations", "true");
   params.emplace_back("shouldUseFallbackCallerLookup", "false");
   net::HttpRequest request;
   request.url =
@@ -57,20 +70,20 @@ absl::StatusOr<std::string> ElectricityMapsProvider::Get(absl::string_view endpo
 absl::StatusOr<Reading> ElectricityMapsProvider::Current(absl::string_view location,
                                                          absl::Time now) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string body, Get("latest", location, now));
-  return ParseElectricityMapsLatest(body, location);
+  return ParseElectricityMapsLatest(body, location, RequestedGranularity());
 }
 
 absl::StatusOr<std::vector<Reading>> ElectricityMapsProvider::Forecast(absl::string_view location,
                                                                        absl::Time now,
                                                                        absl::Duration) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string body, Get("forecast", location, now));
-  return ParseElectricityMapsForecast(body, location);
+  return ParseElectricityMapsForecast(body, location, RequestedGranularity());
 }
 
 absl::StatusOr<std::vector<Reading>> ElectricityMapsProvider::History(absl::string_view location,
                                                                       absl::Time now) {
   CARBONROUTE_ASSIGN_OR_RETURN(std::string body, Get("history", location, now));
-  return ParseElectricityMapsHistory(body, location);
+  return ParseElectricityMapsHistory(body, location, RequestedGranularity());
 }
 
 }  // namespace carbonroute::providers

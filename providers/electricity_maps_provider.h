@@ -7,9 +7,14 @@
 //   forecast  GET {base}/carbon-intensity/forecast   (not in the free plan)
 //   history   GET {base}/carbon-intensity/history    (last 24 h: measured values
 //             that replace the estimates stored earlier)
-// each with zone=<location> (or lat/lon for "lat,lon"), emissionFactorType,
-// and shouldUseFallbackCallerLookup=false; the token goes in the configured
-// header (`auth-token`, or `X-BLOBR-KEY` on the api-access trial host).
+// each with zone=<location> (or lat/lon for "lat,lon", or dataCenterProvider
+// and dataCenterRegion for "PROVIDER:REGION", Electricity Maps' own cloud
+// mapping), emissionFactorType, temporalGranularity and disableEstimations=true
+// when configured, and shouldUseFallbackCallerLookup=false (its API reference,
+// portal.electricitymaps.com/developer-hub/api/reference); {base} ends in the
+// configured API version (v3 by default, or v4). The token goes in the
+// configured header (`auth-token`, or `X-BLOBR-KEY` on the api-access trial
+// host). A reading is valid for its granularity: 5 or 15 minutes when asked.
 //
 // Plan limits are configuration errors, not outages: an answer naming
 // "Token unauthorized for zoneKey" or "Endpoint not available" (free
@@ -52,6 +57,8 @@ class ElectricityMapsProvider final : public Provider {
 
   absl::StatusOr<std::string> Get(absl::string_view endpoint, absl::string_view location,
                                   absl::Time now);
+  // The validity of a point the configured temporalGranularity asks for (1 h when none).
+  absl::Duration RequestedGranularity() const;
 
   const ProviderConfig config_;
   net::HttpClient& http_;

@@ -17,6 +17,7 @@
 namespace carbonroute {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::IsOk;
 using testing::IsOkAndHolds;
@@ -134,6 +135,83 @@ TEST(LoadCollectorConfig, TheCommandLinesNodeNameCountsAsNodeName) {
       ParseCollectorConfig("node: {name: n}\nproviders: []\n", "test.yaml", "from-the-flag"),
       IsOkAndHolds(::testing::Field(&CollectorConfig::node,
                                     ::testing::Field(&NodeConfig::name, "from-the-flag"))));
+}
+
+// Electricity Maps as its reference documents it in 2026: finer data asked for,
+// estimates left out, a cloud data centre as a location, and the API version a
+// setting the base URL follows (v3 unless v4 is asked for).
+TEST(LoadCollectorConfig, ElectricityMapsGranularityEstimationsDataCentresAndVersion) {
+  const std::string em = "node: {name: n}\nproviders:\n  - {type: electricity_maps, token: t, ";
+  absl::StatusOr<CollectorConfig> config =
+      Parse(em +
+            "temporal_granularity: 5_minutes, disable_estimations: true, api_version: v4,\n"
+            "     locations: [DE, \"gcp:europe-west1\", \"52.5,13.4\"]}\n");
+  ASSERT_THAT(config, IsOk());
+  const ProviderConfig& provider = config->providers[0];
+  EXPECT_EQ(provider.electricity_maps.temporal_granularity, "5_minutes");
+  EXPECT_TRUE(provider.electricity_maps.disable_estimations);
+  EXPECT_EQ(provider.electricity_maps.api_version, "v4");
+  EXPECT_EQ(provider.http.base_url, "https://api.electricitymaps.com/v4");
+
+  config = Parse(em + "locations: [DE]}\n");  // the defaults: v3, nothing more asked for
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->providers[0].http.base_url, "https://api.electricitymaps.com/v3");
+  EXPECT_EQ(config->providers[0].electricity_maps.temporal_granularity, "");
+  EXPECT_FALSE(config->providers[0].electricity_maps.disable_estimations);
+  // A base URL ending in a version follows api_version; a proxy's without one is kept.
+  config = Parse(em + "base_url: http://127.0.0.1:9/v3/, api_version: v4, locations: [DE]}\n");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->providers[0].http.base_url, "http://127.0.0.1:9/v4");
+  config = Parse(em + "base_url: http://proxy/em, api_version: v4, locations: [DE]}\n");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->providers[0].http.base_url, "http://proxy/em");
+
+  for (const auto& [yaml, message] :
+       {std::pair{em + "api_version: v5, locations: [DE]}\n",
+                  "providers[0].api_version: unknown value \"v5\"; expected one of: v3, v4"},
+        std::pair{em + "temporal_granularity: 1_minute, locations: [DE]}\n",
+                  "providers[0].temporal_granularity: unknown value \"1_minute\"; expected one "
+                  "of: 5_minutes, 15_minutes, hourly"},
+        std::pair{em + "disable_estimations: yes, locations: [DE]}\n",
+                  "providers[0].disable_estimations: expected true or false, got \"yes\""},
+        std::pair{em + "locations: [\"gcp:\", DE, \":europe-west1\"]}\n",
+                  "providers[0].locations: a data centre is \"PROVIDER:REGION\" such as "
+                  "gcp:europe-west1, got [0] \"gcp:\", [2] \":europe-west1\""}}) {
+    EXPECT_THAT(Parse(yaml),
+                StatusIs(absl::StatusCode::kInvalidArgument, absl::StrCat("test.yaml: ", message)))
+        << yaml;
+  }
+}
+
+// WattTime's other signals are refused saying what they are; coordinates off the
+// globe are refused, every one of them at once.
+TEST(LoadCollectorConfig, WattTimeSignalsAndCoordinatesAreSaidPlainly) {
+  const std::string wt =
+      "node: {name: n}\nproviders:\n  - {type: watttime, username: u, password: p, ";
+  EXPECT_THAT(Parse(wt + "signal_type: co2_aoer, locations: [CAISO_NORTH]}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("providers[0].signal_type: co2_aoer (WattTime's average "
+                                       "operating emissions rate) is hourly, historical only "
+                                       "and has no forecast"),
+                             HasSubstr("use a provider of type electricity_maps or "
+                                       "uk_carbon_intensity"))));
+  EXPECT_THAT(Parse(wt + "signal_type: health_damage, locations: [CAISO_NORTH]}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("in dollars per MWh"), HasSubstr("not gCO2eq/kWh"),
+                             HasSubstr("neither reads nor exports it"))));
+  EXPECT_THAT(Parse(wt + "signal_type: co2, locations: [CAISO_NORTH]}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "test.yaml: providers[0].signal_type: unknown value \"co2\"; expected one "
+                       "of: co2_moer"));
+  EXPECT_THAT(
+      Parse(wt + "locations: [\"52.5,200\", CAISO_NORTH, \"42.37,-72.52\", \"-95,10\"]}\n"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "test.yaml: providers[0].locations: coordinates must be \"latitude,longitude\" "
+               "on the globe: [0] \"52.5,200\": longitude 200 is outside [-180, 180]; [3] "
+               "\"-95,10\": latitude -95 is outside [-90, 90]"));
+  EXPECT_THAT(Parse("node: {name: n}\nproviders:\n  - {type: electricity_maps, token: t, "
+                    "locations: [\"91,0\"]}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("latitude 91 is outside")));
 }
 
 TEST(LoadCollectorConfig, PublishKedaConfigMapsWithTheOperatorsDefaults) {

@@ -247,6 +247,37 @@ TEST_F(ElectricityMapsTest, SendsTheTokenInTheConfiguredHeader) {
             "shouldUseFallbackCallerLookup=false");
 }
 
+// The 2026 request parameters: the version the base URL follows, finer data, no
+// estimates, a data centre as a location. The fake answers v3's shapes on the v4
+// path (v4's are not in the reference yet), so the path is what is checked; an
+// answer without temporalGranularity is valid for the granularity asked for.
+TEST_F(ElectricityMapsTest, AsksForTheConfiguredVersionGranularityAndDataCentre) {
+  config_.http.base_url = server_.base_url() + "/v4";
+  config_.electricity_maps.api_version = "v4";
+  config_.electricity_maps.temporal_granularity = "15_minutes";
+  config_.electricity_maps.disable_estimations = true;
+  config_.locations = {"gcp:europe-west1"};
+  server_.Script("/v4/carbon-intensity/latest",
+                 {Json(ProviderTestdata("electricity_maps_latest.json"))});
+  auto provider = *ElectricityMapsProvider::Create(config_, *http_);
+  absl::StatusOr<Reading> reading =
+      provider->Current("gcp:europe-west1", absl::FromUnixSeconds(1709752000));
+  ASSERT_THAT(reading, IsOk());
+  EXPECT_EQ(reading->value, 216);
+  EXPECT_EQ(reading->valid_to - reading->valid_from, absl::Minutes(15));
+  EXPECT_EQ(server_.requests().back().target,
+            "/v4/carbon-intensity/latest?dataCenterProvider=gcp&dataCenterRegion=europe-west1&"
+            "emissionFactorType=lifecycle&temporalGranularity=15_minutes&disableEstimations=true&"
+            "shouldUseFallbackCallerLookup=false");
+  // The answer's own granularity wins over the request's.
+  std::string five = ProviderTestdata("electricity_maps_latest.json");
+  five.insert(five.find('{') + 1, "\"temporalGranularity\": \"5_minutes\", ");
+  server_.Script("/v4/carbon-intensity/latest", {Json(five)});
+  reading = provider->Current("gcp:europe-west1", absl::FromUnixSeconds(1709752000));
+  ASSERT_THAT(reading, IsOk());
+  EXPECT_EQ(reading->valid_to - reading->valid_from, absl::Minutes(5));
+}
+
 TEST_F(ElectricityMapsTest, PlanLimitsAreAConfigurationError) {
   server_.Script("/v3/carbon-intensity/forecast",
                  {Json(R"({"error":"Endpoint not available for this token"})", 401)});
