@@ -48,7 +48,8 @@ class RouteSubcommand final : public Subcommand {
                    "backend Services (labelled topology.kubernetes.io/region); its "
                    "spec.localities[] stand for the endpoints");
     cmd.add_option("--format", format_,
-                   "--policy: yaml, the plan as comments and the patch; json, only the merge patch")
+                   "--policy: yaml, the plan as comments and the patches; json, only the patches (a "
+                   "merge patch for a DestinationRule, a JSON Patch for an HTTPRoute)")
         ->check(CLI::IsMember({"yaml", "json"}))
         ->capture_default_str();
     cmd.add_flag("--controller", controller_,
