@@ -93,6 +93,10 @@ inline constexpr char kSchedulerModelCarbonLocations[] =
 inline constexpr char kSchedulerNodeLocationMismatches[] =
     "carbonroute_scheduler_node_location_mismatches";
 
+// gauge: 1 while serve's Pod watch (the savings ledger's, and serve --shadow's) answers, 0
+// while its requests fail (nothing is booked then); absent when serve watches no Pods.
+inline constexpr char kSchedulerPodWatchUp[] = "carbonroute_scheduler_pod_watch_up";
+
 // The series every controller exports alike (controller_runtime/controller_metrics.h),
 // one pattern for each controller's names below: leader (gauge: 1 while this replica holds
 // the Lease, or acts alone, else 0), errors (counter{operation}: failed API calls and reads)

@@ -71,6 +71,9 @@ class ExtenderDaemon {
   absl::Notification watches_stop_;
   std::vector<std::thread> watch_threads_;
   prometheus::Gauge* node_mismatches_ = nullptr;
+  prometheus::Gauge* pod_watch_up_ = nullptr;  // with a Pod watch only
+  // Starts the Pod watch for `observer` and its carbonroute_scheduler_pod_watch_up.
+  void WatchPods(PodObserver& observer);
   std::set<std::string> mismatches_said_;  // each logged once
   mutable absl::Mutex waiting_mutex_;
   std::string waiting_for_ ABSL_GUARDED_BY(waiting_mutex_) = "the first refresh";
@@ -144,9 +147,7 @@ void ExtenderDaemon::BookScoredPods() {
       *ledger_,
       PodLedgerOptions{.longest_interval = longest_interval_, .power_model = options_.power_model},
       clock_.Now());
-  pod_watch_ = std::make_unique<PodWatch>(*kube_client_, clock_, models_, *pod_ledger_,
-                                          options_.watch_timeout);
-  watch_threads_.emplace_back([this] { pod_watch_->Run(watches_stop_); });
+  WatchPods(*pod_ledger_);
   spdlog::info(absl::StrCat("savings ledger: the Pods on ", options_.kube->Describe(),
                             " watched for their bindings (--ledger=false to turn off)"));
 }
@@ -161,10 +162,8 @@ void ExtenderDaemon::BookEveryBinding() {
                           .scoring = scoring_},
       clock_.Now());
   shadow_nodes_ = std::make_unique<NodeWatch>(*kube_client_, clock_, *shadow_);
-  pod_watch_ =
-      std::make_unique<PodWatch>(*kube_client_, clock_, models_, *shadow_, options_.watch_timeout);
   watch_threads_.emplace_back([this] { shadow_nodes_->Run(watches_stop_); });
-  watch_threads_.emplace_back([this] { pod_watch_->Run(watches_stop_); });
+  WatchPods(*shadow_);
   spdlog::info(absl::StrCat(
       "shadow mode: /filter passes every Node and /prioritize scores them alike; the savings "
       "ledger books carbonroute's choice for every Pod bound on ",
@@ -172,6 +171,19 @@ void ExtenderDaemon::BookEveryBinding() {
       options_.namespaces.empty() ? ""
                                   : absl::StrCat(" in ", absl::StrJoin(options_.namespaces, ", ")),
       " (mode=\"shadow\")"));
+}
+
+void ExtenderDaemon::WatchPods(PodObserver& observer) {
+  pod_watch_ =
+      std::make_unique<PodWatch>(*kube_client_, clock_, models_, observer, options_.watch_timeout);
+  pod_watch_up_ = &prometheus::BuildGauge()
+                       .Name(metric_names::kSchedulerPodWatchUp)
+                       .Help(
+                           "1 while serve's Pod watch answers; 0 while its requests fail and "
+                           "the savings ledger books nothing.")
+                       .Register(*registry_)
+                       .Add({});
+  watch_threads_.emplace_back([this] { pod_watch_->Run(watches_stop_); });
 }
 
 void ExtenderDaemon::Refresh() {
@@ -196,6 +208,7 @@ void ExtenderDaemon::Refresh() {
     if (mismatches_said_.insert(mismatch).second) spdlog::warn(mismatch);
   }
   node_mismatches_->Set(static_cast<double>(loaded.node_mismatches.size()));
+  if (pod_watch_up_ != nullptr) pod_watch_up_->Set(pod_watch_->Failing().empty() ? 1 : 0);
   {
     absl::MutexLock lock(&waiting_mutex_);
     waiting_for_ = absl::StrCat(
@@ -258,6 +271,14 @@ int ExtenderDaemon::Run(absl::Notification& stop) {
   service.SetPodLedger(pod_ledger_.get());
   service.SetNeutral(options_.shadow);
   service.SetWaitingFor([this] { return WaitingFor(); });
+  if (options_.shadow) {  // a trial that books nothing says so
+    service.SetUnreadyBecause([this] {
+      const std::string failing = pod_watch_->Failing();
+      return failing.empty()
+                 ? failing
+                 : absl::StrCat("shadow mode books nothing: the Pod watch fails: ", failing);
+    });
+  }
   net::HttpServerOptions server_options;
   server_options.listen_address = options_.listen;
   server_options.routes = service.Routes(registry_);

@@ -174,6 +174,9 @@ net::HttpServerResponse ExtenderService::Health(const net::HttpServerRequest&) {
             waiting_for_ ? absl::StrCat("no model loaded yet: waiting for ", waiting_for_(), "\n")
                          : "no model loaded yet\n"};
   }
+  if (const std::string why = unready_because_ ? unready_because_() : ""; !why.empty()) {
+    return {503, "text/plain; charset=utf-8", absl::StrCat(why, "\n")};
+  }
   std::string text = absl::StrCat("ok: ", Counted(model->Readings().size(), "location"), ", ",
                                   Counted(model->node_count(), "node"), ", ",
                                   Counted(model->row_count(), "RTT row"), "\n");

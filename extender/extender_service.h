@@ -97,6 +97,12 @@ class ExtenderService {
   void SetWaitingFor(std::function<std::string()> waiting_for) {
     waiting_for_ = std::move(waiting_for);
   }
+  // Why serve is not ready although it has a model ("" when it is): shadow
+  // mode's Pod watch failing, so that a trial that books nothing says so on
+  // /healthz (503). Called on the server's threads. Set before serving.
+  void SetUnreadyBecause(std::function<std::string()> unready_because) {
+    unready_because_ = std::move(unready_because);
+  }
 
   // What GET /api/v1/status answers (exporter/status_page.h): the whole RTT
   // matrix of the current model (every collector's row, measured and
@@ -118,6 +124,7 @@ class ExtenderService {
 
   ModelStore& models_;
   std::function<std::string()> waiting_for_;
+  std::function<std::string()> unready_because_;
   PodLedger* pod_ledger_ = nullptr;
   bool neutral_ = false;
   const placement::ScoringOptions options_;

@@ -1,5 +1,7 @@
 #include "extender/pod_watch.h"
 
+#include <spdlog/spdlog.h>
+
 #include "absl/strings/str_cat.h"
 #include "extender/extender_protocol.h"
 
@@ -58,6 +60,39 @@ absl::Status PodWatch::OnListItem(const kube::JsonField& item) {
 void PodWatch::OnListed(const std::string& /*resource_version*/, int /*pages*/) {
   ledger_.Retain(listed_, models_.Get().get(), clock_.Now());
   listed_.clear();
+  OnRecovered();
+}
+
+void PodWatch::OnFailure(const std::string& what) {
+  const absl::Time now = clock_.Now();
+  absl::MutexLock lock(&mutex_);
+  if (failure_.empty()) failing_since_ = now;
+  failure_ = what;
+  if (now - last_warning_ < kFailureWarningEvery) return;
+  last_warning_ = now;
+  spdlog::warn(
+      absl::StrCat("savings ledger: the Pod watch fails (", what,
+                   "): nothing is booked until it lists the Pods again (failing for ",
+                   absl::FormatDuration(absl::Trunc(now - failing_since_, absl::Seconds(1))), ")"));
+}
+
+void PodWatch::OnRecovered() {
+  absl::MutexLock lock(&mutex_);
+  if (failure_.empty()) return;
+  spdlog::info(absl::StrCat(
+      "savings ledger: the Pod watch answers again after ",
+      absl::FormatDuration(absl::Trunc(clock_.Now() - failing_since_, absl::Seconds(1))),
+      "; booking"));
+  failure_.clear();
+  last_warning_ = absl::InfinitePast();
+}
+
+std::string PodWatch::Failing() const {
+  absl::MutexLock lock(&mutex_);
+  if (failure_.empty()) return "";
+  return absl::StrCat(
+      failure_, " (failing for ",
+      absl::FormatDuration(absl::Trunc(clock_.Now() - failing_since_, absl::Seconds(1))), ")");
 }
 
 absl::Status PodWatch::OnEvent(kube::WatchEventType type, const kube::JsonField& object) {

@@ -19,6 +19,12 @@
 // for the ShadowLedger; a Node that cannot be read (an allocatable that is
 // not a quantity) is left out, no candidate, rather than failing the list.
 //
+// While the Pod watch's requests fail (an API server that cannot be reached,
+// a 403), the ledger books nothing: PodWatch says so, a warning at the first
+// failure and then at most every kFailureWarningEvery, and Failing() names
+// the failure until the Pods are listed again (serve's readiness and
+// carbonroute_scheduler_pod_watch_up read it).
+//
 // Errors: ReadWatchedPod returns kInvalidArgument naming the field for an
 // object without metadata.uid.
 // Ownership: borrows the client, the clock, the models and the ledger.
@@ -31,6 +37,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "base/clock.h"
 #include "extender/extender_service.h"
@@ -53,17 +60,29 @@ class PodWatch final : private kube::ListWatchHandler {
   // Lists and watches until `stop` is notified.
   void Run(absl::Notification& stop) { list_watch_.Run(stop); }
 
+  // The failure that keeps the ledger from booking ("list: ..."), with how long
+  // it has lasted; "" once the Pods were listed and nothing failed since (and
+  // before the first request). Thread safety: any thread.
+  std::string Failing() const;
+  static constexpr absl::Duration kFailureWarningEvery = absl::Minutes(1);
+
  private:
   void OnListStart() override { listed_.clear(); }
   absl::Status OnListItem(const kube::JsonField& item) override;
   void OnListed(const std::string& resource_version, int pages) override;
   absl::Status OnEvent(kube::WatchEventType type, const kube::JsonField& object) override;
+  void OnFailure(const std::string& what) override;
+  void OnRecovered() override;
 
   Clock& clock_;
   const ModelStore& models_;
   PodObserver& ledger_;
   kube::ListWatch list_watch_;
   std::set<std::string> listed_;  // the uids of the list in progress
+  mutable absl::Mutex mutex_;
+  std::string failure_ ABSL_GUARDED_BY(mutex_);  // "" when none
+  absl::Time failing_since_ ABSL_GUARDED_BY(mutex_) = absl::InfiniteFuture();
+  absl::Time last_warning_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
 };
 
 // What the Node watch tells.

@@ -47,9 +47,10 @@ class RouteSubcommand final : public Subcommand {
                    "targets if you want them checked, and the HTTPRoutes it targets with their "
                    "backend Services (labelled topology.kubernetes.io/region); its "
                    "spec.localities[] stand for the endpoints");
-    cmd.add_option("--format", format_,
-                   "--policy: yaml, the plan as comments and the patches; json, only the patches (a "
-                   "merge patch for a DestinationRule, a JSON Patch for an HTTPRoute)")
+    cmd.add_option(
+           "--format", format_,
+           "--policy: yaml, the plan as comments and the patches; json, only the patches (a "
+           "merge patch for a DestinationRule, a JSON Patch for an HTTPRoute)")
         ->check(CLI::IsMember({"yaml", "json"}))
         ->capture_default_str();
     cmd.add_flag("--controller", controller_,

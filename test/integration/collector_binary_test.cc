@@ -327,11 +327,11 @@ TEST(CollectorBinary, CheckConfigAcceptsTheExampleAndNamesBadKeys) {
   // The demo's configuration checks from any working directory (its database is relative
   // to it); a database whose directory does not exist is said (exit 3).
   std::string output;
-  EXPECT_EQ(RunShell(absl::StrCat("cd ", dir, " && ", CARBONROUTE_COLLECTOR_BINARY,
-                                  " --check-config ", CARBONROUTE_SOURCE_DIR,
-                                  "/config/examples/offline.yaml 2>&1"),
-                     &output),
-            0)
+  EXPECT_EQ(
+      RunShell(absl::StrCat("cd ", dir, " && ", CARBONROUTE_COLLECTOR_BINARY, " --check-config ",
+                            CARBONROUTE_SOURCE_DIR, "/config/examples/offline.yaml 2>&1"),
+               &output),
+      0)
       << output;
   EXPECT_THAT(output, HasSubstr("OK (2 providers)"));
   std::ofstream(dir + "/elsewhere.yaml")

@@ -77,7 +77,9 @@ providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
 )yaml");
     ASSERT_GT(collector_.port, 0) << collector_.process->Log();
   }
-  std::unique_ptr<testing::Subprocess> Serve(const std::vector<std::string>& extra) {
+  // `api_url`: the Kubernetes API serve is given (the fake one when empty).
+  std::unique_ptr<testing::Subprocess> Serve(const std::vector<std::string>& extra,
+                                             const std::string& api_url = "") {
     std::vector<std::string> argv = {
         CARBONROUTE_SCHEDULER_LITE_BINARY,
         "serve",
@@ -86,7 +88,7 @@ providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
         "--refresh",
         "1s",
         "--kube-api-url",
-        api_.base_url(),
+        api_url.empty() ? api_.base_url() : api_url,
         absl::StrCat("--metrics=http://127.0.0.1:", collector_.port, "/metrics"),
         "--data-dir",
         absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")};
@@ -170,6 +172,35 @@ TEST_F(ServeLedger, APodItScoredIsBookedWhereItWasBoundAgainstTheOfferedNodes) {
   EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
 }
 
+// serve --shadow whose API server cannot be reached (port 1 refuses): a trial that books
+// nothing says so, in a warning, on /healthz (503 with the failure) and in
+// carbonroute_scheduler_pod_watch_up 0, while /filter and /prioritize still answer.
+TEST_F(ServeLedger, AShadowTrialThatCannotReachTheApiSaysItBooksNothing) {
+  const int port = port_;
+  std::unique_ptr<testing::Subprocess> serve_process = Serve({"--shadow"}, "http://127.0.0.1:1");
+  testing::Subprocess& serve = *serve_process;
+  std::string health;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        health = testing::HttpGet(port, "/healthz");
+        return absl::StrContains(health, "shadow mode books nothing: the Pod watch fails");
+      },
+      absl::Seconds(30)))
+      << health << serve.Log();
+  EXPECT_THAT(health, ::testing::HasSubstr("127.0.0.1:1"));
+  EXPECT_THAT(health, ::testing::HasSubstr("failing for"));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return SeriesValue(testing::HttpGet(port, "/metrics"), "carbonroute_scheduler_pod_watch_up",
+                           {}) == 0;
+      },
+      absl::Seconds(30)))
+      << serve.Log();
+  EXPECT_THAT(serve.Log(), ::testing::HasSubstr("savings ledger: the Pod watch fails (list: "));
+  EXPECT_THAT(serve.Log(), ::testing::HasSubstr("nothing is booked until it lists the Pods"));
+  EXPECT_EQ(serve.Terminate(), 0) << serve.Log();
+}
+
 // serve --shadow, as a team tries it first: kube-scheduler's default profile binds a Pod in
 // Germany; carbonroute would have chosen France (the cleanest Node it fits). The extender
 // answers neutrally meanwhile, and serve writes nothing to the API. Kepler measures the Pod:
@@ -201,6 +232,13 @@ TEST_F(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBin
   testing::Subprocess& serve = *serve_process;
   ASSERT_TRUE(testing::WaitFor(
       [&] { return absl::StrContains(testing::HttpGet(port, "/healthz"), "3 locations, 5 nodes"); },
+      absl::Seconds(30)))
+      << serve.Log();
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return SeriesValue(testing::HttpGet(port, "/metrics"), "carbonroute_scheduler_pod_watch_up",
+                           {}) == 1;
+      },
       absl::Seconds(30)))
       << serve.Log();
   // Neutral: every Node passes, every score alike.
