@@ -31,8 +31,15 @@ std::optional<double> LedgerReportRow::saving_share() const {
 std::string LedgerPromQl(LedgerQuery query, const std::string& group_label, absl::Duration range) {
   const std::string window = absl::StrCat("[", absl::ToInt64Seconds(range), "s]");
   const std::string by = absl::StrCat(group_label, ", ", label::kMode, ", ", label::kEmissionsType);
+  // Per series: increase() where the series was there at the start; else from zero (its
+  // last value, or with a reset inside the range its increase() plus its first value).
   auto sum = [&](const char* metric, const std::string& labels) {
-    return absl::StrCat("sum by (", labels, ") (increase(", metric, window, "))");
+    const std::string over = absl::StrCat(metric, window),
+                      before = absl::StrCat(metric, " offset ", absl::ToInt64Seconds(range), "s");
+    return absl::StrCat("sum by (", labels, ") ((increase(", over, ") and ", before,
+                        ") or (last_over_time(", over, ") unless ", before, " unless resets(", over,
+                        ") > 0) or ((increase(", over, ") + min_over_time(", over, ")) unless ",
+                        before, "))");
   };
   switch (query) {
     case LedgerQuery::kEnergy:

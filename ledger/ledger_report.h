@@ -4,10 +4,14 @@
 // (ledger/ledger.h) grew by over a range, per group (namespace or
 // controller), mode and emissions type, and the saving each comes to.
 //
-// The input is Prometheus' answer to LedgerQueries(): for each query, the
-// increase() of one ledger counter over the range, summed by the group's
-// label, `mode`, `emissions_type` (and `basis`, `reason` where the counter has
-// them). Rows never mix average with marginal, nor enforced with shadow; the
+// The input is Prometheus' answer to LedgerQueries(): for each query, what
+// one ledger counter grew by over the range, summed by the group's label,
+// `mode`, `emissions_type` (and `basis`, `reason` where the counter has
+// them). A series there at the range's start counts its increase(); one born
+// inside the range (a controller started, a Pod decided once) counts from
+// zero: its last value, as increase() cannot see the step from "absent" to
+// its first sample (and its increase() plus its first value when it was
+// reset inside the range). Rows never mix average with marginal, nor enforced with shadow; the
 // totals are per mode and emissions type for the same reason.
 //
 // saving = counterfactual − chosen grams (negative: a loss, shown as one);

@@ -189,6 +189,70 @@ TEST(LedgerReport, ReadsTheSavingLossesIncludedFromARealPrometheus) {
   EXPECT_THAT(empty.output, HasSubstr("no ledger series between"));
 }
 
+// A counter born inside the range counts from zero: a Pod decided once is one decision (its
+// counter reads 1 from its first sample on), and a workload's first grams are not lost to
+// increase(), which cannot see the step from "absent" to the first sample (it said 0 decisions
+// and 11.25 of 15 grams here).
+TEST(LedgerReport, ASeriesBornInsideTheRangeCountsFromZero) {
+  ASSERT_TRUE(std::filesystem::exists(testing::kPrometheusBinary))
+      << "install Debian's prometheus package (./scripts/test does)";
+  testing::ScopedTempDir dir;
+  const absl::Time start =
+      absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()) / 3600 * 3600) - absl::Hours(3);
+  const absl::Time end = start + absl::Hours(2);
+  const std::string base =
+      R"(controller="serve",emissions_type="average",namespace="late",mode="shadow",)";
+  // name, labels, first sample's step (15 minutes each), its value, the growth per step.
+  struct Born {
+    const char* metric;
+    std::string labels;
+    int first_step;
+    double first, growth;
+  };
+  const std::vector<Born> series = {
+      {"carbonroute_ledger_decisions", base + R"(outcome="placed")", 3, 1, 0},
+      {"carbonroute_ledger_emissions_grams", base + R"(basis="chosen")", 4, 5, 2.5},
+      {"carbonroute_ledger_emissions_grams", base + R"(basis="counterfactual")", 4, 10, 5},
+  };
+  std::string text;
+  for (const Born& s : series) {
+    absl::StrAppend(&text, "# TYPE ", s.metric, " counter\n");
+    for (int step = s.first_step; step <= 8; ++step) {
+      absl::StrAppend(&text, s.metric, "_total{", s.labels, "} ",
+                      s.first + s.growth * (step - s.first_step), " ",
+                      absl::ToUnixSeconds(start + step * absl::Minutes(15)), "\n");
+    }
+  }
+  // One metric family per name: the two emissions series under one TYPE line.
+  text = absl::StrReplaceAll(
+      text, {{"# TYPE carbonroute_ledger_emissions_grams counter\ncarbonroute_ledger_emissions_"
+              "grams_total{controller=\"serve\",emissions_type=\"average\",namespace=\"late\","
+              "mode=\"shadow\",basis=\"counterfactual\"",
+              "carbonroute_ledger_emissions_grams_total{controller=\"serve\",emissions_type="
+              "\"average\",namespace=\"late\",mode=\"shadow\",basis=\"counterfactual\""}});
+  { std::ofstream(dir.File("born.om")) << text << "# EOF\n"; }
+  const testing::ShellRun backfill =
+      testing::Shell(absl::StrCat("promtool tsdb create-blocks-from openmetrics ",
+                                  dir.File("born.om"), " ", dir.File("tsdb"), " 2>&1"));
+  ASSERT_EQ(backfill.exit_code, 0) << backfill.output << text;
+  const int port = testing::FreeLoopbackPort();
+  std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(dir.path(), port, {});
+  ASSERT_TRUE(prometheus->running());
+  ASSERT_EQ(testing::WaitForSeries(
+                port, "last_over_time(carbonroute_ledger_emissions_grams_total[6h])", 2)
+                .size(),
+            2u);
+  const testing::ShellRun csv = testing::Shell(absl::StrCat(
+      CARBONROUTE_SCHEDULER_LITE_BINARY, " report --prometheus http://127.0.0.1:", port,
+      " --since 2h --until ", UtcSeconds(end), " --format csv 2>&1"));
+  ASSERT_EQ(csv.exit_code, 0) << csv.output;
+  EXPECT_EQ(csv.output,
+            "namespace,mode,emissions_type,decisions,energy_kwh,chosen_grams,counterfactual_grams,"
+            "saving_grams,saving_share,chosen_origin_rtt_ms,counterfactual_origin_rtt_ms\n"
+            "late,shadow,average,1,0,15,30,15,0.5,,\n"
+            "total,shadow,average,1,0,15,30,15,0.5,,\n");
+}
+
 // A collector's URL given as --prometheus (its /api/v1/query answers 404): said so, with no
 // encoded query to read.
 TEST(LedgerReport, AUrlThatIsNotAPrometheusIsNamedAsSuch) {
