@@ -1,12 +1,16 @@
 #include "karmada/karmada_patch.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/utc_time.h"
+#include "karmada/carbon_policy.h"
+#include "kube/json_view.h"
+#include "kube/yaml_documents.h"
 #include "yaml-cpp/yaml.h"
 
 namespace carbonroute::karmada {
@@ -19,9 +23,76 @@ absl::Status Invalid(absl::string_view origin, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(origin, ": ", what));
 }
 
+// The first policy object of the file's documents (nullopt when there is none) as the
+// one-shot policy, or why the one shot cannot act on it.
+absl::StatusOr<std::optional<KarmadaPolicy>> PolicyObject(absl::string_view yaml,
+                                                          absl::string_view origin) {
+  absl::StatusOr<std::vector<std::string>> documents = kube::YamlDocumentsAsJson(yaml, origin);
+  if (!documents.ok()) return std::optional<KarmadaPolicy>();  // said by the one-shot reader
+  std::vector<std::string> kinds;                              // the other objects' kinds
+  for (const std::string& text : *documents) {
+    kube::JsonDocument document;
+    absl::StatusOr<kube::JsonField> root = document.Parse(text, origin);
+    if (!root.ok() || !root->is_object()) continue;
+    const std::string kind = (*root)["kind"].OptionalString().value_or("");
+    std::optional<PolicyKind> policy_kind;
+    for (PolicyKind candidate :
+         {PolicyKind::kCarbonAwareKarmadaPolicy, PolicyKind::kCarbonPlacementPolicy}) {
+      if (kind == NamesOf(candidate).kind) policy_kind = candidate;
+    }
+    if (!policy_kind) {
+      if (!kind.empty()) kinds.push_back(kind);
+      continue;
+    }
+    absl::StatusOr<CarbonPolicy> read = ReadCarbonPolicy(*policy_kind, *root);
+    if (!read.ok()) return Invalid(origin, read.status().message());
+    const CarbonPolicy& policy = *read;
+    if (!policy.invalid.empty()) {
+      return Invalid(origin, absl::StrCat(policy.Describe(), ": ", policy.invalid));
+    }
+    std::vector<std::string> controllers;
+    if (policy.clusters_from_karmada) {
+      controllers.emplace_back("no spec.clusters (every Karmada Cluster)");
+    }
+    if (!policy.origin.empty()) controllers.emplace_back("spec.origin and spec.maxRttMs");
+    if (policy.carbon_tolerance > 0) controllers.emplace_back("spec.carbonToleranceGramsPerKwh");
+    if (policy.min_stay > absl::ZeroDuration()) controllers.emplace_back("spec.minStay");
+    if (policy.replica_weights) controllers.emplace_back("spec.replicaWeights");
+    if (policy.target_kind != TargetKind::kPropagationPolicy) {
+      controllers.emplace_back("a ClusterPropagationPolicy target");
+    }
+    if (!controllers.empty()) {
+      return Invalid(
+          origin,
+          absl::StrCat(policy.Describe(), ": ", absl::StrJoin(controllers, ", "),
+                       ": the controller's (they need its state or the Karmada API server): "
+                       "karmada --controller reads this object once it is applied to the Karmada "
+                       "API server; --policy takes it without them, or the one-shot format of "
+                       "deploy/karmada/carbonroute-placement.yaml"));
+    }
+    KarmadaPolicy one_shot;
+    one_shot.name = policy.target_name;
+    if (!policy.target_namespace.empty()) one_shot.namespace_name = policy.target_namespace;
+    one_shot.desired_clusters = policy.desired_clusters;
+    one_shot.clusters = policy.clusters;
+    return std::optional<KarmadaPolicy>(std::move(one_shot));
+  }
+  if (!kinds.empty()) {
+    return Invalid(origin, absl::StrCat("no CarbonAwareKarmadaPolicy or CarbonPlacementPolicy "
+                                        "among its objects (",
+                                        absl::StrJoin(kinds, ", "),
+                                        "): --policy takes one of those, or the one-shot format "
+                                        "of deploy/karmada/carbonroute-placement.yaml"));
+  }
+  return std::optional<KarmadaPolicy>();
+}
+
 }  // namespace
 
 absl::StatusOr<KarmadaPolicy> ParseKarmadaPolicy(absl::string_view yaml, absl::string_view origin) {
+  absl::StatusOr<std::optional<KarmadaPolicy>> object = PolicyObject(yaml, origin);
+  if (!object.ok()) return object.status();
+  if (*object) return **object;
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml));

@@ -13,6 +13,15 @@
 //   clusters: [{name: member-be, location: BE}, {name: member-de, location: DE, region:
 //   europe-west3}] desiredClusters: 2
 //
+// Or a policy object as `karmada --controller` reads it from the Karmada API
+// server (karmada/carbon_policy.h), in a file beside other objects: a
+// CarbonAwareKarmadaPolicy (spec.clusterLocations, desiredClusters,
+// karmadaTargetRef) or a CarbonPlacementPolicy with spec.clusters. What only
+// the controller can do is refused, naming each field: a latency limit
+// (spec.origin, maxRttMs), stickiness (carbonToleranceGramsPerKwh, minStay),
+// replicaWeights, every Karmada Cluster (no spec.clusters) and a
+// ClusterPropagationPolicy target.
+//
 // The patch carries the readings it was decided on, in a comment and in the
 // annotation carbonroute.io/placement-readings.
 //

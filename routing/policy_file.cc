@@ -1,7 +1,5 @@
 #include "routing/policy_file.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -15,57 +13,20 @@
 #include "base/usage.h"
 #include "kube/json_view.h"
 #include "kube/kube_node.h"
+#include "kube/yaml_documents.h"
 
 namespace carbonroute::routing {
 namespace {
 
 using YamlJson = nlohmann::json;
 
-// A YAML node as JSON, plain scalars typed by YAML 1.2's core schema.
-YamlJson YamlToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: {
-      YamlJson object = YamlJson::object();
-      for (const auto& entry : node) object[entry.first.Scalar()] = YamlToJson(entry.second);
-      return object;
-    }
-    case YAML::NodeType::Sequence: {
-      YamlJson array = YamlJson::array();
-      for (const YAML::Node& element : node) array.push_back(YamlToJson(element));
-      return array;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string& text = node.Scalar();
-      if (node.Tag() == "!") return text;  // quoted
-      if (text == "null" || text == "~") return nullptr;
-      if (text == "true" || text == "false") return text == "true";
-      int64_t whole = 0;
-      if (absl::SimpleAtoi(text, &whole)) return whole;
-      double number = 0;
-      if (text.find_first_of("0123456789") != std::string::npos &&
-          text.find_first_not_of("0123456789+-.eE") == std::string::npos &&
-          absl::SimpleAtod(text, &number)) {
-        return number;
-      }
-      return text;
-    }
-    default:
-      return nullptr;
-  }
-}
-
-// Every document of `text`.
+// Every document of `text`, as JSON values.
 absl::StatusOr<std::vector<YamlJson>> ReadDocuments(const std::string& text,
                                                     const std::string& path) {
+  absl::StatusOr<std::vector<std::string>> texts = kube::YamlDocumentsAsJson(text, path);
+  if (!texts.ok()) return texts.status();
   std::vector<YamlJson> documents;
-  try {
-    for (const YAML::Node& document : YAML::LoadAll(text)) {
-      if (document.IsNull()) continue;
-      documents.push_back(YamlToJson(document));
-    }
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not YAML: ", e.what()));
-  }
+  for (const std::string& json : *texts) documents.push_back(YamlJson::parse(json));
   return documents;
 }
 

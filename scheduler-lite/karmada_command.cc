@@ -42,7 +42,10 @@ class KarmadaSubcommand final : public Subcommand {
   void AddFlags(CLI::App& cmd) override {
     sources_.AddTo(cmd);
     cmd.add_option("--policy", request_.policy_file,
-                   "one-shot: policy file (propagationPolicy, clusters, desiredClusters)");
+                   "one-shot: policy file: propagationPolicy, clusters, desiredClusters "
+                   "(deploy/karmada/carbonroute-placement.yaml), or a CarbonAwareKarmadaPolicy "
+                   "or a CarbonPlacementPolicy with spec.clusters and none of the controller's "
+                   "fields (latency limit, stickiness, replicaWeights)");
     cmd.add_option("--runtime", runtime_, "expected runtime (e.g. 2h): scores by the forecast");
     cmd.add_flag("--apply", request_.apply,
                  "one-shot: merge-patch the PropagationPolicy through the Karmada API server "

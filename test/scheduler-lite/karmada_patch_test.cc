@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "base/data_files.h"
 #include "net/curl_http_client.h"
 #include "scheduler-lite/karmada_command.h"
@@ -106,6 +107,65 @@ TEST(KarmadaPatch, PolicyErrorsNameTheKey) {
                                  "p.yaml"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        ::testing::HasSubstr("clusters[0].regoin: unknown key")));
+}
+
+std::string ShippedFile(const std::string& path) {
+  std::stringstream text;
+  text << std::ifstream(std::string(CARBONROUTE_SOURCE_DIR) + "/" + path).rdbuf();
+  return text.str();
+}
+
+// --policy reads the policy objects of deploy/karmada/examples/ too: the operator's own sample
+// as the one shot it amounts to, and carbonroute's superset refused naming what only the
+// controller can do (it said "apiVersion: unknown key" of both).
+TEST(KarmadaPatch, APolicyObjectIsReadOrItsControllerOnlyFieldsNamed) {
+  const std::string nginx = "deploy/karmada/examples/nginx-carbon-aware-karmada-policy.yaml";
+  absl::StatusOr<KarmadaPolicy> policy = ParseKarmadaPolicy(ShippedFile(nginx), nginx);
+  ASSERT_THAT(policy, IsOk());
+  EXPECT_EQ(policy->name, "nginx-propagation");
+  EXPECT_EQ(policy->namespace_name, "default");
+  EXPECT_EQ(policy->desired_clusters, 2);
+  ASSERT_EQ(policy->clusters.size(), 3u);
+  EXPECT_EQ(policy->clusters[0].name, "member1");
+  EXPECT_EQ(policy->clusters[0].location, "FR");
+  EXPECT_EQ(policy->clusters[2].location, "DE");
+
+  const std::string own = "deploy/karmada/examples/carbon-placement-policy.yaml";
+  EXPECT_THAT(
+      ParseKarmadaPolicy(ShippedFile(own), own),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               absl::StrCat(own,
+                            ": CarbonPlacementPolicy default/web: no spec.clusters (every Karmada "
+                            "Cluster), spec.origin and spec.maxRttMs, "
+                            "spec.carbonToleranceGramsPerKwh, spec.minStay, spec.replicaWeights: "
+                            "the controller's (they need its state or the Karmada API server): "
+                            "karmada --controller reads this object once it is applied to the "
+                            "Karmada API server; --policy takes it without them, or the one-shot "
+                            "format of deploy/karmada/carbonroute-placement.yaml")));
+  // Without them, carbonroute's own kind is read as well.
+  policy = ParseKarmadaPolicy(R"yaml(
+apiVersion: carbonroute.io/v1alpha1
+kind: CarbonPlacementPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  targetRef: {kind: PropagationPolicy, name: web-propagation}
+  desiredClusters: 1
+  clusters: [{name: member-be, region: europe-west1}, {name: member-fr, location: FR}]
+)yaml",
+                              "p.yaml");
+  ASSERT_THAT(policy, IsOk());
+  EXPECT_EQ(policy->name, "web-propagation");
+  EXPECT_EQ(policy->namespace_name, "shop");
+  ASSERT_EQ(policy->clusters.size(), 2u);
+  EXPECT_EQ(policy->clusters[0].region, "europe-west1");
+  // Objects of other kinds alone are named as such.
+  EXPECT_THAT(ParseKarmadaPolicy("apiVersion: policy.karmada.io/v1alpha1\nkind: "
+                                 "PropagationPolicy\nmetadata: {name: p}\n",
+                                 "p.yaml"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "p.yaml: no CarbonAwareKarmadaPolicy or CarbonPlacementPolicy among its "
+                       "objects (PropagationPolicy): --policy takes one of those, or the one-shot "
+                       "format of deploy/karmada/carbonroute-placement.yaml"));
 }
 
 // A region or location the model does not know is a usage error, as for rank, not a patch.

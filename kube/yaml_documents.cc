@@ -1,0 +1,63 @@
+#include "kube/yaml_documents.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace carbonroute::kube {
+namespace {
+
+// A YAML node as JSON, plain scalars typed by YAML 1.2's core schema.
+nlohmann::json YamlToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json object = nlohmann::json::object();
+      for (const auto& entry : node) object[entry.first.Scalar()] = YamlToJson(entry.second);
+      return object;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json array = nlohmann::json::array();
+      for (const YAML::Node& element : node) array.push_back(YamlToJson(element));
+      return array;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& text = node.Scalar();
+      if (node.Tag() == "!") return text;  // quoted
+      if (text == "null" || text == "~") return nullptr;
+      if (text == "true" || text == "false") return text == "true";
+      int64_t whole = 0;
+      if (absl::SimpleAtoi(text, &whole)) return whole;
+      double number = 0;
+      if (text.find_first_of("0123456789") != std::string::npos &&
+          text.find_first_not_of("0123456789+-.eE") == std::string::npos &&
+          absl::SimpleAtod(text, &number)) {
+        return number;
+      }
+      return text;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> YamlDocumentsAsJson(absl::string_view text,
+                                                             absl::string_view what) {
+  std::vector<std::string> documents;
+  try {
+    for (const YAML::Node& document : YAML::LoadAll(std::string(text))) {
+      if (document.IsNull()) continue;
+      documents.push_back(YamlToJson(document).dump());
+    }
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": not YAML: ", e.what()));
+  }
+  return documents;
+}
+
+}  // namespace carbonroute::kube
