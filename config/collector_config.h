@@ -137,6 +137,16 @@ struct NodeConfig {
   std::string location;  // grid location this node draws power from (may be empty)
 };
 
+// An ordered fallback (the top-level `fallback` list): for each of
+// `locations` (empty: every location the first provider polls that a later
+// one polls too), the first of `providers` that has a valid reading is the
+// one exported; the next answers only while those before it have none. All
+// of them give the same emissions type (checked when the configuration is read).
+struct FallbackConfig {
+  std::vector<std::string> providers;  // provider names, at least two, in order of preference
+  std::vector<std::string> locations;
+};
+
 struct PollConfig {
   // Longest time between two polls. The collector also wakes when the earliest
   // exported reading's validity ends.
@@ -164,6 +174,8 @@ struct PollConfig {
   // limits still hold: every call goes through the account's CallLimiter
   // (providers/call_limiter.h). 1 polls location after location.
   int concurrent_locations = 4;
+  // The top-level `fallback` key: ordered providers per location (FallbackConfig).
+  std::vector<FallbackConfig> fallback;
 };
 
 enum class ProbeProtocol { kIcmp, kTcp };

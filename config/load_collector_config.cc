@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -13,6 +14,7 @@
 #include "base/data_files.h"
 #include "base/listen_address.h"
 #include "base/status_macros.h"
+#include "base/usage.h"
 #include "config/yaml_reader.h"
 
 namespace carbonroute {
@@ -671,11 +673,97 @@ absl::Status ReadPublish(MappingReader& root, PublishConfig& publish) {
   return reader.Finish();
 }
 
+// The emissions type a provider's readings have, as the provider types give it.
+EmissionsType EmissionsTypeOf(const ProviderConfig& provider) {
+  switch (provider.type) {
+    case ProviderType::kWattTime:
+      return EmissionsType::kMarginal;
+    case ProviderType::kStatic:
+      return provider.static_values.emissions_type;
+    default:  // Electricity Maps, UK Carbon Intensity, and replay's Electricity Maps trace
+      return EmissionsType::kAverage;
+  }
+}
+
+// `fallback`: a list of {providers: [names, in order], locations: [...]} (locations optional).
+absl::Status ReadFallback(MappingReader& root, CollectorConfig& config) {
+  CARBONROUTE_ASSIGN_OR_RETURN(std::vector<YAML::Node> entries, root.ReadSequence("fallback"));
+  std::map<std::string, std::string> claimed;  // location → the entry's path that names it
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string path = absl::StrCat("fallback[", i, "]");
+    CARBONROUTE_ASSIGN_OR_RETURN(MappingReader reader, MappingReader::Create(entries[i], path));
+    CARBONROUTE_RETURN_IF_ERROR(reader.ExpectOnly({"providers", "locations"}));
+    FallbackConfig fallback;
+    if (!reader.Has("providers")) {
+      return Invalid(reader.PathOf("providers"), "required key is missing");
+    }
+    CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("providers", fallback.providers));
+    CARBONROUTE_RETURN_IF_ERROR(reader.ReadStringList("locations", fallback.locations));
+    CARBONROUTE_RETURN_IF_ERROR(reader.Finish());
+    if (fallback.providers.size() < 2) {
+      return Invalid(reader.PathOf("providers"),
+                     "name at least two providers, the preferred one first");
+    }
+    std::vector<const ProviderConfig*> chain;
+    std::vector<std::string> names;
+    for (const ProviderConfig& provider : config.providers) names.push_back(provider.name);
+    for (std::size_t k = 0; k < fallback.providers.size(); ++k) {
+      const std::string& name = fallback.providers[k];
+      auto it = std::find_if(config.providers.begin(), config.providers.end(),
+                             [&](const ProviderConfig& p) { return p.name == name; });
+      if (it == config.providers.end()) {
+        const std::string closest = ClosestMatch(name, names);
+        return Invalid(
+            absl::StrCat(reader.PathOf("providers"), "[", k, "]"),
+            absl::StrCat("no provider is named \"", name, "\"",
+                         closest.empty() ? "" : absl::StrCat(" (did you mean ", closest, "?)"),
+                         "; the providers are: ", absl::StrJoin(names, ", ")));
+      }
+      chain.push_back(&*it);
+      if (EmissionsTypeOf(*it) != EmissionsTypeOf(*chain.front())) {
+        return Invalid(
+            absl::StrCat(reader.PathOf("providers"), "[", k, "]"),
+            absl::StrCat("\"", name, "\" gives ", EmissionsTypeName(EmissionsTypeOf(*it)),
+                         " emissions and \"", chain.front()->name, "\" ",
+                         EmissionsTypeName(EmissionsTypeOf(*chain.front())),
+                         ": a location's fallback never mixes marginal with average"));
+      }
+    }
+    // Each location: polled by the first and by a later one (providers whose locations follow
+    // the cluster's Nodes are taken at their word); named by one entry only.
+    auto polls = [](const ProviderConfig& provider, const std::string& location) {
+      return provider.locations_from_nodes ||
+             std::find(provider.locations.begin(), provider.locations.end(), location) !=
+                 provider.locations.end();
+    };
+    for (std::size_t j = 0; j < fallback.locations.size(); ++j) {
+      const std::string& location = fallback.locations[j];
+      const std::string item = absl::StrCat(reader.PathOf("locations"), "[", j, "]");
+      if (!polls(*chain.front(), location)) {
+        return Invalid(item, absl::StrCat("\"", location, "\" is not a location of \"",
+                                          chain.front()->name, "\", the preferred provider"));
+      }
+      if (std::none_of(chain.begin() + 1, chain.end(),
+                       [&](const ProviderConfig* p) { return polls(*p, location); })) {
+        return Invalid(
+            item, absl::StrCat("\"", location, "\" is a location of none of the providers after \"",
+                               chain.front()->name, "\": nothing to fall back to"));
+      }
+      if (auto [at, added] = claimed.emplace(location, item); !added) {
+        return Invalid(
+            item, absl::StrCat("\"", location, "\" already has a fallback (", at->second, ")"));
+      }
+    }
+    config.poll.fallback.push_back(std::move(fallback));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document,
                                               absl::string_view node_name) {
   CARBONROUTE_ASSIGN_OR_RETURN(MappingReader root, MappingReader::Create(document, ""));
-  CARBONROUTE_RETURN_IF_ERROR(root.ExpectOnly(
-      {"listen_address", "database", "log_level", "node", "poll", "providers", "rtt", "publish"}));
+  CARBONROUTE_RETURN_IF_ERROR(root.ExpectOnly({"listen_address", "database", "log_level", "node",
+                                               "poll", "providers", "rtt", "publish", "fallback"}));
   CollectorConfig config;
   CARBONROUTE_RETURN_IF_ERROR(root.ReadString("listen_address", config.listen_address));
   CARBONROUTE_RETURN_IF_ERROR(ValidateListenAddress(config.listen_address));
@@ -721,6 +809,7 @@ absl::StatusOr<CollectorConfig> ParseDocument(const YAML::Node& document,
     }
     config.providers.push_back(std::move(provider));
   }
+  CARBONROUTE_RETURN_IF_ERROR(ReadFallback(root, config));
   CARBONROUTE_RETURN_IF_ERROR(root.Finish());
   return config;
 }

@@ -19,6 +19,7 @@ namespace metric_labels {
 // Grid location code: Electricity Maps zone ("DE"), WattTime region
 // ("CAISO_NORTH"), UK Carbon Intensity region ("national", "regionid/13").
 inline constexpr char kLocation[] = "location";
+inline constexpr char kPreferred[] = "preferred";           // a fallback's first provider
 inline constexpr char kProvider[] = "provider";             // the configured provider name
 inline constexpr char kEmissionsType[] = "emissions_type";  // EmissionsTypeName()
 inline constexpr char kEstimated[] = "estimated";           // EstimatedLabel()

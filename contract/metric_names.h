@@ -39,6 +39,10 @@ inline constexpr char kProbesReceived[] = "carbonroute_probe_received_total";
 // ok, not_found, parse_error, bad_request, timeout, unavailable, rate_limited, unauthenticated,
 // permission_denied, not_in_plan, error).
 inline constexpr char kProviderRequests[] = "carbonroute_provider_requests_total";
+// counter{location, provider, preferred}: times `provider` began answering for `location` in
+// place of the fallback's first provider, `preferred`, which had no valid reading (the
+// top-level `fallback` of docs/configuration.md).
+inline constexpr char kProviderFallbacks[] = "carbonroute_provider_fallbacks_total";
 // gauge{provider, state}: the provider's series (one per location) by state at
 // the end of its last poll: ok, backoff (a transient failure's pause),
 // rate_limited (the account's pause) or configuration_error (paused for

@@ -77,6 +77,12 @@ CollectorMetrics::CollectorMetrics(prometheus::Registry& registry)
                          .Name(metric_names::kCacheLookups)
                          .Help("Cache lookups; a hit made a provider call unnecessary.")
                          .Register(registry)),
+      provider_fallbacks_(BuildCounter()
+                              .Name(metric_names::kProviderFallbacks)
+                              .Help("Times a provider began answering for a location in place "
+                                    "of the fallback's preferred provider, which had no valid "
+                                    "reading.")
+                              .Register(registry)),
       cache_errors_(BuildCounter()
                         .Name(metric_names::kCacheErrors)
                         .Help("Failed cache operations (disk full, I/O error, locked file), by "
@@ -241,6 +247,15 @@ void CollectorMetrics::SetProviderSeries(const std::string& provider, const std:
 
 void CollectorMetrics::CountCacheLookup(bool hit) {
   cache_lookups_.Add({{label::kOutcome, hit ? label::kCacheHit : label::kCacheMiss}}).Increment();
+}
+
+void CollectorMetrics::CountFallback(const std::string& location, const std::string& provider,
+                                     const std::string& preferred) {
+  provider_fallbacks_
+      .Add({{label::kLocation, location},
+            {label::kProvider, provider},
+            {label::kPreferred, preferred}})
+      .Increment();
 }
 
 void CollectorMetrics::CountCacheError(const std::string& operation) {

@@ -82,6 +82,9 @@ class CollectorMetrics {
   void SetProviderSeries(const std::string& provider, const std::string& state, int count);
   // Counts one cache lookup: hit = a stored value made a provider call unnecessary.
   void CountCacheLookup(bool hit);
+  // `provider` began answering for `location` in place of `preferred` (a fallback).
+  void CountFallback(const std::string& location, const std::string& provider,
+                     const std::string& preferred);
   // Counts one failed cache operation (one of metric_labels::kCacheOperations).
   void CountCacheError(const std::string& operation);
 
@@ -150,6 +153,7 @@ class CollectorMetrics {
   prometheus::Family<prometheus::Gauge>& provider_budget_;
   prometheus::Family<prometheus::Gauge>& provider_budget_remaining_;
   prometheus::Family<prometheus::Counter>& cache_lookups_;
+  prometheus::Family<prometheus::Counter>& provider_fallbacks_;
   prometheus::Family<prometheus::Counter>& cache_errors_;
   prometheus::Family<prometheus::Gauge>& node_info_;
   prometheus::Gauge* node_info_series_ ABSL_GUARDED_BY(mutex_) = nullptr;

@@ -275,6 +275,11 @@ void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& s
       if (!reading->source_units.empty()) metrics_.SetProviderUnits(series, reading->source_units);
     }
   }
+  // A fallback's provider without a valid reading gives way to a later one that has one.
+  if (!current && ChainHasValid(series, now, /*earlier=*/false)) {
+    metrics_.ClearIntensity(series);
+    return;
+  }
   if (!current) {  // grace: the last good reading, while its valid_to + grace is ahead
     absl::StatusOr<std::optional<cache::IntensityRecord>> last =
         store_.LatestEndingAfter(series, now - config_.grace);
@@ -284,6 +289,14 @@ void Poller::PollCurrent(providers::Provider& provider, const IntensitySeries& s
   if (!current) {
     metrics_.ClearIntensity(series);
     return;
+  }
+  if (const std::vector<std::string>* chain = FallbackChain(series);
+      chain != nullptr && chain->front() != series.provider &&
+      !StateOf(series).answering_in_place) {
+    StateOf(series).answering_in_place = true;
+    metrics_.CountFallback(series.location, series.provider, chain->front());
+    spdlog::warn("provider {}: answers for {} in place of {}, which has no valid reading",
+                 series.provider, series.location, chain->front());
   }
   metrics_.SetIntensity(series,
                         {.kind = current->kind,
@@ -407,11 +420,51 @@ void Poller::FollowLocations(const providers::Provider& provider, absl::Time now
   }
 }
 
+const std::vector<std::string>* Poller::FallbackChain(const IntensitySeries& series) const {
+  for (const FallbackConfig& fallback : config_.fallback) {
+    if (std::find(fallback.providers.begin(), fallback.providers.end(), series.provider) ==
+        fallback.providers.end()) {
+      continue;
+    }
+    if (fallback.locations.empty() ||
+        std::find(fallback.locations.begin(), fallback.locations.end(), series.location) !=
+            fallback.locations.end()) {
+      return &fallback.providers;
+    }
+  }
+  return nullptr;
+}
+
+bool Poller::ChainHasValid(const IntensitySeries& series, absl::Time now, bool earlier) {
+  const std::vector<std::string>* chain = FallbackChain(series);
+  if (chain == nullptr) return false;
+  const auto own = std::find(chain->begin(), chain->end(), series.provider);
+  const auto from = earlier ? chain->begin() : own + 1;
+  const auto to = earlier ? own : chain->end();
+  for (auto it = from; it != to; ++it) {
+    absl::StatusOr<std::optional<cache::IntensityRecord>> valid =
+        store_.ValidAt({*it, series.location, series.emissions_type}, now);
+    cache_errors_.Record(label::kCacheLookup, valid.status());
+    if (valid.ok() && valid->has_value()) return true;
+  }
+  return false;
+}
+
 void Poller::PollLocation(providers::Provider& provider, const std::string& location,
                           const SeriesPollState& state, absl::Time now, PollStats& stats) {
   const IntensitySeries series{provider.name(), location, provider.emissions_type()};
   if (state.dropped_at != absl::InfiniteFuture()) {  // the cache's reading, until grace ends
     PollCurrent(provider, series, now, stats, /*call=*/false);
+    return;
+  }
+  if (ChainHasValid(series, now, /*earlier=*/true)) {  // a fallback's preferred one answers
+    SeriesPollState& own = StateOf(series);
+    if (own.answering_in_place) {
+      spdlog::info("provider {}: {} stands by again: {} has a valid reading", series.provider,
+                   series.location, FallbackChain(series)->front());
+      own.answering_in_place = false;
+    }
+    metrics_.RemoveSeries(series);
     return;
   }
   // The forecast first: a provider whose forecast starts with the current

@@ -46,6 +46,17 @@
 // reading stays exported while valid and then for poll.grace, and all its
 // series are removed poll.grace after it was dropped.
 //
+// Fallback (PollConfig::fallback, the configuration's top-level `fallback`):
+// for a location an ordered list of providers names, a provider stands by while
+// one before it has a reading valid now in the cache: its series is not
+// exported and it makes no call for that location (its forecast and history
+// included). Once none before it has one, it polls and exports as any provider
+// (its `provider` label saying who answered), carbonroute_provider_fallbacks_total
+// counting each time it begins to; and a provider whose reading ran out stops
+// exporting it (no grace) while one after it has a valid reading. When the
+// first answers again, at its next valid reading, the others stand by again.
+// The cache keeps every provider's readings apart (they are series of their own).
+//
 // PollOnce() returns when to poll next: the earliest end of validity of an
 // exported reading or end of a backoff, capped at now + poll.interval.
 //
@@ -192,6 +203,8 @@ class Poller {
     std::map<std::string, absl::StatusCode> failing;  // what ("current reading", ...) → code
     // When SetLocations stopped listing it (InfiniteFuture while listed).
     absl::Time dropped_at = absl::InfiniteFuture();
+    // A fallback's later provider exporting in place of an earlier one (counted when it begins).
+    bool answering_in_place = false;
   };
   struct ProviderState {
     // The account's state, shared by the provider's concurrent location polls.
@@ -218,6 +231,12 @@ class Poller {
                     PollStats& stats);
   void PollHistory(providers::Provider& provider, const IntensitySeries& series, absl::Time now,
                    PollStats& stats);
+  // The fallback's providers, in order, for `series`' provider and location; null when no
+  // fallback names them.
+  const std::vector<std::string>* FallbackChain(const IntensitySeries& series) const;
+  // Whether a provider before (`earlier`) or after `series`' own in its fallback has a
+  // reading valid at `now` in the cache.
+  bool ChainHasValid(const IntensitySeries& series, absl::Time now, bool earlier);
   // Whether a call for `series` may be made now (counts a skipped call if not).
   bool MayCall(const IntensitySeries& series, absl::Time now, PollStats& stats) const;
   // Counts the outcome, logs a change of error state, and applies the failure

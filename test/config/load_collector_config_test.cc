@@ -183,6 +183,49 @@ TEST(LoadCollectorConfig, ElectricityMapsGranularityEstimationsDataCentresAndVer
   }
 }
 
+// An ordered fallback per location: providers of one emissions type, each named once, for
+// locations the first polls and a later one too.
+TEST(LoadCollectorConfig, AFallbackNamesProvidersOfOneEmissionsTypeInOrder) {
+  const std::string providers =
+      "node: {name: n}\nproviders:\n"
+      "  - {type: electricity_maps, name: em, token: t, locations: [DE, FR]}\n"
+      "  - {type: replay, name: trace, locations: [DE, FR, PL]}\n"
+      "  - {type: static, name: marginal, emissions_type: marginal, values: {DE: 500}}\n";
+  absl::StatusOr<CollectorConfig> config =
+      Parse(providers + "fallback:\n  - {providers: [em, trace], locations: [DE]}\n");
+  ASSERT_THAT(config, IsOk());
+  ASSERT_EQ(config->poll.fallback.size(), 1u);
+  EXPECT_THAT(config->poll.fallback[0].providers, ::testing::ElementsAre("em", "trace"));
+  EXPECT_THAT(config->poll.fallback[0].locations, ::testing::ElementsAre("DE"));
+  EXPECT_THAT(Parse(providers + "fallback: [{providers: [em, trace]}]\n"), IsOk());
+
+  for (const auto& [fallback, message] :
+       {std::pair{"[{providers: [em]}]",
+                  "fallback[0].providers: name at least two providers, the preferred one first"},
+        std::pair{"[{providers: [em, trcae]}]",
+                  "fallback[0].providers[1]: no provider is named \"trcae\" (did you mean "
+                  "trace?); the providers are: em, trace, marginal"},
+        std::pair{"[{providers: [em, marginal]}]",
+                  "fallback[0].providers[1]: \"marginal\" gives marginal emissions and \"em\" "
+                  "average: a location's fallback never mixes marginal with average"},
+        std::pair{"[{providers: [em, trace], locations: [PL]}]",
+                  "fallback[0].locations[0]: \"PL\" is not a location of \"em\", the preferred "
+                  "provider"},
+        std::pair{"[{providers: [trace, em], locations: [PL]}]",
+                  "fallback[0].locations[0]: \"PL\" is a location of none of the providers "
+                  "after \"trace\": nothing to fall back to"},
+        std::pair{"[{providers: [em, trace], locations: [DE]}, {providers: [trace, em], "
+                  "locations: [DE]}]",
+                  "fallback[1].locations[0]: \"DE\" already has a fallback "
+                  "(fallback[0].locations[0])"},
+        std::pair{"[{providers: [em, trace], order: first}]", "fallback[0].order: unknown key"}}) {
+    EXPECT_THAT(Parse(absl::StrCat(providers, "fallback: ", fallback, "\n")),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         ::testing::StartsWith(absl::StrCat("test.yaml: ", message))))
+        << fallback;
+  }
+}
+
 // WattTime's other signals are refused saying what they are; coordinates off the
 // globe are refused, every one of them at once.
 TEST(LoadCollectorConfig, WattTimeSignalsAndCoordinatesAreSaidPlainly) {

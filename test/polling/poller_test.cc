@@ -214,6 +214,67 @@ TEST_F(PollerTest, LastGoodReadingIsKeptThroughTheGraceWithItsAge) {
   EXPECT_THAT(text, Not(HasSubstr("carbonroute_carbon_intensity_age_seconds{")));
 }
 
+// An ordered fallback: the backup stands by (no call, no series) while the preferred provider
+// has a valid reading, answers in its place once it has none (its provider label saying so,
+// counted once), and gives way again at the preferred one's next valid reading.
+TEST_F(PollerTest, AFallbackAnswersOnlyWhileThePreferredProviderHasNoValidReading) {
+  auto named = [](const char* name, double grams) {
+    StaticSettings settings;
+    settings.grams_per_kwh = {{"A", grams}};
+    return std::make_unique<CountingProvider>(
+        std::make_unique<providers::StaticProvider>(name, settings));
+  };
+  auto preferred = named("em", 100);
+  auto backup = named("backup", 300);
+  auto store = Open(":memory:");
+  config_.forecast_horizon = absl::ZeroDuration();
+  config_.grace = absl::Minutes(30);
+  config_.fallback = {{.providers = {"em", "backup"}, .locations = {"A"}}};
+  Poller poller({preferred.get(), backup.get()}, *store, metrics_, config_, /*jitter_seed=*/1,
+                clock_);
+  const std::string em_series =
+      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+      "estimated=\"false\",location=\"A\",provider=\"em\"} 100";
+  const std::string backup_series =
+      "carbonroute_carbon_intensity_grams_per_kilowatt_hour{emissions_type=\"average\","
+      "estimated=\"false\",location=\"A\",provider=\"backup\"} 300";
+  const std::string counted =
+      "carbonroute_provider_fallbacks_total{location=\"A\",preferred=\"em\","
+      "provider=\"backup\"} 1";
+
+  poller.PollOnce(kPollStart);  // em valid until kPollStart + 1h
+  EXPECT_EQ(preferred->current_calls, 1);
+  EXPECT_EQ(backup->current_calls, 0);
+  EXPECT_THAT(Scrape(), HasSubstr(em_series));
+  EXPECT_THAT(Scrape(), Not(HasSubstr("location=\"A\",provider=\"backup\"")));
+
+  // em has no valid reading: the backup answers, counted once.
+  preferred->fail_with = absl::UnavailableError("upstream down");
+  poller.PollOnce(kPollStart + absl::Hours(1) + absl::Minutes(1));
+  EXPECT_EQ(backup->current_calls, 1);
+  EXPECT_THAT(Scrape(), HasSubstr(backup_series));
+  EXPECT_THAT(Scrape(), HasSubstr(counted));
+  // ...and em's stale reading is not exported beside it (no grace while the backup is valid).
+  poller.PollOnce(kPollStart + absl::Hours(1) + absl::Minutes(2));
+  std::string text = Scrape();
+  EXPECT_THAT(text, Not(HasSubstr(em_series)));
+  EXPECT_THAT(text, HasSubstr(backup_series));
+  EXPECT_THAT(text, HasSubstr(counted));  // still once
+  EXPECT_EQ(backup->current_calls, 1);    // the cache's reading
+
+  // em answers again: it takes over at its next valid reading; the backup stands by.
+  preferred->fail_with = absl::OkStatus();
+  poller.PollOnce(kPollStart + absl::Hours(2) + absl::Minutes(1));
+  text = Scrape();
+  EXPECT_THAT(text, HasSubstr(em_series));
+  EXPECT_THAT(text, Not(HasSubstr(backup_series)));
+  EXPECT_EQ(backup->current_calls, 1);
+  // Both providers' readings stay apart in the cache.
+  EXPECT_THAT(store->ValidAt({"backup", "A", EmissionsType::kAverage},
+                             kPollStart + absl::Hours(1) + absl::Minutes(30)),
+              IsOk());
+}
+
 TEST_F(PollerTest, TransientFailuresBackOffExponentiallyWithJitter) {
   auto provider = StaticCounting({{"A", 100}});
   auto store = Open(":memory:");
