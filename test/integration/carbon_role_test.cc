@@ -353,14 +353,14 @@ TEST(CarbonRole, UpstreamCallsAreFlatInTheNumberOfNodes) {
 
   // Prometheus scrapes all 22; scheduler-lite joins Node → location (latency role) with
   // carbon (carbon role), the two replicas' copies as one reading.
-  const int prometheus_port = testing::FreeLoopbackPort();
   testing::ScrapeTarget latency_job{"carbonroute-latency", latency[0].port};
   for (std::size_t k = 1; k < latency.size(); ++k)
     latency_job.more_ports.push_back(latency[k].port);
   testing::ScrapeTarget carbon_job{"carbonroute-carbon", carbon[0].port, "", {carbon[1].port}};
   std::unique_ptr<testing::Subprocess> prometheus =
-      testing::StartPrometheus(dir, prometheus_port, {latency_job, carbon_job});
-  ASSERT_TRUE(prometheus->running());
+      testing::StartPrometheus(dir, 0, {latency_job, carbon_job});
+  const int prometheus_port = testing::PrometheusPort(*prometheus);
+  ASSERT_GT(prometheus_port, 0) << prometheus->Log();
   // 2 providers × 6 locations × 2 replicas: the cluster's carbon series, flat in Nodes.
   ASSERT_EQ(testing::WaitForSeries(prometheus_port,
                                    "carbonroute_carbon_intensity_grams_per_kilowatt_hour", 24)

@@ -141,9 +141,9 @@ class LedgerKepler : public ::testing::Test {
   // Prometheus on the blocks in dir_/tsdb (started again to read new ones).
   void StartPrometheus() {
     prometheus_.reset();
-    port_ = testing::FreeLoopbackPort();
-    prometheus_ = testing::StartPrometheus(dir_.path(), port_, {});
-    ASSERT_TRUE(prometheus_->running());
+    prometheus_ = testing::StartPrometheus(dir_.path(), 0, {});
+    port_ = testing::PrometheusPort(*prometheus_);
+    ASSERT_GT(port_, 0) << prometheus_->Log();
     ASSERT_TRUE(testing::WaitFor(
         [&] {
           int status = 0;

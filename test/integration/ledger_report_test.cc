@@ -100,9 +100,9 @@ TEST(LedgerReport, ReadsTheSavingLossesIncludedFromARealPrometheus) {
       testing::Shell(absl::StrCat("promtool tsdb create-blocks-from openmetrics ",
                                   dir.File("ledger.om"), " ", dir.File("tsdb"), " 2>&1"));
   ASSERT_EQ(backfill.exit_code, 0) << backfill.output;
-  const int port = testing::FreeLoopbackPort();
-  std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(dir.path(), port, {});
-  ASSERT_TRUE(prometheus->running());
+  std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(dir.path(), 0, {});
+  const int port = testing::PrometheusPort(*prometheus);
+  ASSERT_GT(port, 0) << prometheus->Log();
   ASSERT_EQ(testing::WaitForSeries(
                 port, "last_over_time(carbonroute_ledger_emissions_grams_total[6h])", 6)
                 .size(),
@@ -235,9 +235,9 @@ TEST(LedgerReport, ASeriesBornInsideTheRangeCountsFromZero) {
       testing::Shell(absl::StrCat("promtool tsdb create-blocks-from openmetrics ",
                                   dir.File("born.om"), " ", dir.File("tsdb"), " 2>&1"));
   ASSERT_EQ(backfill.exit_code, 0) << backfill.output << text;
-  const int port = testing::FreeLoopbackPort();
-  std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(dir.path(), port, {});
-  ASSERT_TRUE(prometheus->running());
+  std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(dir.path(), 0, {});
+  const int port = testing::PrometheusPort(*prometheus);
+  ASSERT_GT(port, 0) << prometheus->Log();
   ASSERT_EQ(testing::WaitForSeries(
                 port, "last_over_time(carbonroute_ledger_emissions_grams_total[6h])", 2)
                 .size(),

@@ -118,17 +118,18 @@ providers:
       absl::Seconds(30)))
       << carbon.process->Log();
 
-  const int port = testing::FreeLoopbackPort();
   std::vector<std::string> argv = {CARBONROUTE_SCHEDULER_LITE_BINARY,
                                    "serve",
                                    "--web.listen-address",
-                                   absl::StrCat("127.0.0.1:", port),
+                                   "127.0.0.1:0",
                                    "--refresh",
                                    "1s",
                                    "--kube-api-url",
                                    api.base_url()};
   argv.insert(argv.end(), metrics.begin(), metrics.end());
   testing::Subprocess serve(argv, dir + "/serve.log");
+  const int port = testing::LoggedPort(serve, "serving the kube-scheduler extender on ");
+  ASSERT_GT(port, 0) << serve.Log();
   absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
       net::CurlHttpClient::Create("liqo-test");
   ASSERT_TRUE(http.ok());

@@ -38,10 +38,10 @@ providers:
 )yaml"));
   ASSERT_GT(collector.port, 0) << collector.process->Log();
 
-  const int prometheus_port = testing::FreeLoopbackPort();
   std::unique_ptr<testing::Subprocess> prometheus =
-      testing::StartPrometheus(dir, prometheus_port, {{"carbonroute", collector.port}});
-  ASSERT_TRUE(prometheus->running());
+      testing::StartPrometheus(dir, 0, {{"carbonroute", collector.port}});
+  const int prometheus_port = testing::PrometheusPort(*prometheus);
+  ASSERT_GT(prometheus_port, 0) << prometheus->Log();
 
   // Wait until Prometheus has scraped every replayed zone.
   const nlohmann::json result = testing::WaitForSeries(

@@ -133,10 +133,10 @@ TEST(RttSources, EachExportersRttsHonourALimitAndAFailingGoldpingerPairNeverPass
   exporter.Route("/metrics", [&](const testing::FakeRequest&) {
     return testing::FakeResponse{200, Exposition(start, with_ksm), {}};
   });
-  const int port = testing::FreeLoopbackPort();
   std::unique_ptr<testing::Subprocess> prometheus =
-      testing::StartPrometheus(temp_dir.path(), port, {{"exporters", exporter.port()}});
-  ASSERT_TRUE(prometheus->running());
+      testing::StartPrometheus(temp_dir.path(), 0, {{"exporters", exporter.port()}});
+  const int port = testing::PrometheusPort(*prometheus);
+  ASSERT_GT(port, 0) << prometheus->Log();
   ASSERT_FALSE(testing::WaitForSeries(port, "latency_between_nodes", 2).empty());
 
   // Without kube-state-metrics the IP-named sources name no Node, and say why.
@@ -174,12 +174,13 @@ TEST(RttSources, EachExportersRttsHonourALimitAndAFailingGoldpingerPairNeverPass
   EXPECT_FALSE(ranked["node-d"].feasible);
 
   // serve's status page names the exporter of each measured pair.
-  const int serve_port = testing::FreeLoopbackPort();
-  testing::Subprocess serve({CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--web.listen-address",
-                             absl::StrCat("127.0.0.1:", serve_port), "--prometheus",
-                             absl::StrCat("http://127.0.0.1:", port), "--rtt-source", "goldpinger",
-                             "--data-dir", absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
-                            temp_dir.File("serve.log"));
+  testing::Subprocess serve(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--web.listen-address", "127.0.0.1:0",
+       "--prometheus", absl::StrCat("http://127.0.0.1:", port), "--rtt-source", "goldpinger",
+       "--data-dir", absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      temp_dir.File("serve.log"));
+  const int serve_port = testing::LoggedPort(serve, "serving the kube-scheduler extender on ");
+  ASSERT_GT(serve_port, 0) << serve.Log();
   ASSERT_TRUE(testing::WaitFor([&] { return testing::IsHealthy(serve_port); }, absl::Seconds(30)))
       << serve.Log();
   const Json status = Json::parse(testing::HttpGet(serve_port, "/api/v1/status"), nullptr, false);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "test/testing/build_paths.h"
 #include "test/testing/collector_process.h"
+#include "test/testing/prometheus_process.h"
 #include "test/testing/shell.h"
 #include "test/testing/temp_dir.h"
 
@@ -54,16 +55,11 @@ TEST(SchedulerLiteSources, PrometheusAndDirectScrapesGiveTheSameRanking) {
               ::testing::HasSubstr("carbonroute_rtt_seconds{method=\"declared\",source=\"node-a\","
                                    "target=\"node-b\"} 0.007"));
 
-  const int prometheus_port = testing::FreeLoopbackPort();
-  std::ofstream(root + "/prometheus.yml") << absl::StrCat(
-      "global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: carbonroute\n"
-      "    static_configs: [{targets: ['127.0.0.1:",
-      a.port, "', '127.0.0.1:", b.port, "']}]\n");
-  testing::Subprocess prometheus(
-      {"/usr/bin/prometheus", "--config.file=" + root + "/prometheus.yml",
-       "--storage.tsdb.path=" + root + "/tsdb",
-       "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
-      root + "/prometheus.log");
+  std::unique_ptr<testing::Subprocess> prometheus_process =
+      testing::StartPrometheus(root, 0, {{"carbonroute", a.port, "", {b.port}}});
+  testing::Subprocess& prometheus = *prometheus_process;
+  const int prometheus_port = testing::PrometheusPort(prometheus);
+  ASSERT_GT(prometheus_port, 0) << prometheus.Log();
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         const std::string body =
@@ -154,11 +150,12 @@ TEST(SchedulerLiteServe, AnswersTheExtenderAndStopsCleanlyOnSigterm) {
                                         "/c.sqlite\nnode: {name: node-a, location: SE-SE3}\n"
                                         "providers: [{type: replay, locations: [SE-SE3, PL]}]\n");
   ASSERT_GT(collector.port, 0) << collector.process->Log();
-  const int port = testing::FreeLoopbackPort();
   testing::Subprocess serve(
-      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--listen", "127.0.0.1:" + std::to_string(port),
-       "--metrics", absl::StrCat("http://127.0.0.1:", collector.port, "/metrics")},
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--listen", "127.0.0.1:0", "--metrics",
+       absl::StrCat("http://127.0.0.1:", collector.port, "/metrics")},
       root + "/serve.log");
+  const int port = testing::LoggedPort(serve, "serving the kube-scheduler extender on ");
+  ASSERT_GT(port, 0) << serve.Log();
   ASSERT_TRUE(testing::WaitFor([&] { return testing::IsHealthy(port); }, absl::Seconds(30)))
       << serve.Log();
   int code = 0;

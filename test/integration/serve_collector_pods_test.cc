@@ -75,11 +75,9 @@ TEST(ServeCollectorPods, TheShippedArgumentsFindTheCollectorsWithoutAPrometheus)
   kube.ServeBatchApi(&api);
 
   std::vector<std::string> argv = {CARBONROUTE_SCHEDULER_LITE_BINARY};
-  const int port = testing::FreeLoopbackPort();
   for (std::string arg : ShippedServeArgs()) {
     if (arg == "scheduler-lite") continue;
-    if (absl::StartsWith(arg, "--web.listen-address="))
-      arg = absl::StrCat("--web.listen-address=127.0.0.1:", port);
+    if (absl::StartsWith(arg, "--web.listen-address=")) arg = "--web.listen-address=127.0.0.1:0";
     if (arg == "--refresh=30s") arg = "--refresh=1s";  // the test waits seconds, not minutes
     argv.push_back(arg);
   }
@@ -88,6 +86,8 @@ TEST(ServeCollectorPods, TheShippedArgumentsFindTheCollectorsWithoutAPrometheus)
   argv.insert(argv.begin(), {"/usr/bin/env", "-u", "KUBECONFIG", "POD_NAMESPACE=carbonroute"});
   argv.insert(argv.end(), {"--kube-api-url", kube.base_url()});
   testing::Subprocess serve(argv, dir.File("serve.log"));
+  const int port = testing::LoggedPort(serve, "serving the kube-scheduler extender on ");
+  ASSERT_GT(port, 0) << serve.Log();
   int status = 0;
   std::string health;
   // The two selectors' Pods are listed on threads of their own: the first model may be
@@ -137,12 +137,13 @@ TEST(ServeCollectorPods, HealthzNamesTheSourceItWaitsFor) {
   testing::FakeBatchApi api([] { return absl::Now(); });
   testing::FakeKubeApiServer kube;
   kube.ServeBatchApi(&api);
-  const int port = testing::FreeLoopbackPort();
-  testing::Subprocess serve({CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--web.listen-address",
-                             absl::StrCat("127.0.0.1:", port), "--collector-pods",
-                             "app=carbonroute-collector", "--collector-namespace", "carbonroute",
-                             "--kube-api-url", kube.base_url(), "--refresh", "1s"},
-                            dir.File("serve.log"));
+  testing::Subprocess serve(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--web.listen-address", "127.0.0.1:0",
+       "--collector-pods", "app=carbonroute-collector", "--collector-namespace", "carbonroute",
+       "--kube-api-url", kube.base_url(), "--refresh", "1s"},
+      dir.File("serve.log"));
+  const int port = testing::LoggedPort(serve, "serving the kube-scheduler extender on ");
+  ASSERT_GT(port, 0) << serve.Log();
   int status = 0;
   std::string health;
   ASSERT_TRUE(testing::WaitFor(

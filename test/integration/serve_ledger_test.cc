@@ -84,7 +84,7 @@ providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
         CARBONROUTE_SCHEDULER_LITE_BINARY,
         "serve",
         "--web.listen-address",
-        absl::StrCat("127.0.0.1:", port_),
+        "127.0.0.1:0",
         "--refresh",
         "1s",
         "--kube-api-url",
@@ -93,21 +93,24 @@ providers: [{type: static, values: {BE: 150, DE: 380, FR: 56}}]
         "--data-dir",
         absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    return std::make_unique<testing::Subprocess>(argv, dir_.path() + "/serve.log");
+    auto serve = std::make_unique<testing::Subprocess>(argv, dir_.path() + "/serve.log");
+    port_ = testing::LoggedPort(*serve, "serving the kube-scheduler extender on ");
+    EXPECT_GT(port_, 0) << serve->Log();
+    return serve;
   }
 
   testing::ScopedTempDir dir_;  // serve_ledger
   testing::FakeBatchApi batch_{[] { return absl::Now(); }};
   testing::FakeKubeApiServer api_;
   testing::CollectorProcess collector_;
-  const int port_ = testing::FreeLoopbackPort();
+  int port_ = 0;  // serve's, once Serve started it (it binds port 0 and logs it)
 };
 
 TEST_F(ServeLedger, APodItScoredIsBookedWhereItWasBoundAgainstTheOfferedNodes) {
   testing::FakeBatchApi& batch = batch_;
-  const int port = port_;
   std::unique_ptr<testing::Subprocess> serve_process = Serve({});
   testing::Subprocess& serve = *serve_process;
+  const int port = port_;
   absl::StatusOr<std::unique_ptr<net::CurlHttpClient>> http =
       net::CurlHttpClient::Create("serve-ledger-test");
   ASSERT_TRUE(http.ok());
@@ -176,9 +179,9 @@ TEST_F(ServeLedger, APodItScoredIsBookedWhereItWasBoundAgainstTheOfferedNodes) {
 // nothing says so, in a warning, on /healthz (503 with the failure) and in
 // carbonroute_scheduler_pod_watch_up 0, while /filter and /prioritize still answer.
 TEST_F(ServeLedger, AShadowTrialThatCannotReachTheApiSaysItBooksNothing) {
-  const int port = port_;
   std::unique_ptr<testing::Subprocess> serve_process = Serve({"--shadow"}, "http://127.0.0.1:1");
   testing::Subprocess& serve = *serve_process;
+  const int port = port_;
   std::string health;
   ASSERT_TRUE(testing::WaitFor(
       [&] {
@@ -207,7 +210,6 @@ TEST_F(ServeLedger, AShadowTrialThatCannotReachTheApiSaysItBooksNothing) {
 // a Prometheus (a fake here) answers the emissions rules' minutes for it, 60 J a window.
 TEST_F(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBinding) {
   testing::FakeBatchApi& batch = batch_;
-  const int port = port_;
   // A fourth Node that cannot be read (its allocatable CPU is not a quantity): left out, the
   // others still candidates.
   nlohmann::json bad = nlohmann::json::parse(LedgerNode("n-bad", "europe-west9"));
@@ -230,6 +232,7 @@ TEST_F(ServeLedger, ShadowModeBooksCarbonroutesChoiceAgainstAnotherSchedulersBin
   std::unique_ptr<testing::Subprocess> serve_process = Serve(
       {"--shadow", "--namespaces", "shop", absl::StrCat("--prometheus=", prometheus.base_url())});
   testing::Subprocess& serve = *serve_process;
+  const int port = port_;
   ASSERT_TRUE(testing::WaitFor(
       [&] { return absl::StrContains(testing::HttpGet(port, "/healthz"), "3 locations, 5 nodes"); },
       absl::Seconds(30)))

@@ -113,14 +113,15 @@ TEST_F(TlsAuthTest, PrometheusScrapesTheCollectorOverTlsWithBasicAuthAndAClientC
 
   // Prometheus 2.42, as its users configure a scrape of an exporter with a web config.
   ASSERT_TRUE(std::filesystem::exists(testing::kPrometheusBinary));
-  const int prometheus_port = testing::FreeLoopbackPort();
   std::unique_ptr<testing::Subprocess> prometheus = testing::StartPrometheus(
-      dir_.path(), prometheus_port,
+      dir_.path(), 0,
       {{"carbonroute", port,
         absl::StrCat("scheme: https\ntls_config:\n  ca_file: ", certificates_.ca_file,
                      "\n  cert_file: ", certificates_.client_cert_file, "\n  key_file: ",
                      certificates_.client_key_file, "\nbasic_auth:\n  username: ", kUser,
                      "\n  password_file: ", dir_.File("password"), "\n")}});
+  const int prometheus_port = testing::PrometheusPort(*prometheus);
+  ASSERT_GT(prometheus_port, 0) << prometheus->Log();
   const bool scraped =
       testing::WaitForSeries(prometheus_port,
                              "carbonroute_carbon_intensity_grams_per_kilowatt_hour", 3)
@@ -167,12 +168,13 @@ TEST_F(TlsAuthTest, PrometheusScrapesTheCollectorOverTlsWithBasicAuthAndAClientC
 
 TEST_F(TlsAuthTest, SchedulerLiteServeRefusesAWrongPasswordWith401) {
   const std::string web_config = WebConfig(/*require_client_certificate=*/false);
-  const int port = testing::FreeLoopbackPort();
   testing::Subprocess serve(
-      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--listen", absl::StrCat("127.0.0.1:", port),
-       "--metrics", "http://127.0.0.1:1/metrics", "--data-dir",
-       std::string(CARBONROUTE_SOURCE_DIR) + "/data", "--web.config.file", web_config},
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "serve", "--listen", "127.0.0.1:0", "--metrics",
+       "http://127.0.0.1:1/metrics", "--data-dir", std::string(CARBONROUTE_SOURCE_DIR) + "/data",
+       "--web.config.file", web_config},
       dir_.File("serve.log"));
+  const int port = testing::LoggedPort(serve, "serving the kube-scheduler extender on ");
+  ASSERT_GT(port, 0) << serve.Log();
   ASSERT_TRUE(testing::WaitFor([&] { return Status(Get(port, "/healthz", kPassword, false)) != 0; },
                                absl::Seconds(30)))
       << serve.Log();

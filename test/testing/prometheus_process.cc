@@ -35,6 +35,10 @@ std::unique_ptr<Subprocess> StartPrometheus(const std::string& dir, int port,
       dir + "/prometheus.log");
 }
 
+int PrometheusPort(const Subprocess& prometheus) {
+  return LoggedPort(prometheus, "msg=\"Listening on\"");
+}
+
 nlohmann::json WaitForSeries(int port, const std::string& query, std::size_t series,
                              absl::Duration timeout) {
   nlohmann::json result = nlohmann::json::array();

@@ -28,10 +28,16 @@ struct ScrapeTarget {
 };
 
 // Writes `dir`/prometheus.yml and starts Prometheus with `dir`/tsdb, logging
-// to `dir`/prometheus.log. `rule_files` are absolute paths.
+// to `dir`/prometheus.log. `rule_files` are absolute paths. `port` 0: it binds
+// a port of its own, which PrometheusPort reads from its log (no other process
+// can take that port meanwhile).
 std::unique_ptr<Subprocess> StartPrometheus(const std::string& dir, int port,
                                             const std::vector<ScrapeTarget>& targets,
                                             const std::vector<std::string>& rule_files = {});
+
+// The port a Prometheus started on port 0 listens on (its log's "Listening on"
+// line; up to 30 s), 0 when it did not say.
+int PrometheusPort(const Subprocess& prometheus);
 
 // Asks Prometheus on 127.0.0.1:`port` for the instant `query` until it answers
 // `series` series (up to `timeout`); returns the result array, or an empty

@@ -9,6 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "base/data_files.h"
 
@@ -64,17 +71,60 @@ bool WaitFor(const std::function<bool()>& ready, absl::Duration timeout) {
   return ready();
 }
 
-int FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+namespace {
+
+// Whether 127.0.0.1:`port` can be bound now (closed again at once).
+bool Bindable(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof(address);
-  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-                     getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
   close(fd);
-  return bound ? ntohs(address.sin_port) : 0;
+  return bound;
+}
+
+// The first port of the kernel's ephemeral range (32768 when it cannot be read).
+int EphemeralLow() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 0, high = 0;
+  return range >> low >> high && low > 2048 ? low : 32768;
+}
+
+}  // namespace
+
+int FreeLoopbackPort() {
+  static absl::Mutex mutex(absl::kConstInit);
+  static std::set<int>* given = new std::set<int>();
+  static std::mt19937 random(std::random_device{}());
+  absl::MutexLock lock(&mutex);
+  const int low = 10000, high = EphemeralLow() - 1;
+  std::uniform_int_distribution<int> pick(low, std::max(low, high));
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int port = pick(random);
+    if (given->contains(port) || !Bindable(port)) continue;
+    given->insert(port);
+    return port;
+  }
+  return 0;
+}
+
+int LoggedPort(const Subprocess& process, const std::string& marker, absl::Duration timeout) {
+  int port = 0;
+  WaitFor(
+      [&] {
+        const std::string log = process.Log();
+        const std::size_t at = log.find(marker);
+        if (at == std::string::npos) return false;
+        const std::size_t host = log.find("127.0.0.1:", at + marker.size());
+        if (host == std::string::npos) return false;
+        port = std::atoi(log.c_str() + host + std::strlen("127.0.0.1:"));
+        return port > 0;
+      },
+      timeout);
+  return port;
 }
 
 std::string ReadFile(const std::string& path) {

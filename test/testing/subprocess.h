@@ -41,9 +41,19 @@ class Subprocess {
 // For waiting on a real process to come up, never for timing assertions.
 bool WaitFor(const std::function<bool()>& ready, absl::Duration timeout);
 
-// A TCP port on 127.0.0.1 that was free a moment ago (for programs that cannot
-// be told to bind port 0 and report it).
+// A TCP port on 127.0.0.1 that was free a moment ago, for a child that must
+// be told its port before it starts (a server another one is configured to
+// reach); a child that can bind port 0 and log its port should (LoggedPort).
+// The port is drawn at random from below the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range), so that no outgoing connection of a busy
+// machine (curl, a Prometheus scrape) takes it before the child binds it, and
+// a process never hands out the same port twice; 0 when none could be bound.
 int FreeLoopbackPort();
+
+// The port a child logged it listens on: the first "127.0.0.1:<port>" after
+// `marker` in its log, once it appears (up to `timeout`); 0 when it did not.
+int LoggedPort(const Subprocess& process, const std::string& marker,
+               absl::Duration timeout = absl::Seconds(30));
 
 // Reads a whole file ("" if it cannot be read).
 std::string ReadFile(const std::string& path);
