@@ -52,7 +52,9 @@ absl::StatusOr<std::vector<std::string>> YamlDocumentsAsJson(absl::string_view t
   try {
     for (const YAML::Node& document : YAML::LoadAll(std::string(text))) {
       if (document.IsNull()) continue;
-      documents.push_back(YamlToJson(document).dump());
+      // Bytes that are not UTF-8 (a Latin-1 value) become U+FFFD rather than an exception.
+      documents.push_back(
+          YamlToJson(document).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": not YAML: ", e.what()));

@@ -4,7 +4,7 @@
 // JSON) text, as minified JSON text the JSON readers of the project take
 // (kube/json_view.h, nlohmann::json). Plain scalars are typed by YAML 1.2's
 // core schema (null, true/false, integers, decimals; a quoted scalar stays a
-// string); empty documents are skipped.
+// string); empty documents are skipped. Bytes that are not UTF-8 become U+FFFD.
 //
 // Errors: kInvalidArgument "<what>: not YAML: ..." for a text YAML cannot read.
 // Thread safety: pure function.
