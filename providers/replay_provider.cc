@@ -1,5 +1,7 @@
 #include "providers/replay_provider.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/usage.h"
@@ -24,7 +26,11 @@ absl::StatusOr<std::unique_ptr<ReplayProvider>> ReplayProvider::Create(
     std::vector<std::string> unknown;
     for (const std::string& zone : locations) {
       if (!trace->ZoneIndex(zone)) {
-        const std::string closest = ClosestMatch(zone, trace->zones());
+        // Zone codes are short: two edits turn any code of two letters into another.
+        std::string closest = ClosestMatch(zone, trace->zones());
+        if (EditDistance(zone, closest) > std::max<std::size_t>(1, zone.size() / 3)) {
+          closest.clear();
+        }
         unknown.push_back(
             absl::StrCat("\"", zone, "\"",
                          closest.empty() ? "" : absl::StrCat(" (did you mean ", closest, "?)")));

@@ -151,7 +151,7 @@ TEST(KarmadaControllerBinary, CommandLineMistakesExitTwoNamingTheFlag) {
   };
   const std::vector<Case> cases = {
       {"karmada --controller --resync '5 minutes' --kube-api-url http://127.0.0.1:1",
-       "--resync: expected a positive duration such as 2h or 90m, got \"5 minutes\""},
+       "--resync: expected a positive duration such as 90m, 2h or 7d, got \"5 minutes\""},
       {"karmada --controller --policy p.yaml", "drop --policy and --apply"},
       {"karmada", "--policy: is required for a one-shot patch (or give --controller)"},
       {"karmada --controller --kubeconfig " + dir.File("missing.config"), "missing.config"},
