@@ -5,8 +5,11 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace carbonroute::kube {
 namespace {
@@ -44,13 +47,34 @@ nlohmann::json YamlToJson(const YAML::Node& node) {
   }
 }
 
+// The documents of a YAML stream, split on separator lines as Kubernetes'
+// YAML reader splits them (k8s.io/apimachinery's yaml.YAMLReader: a line that
+// is "---", alone or followed by a comment), each parsed with YAML::Load.
+// yaml-cpp 0.7's LoadAll loops without end, allocating, on some malformed
+// streams that Load refuses or reads (found by routing_objects_fuzz).
+std::vector<std::string> SplitDocuments(absl::string_view text) {
+  std::vector<std::string> documents(1);
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StartsWith(line, "---")) {
+      const absl::string_view rest = absl::StripAsciiWhitespace(line.substr(3));
+      if (rest.empty() || rest.front() == '#') {
+        documents.emplace_back();
+        continue;
+      }
+    }
+    absl::StrAppend(&documents.back(), line, "\n");
+  }
+  return documents;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> YamlDocumentsAsJson(absl::string_view text,
                                                              absl::string_view what) {
   std::vector<std::string> documents;
   try {
-    for (const YAML::Node& document : YAML::LoadAll(std::string(text))) {
+    for (const std::string& part : SplitDocuments(text)) {
+      const YAML::Node document = YAML::Load(part);
       if (document.IsNull()) continue;
       // Bytes that are not UTF-8 (a Latin-1 value) become U+FFFD rather than an exception.
       documents.push_back(
