@@ -154,7 +154,9 @@ absl::StatusOr<std::vector<Backend>> KeptBackends(const std::string& original) {
     if (!entry.is_object() || !entry.value("rule", RouteJson()).is_number_unsigned() ||
         !entry.value("index", RouteJson()).is_number_unsigned() ||
         !entry.value("name", RouteJson()).is_string() ||
-        !entry.value("weight", RouteJson()).is_number_integer()) {
+        !entry.value("weight", RouteJson()).is_number_integer() ||
+        !(entry.value("namespace", RouteJson()).is_null() ||
+          entry.value("namespace", RouteJson()).is_string())) {
       return invalid;
     }
     backends.push_back({.rule = entry["rule"].get<std::size_t>(),

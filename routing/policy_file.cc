@@ -20,6 +20,20 @@ namespace {
 
 using YamlJson = nlohmann::json;
 
+// `object`'s member `key`, or null when `object` is not an object or has none (a file's
+// value of another type is not an exception: nlohmann's value() throws on it).
+const YamlJson* Member(const YamlJson& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// The string member `key` of `object`; "" when absent or of another type.
+std::string StringMember(const YamlJson& object, const char* key) {
+  const YamlJson* member = Member(object, key);
+  return member != nullptr && member->is_string() ? member->get<std::string>() : "";
+}
+
 // Every document of `text`, as JSON values.
 absl::StatusOr<std::vector<YamlJson>> ReadDocuments(const std::string& text,
                                                     const std::string& path) {
@@ -86,18 +100,18 @@ absl::StatusOr<PolicyFile> ReadPolicyFile(const std::string& text, const std::st
   PolicyFile file;
   std::optional<RoutingPolicy> policy;
   for (const YamlJson& document : *documents) {
-    const std::string kind = document.is_object() ? document.value("kind", "") : "";
-    if ((kind == "DestinationRule" || kind == "HTTPRoute") && document.contains("metadata")) {
-      (kind == "HTTPRoute" ? file.routes : file.rules)[document["metadata"].value("name", "")] =
+    const std::string kind = StringMember(document, "kind");
+    const YamlJson* metadata = Member(document, "metadata");
+    if ((kind == "DestinationRule" || kind == "HTTPRoute") && metadata != nullptr) {
+      (kind == "HTTPRoute" ? file.routes : file.rules)[StringMember(*metadata, "name")] =
           document.dump();
       continue;
     }
-    if (kind == "Service" && document.contains("metadata")) {
-      const YamlJson& metadata = document["metadata"];
-      const YamlJson labels = metadata.value("labels", YamlJson::object());
-      file.service_regions[absl::StrCat(metadata.value("namespace", ""), "/",
-                                        metadata.value("name", ""))] =
-          labels.is_object() ? labels.value(kube::kRegionLabel, "") : "";
+    if (kind == "Service" && metadata != nullptr) {
+      const YamlJson* labels = Member(*metadata, "labels");
+      file.service_regions[absl::StrCat(StringMember(*metadata, "namespace"), "/",
+                                        StringMember(*metadata, "name"))] =
+          labels == nullptr ? "" : StringMember(*labels, kube::kRegionLabel);
       continue;
     }
     if (kind != kPolicyKind) continue;
