@@ -93,7 +93,7 @@ Poller::Poller(std::vector<providers::Provider*> providers, cache::ReadingStore&
     : providers_(std::move(providers)),
       store_(store),
       metrics_(metrics),
-      config_(config),
+      config_(std::move(config)),
       clock_(clock) {
   // Every state exists from the start: the providers' loops then only look
   // entries up, so they may run on threads of their own.

@@ -361,7 +361,7 @@ TEST(CliUsage, ARepeatableOptionTakesOneValueWhateverTheOrder) {
 TEST(CliUsage, DurationsTakeDaysEverywhereAndCountsAreNeverNegative) {
   const std::string unreachable = " --metrics http://127.0.0.1:1/metrics";
   for (const char* command : {"rank --runtime 2d", "explain FR --runtime 1w"}) {
-    const ShellRun run = Shell(kSchedulerLite + " " + command + unreachable);
+    const ShellRun run = Shell(absl::StrCat(kSchedulerLite, " ", command, unreachable));
     EXPECT_EQ(run.exit_code, 1) << command << ": " << run.output;  // the source, not the flag
     EXPECT_THAT(run.output, HasSubstr("no source could be read")) << command;
   }
@@ -381,7 +381,7 @@ TEST(CliUsage, DurationsTakeDaysEverywhereAndCountsAreNeverNegative) {
   EXPECT_THAT(threads.output, HasSubstr("0 to 1024"));
   EXPECT_LT(threads.output.size(), 300u) << threads.output;
   for (const char* bytes : {"-1", "0", "99999999999"}) {
-    const ShellRun body = Shell(kSchedulerLite + " serve --max-body-bytes " + bytes);
+    const ShellRun body = Shell(absl::StrCat(kSchedulerLite, " serve --max-body-bytes ", bytes));
     EXPECT_EQ(body.exit_code, 2) << bytes << ": " << body.output;
     EXPECT_THAT(body.output, HasSubstr("--max-body-bytes")) << bytes;
   }
