@@ -70,19 +70,16 @@ void PodWatch::OnFailure(const std::string& what) {
   failure_ = what;
   if (now - last_warning_ < kFailureWarningEvery) return;
   last_warning_ = now;
-  spdlog::warn(
-      absl::StrCat("savings ledger: the Pod watch fails (", what,
-                   "): nothing is booked until it lists the Pods again (failing for ",
-                   absl::FormatDuration(absl::Trunc(now - failing_since_, absl::Seconds(1))), ")"));
+  spdlog::warn(absl::StrCat("savings ledger: the Pod watch fails (", what,
+                            "): nothing is booked until it lists the Pods again (failing for ",
+                            FailingFor(now), ")"));
 }
 
 void PodWatch::OnRecovered() {
   absl::MutexLock lock(&mutex_);
   if (failure_.empty()) return;
-  spdlog::info(absl::StrCat(
-      "savings ledger: the Pod watch answers again after ",
-      absl::FormatDuration(absl::Trunc(clock_.Now() - failing_since_, absl::Seconds(1))),
-      "; booking"));
+  spdlog::info(absl::StrCat("savings ledger: the Pod watch answers again after ",
+                            FailingFor(clock_.Now()), "; booking"));
   failure_.clear();
   last_warning_ = absl::InfinitePast();
 }
@@ -90,9 +87,11 @@ void PodWatch::OnRecovered() {
 std::string PodWatch::Failing() const {
   absl::MutexLock lock(&mutex_);
   if (failure_.empty()) return "";
-  return absl::StrCat(
-      failure_, " (failing for ",
-      absl::FormatDuration(absl::Trunc(clock_.Now() - failing_since_, absl::Seconds(1))), ")");
+  return absl::StrCat(failure_, " (failing for ", FailingFor(clock_.Now()), ")");
+}
+
+std::string PodWatch::FailingFor(absl::Time now) const {
+  return absl::FormatDuration(absl::Trunc(now - failing_since_, absl::Seconds(1)));
 }
 
 absl::Status PodWatch::OnEvent(kube::WatchEventType type, const kube::JsonField& object) {

@@ -73,6 +73,8 @@ class PodWatch final : private kube::ListWatchHandler {
   absl::Status OnEvent(kube::WatchEventType type, const kube::JsonField& object) override;
   void OnFailure(const std::string& what) override;
   void OnRecovered() override;
+  // How long the watch has failed at `now`, in whole seconds ("4s").
+  std::string FailingFor(absl::Time now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   Clock& clock_;
   const ModelStore& models_;
