@@ -174,6 +174,31 @@ inline constexpr char kRoutingErrors[] = "carbonroute_routing_errors_total";
 inline constexpr ControllerMetricNames kRoutingControllerMetrics{
     .leader = kRoutingLeader, .errors = kRoutingErrors, .last_reconcile = kRoutingLastReconcile};
 
+// scheduler-lite's re-placement controller (`scheduler-lite rebalance --controller`,
+// rebalance/rebalance_controller.h); `namespace`, `policy`: the CarbonRebalancePolicy.
+// gauge{namespace, policy}: its Pods a cleaner Node has beaten by more than the tolerance for
+// longer than minStay, whose move pays (they are moved as the limits allow).
+inline constexpr char kRebalanceCandidates[] = "carbonroute_rebalance_candidates";
+// counter{namespace, policy, result}: eviction attempts by result: evicted, would_evict
+// (--dry-run), blocked_by_pdb (a PodDisruptionBudget's 429), throttled (API Priority and
+// Fairness' 429), failed; the CarbonrouteRebalanceEvictionsFailing alert.
+inline constexpr char kRebalanceEvictions[] = "carbonroute_rebalance_evictions_total";
+// gauge{namespace, policy}: the grams its moves gained since this replica started, signed:
+// the stays' grams where they had been against where they run, minus the restarts' (the
+// savings ledger's series, controller="rebalance", hold the same per namespace).
+inline constexpr char kRebalanceGramsGained[] = "carbonroute_rebalance_gained_grams";
+// gauge{namespace, policy}: Unix seconds of the policy's last reconcile.
+inline constexpr char kRebalanceLastReconcile[] =
+    "carbonroute_rebalance_last_reconcile_timestamp_seconds";
+// gauge: 1 while this replica holds the Lease (or runs alone), else 0.
+inline constexpr char kRebalanceLeader[] = "carbonroute_rebalance_leader";
+// counter{operation}: failed API calls (list, evict, status, event, lease) and model loads.
+inline constexpr char kRebalanceErrors[] = "carbonroute_rebalance_errors_total";
+inline constexpr ControllerMetricNames kRebalanceControllerMetrics{
+    .leader = kRebalanceLeader,
+    .errors = kRebalanceErrors,
+    .last_reconcile = kRebalanceLastReconcile};
+
 // scheduler-lite's Karmada controller (`scheduler-lite karmada --controller`,
 // karmada/karmada_controller.h); `namespace`, `policy`: the policy object, `kind`:
 // CarbonAwareKarmadaPolicy or CarbonPlacementPolicy.

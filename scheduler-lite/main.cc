@@ -18,6 +18,7 @@
 #include "scheduler-lite/hold_command.h"
 #include "scheduler-lite/karmada_command.h"
 #include "scheduler-lite/rank_command.h"
+#include "scheduler-lite/rebalance_command.h"
 #include "scheduler-lite/report_command.h"
 #include "scheduler-lite/route_command.h"
 #include "scheduler-lite/serve_command.h"
@@ -38,6 +39,7 @@ std::vector<std::unique_ptr<Subcommand>> AllSubcommands() {
   table.push_back(NewSimulateSubcommand());
   table.push_back(NewReportSubcommand());
   table.push_back(NewRouteSubcommand());
+  table.push_back(NewRebalanceSubcommand());
   return table;
 }
 

@@ -8,7 +8,7 @@
 #include "absl/strings/strip.h"
 #include "placement/candidate_names.h"
 #include "scheduler-lite/command_flags.h"
-#include "scheduler-lite/ranking_output.h"
+#include "output/ranking_output.h"
 
 namespace carbonroute::scheduler_lite {
 

@@ -16,7 +16,7 @@
 #include "base/utc_time.h"
 #include "ledger/ledger.h"
 #include "scheduler-lite/command_flags.h"
-#include "scheduler-lite/gnuplot_plot.h"
+#include "output/gnuplot_plot.h"
 
 namespace carbonroute::scheduler_lite {
 

@@ -57,7 +57,7 @@ using SavingSeries = std::map<std::string, std::map<int64_t, double>>;
 absl::StatusOr<SavingSeries> QuerySavingSeries(const ReportRequest& request, absl::Time until,
                                                net::HttpClient& http);
 // Draws `series` into request.plot. Errors: kNotFound when `series` is empty;
-// those of DrawWithGnuplot (scheduler-lite/gnuplot_plot.h).
+// those of DrawWithGnuplot (output/gnuplot_plot.h).
 absl::Status PlotSavings(const SavingSeries& series, const ReportRequest& request,
                          absl::Time until);
 

@@ -23,8 +23,8 @@
 #include "contract/region_locations.h"
 #include "contract/rtt_matrix.h"
 #include "scheduler-lite/command_flags.h"
-#include "scheduler-lite/simulation_output.h"
-#include "scheduler-lite/temporal_output.h"
+#include "output/simulation_output.h"
+#include "output/temporal_output.h"
 #include "simulator/both_shift.h"
 #include "simulator/simulation_sites.h"
 #include "simulator/temporal_simulation.h"
@@ -139,14 +139,27 @@ simulator::SimulatedForecast ForecastFlag(const std::string& text) {
 
 // The flags that apply to some shifts only, and the shifts they apply to.
 const std::vector<std::pair<const char*, std::vector<std::string>>> kShiftFlags = {
-    {"--region-zones", {"space", "both"}}, {"--rtt-matrix", {"space", "both"}},
-    {"--max-rtt-ms", {"space", "both"}},   {"--origins", {"space"}},
-    {"--idle-capacity", {"space"}},        {"--runtime", {"space"}},
-    {"--carbon-weight", {"space"}},        {"--latency-weight", {"space"}},
-    {"--carbon-tolerance", {"space"}},     {"--capacity-prices", {"space"}},
-    {"--zone-groups", {"time", "both"}},   {"--job-length", {"time", "both"}},
-    {"--slack", {"time", "both"}},         {"--interruptible", {"time", "both"}},
-    {"--group", {"time", "both"}},         {"--forecast-horizon", {"time", "both"}}};
+    {"--region-zones", {"space", "both", "rebalance"}},
+    {"--rtt-matrix", {"space", "both", "rebalance"}},
+    {"--max-rtt-ms", {"space", "both", "rebalance"}},
+    {"--origins", {"space"}},
+    {"--idle-capacity", {"space"}},
+    {"--runtime", {"space"}},
+    {"--carbon-weight", {"space"}},
+    {"--latency-weight", {"space"}},
+    {"--carbon-tolerance", {"space"}},
+    {"--capacity-prices", {"space"}},
+    {"--zone-groups", {"time", "both", "rebalance"}},
+    {"--job-length", {"time", "both"}},
+    {"--slack", {"time", "both"}},
+    {"--interruptible", {"time", "both"}},
+    {"--group", {"time", "both", "rebalance"}},
+    {"--forecast-horizon", {"time", "both"}},
+    {"--tolerances", {"rebalance"}},
+    {"--restart-minutes", {"rebalance"}},
+    {"--lifetime", {"rebalance"}},
+    {"--min-stay", {"rebalance"}},
+    {"--horizon", {"rebalance"}}};
 
 constexpr char kSimulateModel[] = R"(Model:
   A site is a grid zone that hosts at least one region of --region-zones; regions
@@ -196,7 +209,18 @@ Sites whose zone has no column in --trace are skipped with a warning.
   --max-rtt-ms (default 100) of their origin. Jobs are marginal (each fits in a
   site's idle room and changes no intensity), so an hour a job runs costs the
   cleanest reachable site's reading: now runs at arrival at home; carbonroute and
-  oracle wait on that reachable series (carbonroute with the forecast of it).)";
+  oracle wait on that reachable series (carbonroute with the forecast of it).
+--shift rebalance (re-placing running services; docs/rebalance.md): at every site
+  one service arrives each day (at hour day mod 24) and runs --lifetime at constant
+  power. bind time: placed at arrival at the cleanest site within --max-rtt-ms
+  (default 25,100) of its origin, and kept. rebalance: placed the same way, then
+  every hour moved when the cleanest site within the limit has beaten its own by
+  more than the tolerance for --min-stay, it has run --min-stay where it is, and
+  the gap now over --horizon earns more than the restart (--restart-minutes of its
+  own power, priced at the destination): rebalance --controller's rules. Per
+  --group, limit, --tolerances and --restart-minutes: the mean intensity of local,
+  bind time and rebalance (restarts included), the extra saving over bind time and
+  the moves per workload-day.)";
 
 class SimulateSubcommand final : public Subcommand {
  public:
@@ -207,8 +231,8 @@ class SimulateSubcommand final : public Subcommand {
   void AddFlags(CLI::App& cmd) override {
     cmd.add_option("--shift", request_.shift,
                    "space: move work between sites; time: wait for cleaner hours; both: wait "
-                   "and move")
-        ->check(CLI::IsMember({"space", "time", "both"}))
+                   "and move; rebalance: re-place running services against placing them once")
+        ->check(CLI::IsMember({"space", "time", "both", "rebalance"}))
         ->capture_default_str();
     cmd.add_option("--trace", request_.trace_csv,
                    "hourly carbon-intensity CSV datetime,<zone>... (default: "
@@ -282,6 +306,20 @@ class SimulateSubcommand final : public Subcommand {
                    "will run out: yes or no")
         ->check(CLI::IsMember({"yes", "no"}))
         ->capture_default_str();
+    cmd.add_option("--tolerances", tolerances_,
+                   "--shift rebalance: carbon tolerances, gCO2eq/kWh, comma-separated")
+        ->capture_default_str();
+    cmd.add_option("--restart-minutes", restart_minutes_,
+                   "--shift rebalance: a restart's energy in minutes of the service's own power, "
+                   "comma-separated")
+        ->capture_default_str();
+    cmd.add_option("--lifetime", lifetime_, "--shift rebalance: how long each service runs")
+        ->capture_default_str();
+    cmd.add_option("--min-stay", min_stay_,
+                   "--shift rebalance: the policy's minStay (rounded up to whole hours)")
+        ->capture_default_str();
+    cmd.add_option("--horizon", horizon_, "--shift rebalance: the policy's horizon")
+        ->capture_default_str();
     cmd.add_option("--threads", request_.options.threads, "worker threads (0: one per core)")
         ->check(CLI::Range(0, 1024).description("0 to 1024"))
         ->capture_default_str();
@@ -300,6 +338,10 @@ class SimulateSubcommand final : public Subcommand {
     }
     if (!request_.plot.empty() && !IsPlotPath(request_.plot)) {
       throw CLI::ValidationError("--plot", "\"" + request_.plot + "\" must end in .svg or .png");
+    }
+    if (request_.shift == "rebalance") {
+      ValidateRebalance();
+      return;
     }
     if (time) {
       ValidateTime();
@@ -343,6 +385,42 @@ class SimulateSubcommand final : public Subcommand {
     o.capacity_prices = capacity_prices_ == "yes";
     request_.origins = absl::StrSplit(origins_, ',', absl::SkipEmpty());
   }
+  void ValidateRebalance() {
+    simulator::ReplacementOptions& r = request_.replacement;
+    r.max_rtt_ms = LatencyLimitsFlag(
+        command_->get_option("--max-rtt-ms")->count() > 0 ? limits_ : "25,100", "--max-rtt-ms");
+    r.tolerances = NumberListFlag(tolerances_, "--tolerances", 0, 1e6,
+                                  "gCO2eq/kWh ≥ 0, comma-separated, such as 25,50,100");
+    r.restart_minutes = NumberListFlag(restart_minutes_, "--restart-minutes", 0, 1e6,
+                                       "minutes ≥ 0, comma-separated, such as 1,15,60");
+    const std::vector<int> lifetime = HoursListFlag(lifetime_, "--lifetime", 1);
+    if (lifetime.size() != 1) {
+      throw CLI::ValidationError("--lifetime", "expected one duration, got \"" + lifetime_ + "\"");
+    }
+    r.lifetime_hours = lifetime[0];
+    r.min_stay = DurationFlag(min_stay_, "--min-stay");
+    r.horizon = DurationFlag(horizon_, "--horizon");
+    if (r.horizon <= absl::ZeroDuration()) {
+      throw CLI::ValidationError("--horizon", "expected a duration > 0, got \"" + horizon_ + "\"");
+    }
+    r.groups = GroupsFlag(command_->get_option("--group")->count() > 0 ? groups_ : "Global,Europe");
+  }
+  std::vector<std::string> GroupsFlag(const std::string& text) {
+    std::vector<std::string> groups;
+    std::vector<std::string> known = {simulator::kGlobalGroup};
+    known.insert(known.end(), std::begin(simulator::kZoneGroups), std::end(simulator::kZoneGroups));
+    for (absl::string_view name : absl::StrSplit(text, ',')) {
+      const std::string group(absl::StripAsciiWhitespace(name));
+      if (std::find(known.begin(), known.end(), group) == known.end()) {
+        const std::string closest = ClosestMatch(group, known);
+        throw CLI::ValidationError(
+            "--group", "unknown group \"" + group + "\" (groups: " + absl::StrJoin(known, ", ") +
+                           ")" + (closest.empty() ? "" : "; did you mean \"" + closest + "\"?"));
+      }
+      if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+    }
+    return groups;
+  }
   void ValidateTime() {
     simulator::TemporalOptions& t = request_.temporal;
     t.threads = request_.options.threads;
@@ -358,21 +436,7 @@ class SimulateSubcommand final : public Subcommand {
                                  "expected one duration, got \"" + forecast_horizon_ + "\"");
     }
     t.forecast_horizon_hours = horizon[0];
-    t.groups.clear();
-    std::vector<std::string> known = {simulator::kGlobalGroup};
-    known.insert(known.end(), std::begin(simulator::kZoneGroups), std::end(simulator::kZoneGroups));
-    for (absl::string_view name : absl::StrSplit(groups_, ',')) {
-      const std::string group(absl::StripAsciiWhitespace(name));
-      if (std::find(known.begin(), known.end(), group) == known.end()) {
-        const std::string closest = ClosestMatch(group, known);
-        throw CLI::ValidationError(
-            "--group", "unknown group \"" + group + "\" (groups: " + absl::StrJoin(known, ", ") +
-                           ")" + (closest.empty() ? "" : "; did you mean \"" + closest + "\"?"));
-      }
-      if (std::find(t.groups.begin(), t.groups.end(), group) == t.groups.end()) {
-        t.groups.push_back(group);
-      }
-    }
+    t.groups = GroupsFlag(groups_);
     if (command_->get_option("--policies")->count() > 0) {
       request_.temporal_policies.clear();
       for (absl::string_view name : absl::StrSplit(policies_, ',')) {
@@ -429,6 +493,11 @@ class SimulateSubcommand final : public Subcommand {
   std::string slacks_ = "24h,168h,480h,720h,8760h";
   std::string interruptible_ = "both";
   std::string groups_ = "Global,Americas,Europe,Asia,Oceania";
+  std::string tolerances_ = "25,50,100";
+  std::string restart_minutes_ = "1,15,60";
+  std::string lifetime_ = "7d";
+  std::string min_stay_ = "30m";
+  std::string horizon_ = "4h";
   CLI::App* command_ = nullptr;
 };
 
@@ -481,6 +550,39 @@ int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace,
   return PlotOutcome(PlotTemporal(*rows, request.plot), request.plot, err);
 }
 
+// --shift rebalance over `topology`'s sites.
+int SimulateRebalance(const SimulateRequest& request, const IntensityTrace& trace,
+                      const SiteTopology& topology, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<std::string> text = ReadFileToString(request.zone_groups_csv, "zone groups file");
+  if (!text.ok()) {
+    err << kPrefix << text.status().message() << "\n";
+    return kUsageExitCode;
+  }
+  absl::StatusOr<std::map<std::string, std::set<std::string>>> groups =
+      simulator::ParseZoneGroups(*text, request.zone_groups_csv);
+  if (!groups.ok()) {
+    err << kPrefix << groups.status().message() << "\n";
+    return kUsageExitCode;
+  }
+  absl::StatusOr<std::vector<simulator::ReplacementRow>> rows =
+      simulator::SimulateReplacement(topology, trace, *groups, request.replacement);
+  if (!rows.ok()) {
+    err << kPrefix << rows.status().message() << "\n";
+    return absl::IsInvalidArgument(rows.status()) ? kUsageExitCode : 1;
+  }
+  if (request.format == "csv") {
+    WriteReplacementCsv(*rows, out);
+  } else if (request.format == "json") {
+    WriteReplacementJson(*rows, out);
+  } else {
+    WriteReplacementTable(*rows, out);
+  }
+  if (!request.plot.empty()) {
+    err << kPrefix << "note: --plot draws --shift space, time and both; not written\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostream& err) {
@@ -513,6 +615,7 @@ int SimulateCommand(const SimulateRequest& request, std::ostream& out, std::ostr
         << " left out: " << absl::StrJoin(named, "; ") << "\n";
   }
   if (request.shift == "both") return SimulateTime(request, *trace, &*topology, out, err);
+  if (request.shift == "rebalance") return SimulateRebalance(request, *trace, *topology, out, err);
   std::vector<std::string> notes;
   absl::StatusOr<std::vector<std::size_t>> origins = ResolveOrigins(request, *topology, notes);
   for (const std::string& note : notes) err << kPrefix << "note: " << note << "\n";

@@ -20,24 +20,27 @@
 #include <vector>
 
 #include "scheduler-lite/subcommand.h"
+#include "simulator/replacement.h"
 #include "simulator/simulator.h"
 #include "simulator/temporal_simulation.h"
 
 namespace carbonroute::scheduler_lite {
 
 struct SimulateRequest {
-  std::string shift = "space";   // space (placement across sites) | time (waiting) | both
-  std::string trace_csv;         // datetime,<zone>... hourly gCO2eq/kWh
+  std::string shift =
+      "space";            // space (placement across sites) | time (waiting) | both | rebalance
+  std::string trace_csv;  // datetime,<zone>... hourly gCO2eq/kWh
   std::string zone_groups_csv;   // --shift time: zone_code,...,Americas,Europe,Asia,Oceania
   std::string region_zones_csv;  // gcp_region,zone
   // Every cloud's regions (data/cloud-regions.csv): an origin that is a region
   // of another cloud ("eastus") is taken as its grid zone's site.
   std::string cloud_regions_csv;
-  std::string rtt_matrix_csv;            // sending_region,receiving_region,milliseconds
-  std::vector<std::string> origins;      // regions or zones; empty: every site
-  simulator::SimulationOptions options;  // origins are filled from `origins`
-  simulator::TemporalOptions temporal;   // --shift time and both
-  std::vector<double> both_max_rtt_ms;   // --shift both: the latency limits
+  std::string rtt_matrix_csv;                 // sending_region,receiving_region,milliseconds
+  std::vector<std::string> origins;           // regions or zones; empty: every site
+  simulator::SimulationOptions options;       // origins are filled from `origins`
+  simulator::TemporalOptions temporal;        // --shift time and both
+  std::vector<double> both_max_rtt_ms;        // --shift both: the latency limits
+  simulator::ReplacementOptions replacement;  // --shift rebalance
   std::vector<std::string> temporal_policies = {"now", "carbonroute", "oracle"};  // --shift time
   std::string format = "table";                                                   // table|csv|json
   std::string plot;           // "" or FILE.svg / FILE.png

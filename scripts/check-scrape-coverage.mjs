@@ -3,7 +3,7 @@
 // monitored: the Prometheus Operator's objects (deploy/prometheus-operator/:
 // a PodMonitor selects the component's Pods, or a ServiceMonitor a Service
 // that selects them) and the prometheus.io/scrape annotations on its Pod
-// template (deploy/kubernetes/, deploy/kubernetes/routing/, deploy/karmada/host/). A rule or panel about a
+// template (deploy/kubernetes/, deploy/kubernetes/routing/, deploy/kubernetes/rebalance/, deploy/karmada/host/). A rule or panel about a
 // component nothing scrapes can never fire or draw.
 // Which component produces a metric is the table below, by name; a carbonroute
 // metric it does not know fails the check, so the table follows the contract
@@ -21,6 +21,7 @@ const producers = [
   [/^carbonroute_hold_/, 'carbonroute-hold'],
   [/^(carbonroute_karmada_|carbon_aware_karmada_operator_)/, 'carbonroute-karmada'],
   [/^carbonroute_routing_/, 'carbonroute-route'],
+  [/^carbonroute_rebalance_/, 'carbonroute-rebalance'],
   // The savings ledger: every controller that books in it (the Karmada controller and hold;
   // the check needs one scraped producer).
   [/^carbonroute_ledger_/, 'carbonroute-karmada'],
@@ -55,7 +56,7 @@ for (const panel of panels(dashboard.panels ?? [])) {
 
 // What the shipped objects scrape: app labels, per way of monitoring.
 const objects = [];
-for (const dir of ['kubernetes', 'kubernetes/routing', 'karmada/host', 'prometheus-operator']) {
+for (const dir of ['kubernetes', 'kubernetes/routing', 'kubernetes/rebalance', 'karmada/host', 'prometheus-operator']) {
   for (const file of readdirSync(join(deploy, dir)).filter((f) => f.endsWith('.yaml'))) {
     for (const document of parseAllDocuments(readFileSync(join(deploy, dir, file), 'utf8'))) {
       const object = document.toJS();

@@ -336,6 +336,31 @@ timeseries("Reconciles per hour",
                    "{{result}}")],
            x=18, w=6)
 
+# --- Re-placing running Pods (scheduler-lite rebalance --controller, docs/rebalance.md) ---
+row("Re-placing running Pods (rebalance)")
+timeseries("Candidates",
+           "Per policy, its Pods a cleaner Node within their limits has beaten by more than the "
+           "tolerance for longer than minStay and whose move pays (carbonroute_rebalance_candidates): "
+           "they are moved as maxMovesPerPeriod and the disruption budgets allow.",
+           [target("max by (namespace, policy) (carbonroute_rebalance_candidates)",
+                   "{{namespace}}/{{policy}}")],
+           x=0, w=8, advance=False)
+timeseries("Evictions per hour",
+           "Eviction attempts per hour by result: evicted, blocked_by_pdb (a PodDisruptionBudget's "
+           "429: tried again at the next resync), throttled, failed, would_evict (--dry-run).",
+           [target("sum by (result) (rate(carbonroute_rebalance_evictions_total[$__rate_interval])) "
+                   "* 3600",
+                   "{{result}}")],
+           x=8, w=8, advance=False)
+timeseries("Grams gained by moves",
+           "Per policy, gCO2eq its moves gained since the controller started, signed: the stays "
+           "where they run against where they were, minus the restarts "
+           "(carbonroute_rebalance_gained_grams; the ledger's controller=\"rebalance\" series hold "
+           "the same per namespace). Below zero: moves that have not paid back yet.",
+           [target("max by (namespace, policy) (carbonroute_rebalance_gained_grams)",
+                   "{{namespace}}/{{policy}}")],
+           x=16, w=8, unit="g")
+
 # --- What carbonroute saved (the savings ledger, docs/savings.md) -------------
 LEDGER = 'emissions_type=~"$signal"'
 row("What carbonroute saved")

@@ -20,6 +20,8 @@ ROUTES = {
     "templates/hold.yaml": "kubernetes/hold.yaml",
     "templates/routing-controller.yaml": "kubernetes/routing/controller.yaml",
     "crds/crd-carbonroutingpolicies.yaml": "kubernetes/routing/crd-carbonroutingpolicies.yaml",
+    "templates/rebalance-controller.yaml": "kubernetes/rebalance/controller.yaml",
+    "crds/crd-carbonrebalancepolicies.yaml": "kubernetes/rebalance/crd-carbonrebalancepolicies.yaml",
     "templates/karmada-controller.yaml": "karmada/host/controller.yaml",
     ("templates/prometheus-operator.yaml", "ServiceMonitor"): "prometheus-operator/service-monitor.yaml",
     ("templates/prometheus-operator.yaml", "PodMonitor"): "prometheus-operator/pod-monitor.yaml",

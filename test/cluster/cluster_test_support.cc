@@ -1,5 +1,6 @@
 #include "test/cluster/cluster_test_support.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,9 +10,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "test/testing/build_paths.h"
+#include "test/testing/subprocess.h"
 
 namespace carbonroute::testing {
 
@@ -67,7 +70,8 @@ std::vector<std::string> SchedulerLite(const std::vector<std::string>& args) {
   return argv;
 }
 
-CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir) {
+CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir,
+                                 GridValues grid, int port, const std::string& log_name) {
   absl::StatusOr<std::string> kubeconfig =
       plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-carbon");
   if (!kubeconfig.ok()) {
@@ -76,7 +80,7 @@ CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::strin
   }
   return StartCollector(dir,
                         absl::StrFormat(R"yaml(
-listen_address: 127.0.0.1:0
+listen_address: 127.0.0.1:%d
 database: ":memory:"
 node: {name: carbon-0}
 rtt:
@@ -85,8 +89,8 @@ rtt:
   peer_selection: {mode: none}
 providers: [{type: static, values: {BE: %g, DE: %g, FR: %g}}]
 )yaml",
-                                        *kubeconfig, kBelgium, kGermany, kFrance),
-                        "carbon-role.log");
+                                        port, *kubeconfig, grid.belgium, grid.germany, grid.france),
+                        log_name);
 }
 
 std::string Readiness(const RealControlPlane& plane, const std::string& namespace_name,
@@ -113,6 +117,51 @@ std::string ConfigMapFile(const std::string& rendered, const std::string& key) {
     absl::StrAppend(&file, line.empty() ? line : line.substr(4), "\n");
   }
   return std::string(absl::StripTrailingAsciiWhitespace(file)) + "\n";
+}
+
+std::unique_ptr<Subprocess> StartServe(const RealControlPlane& plane, const std::string& dir,
+                                       int port, int collector_port,
+                                       const std::vector<std::string>& extra) {
+  absl::StatusOr<std::string> kubeconfig =
+      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-extender");
+  EXPECT_TRUE(kubeconfig.ok()) << kubeconfig.status();
+  std::vector<std::string> argv = {
+      CARBONROUTE_SCHEDULER_LITE_BINARY,
+      "serve",
+      absl::StrCat("--web.listen-address=127.0.0.1:", port),
+      "--refresh=1s",
+      "--kubeconfig=" + kubeconfig.value_or(""),
+      absl::StrCat("--metrics=http://127.0.0.1:", collector_port, "/metrics"),
+      absl::StrCat("--data-dir=", CARBONROUTE_SOURCE_DIR, "/data")};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto serve = std::make_unique<Subprocess>(argv, dir + "/serve.log");
+  EXPECT_TRUE(WaitFor([&] { return absl::StrContains(HttpGet(port, "/healthz"), "3 locations"); },
+                      absl::Seconds(60)))
+      << serve->Log() << HttpGet(port, "/healthz");
+  return serve;
+}
+
+std::string ShippedSchedulerConfig(const RealControlPlane& plane, int port, bool node_cache_capable,
+                                   bool ignorable) {
+  const std::string shipped = Field(plane, "configmap carbonroute-scheduler-config", "carbonroute",
+                                    "{.data.scheduler-config\\.yaml}");
+  constexpr char kShippedUrl[] = "http://carbonroute-extender.carbonroute.svc:8888";
+  EXPECT_THAT(shipped, ::testing::HasSubstr(absl::StrCat("urlPrefix: \"", kShippedUrl, "\"")));
+  EXPECT_THAT(shipped, ::testing::HasSubstr("leaderElect: true"));
+  EXPECT_THAT(shipped, ::testing::HasSubstr("nodeCacheCapable: true"));
+  EXPECT_THAT(shipped, ::testing::HasSubstr("ignorable: true"));
+  absl::StatusOr<std::string> kubeconfig =
+      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-scheduler");
+  EXPECT_TRUE(kubeconfig.ok()) << kubeconfig.status();
+  return absl::StrCat(
+      absl::StrReplaceAll(
+          shipped,
+          {{kShippedUrl, absl::StrCat("http://127.0.0.1:", port)},
+           {"leaderElect: true", "leaderElect: false"},
+           {"nodeCacheCapable: true",
+            absl::StrCat("nodeCacheCapable: ", node_cache_capable ? "true" : "false")},
+           {"ignorable: true", absl::StrCat("ignorable: ", ignorable ? "true" : "false")}}),
+      "clientConnection: {kubeconfig: \"", kubeconfig.value_or(""), "\"}\n");
 }
 
 }  // namespace carbonroute::testing

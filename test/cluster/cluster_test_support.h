@@ -10,6 +10,7 @@
 #define CARBONROUTE_TEST_CLUSTER_CLUSTER_TEST_SUPPORT_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "absl/time/time.h"
 #include "test/testing/collector_process.h"
 #include "test/testing/real_control_plane.h"
+#include "test/testing/subprocess.h"
 
 namespace carbonroute::testing {
 
@@ -43,9 +45,17 @@ double SeriesValue(const std::string& page, const std::vector<std::string>& part
 // argv of the built scheduler-lite: `args`, then --data-dir naming the repository's data/.
 std::vector<std::string> SchedulerLite(const std::vector<std::string>& args);
 
+// What the carbon role's static provider reads for each grid location, gCO2eq/kWh.
+struct GridValues {
+  double belgium = kBelgium, germany = kGermany, france = kFrance;
+};
+
 // The carbon role's collector (carbonroute-collector, static provider) with node discovery
-// through the API, as the ServiceAccount carbonroute/carbonroute-carbon.
-CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir);
+// through the API, as the ServiceAccount carbonroute/carbonroute-carbon; on `port` (0: any free
+// one; a fixed port lets a restart with other values keep its readers), logging to `log_name`.
+CollectorProcess StartCarbonRole(const RealControlPlane& plane, const std::string& dir,
+                                 GridValues grid = {}, int port = 0,
+                                 const std::string& log_name = "carbon-role.log");
 
 // "ready/desired" of `workload` ("daemonset/NAME" or "deployment/NAME") in `namespace_name`:
 // a DaemonSet's Ready Pods of those it should run, a Deployment's ready replicas of its
@@ -59,6 +69,18 @@ absl::StatusOr<std::string> RenderChart(const RealControlPlane& plane, const std
 
 // The text of the first ConfigMap entry `key: |` in rendered YAML, de-indented; "" when none.
 std::string ConfigMapFile(const std::string& rendered, const std::string& key);
+
+// `scheduler-lite serve` as the shipped Deployment runs it, with the ServiceAccount's token,
+// reading the carbon role's collector directly (--metrics) every second; waits until its
+// /healthz names the three locations.
+std::unique_ptr<Subprocess> StartServe(const RealControlPlane& plane, const std::string& dir,
+                                       int port, int collector_port,
+                                       const std::vector<std::string>& extra = {});
+
+// The shipped KubeSchedulerConfiguration, from the ConfigMap the manifests applied, with the
+// extender at `port`, the two switches set, and the ServiceAccount's kubeconfig.
+std::string ShippedSchedulerConfig(const RealControlPlane& plane, int port, bool node_cache_capable,
+                                   bool ignorable);
 
 }  // namespace carbonroute::testing
 

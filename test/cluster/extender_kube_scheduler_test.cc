@@ -40,57 +40,6 @@ using testing::RealControlPlane;
 
 constexpr char kScheduler[] = "carbonroute";  // the shipped profile's schedulerName
 
-// `scheduler-lite serve` as the shipped Deployment runs it, with the ServiceAccount's token,
-// reading the carbon role's collector directly (--metrics) every second.
-std::unique_ptr<testing::Subprocess> StartServe(const RealControlPlane& plane,
-                                                const std::string& dir, int port,
-                                                int collector_port,
-                                                const std::vector<std::string>& extra = {}) {
-  absl::StatusOr<std::string> kubeconfig =
-      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-extender");
-  EXPECT_TRUE(kubeconfig.ok()) << kubeconfig.status();
-  std::vector<std::string> argv = {
-      CARBONROUTE_SCHEDULER_LITE_BINARY,
-      "serve",
-      absl::StrCat("--web.listen-address=127.0.0.1:", port),
-      "--refresh=1s",
-      "--kubeconfig=" + kubeconfig.value_or(""),
-      absl::StrCat("--metrics=http://127.0.0.1:", collector_port, "/metrics"),
-      absl::StrCat("--data-dir=", CARBONROUTE_SOURCE_DIR, "/data")};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  auto serve = std::make_unique<testing::Subprocess>(argv, dir + "/serve.log");
-  EXPECT_TRUE(testing::WaitFor(
-      [&] { return absl::StrContains(testing::HttpGet(port, "/healthz"), "3 locations"); },
-      absl::Seconds(60)))
-      << serve->Log() << testing::HttpGet(port, "/healthz");
-  return serve;
-}
-
-// The shipped KubeSchedulerConfiguration, from the ConfigMap the manifests applied, with the
-// extender at `port`, the two switches set, and the ServiceAccount's kubeconfig.
-std::string ShippedSchedulerConfig(const RealControlPlane& plane, int port, bool node_cache_capable,
-                                   bool ignorable) {
-  const std::string shipped = Field(plane, "configmap carbonroute-scheduler-config", "carbonroute",
-                                    "{.data.scheduler-config\\.yaml}");
-  constexpr char kShippedUrl[] = "http://carbonroute-extender.carbonroute.svc:8888";
-  EXPECT_THAT(shipped, HasSubstr(absl::StrCat("urlPrefix: \"", kShippedUrl, "\"")));
-  EXPECT_THAT(shipped, HasSubstr("leaderElect: true"));
-  EXPECT_THAT(shipped, HasSubstr("nodeCacheCapable: true"));
-  EXPECT_THAT(shipped, HasSubstr("ignorable: true"));
-  absl::StatusOr<std::string> kubeconfig =
-      plane.ServiceAccountKubeconfig("carbonroute", "carbonroute-scheduler");
-  EXPECT_TRUE(kubeconfig.ok()) << kubeconfig.status();
-  return absl::StrCat(
-      absl::StrReplaceAll(
-          shipped,
-          {{kShippedUrl, absl::StrCat("http://127.0.0.1:", port)},
-           {"leaderElect: true", "leaderElect: false"},
-           {"nodeCacheCapable: true",
-            absl::StrCat("nodeCacheCapable: ", node_cache_capable ? "true" : "false")},
-           {"ignorable: true", absl::StrCat("ignorable: ", ignorable ? "true" : "false")}}),
-      "clientConnection: {kubeconfig: \"", kubeconfig.value_or(""), "\"}\n");
-}
-
 class ExtenderUnderKubeScheduler : public ::testing::TestWithParam<std::pair<bool, bool>> {
  protected:
   static void SetUpTestSuite() {
@@ -99,7 +48,7 @@ class ExtenderUnderKubeScheduler : public ::testing::TestWithParam<std::pair<boo
     collector_ = new testing::CollectorProcess(testing::StartCarbonRole(plane, dir_->path()));
     ASSERT_GT(collector_->port, 0) << collector_->process->Log();
     serve_port_ = testing::FreeLoopbackPort();
-    serve_ = StartServe(plane, dir_->path(), serve_port_, collector_->port).release();
+    serve_ = testing::StartServe(plane, dir_->path(), serve_port_, collector_->port).release();
   }
   static void TearDownTestSuite() {
     delete serve_;
@@ -118,7 +67,7 @@ class ExtenderUnderKubeScheduler : public ::testing::TestWithParam<std::pair<boo
         plane_, dir_->path(),
         absl::StrCat("kube-scheduler-", ::testing::UnitTest::GetInstance()->random_seed(), "-",
                      namespace_),
-        ShippedSchedulerConfig(plane_, extender_port, node_cache_capable, ignorable));
+        testing::ShippedSchedulerConfig(plane_, extender_port, node_cache_capable, ignorable));
   }
   std::string NodeOf(const std::string& pod) {
     return Field(plane_, "pod " + pod, namespace_, "{.spec.nodeName}");
@@ -223,7 +172,8 @@ class ExtenderFaultsUnderKubeScheduler : public ::testing::Test {
   std::unique_ptr<testing::Subprocess> StartScheduler(const std::string& name, int extender_port,
                                                       bool ignorable) {
     return testing::StartKubeScheduler(
-        plane_, dir_.path(), name, ShippedSchedulerConfig(plane_, extender_port, true, ignorable));
+        plane_, dir_.path(), name,
+        testing::ShippedSchedulerConfig(plane_, extender_port, true, ignorable));
   }
   std::string Events(const std::string& pod) {
     return testing::EventsOf(plane_, namespace_, "Pod", pod);
@@ -313,7 +263,7 @@ TEST_F(ExtenderFaultsUnderKubeScheduler,
   ASSERT_GT(collector.port, 0) << collector.process->Log();
   const int port = testing::FreeLoopbackPort();
   std::unique_ptr<testing::Subprocess> serve =
-      StartServe(plane_, dir_.path(), port, collector.port, {"--max-model-age=3s"});
+      testing::StartServe(plane_, dir_.path(), port, collector.port, {"--max-model-age=3s"});
   std::unique_ptr<testing::Subprocess> scheduler =
       StartScheduler("kube-scheduler-hanging", port, /*ignorable=*/false);
   collector.process->Signal(SIGSTOP);
@@ -352,7 +302,7 @@ TEST_F(ExtenderFaultsUnderKubeScheduler, AStoppedServeHoldsPodsOnlyWhenNotIgnora
   testing::CollectorProcess collector = testing::StartCarbonRole(plane_, dir_.path());
   ASSERT_GT(collector.port, 0) << collector.process->Log();
   const int port = testing::FreeLoopbackPort();
-  StartServe(plane_, dir_.path(), port, collector.port)->Terminate();
+  testing::StartServe(plane_, dir_.path(), port, collector.port)->Terminate();
   {
     std::unique_ptr<testing::Subprocess> strict =
         StartScheduler("kube-scheduler-strict", port, /*ignorable=*/false);

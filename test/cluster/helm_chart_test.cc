@@ -141,6 +141,7 @@ TEST_P(HelmChartOnTheRealControlPlane, InstallsUpgradesAndUninstallsInARestricte
   if (absl::StrContains(c.values, "routing.enabled=true")) {
     // The documented leftover: Helm installs crds/ and never deletes them.
     EXPECT_TRUE(plane_->Kubectl("get crd carbonroutingpolicies.carbonroute.io").ok());
+    EXPECT_TRUE(plane_->Kubectl("get crd carbonrebalancepolicies.carbonroute.io").ok());
   }
 }
 
@@ -155,10 +156,11 @@ INSTANTIATE_TEST_SUITE_P(
                      "deployment/carbonroute-extender", "deployment/carbonroute-hold"}},
         Combination{"namespace",
                     "platform-carbon",
-                    "--set routing.enabled=true",
+                    "--set routing.enabled=true --set rebalance.enabled=true",
                     {"daemonset/carbonroute-collector", "deployment/carbonroute-carbon",
                      "deployment/carbonroute-scheduler", "deployment/carbonroute-extender",
-                     "deployment/carbonroute-hold", "deployment/carbonroute-route"}},
+                     "deployment/carbonroute-hold", "deployment/carbonroute-route",
+                     "deployment/carbonroute-rebalance"}},
         Combination{"keda", "carbonroute-keda", "--set carbon.kedaConfigMaps[0].location=eastus",
                     kEvery}),
     [](const ::testing::TestParamInfo<Combination>& param) { return param.param.name; });

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -143,8 +145,9 @@ TEST(CliUsage, HelpAndVersionAsTypedAndOneSetOfDaemonFlags) {
   }
   // Every daemon of both programs takes the same four flags (cli/daemon_flags.h),
   // and a listen address that is not host:port is the same usage error in each.
-  for (const std::string& daemon : {kCollector, kSchedulerLite + " serve", kSchedulerLite + " hold",
-                                    kSchedulerLite + " karmada --controller"}) {
+  for (const std::string& daemon :
+       {kCollector, kSchedulerLite + " serve", kSchedulerLite + " hold",
+        kSchedulerLite + " karmada --controller", kSchedulerLite + " rebalance --controller"}) {
     run = Shell(daemon + " --help");
     EXPECT_EQ(run.exit_code, 0) << daemon << ": " << run.output;
     for (const char* flag :
@@ -157,6 +160,27 @@ TEST(CliUsage, HelpAndVersionAsTypedAndOneSetOfDaemonFlags) {
     EXPECT_THAT(run.output, HasSubstr("expected host:port such as 127.0.0.1:9464, or :9464 for "
                                       "every interface, got \"host:\""))
         << daemon;
+  }
+}
+
+// Re-placement's mistakes, and the simulator's re-placement flags, each named with exit 2.
+TEST(CliUsage, RebalanceMistakesAreNamed) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"rebalance", "--controller: is required: rebalance runs as a controller"},
+      {"rebalance --controller --resync soon", "--resync"},
+      {"rebalance --controller --scheduler-name ''", "--scheduler-name: must not be empty"},
+      {"rebalance --controller --watts-per-cpu -1", "--watts-per-cpu"},
+      {"simulate --shift rebalance --job-length 1h",
+       "--job-length: applies to --shift time or both, not --shift rebalance"},
+      {"simulate --shift rebalance --tolerances -5", "--tolerances"},
+      {"simulate --shift rebalance --restart-minutes x", "--restart-minutes"},
+      {"simulate --shift rebalance --lifetime 90m", "--lifetime"},
+      {"simulate --shift rebalance --group Europa", "did you mean \"Europe\"?"},
+      {"simulate --tolerances 10", "--tolerances: applies to --shift rebalance"}};
+  for (const auto& [args, expected] : cases) {
+    const ShellRun run = Shell(absl::StrCat(kSchedulerLite, " ", args));
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr(expected)) << args;
   }
 }
 

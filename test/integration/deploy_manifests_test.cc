@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -380,6 +381,53 @@ TEST(DeployManifests, TheHoldControllerHasOnlyTheAccessItNeedsAndTheExamplesOptI
   EXPECT_TRUE(run["spec"]["suspend"].as<bool>());
   EXPECT_EQ(run["metadata"]["labels"]["carbonroute.io/defer"].as<std::string>(), "true");
   EXPECT_TRUE(run["metadata"]["annotations"]["carbonroute.io/expected-runtime"]);
+}
+
+// The re-placement controller moves Pods by eviction only: no delete anywhere, create on
+// pods/eviction and nothing else on Pods but list; its example opts a Deployment in that the
+// shipped profile places, under a PodDisruptionBudget.
+TEST(DeployManifests, TheRebalanceControllerEvictsAndNeverDeletes) {
+  const std::vector<YAML::Node> documents = Documents("rebalance/controller.yaml");
+  const YAML::Node role = FindKind(documents, "ClusterRole");
+  ASSERT_TRUE(role);
+  std::map<std::string, std::vector<std::string>> verbs;  // group/resource → verbs
+  for (const YAML::Node& rule : role["rules"]) {
+    for (const std::string& resource : rule["resources"].as<std::vector<std::string>>()) {
+      verbs[rule["apiGroups"][0].as<std::string>() + "/" + resource] =
+          rule["verbs"].as<std::vector<std::string>>();
+    }
+  }
+  for (const auto& [resource, granted] : verbs) {
+    for (const std::string& verb : granted) {
+      EXPECT_NE(verb, "delete") << resource;
+      if (resource != "/pods/eviction" && resource != "/events") {
+        EXPECT_TRUE(verb == "get" || verb == "list" || verb == "watch" ||
+                    resource == "carbonroute.io/carbonrebalancepolicies/status")
+            << resource << " " << verb;
+      }
+    }
+  }
+  EXPECT_EQ(verbs["/pods/eviction"], std::vector<std::string>{"create"});
+  EXPECT_EQ(verbs["/pods"], std::vector<std::string>{"list"});
+  EXPECT_EQ(verbs["carbonroute.io/carbonrebalancepolicies/status"],
+            std::vector<std::string>{"patch"});
+  EXPECT_EQ(verbs["apps/replicasets"], std::vector<std::string>{"list"});
+  const YAML::Node deployment = FindKind(documents, "Deployment");
+  const auto args =
+      deployment["spec"]["template"]["spec"]["containers"][0]["args"].as<std::vector<std::string>>();
+  EXPECT_EQ(args[1], "rebalance");
+  EXPECT_EQ(args[2], "--controller");
+  ExpectTheBinaryTakes(args);
+
+  const std::vector<YAML::Node> example = Documents("rebalance/examples/web-rebalance.yaml");
+  const YAML::Node web = FindKind(example, "Deployment");
+  EXPECT_EQ(web["spec"]["template"]["spec"]["schedulerName"].as<std::string>(), "carbonroute");
+  const YAML::Node policy = FindKind(example, "CarbonRebalancePolicy");
+  for (const auto& label : policy["spec"]["selector"]["matchLabels"]) {
+    EXPECT_EQ(web["metadata"]["labels"][label.first.as<std::string>()].as<std::string>(),
+              label.second.as<std::string>());
+  }
+  EXPECT_EQ(FindKind(example, "PodDisruptionBudget")["spec"]["maxUnavailable"].as<int>(), 1);
 }
 
 TEST(DeployManifests, TheKarmadaControllerTakesItsFlagsAndReachesOnlyTheKarmadaApiServer) {

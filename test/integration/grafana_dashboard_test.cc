@@ -199,6 +199,9 @@ rtt:
           {{"addresses", {absl::StrCat("10.0.", endpoints.size(), ".1")}}, {"nodeName", node}});
     }
   }
+  // A Ready Node in France (the cleanest: Electricity Maps' 55) for the re-placement below.
+  nodes.push_back(R"({"metadata": {"name": "fr-0", "labels": {"carbonroute.io/location": "FR"}},
+                      "status": {"conditions": [{"type": "Ready", "status": "True"}]}})");
   kube.SetNodes(nodes, "1");
   batch.PutObject("endpointslices", {{"metadata",
                                       {{"name", "checkout-x"},
@@ -219,6 +222,40 @@ rtt:
        "--data-dir", absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
       dir + "/route.log");
   ASSERT_TRUE(route.running());
+
+  // scheduler-lite rebalance --controller --dry-run on the same fake API: a Deployment's Pod in
+  // Germany that France beats, for the "Re-placing running Pods" row (a would-be eviction, the
+  // shadow ledger's restart).
+  const int rebalance_port = testing::FreeLoopbackPort();
+  batch.ServeResource("carbonroute.io/v1alpha1", "carbonrebalancepolicies", true);
+  batch.ServeResource("apps/v1", "replicasets", true, false);
+  batch.ServeResource("apps/v1", "statefulsets", true, false);
+  batch.PutObject("deployments", nlohmann::json::parse(R"({
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "api", "namespace": "moving", "uid": "dep-api"}})"));
+  batch.PutObject("replicasets", nlohmann::json::parse(R"({
+    "apiVersion": "apps/v1", "kind": "ReplicaSet",
+    "metadata": {"name": "api-1", "namespace": "moving", "uid": "rs-api",
+                 "ownerReferences": [{"kind": "Deployment", "name": "api", "uid": "dep-api",
+                                      "controller": true}]}})"));
+  batch.AddPod("moving", "api-1-x", absl::Now() - absl::Hours(1), {}, {}, {});
+  batch.Update("pods", "moving", "api-1-x", nlohmann::json::parse(R"({
+    "metadata": {"ownerReferences": [{"kind": "ReplicaSet", "name": "api-1", "uid": "rs-api",
+                                      "controller": true}]},
+    "spec": {"nodeName": "europe-west3-0", "containers": [
+      {"name": "api", "resources": {"requests": {"cpu": "2", "memory": "4Gi"}}}]},
+    "status": {"phase": "Running"}})"));
+  batch.PutObject("carbonrebalancepolicies", nlohmann::json::parse(R"({
+    "metadata": {"name": "api", "namespace": "moving"},
+    "spec": {"carbonToleranceGramsPerKwh": 0, "minStay": "1s", "joulesPerStart": 10}})"));
+  testing::Subprocess rebalance(
+      {CARBONROUTE_SCHEDULER_LITE_BINARY, "rebalance", "--controller", "--dry-run",
+       "--scheduler-name", "default-scheduler", "--kube-api-url", kube.base_url(), "--metrics",
+       absl::StrCat("http://127.0.0.1:", collector.port, "/metrics"), "--web.listen-address",
+       absl::StrCat("127.0.0.1:", rebalance_port), "--resync", "1s", "--data-dir",
+       absl::StrCat(CARBONROUTE_SOURCE_DIR, "/data")},
+      dir + "/rebalance.log");
+  ASSERT_TRUE(rebalance.running());
 
   // Kepler (0.10 and later) on the collector's Node: one pod's container at
   // 10 W, its energy counter growing with the clock.
@@ -248,6 +285,7 @@ rtt:
        {"carbonroute-hold", hold_port},
        {"carbonroute-karmada", karmada_port},
        {"carbonroute-route", route_port},
+       {"carbonroute-rebalance", rebalance_port},
        {"kepler", kepler.port()}},
       {std::string(CARBONROUTE_SOURCE_DIR) + "/deploy/prometheus/carbonroute-rules.yaml",
        ShortenedEmissionsRules(dir)});

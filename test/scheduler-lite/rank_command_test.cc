@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "net/curl_http_client.h"
-#include "scheduler-lite/ranking_output.h"
+#include "output/ranking_output.h"
 #include "test/testing/fake_clock.h"
 #include "test/testing/fake_provider_server.h"
 

@@ -1,4 +1,4 @@
-// File: scheduler-lite/gnuplot_plot.h
+// File: output/gnuplot_plot.h
 //
 // Drawing a plot with gnuplot (http://gnuplot.info/docs/), for `simulate
 // --plot`: data files and a script in a fresh temporary directory of the
@@ -9,8 +9,8 @@
 // cannot be run; kUnknown when it fails; kInternal when its files cannot be
 // written.
 // Thread safety: may be called concurrently (each call has its own directory).
-#ifndef CARBONROUTE_SCHEDULER_LITE_GNUPLOT_PLOT_H_
-#define CARBONROUTE_SCHEDULER_LITE_GNUPLOT_PLOT_H_
+#ifndef CARBONROUTE_OUTPUT_GNUPLOT_PLOT_H_
+#define CARBONROUTE_OUTPUT_GNUPLOT_PLOT_H_
 
 #include <map>
 #include <string>
@@ -34,4 +34,4 @@ absl::Status DrawWithGnuplot(const std::string& path, int width, int height,
 
 }  // namespace carbonroute::scheduler_lite
 
-#endif  // CARBONROUTE_SCHEDULER_LITE_GNUPLOT_PLOT_H_
+#endif  // CARBONROUTE_OUTPUT_GNUPLOT_PLOT_H_

@@ -1,4 +1,4 @@
-#include "scheduler-lite/ranking_output.h"
+#include "output/ranking_output.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// File: scheduler-lite/ranking_output.h
+// File: output/ranking_output.h
 //
 // Renders scored candidates for people (aligned table) or programs (JSON).
 //
@@ -7,8 +7,8 @@
 //                    "feasible": true, "score": 100, "grams_per_kwh": 76.96,
 //                    "carbon_basis": "current", "rtt_ms": 7.0, "reasons": []}, ...]}
 // "score" is 0–100; "grams_per_kwh" and "rtt_ms" are null when unknown / not asked.
-#ifndef CARBONROUTE_SCHEDULER_LITE_RANKING_OUTPUT_H_
-#define CARBONROUTE_SCHEDULER_LITE_RANKING_OUTPUT_H_
+#ifndef CARBONROUTE_OUTPUT_RANKING_OUTPUT_H_
+#define CARBONROUTE_OUTPUT_RANKING_OUTPUT_H_
 
 #include <cstdint>
 #include <string>
@@ -41,4 +41,4 @@ std::string ExplanationJson(const std::vector<placement::ScoredCandidate>& score
 
 }  // namespace carbonroute::scheduler_lite
 
-#endif  // CARBONROUTE_SCHEDULER_LITE_RANKING_OUTPUT_H_
+#endif  // CARBONROUTE_OUTPUT_RANKING_OUTPUT_H_

@@ -1,4 +1,4 @@
-#include "scheduler-lite/simulation_output.h"
+#include "output/simulation_output.h"
 
 #include <stdlib.h>  // mkdtemp
 
@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
-#include "scheduler-lite/gnuplot_plot.h"
+#include "output/gnuplot_plot.h"
 
 namespace carbonroute::scheduler_lite {
 
@@ -49,6 +49,49 @@ void WriteSimulationTable(const SimulationResult& result, std::ostream& out) {
                            row.mean_grams_per_kwh, row.saving_percent, SharePercent(row),
                            row.mean_rtt_ms);
   }
+}
+
+void WriteReplacementTable(const std::vector<simulator::ReplacementRow>& rows, std::ostream& out) {
+  out << absl::StrFormat("%-9s %8s %10s %8s %9s %9s %10s %9s %12s\n", "group", "max_rtt",
+                         "tolerance", "restart", "local", "bind", "rebalance", "extra",
+                         "moves/day");
+  out << absl::StrFormat("%-9s %8s %10s %8s %9s %9s %10s %9s %12s\n", "", "ms", "gCO2/kWh", "min",
+                         "gCO2/kWh", "gCO2/kWh", "gCO2/kWh", "saving", "per workload");
+  for (const simulator::ReplacementRow& row : rows) {
+    out << absl::StrFormat("%-9s %8g %10g %8g %9.1f %9.1f %10.1f %8.2f%% %12.3f\n", row.group,
+                           row.max_rtt_ms, row.tolerance, row.restart_minutes, row.local_mean,
+                           row.bind_mean, row.rebalance_mean, row.extra_saving_percent,
+                           row.moves_per_workload_day);
+  }
+}
+
+void WriteReplacementCsv(const std::vector<simulator::ReplacementRow>& rows, std::ostream& out) {
+  out << "group,max_rtt_ms,tolerance_g_per_kwh,restart_minutes,services,workload_days,local_mean,"
+         "bind_mean,rebalance_mean,extra_saving_percent,moves_per_workload_day\n";
+  for (const simulator::ReplacementRow& row : rows) {
+    out << absl::StrFormat("%s,%g,%g,%g,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.4f\n", row.group,
+                           row.max_rtt_ms, row.tolerance, row.restart_minutes, row.services,
+                           row.workload_days, row.local_mean, row.bind_mean, row.rebalance_mean,
+                           row.extra_saving_percent, row.moves_per_workload_day);
+  }
+}
+
+void WriteReplacementJson(const std::vector<simulator::ReplacementRow>& rows, std::ostream& out) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  for (const simulator::ReplacementRow& row : rows) {
+    json.push_back({{"group", row.group},
+                    {"max_rtt_ms", row.max_rtt_ms},
+                    {"tolerance_g_per_kwh", row.tolerance},
+                    {"restart_minutes", row.restart_minutes},
+                    {"services", row.services},
+                    {"workload_days", row.workload_days},
+                    {"local_mean", row.local_mean},
+                    {"bind_mean", row.bind_mean},
+                    {"rebalance_mean", row.rebalance_mean},
+                    {"extra_saving_percent", row.extra_saving_percent},
+                    {"moves_per_workload_day", row.moves_per_workload_day}});
+  }
+  out << json.dump(2) << "\n";
 }
 
 void WriteSimulationCsv(const SimulationResult& result, std::ostream& out) {

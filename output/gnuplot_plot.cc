@@ -1,4 +1,4 @@
-#include "scheduler-lite/gnuplot_plot.h"
+#include "output/gnuplot_plot.h"
 
 #include <stdlib.h>  // mkdtemp
 

@@ -1,8 +1,8 @@
-// File: scheduler-lite/temporal_output.h
+// File: output/temporal_output.h
 //
 // The answers of `scheduler-lite simulate --shift time` and `--shift both`
 // (simulator/temporal_simulation.h, simulator/both_shift.h): a table for people, CSV and JSON for
-// programs, and a gnuplot plot (scheduler-lite/gnuplot_plot.h).
+// programs, and a gnuplot plot (output/gnuplot_plot.h).
 //
 // CSV: the header is exactly
 //   policy,group,job_length_hours,slack_hours,interruptible,mean_grams_per_kwh,reduction_grams_per_kwh,oracle_saving_share
@@ -16,8 +16,8 @@
 // first group (and the first limit).
 //
 // Thread safety: pure functions, except PlotTemporal (runs gnuplot).
-#ifndef CARBONROUTE_SCHEDULER_LITE_TEMPORAL_OUTPUT_H_
-#define CARBONROUTE_SCHEDULER_LITE_TEMPORAL_OUTPUT_H_
+#ifndef CARBONROUTE_OUTPUT_TEMPORAL_OUTPUT_H_
+#define CARBONROUTE_OUTPUT_TEMPORAL_OUTPUT_H_
 
 #include <ostream>
 #include <string>
@@ -48,4 +48,4 @@ absl::Status PlotTemporal(const std::vector<simulator::TemporalRow>& rows, const
 
 }  // namespace carbonroute::scheduler_lite
 
-#endif  // CARBONROUTE_SCHEDULER_LITE_TEMPORAL_OUTPUT_H_
+#endif  // CARBONROUTE_OUTPUT_TEMPORAL_OUTPUT_H_

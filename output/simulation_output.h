@@ -1,4 +1,4 @@
-// File: scheduler-lite/simulation_output.h
+// File: output/simulation_output.h
 //
 // The answers of `scheduler-lite simulate`: a table for people, CSV and JSON
 // for programs, and a plot drawn by gnuplot (http://gnuplot.info/docs/).
@@ -14,14 +14,15 @@
 //
 // Thread safety: pure functions, except PlotSimulation (runs a program; files
 // in its own temporary directory).
-#ifndef CARBONROUTE_SCHEDULER_LITE_SIMULATION_OUTPUT_H_
-#define CARBONROUTE_SCHEDULER_LITE_SIMULATION_OUTPUT_H_
+#ifndef CARBONROUTE_OUTPUT_SIMULATION_OUTPUT_H_
+#define CARBONROUTE_OUTPUT_SIMULATION_OUTPUT_H_
 
 #include <ostream>
 #include <string>
 
 #include "absl/status/status.h"
-#include "scheduler-lite/gnuplot_plot.h"  // IsPlotPath
+#include "output/gnuplot_plot.h"  // IsPlotPath
+#include "simulator/replacement.h"
 #include "simulator/simulation_sites.h"
 #include "simulator/simulator.h"
 
@@ -32,6 +33,12 @@ inline constexpr char kSimulationCsvHeader[] =
     "oracle_saving_share,mean_rtt_ms";
 
 void WriteSimulationTable(const simulator::SimulationResult& result, std::ostream& out);
+// --shift rebalance (simulator/replacement.h): a table for people, or CSV with the header
+// group,max_rtt_ms,tolerance_g_per_kwh,restart_minutes,services,workload_days,local_mean,
+// bind_mean,rebalance_mean,extra_saving_percent,moves_per_workload_day; JSON: the rows.
+void WriteReplacementTable(const std::vector<simulator::ReplacementRow>& rows, std::ostream& out);
+void WriteReplacementCsv(const std::vector<simulator::ReplacementRow>& rows, std::ostream& out);
+void WriteReplacementJson(const std::vector<simulator::ReplacementRow>& rows, std::ostream& out);
 void WriteSimulationCsv(const simulator::SimulationResult& result, std::ostream& out);
 void WriteSimulationJson(const simulator::SiteTopology& topology,
                          const simulator::SimulationOptions& options,
@@ -46,4 +53,4 @@ absl::Status PlotSimulation(const simulator::SimulationResult& result, const std
 
 }  // namespace carbonroute::scheduler_lite
 
-#endif  // CARBONROUTE_SCHEDULER_LITE_SIMULATION_OUTPUT_H_
+#endif  // CARBONROUTE_OUTPUT_SIMULATION_OUTPUT_H_

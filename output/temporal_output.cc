@@ -1,4 +1,4 @@
-#include "scheduler-lite/temporal_output.h"
+#include "output/temporal_output.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "scheduler-lite/gnuplot_plot.h"
+#include "output/gnuplot_plot.h"
 
 namespace carbonroute::scheduler_lite {
 
