@@ -284,6 +284,16 @@ void RebalanceController::Move(const RebalancePolicy& policy, Weighed& weighed,
     status.reason = "another Pod of its workload waits for its replacement to be bound";
     return;
   }
+  if (throttled_this_pass_) {
+    status.verdict = "throttled";
+    status.reason = "the API server throttled an eviction this pass (API Priority and Fairness)";
+    return;
+  }
+  if (refused_this_pass_.contains(owner.uid)) {
+    status.verdict = "blocked_by_pdb";
+    status.reason = "its disruption budget refused another of its Pods this pass";
+    return;
+  }
   if (static_cast<int64_t>(recent.size()) >= policy.max_moves_per_period) {
     status.verdict = "period_limit";
     status.reason = absl::StrCat("maxMovesPerPeriod: ", policy.max_moves_per_period, " per ",
@@ -346,6 +356,7 @@ void RebalanceController::Move(const RebalancePolicy& policy, Weighed& weighed,
       break;
     }
     case kube::EvictionOutcome::kBlockedByPdb:
+      refused_this_pass_.insert(owner.uid);
       status.verdict = "blocked_by_pdb";
       status.reason = answer.message;
       metrics_.Eviction(policy, kBlockedByPdb);
@@ -358,6 +369,7 @@ void RebalanceController::Move(const RebalancePolicy& policy, Weighed& weighed,
       }
       break;
     case kube::EvictionOutcome::kThrottled:
+      throttled_this_pass_ = true;
       status.verdict = "throttled";
       status.reason = answer.message;
       metrics_.Eviction(policy, kThrottled);
@@ -399,6 +411,8 @@ PolicyReport RebalanceController::ReconcilePolicy(const RebalancePolicy& policy,
     return a->price.saving_grams - a->price.cost_grams >
            b->price.saving_grams - b->price.cost_grams;
   });
+  refused_this_pass_.clear();
+  throttled_this_pass_ = false;
   for (Weighed* entry : movable) Move(policy, *entry, model, now);
   metrics_.SetCandidates(policy, candidates);
   for (Weighed& entry : weighed) report.candidates.push_back(std::move(entry.status));

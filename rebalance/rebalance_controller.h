@@ -33,7 +33,9 @@
 //      flight, at most maxMovesPerPeriod per period; each an eviction
 //      (kube/pod_eviction.h) with an Event on the workload:
 //      CarbonRebalanceEvicted, or CarbonRebalanceBlockedByPDB (a
-//      PodDisruptionBudget's 429: tried again at the next pass), or in a dry
+//      PodDisruptionBudget's 429: no other Pod of that workload is tried in
+//      the pass; tried again at the next; API Priority and Fairness' 429 ends
+//      the pass's evictions), or in a dry
 //      run CarbonRebalanceWouldEvict (no eviction; the ledger books the stay
 //      it would have had, mode "shadow");
 //   6. the policy's status (policy_status.h), only when it changed (a dry
@@ -140,7 +142,9 @@ class RebalanceController final : public controller_runtime::LoopController {
   std::map<std::string, InFlight> in_flight_;             // owner uid → its move
   std::map<std::string, PolicyReport> totals_;            // policy uid → moves, last move
   std::set<std::string> announced_;                       // "reason/uid": Events said once
-  std::map<std::string, RebalancePolicy> known_;          // uid → policy, to forget its gauges
+  std::set<std::string> refused_this_pass_;  // owners a disruption budget refused this pass
+  bool throttled_this_pass_ = false;  // the API server answered API Priority and Fairness' 429
+  std::map<std::string, RebalancePolicy> known_;  // uid → policy, to forget its gauges
 };
 
 }  // namespace carbonroute::rebalance

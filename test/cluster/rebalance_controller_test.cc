@@ -210,16 +210,16 @@ testing::ScopedTempDir* RebalanceOnTheRealControlPlane::stages_dir_ = nullptr;
 // Events, its Lease and its policy's status.
 TEST_F(RebalanceOnTheRealControlPlane, MovesRunningPodsToTheCleanGridWithinLimitsAndBudgets) {
   const int collector_port = testing::FreeLoopbackPort();
-  int restarts = 0;
+  int collector_starts = 0;
   auto grid = std::make_unique<testing::CollectorProcess>(
       testing::StartCarbonRole(plane_, dir_.path(), {150, 30, 300}, collector_port,
-                               absl::StrCat("carbon-", restarts++, ".log")));
+                               absl::StrCat("carbon-", collector_starts++, ".log")));
   ASSERT_GT(grid->port, 0) << grid->process->Log();
   auto flip = [&](double be, double de, double fr) {
     grid->process->Terminate();
     grid = std::make_unique<testing::CollectorProcess>(
         testing::StartCarbonRole(plane_, dir_.path(), {be, de, fr}, collector_port,
-                                 absl::StrCat("carbon-", restarts++, ".log")));
+                                 absl::StrCat("carbon-", collector_starts++, ".log")));
     ASSERT_GT(grid->port, 0) << grid->process->Log();
     std::printf("%s grid: BE %g, DE %g, FR %g gCO2eq/kWh\n", Elapsed().c_str(), be, de, fr);
   };
@@ -257,6 +257,8 @@ TEST_F(RebalanceOnTheRealControlPlane, MovesRunningPodsToTheCleanGridWithinLimit
   }
   // 2. France cleaner for good; --dry-run: an Event and the shadow ledger, no eviction.
   flip(150, 380, 56);
+  const std::string status_before =
+      Field(plane_, "carbonrebalancepolicy web", namespace_, "{.status}");
   {
     std::unique_ptr<testing::Subprocess> dry =
         StartRebalance(port, collector_port, true, "dry.log");
@@ -268,7 +270,7 @@ TEST_F(RebalanceOnTheRealControlPlane, MovesRunningPodsToTheCleanGridWithinLimit
     EXPECT_EQ(NodesOf("web"), "n-de n-de n-de");
     EXPECT_THAT(testing::EventsOf(plane_, namespace_, "Deployment", "web"),
                 HasSubstr("CarbonRebalanceWouldEvict"));
-    EXPECT_EQ(Field(plane_, "carbonrebalancepolicy web", namespace_, "{.status}"), "")
+    EXPECT_EQ(Field(plane_, "carbonrebalancepolicy web", namespace_, "{.status}"), status_before)
         << "a dry run writes no status";
     dry->Terminate();
     std::printf("%s dry run: would evict, evicted nothing\n", Elapsed().c_str());
@@ -325,11 +327,19 @@ TEST_F(RebalanceOnTheRealControlPlane, MovesRunningPodsToTheCleanGridWithinLimit
   const double counterfactual =
       testing::SeriesValue(page, {"carbonroute_ledger_emissions_grams_total{",
                                   "basis=\"counterfactual\"", "controller=\"rebalance\"", in_ns});
-  const double joules = testing::SeriesValue(
-      page, {"carbonroute_ledger_energy_joules_total{", "controller=\"rebalance\"", in_ns});
-  std::printf("ledger: %g J; chosen %.6f g, counterfactual %.6f g\n%s", joules, chosen,
-              counterfactual, controller->Log().c_str());
-  EXPECT_GE(chosen, 3 * 100 / 3.6e6 * testing::kFrance * (1 - 1e-9));
+  const double restarts =
+      testing::SeriesValue(page, {"carbonroute_ledger_energy_joules_total{",
+                                  "controller=\"rebalance\"", "energy_source=\"declared\"", in_ns});
+  const double stays =
+      testing::SeriesValue(page, {"carbonroute_ledger_energy_joules_total{",
+                                  "controller=\"rebalance\"", "energy_source=\"model\"", in_ns});
+  std::printf("ledger: restarts %g J, stays %g J; chosen %.6f g, counterfactual %.6f g\n%s",
+              restarts, stays, chosen, counterfactual, controller->Log().c_str());
+  // By hand: three restarts of 100 J at France (56) against nothing; the stays at France
+  // against Germany (380).
+  EXPECT_EQ(restarts, 300);
+  EXPECT_NEAR(chosen, (restarts + stays) / 3.6e6 * testing::kFrance, 1e-9);
+  EXPECT_NEAR(counterfactual, stays / 3.6e6 * testing::kGermany, 1e-9);
   EXPECT_EQ(controller->Terminate(), 0) << controller->Log();
 
   // The audit log: the controller's identity wrote evictions, Events, its Lease and its

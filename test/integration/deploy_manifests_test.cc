@@ -413,8 +413,8 @@ TEST(DeployManifests, TheRebalanceControllerEvictsAndNeverDeletes) {
             std::vector<std::string>{"patch"});
   EXPECT_EQ(verbs["apps/replicasets"], std::vector<std::string>{"list"});
   const YAML::Node deployment = FindKind(documents, "Deployment");
-  const auto args =
-      deployment["spec"]["template"]["spec"]["containers"][0]["args"].as<std::vector<std::string>>();
+  const auto args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+                        .as<std::vector<std::string>>();
   EXPECT_EQ(args[1], "rebalance");
   EXPECT_EQ(args[2], "--controller");
   ExpectTheBinaryTakes(args);

@@ -275,18 +275,21 @@ TEST(RebalanceController, MovesAfterMinStayOnePodOfAWorkloadAtATime) {
               watts * 60 / 3.6e6 * 380, 1e-9);
 }
 
-// A PodDisruptionBudget's 429 is counted and said once, API Priority and Fairness' is counted
-// apart, and both are tried again at the next pass.
+// A PodDisruptionBudget's 429 is counted and said once, and no other Pod of that workload is
+// tried in the pass; API Priority and Fairness' 429 is counted apart and ends the pass's
+// evictions; both are tried again at the next pass.
 TEST(RebalanceController, APdbRefusalIsRespectedAndTriedAgain) {
   Harness h;
   h.Policy({{"minStay", "1s"}, {"maxMovesPerPeriod", 5}});
   h.Deployment("web");
   h.Pod("web-a", "web", "n-de");
+  h.Pod("web-b", "web", "n-de");
   h.api.answers = {{429, kPdbRefusal}, {429, kPdbRefusal}, {429, kApfRefusal}};
   std::unique_ptr<RebalanceController> controller = h.Controller();
   h.Pass(*controller, absl::ZeroDuration());
   for (int pass = 0; pass < 4; ++pass) h.Pass(*controller, absl::Seconds(10));
-  EXPECT_EQ(h.api.attempts.size(), 4u);
+  EXPECT_EQ(h.api.attempts,
+            (std::vector<std::string>{"shop/web-a", "shop/web-a", "shop/web-a", "shop/web-a"}));
   EXPECT_EQ(h.Counter(metric_names::kRebalanceEvictions, {{"result", "blocked_by_pdb"}}), 2);
   EXPECT_EQ(h.Counter(metric_names::kRebalanceEvictions, {{"result", "throttled"}}), 1);
   EXPECT_EQ(h.Counter(metric_names::kRebalanceEvictions, {{"result", "evicted"}}), 1);
