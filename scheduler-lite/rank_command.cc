@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "output/ranking_output.h"
 #include "placement/candidate_names.h"
 #include "scheduler-lite/command_flags.h"
-#include "output/ranking_output.h"
 
 namespace carbonroute::scheduler_lite {
 

@@ -15,8 +15,8 @@
 #include "base/status_macros.h"
 #include "base/utc_time.h"
 #include "ledger/ledger.h"
-#include "scheduler-lite/command_flags.h"
 #include "output/gnuplot_plot.h"
+#include "scheduler-lite/command_flags.h"
 
 namespace carbonroute::scheduler_lite {
 
