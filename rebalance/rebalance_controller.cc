@@ -110,7 +110,8 @@ absl::StatusOr<kube::ListedVersions> RebalanceController::List(absl::Time /*now*
           [&](const kube::JsonField& item) {
             absl::StatusOr<Workload> workload = ReadWorkload(item, kind_name);
             if (!workload.ok()) return workload.status();
-            workloads[workload->uid] = *std::move(workload);
+            const std::string uid = workload->uid;
+            workloads[uid] = *std::move(workload);
             return absl::OkStatus();
           },
           [&] {
@@ -463,9 +464,9 @@ void RebalanceController::Reconcile(const kube::ControllerPass& pass) {
     writers_.status.Forget(uid);
     totals_.erase(uid);
     recent_.erase(uid);
-    std::erase_if(cleaner_since_, [&uid](const auto& entry) {
-      return entry.first.rfind(absl::StrCat(uid, "/"), 0) == 0;
-    });
+    const std::string prefix = absl::StrCat(uid, "/");
+    std::erase_if(cleaner_since_,
+                  [&prefix](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
   }
   known_ = std::move(known);
 }

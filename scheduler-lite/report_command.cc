@@ -126,7 +126,9 @@ class ReportSubcommand final : public Subcommand {
         "Each controller books its decisions against its own counterfactual (docs/savings.md): "
         "serve, the mean intensity of the Nodes kube-scheduler offered a Pod; hold, the object "
         "run at once; karmada --controller, the replicas in equal shares over the policy's "
-        "clusters; route --controller, the mesh's default weights. Shadow rows (serve --shadow, "
+        "clusters; route --controller, the mesh's default weights; rebalance --controller, the "
+        "moved Pod staying where it was (its restart counted as a loss). Shadow rows (serve "
+        "--shadow, "
         "--dry-run) book what carbonroute would have done against what really ran. Energy is "
         "what Kepler or DCGM measured where the booking controller reads it, else requests "
         "through that controller's power model (its --watts-per-cpu/-gb/-gpu, not report's).");
@@ -310,7 +312,7 @@ int ReportCommand(const ReportRequest& request, net::HttpClient& http, Clock& cl
     err << "scheduler-lite report: no ledger series between " << UtcSeconds(until - request.since)
         << " and " << UtcSeconds(until) << " in " << request.prometheus
         << ": does it scrape a controller that books in the ledger (serve, hold, "
-           "karmada --controller, route --controller: their /metrics)?\n";
+           "karmada --controller, route --controller, rebalance --controller: their /metrics)?\n";
     return 3;
   }
   if (request.format == "json") {

@@ -76,7 +76,7 @@ std::string DelayedReadyStages(const std::string& dir) {
        {"  next:\n", absl::StrCat("  delay:\n    durationMilliseconds: 1000\n    durationFrom:\n"
                                   "      expressionFrom: '.metadata.annotations[\"",
                                   kReadyDelayAnnotation, "\"]'\n  next:\n")}});
-  const std::string file = dir + "/stages.yaml";
+  std::string file = dir + "/stages.yaml";
   std::ofstream(file) << stages << "\n---\n" << delayed << "\n";
   return file;
 }

@@ -52,7 +52,8 @@ class EvictingApi final : public net::HttpClient {
   absl::StatusOr<net::HttpResponse> Send(const net::HttpRequest& request) override {
     if (request.method == "POST" && absl::EndsWith(request.url, "/eviction")) {
       const std::vector<std::string> parts = absl::StrSplit(request.url, '/');
-      const std::string ns = parts[parts.size() - 4], pod = parts[parts.size() - 2];
+      const std::string& ns = parts[parts.size() - 4];
+      const std::string& pod = parts[parts.size() - 2];
       const Json body = Json::parse(request.body);
       EXPECT_EQ(body["apiVersion"], "policy/v1");
       EXPECT_EQ(body["metadata"]["name"], pod);
