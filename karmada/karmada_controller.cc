@@ -91,19 +91,10 @@ bool KarmadaController::ListInto(Listed& listed) {
   auto list = [&](const std::string& path, const std::string& kind,
                   const std::function<absl::Status(const kube::JsonField&)>& on_item,
                   const std::function<void()>& on_restart) {
-    absl::StatusOr<kube::ListResult> result =
-        kube::ListAll(api_, {.path = path, .list_kind = kind}, on_item, on_restart);
-    if (result.ok()) {
-      listed.versions[path] = result->resource_version;
-      return true;
-    }
-    if (absl::IsNotFound(result.status())) {  // the CRD is not installed: nothing of the kind
-      writers_.absent.Absent(path, std::string(absl::StripSuffix(kind, "List")));
-      return true;
-    }
-    metrics_.common().Error("list");
-    spdlog::warn(absl::StrCat("karmada: listing ", kind, ": ", result.status().message()));
-    return false;
+    return writers_
+        .ListCollection({.path = path, .list_kind = kind}, kind, on_item, on_restart,
+                        listed.versions)
+        .ok();
   };
   for (PolicyKind kind :
        {PolicyKind::kCarbonAwareKarmadaPolicy, PolicyKind::kCarbonPlacementPolicy}) {

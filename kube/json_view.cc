@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -202,6 +203,22 @@ std::string StringOrNote(const JsonField& field, std::string& problem) {
     return "";
   }
   return *text;
+}
+
+std::optional<double> NumberOrNote(const JsonField& field, bool positive, std::string& problem) {
+  absl::StatusOr<std::optional<double>> number = field.OptionalNumber();
+  if (!number.ok()) {
+    if (problem.empty()) problem = absl::StrCat(field.path(), ": expected a number");
+    return std::nullopt;
+  }
+  if (*number && (!std::isfinite(**number) || **number < 0 || (positive && **number == 0))) {
+    if (problem.empty()) {
+      problem = absl::StrCat(field.path(), ": expected a number ", positive ? "> 0" : "≥ 0",
+                             ", got ", **number);
+    }
+    return std::nullopt;
+  }
+  return *number;
 }
 
 }  // namespace carbonroute::kube

@@ -112,6 +112,11 @@ class JsonDocument {
 // failing (a policy's spec, whose problem goes into its status): "" and, when
 // `problem` is still empty, "<path>: expected a string" on another type.
 std::string StringOrNote(const JsonField& field, std::string& problem);
+// A number member ≥ 0 (> 0 when `positive`) for the same readers: nullopt when
+// absent, and nullopt with, when `problem` is still empty, "<path>: expected a
+// number" on another type or "<path>: expected a number > 0, got -5" (≥ 0) out
+// of range or not finite.
+std::optional<double> NumberOrNote(const JsonField& field, bool positive, std::string& problem);
 
 // "reason: message" of a Kubernetes Status body; the body itself, shortened
 // to 200 bytes, when it is not one.

@@ -52,24 +52,18 @@ RebalanceController::RebalanceController(const controller_runtime::Wiring& wirin
 absl::StatusOr<kube::ListedVersions> RebalanceController::List(absl::Time /*now*/) {
   kube::ListedVersions versions;
   std::vector<RebalancePolicy> policies;
-  absl::StatusOr<kube::ListResult> listed = kube::ListAll(
-      api_, {.path = PoliciesPath(), .list_kind = "CarbonRebalancePolicyList"},
-      [&](const kube::JsonField& item) {
-        absl::StatusOr<RebalancePolicy> policy = ReadRebalancePolicy(item);
-        if (!policy.ok()) return policy.status();
-        policies.push_back(*std::move(policy));
-        return absl::OkStatus();
-      },
-      [&] { policies.clear(); });
-  if (listed.ok()) {
-    versions[PoliciesPath()] = listed->resource_version;
-  } else if (absl::IsNotFound(listed.status())) {
-    writers_.absent.Absent(PoliciesPath(), kPolicyKind);
-  } else {
-    metrics_.common().Error("list");
-    spdlog::warn(
-        absl::StrCat("rebalance: listing CarbonRebalancePolicies: ", listed.status().message()));
-    return listed.status();
+  if (absl::Status listed = writers_.ListCollection(
+          {.path = PoliciesPath(), .list_kind = "CarbonRebalancePolicyList"},
+          "CarbonRebalancePolicies",
+          [&](const kube::JsonField& item) {
+            absl::StatusOr<RebalancePolicy> policy = ReadRebalancePolicy(item);
+            if (!policy.ok()) return policy.status();
+            policies.push_back(*std::move(policy));
+            return absl::OkStatus();
+          },
+          [&] { policies.clear(); }, versions);
+      !listed.ok()) {
+    return listed;
   }
   // Without a policy nothing else is needed.
   NodeSet nodes;
@@ -265,9 +259,9 @@ std::vector<RebalanceController::Weighed> RebalanceController::Weigh(
     }
     weighed.push_back(std::move(entry));
   }
+  const std::string prefix = absl::StrCat(policy.uid, "/");
   std::erase_if(cleaner_since_, [&](const auto& entry) {
-    return entry.first.rfind(absl::StrCat(policy.uid, "/"), 0) == 0 &&
-           !gaps_seen.contains(entry.first);
+    return entry.first.rfind(prefix, 0) == 0 && !gaps_seen.contains(entry.first);
   });
   report.data_missing = unpriced > 0 && priced == 0;
   return weighed;

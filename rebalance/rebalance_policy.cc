@@ -16,21 +16,6 @@ void Note(std::string& invalid, const std::string& problem) {
   if (invalid.empty()) invalid = problem;
 }
 
-// A number member ≥ 0 (> 0 when `positive`), or `invalid` set naming it.
-std::optional<double> NumberAt(const kube::JsonField& field, bool positive, std::string& invalid) {
-  absl::StatusOr<std::optional<double>> number = field.OptionalNumber();
-  if (!number.ok()) {
-    Note(invalid, absl::StrCat(field.path(), ": expected a number"));
-    return std::nullopt;
-  }
-  if (*number && (!std::isfinite(**number) || **number < 0 || (positive && **number == 0))) {
-    Note(invalid, absl::StrCat(field.path(), ": expected a number ", positive ? "> 0" : "≥ 0",
-                               ", got ", **number));
-    return std::nullopt;
-  }
-  return *number;
-}
-
 // A duration member (> 0), kept in `out` when present and valid.
 void DurationAt(const kube::JsonField& field, absl::Duration& out, std::string& invalid) {
   const std::string text = kube::StringOrNote(field, invalid);
@@ -111,14 +96,14 @@ absl::StatusOr<RebalancePolicy> ReadRebalancePolicy(const kube::JsonField& objec
   }
   ReadKinds(spec["workloadKinds"], policy);
   policy.carbon_tolerance =
-      NumberAt(spec["carbonToleranceGramsPerKwh"], /*positive=*/false, invalid)
+      kube::NumberOrNote(spec["carbonToleranceGramsPerKwh"], /*positive=*/false, invalid)
           .value_or(policy.carbon_tolerance);
   DurationAt(spec["minStay"], policy.min_stay, invalid);
   DurationAt(spec["horizon"], policy.horizon, invalid);
   DurationAt(spec["period"], policy.period, invalid);
   DurationAt(spec["startupTime"], policy.startup_time, invalid);
   if (std::optional<double> moves =
-          NumberAt(spec["maxMovesPerPeriod"], /*positive=*/true, invalid)) {
+          kube::NumberOrNote(spec["maxMovesPerPeriod"], /*positive=*/true, invalid)) {
     if (*moves != std::floor(*moves)) {
       Note(invalid,
            absl::StrCat("spec.maxMovesPerPeriod: expected a whole number ≥ 1, got ", *moves));
@@ -126,7 +111,7 @@ absl::StatusOr<RebalancePolicy> ReadRebalancePolicy(const kube::JsonField& objec
       policy.max_moves_per_period = static_cast<int64_t>(*moves);
     }
   }
-  policy.joules_per_start = NumberAt(spec["joulesPerStart"], /*positive=*/true, invalid);
+  policy.joules_per_start = kube::NumberOrNote(spec["joulesPerStart"], /*positive=*/true, invalid);
   if (absl::StatusOr<bool> local = spec["allowLocalStorage"].OptionalBool(); local.ok()) {
     policy.allow_local_storage = *local;
   } else {

@@ -1,6 +1,5 @@
 #include "routing/routing_policy.h"
 
-#include <cmath>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -19,19 +18,7 @@ std::string StringAt(const kube::JsonField& field, std::string& invalid) {
 
 // A number member ≥ 0 (> 0 when `positive`), or `invalid` set naming it.
 std::optional<double> NumberAt(const kube::JsonField& field, bool positive, std::string& invalid) {
-  absl::StatusOr<std::optional<double>> number = field.OptionalNumber();
-  if (!number.ok()) {
-    if (invalid.empty()) invalid = absl::StrCat(field.path(), ": expected a number");
-    return std::nullopt;
-  }
-  if (*number && (!std::isfinite(**number) || **number < 0 || (positive && **number == 0))) {
-    if (invalid.empty()) {
-      invalid = absl::StrCat(field.path(), ": expected a number ", positive ? "> 0" : "≥ 0",
-                             ", got ", **number);
-    }
-    return std::nullopt;
-  }
-  return *number;
+  return kube::NumberOrNote(field, positive, invalid);
 }
 
 void ReadTargets(const kube::JsonField& list, RoutingPolicy& policy) {

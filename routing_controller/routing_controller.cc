@@ -44,23 +44,17 @@ RoutingController::RoutingController(const controller_runtime::Wiring& wiring,
 absl::StatusOr<kube::ListedVersions> RoutingController::List(absl::Time /*now*/) {
   std::vector<RoutingPolicy> policies;
   kube::ListedVersions versions;
-  absl::StatusOr<kube::ListResult> listed = kube::ListAll(
-      api_, {.path = PoliciesPath(), .list_kind = "CarbonRoutingPolicyList"},
-      [&](const kube::JsonField& item) {
-        absl::StatusOr<RoutingPolicy> policy = ReadRoutingPolicy(item);
-        if (!policy.ok()) return policy.status();
-        policies.push_back(*std::move(policy));
-        return absl::OkStatus();
-      },
-      [&] { policies.clear(); });
-  if (listed.ok()) {
-    versions[PoliciesPath()] = listed->resource_version;
-  } else if (absl::IsNotFound(listed.status())) {
-    writers_.absent.Absent(PoliciesPath(), kPolicyKind);
-  } else {
-    metrics_.common().Error("list");
-    spdlog::warn(absl::StrCat("route: listing CarbonRoutingPolicies: ", listed.status().message()));
-    return listed.status();
+  if (absl::Status listed = writers_.ListCollection(
+          {.path = PoliciesPath(), .list_kind = "CarbonRoutingPolicyList"}, "CarbonRoutingPolicies",
+          [&](const kube::JsonField& item) {
+            absl::StatusOr<RoutingPolicy> policy = ReadRoutingPolicy(item);
+            if (!policy.ok()) return policy.status();
+            policies.push_back(*std::move(policy));
+            return absl::OkStatus();
+          },
+          [&] { policies.clear(); }, versions);
+      !listed.ok()) {
+    return listed;
   }
   std::map<std::string, kube::KubeNode> nodes;
   absl::StatusOr<kube::ListResult> nodes_listed = kube::ListAll(

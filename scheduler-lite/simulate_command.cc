@@ -511,20 +511,29 @@ int PlotOutcome(const absl::Status& plotted, const std::string& path, std::ostre
   return 0;
 }
 
-// --shift time, or --shift both over `topology`'s sites.
-int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace,
-                 const SiteTopology* topology, std::ostream& out, std::ostream& err) {
+// --zone-groups, read and parsed; nullopt after saying on `err` why it cannot be (a usage error).
+std::optional<std::map<std::string, std::set<std::string>>> LoadZoneGroups(
+    const SimulateRequest& request, std::ostream& err) {
   absl::StatusOr<std::string> text = ReadFileToString(request.zone_groups_csv, "zone groups file");
   if (!text.ok()) {
     err << kPrefix << text.status().message() << "\n";
-    return kUsageExitCode;
+    return std::nullopt;
   }
   absl::StatusOr<std::map<std::string, std::set<std::string>>> groups =
       simulator::ParseZoneGroups(*text, request.zone_groups_csv);
   if (!groups.ok()) {
     err << kPrefix << groups.status().message() << "\n";
-    return kUsageExitCode;
+    return std::nullopt;
   }
+  return *std::move(groups);
+}
+
+// --shift time, or --shift both over `topology`'s sites.
+int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace,
+                 const SiteTopology* topology, std::ostream& out, std::ostream& err) {
+  const std::optional<std::map<std::string, std::set<std::string>>> groups =
+      LoadZoneGroups(request, err);
+  if (!groups) return kUsageExitCode;
   absl::StatusOr<std::vector<simulator::TemporalRow>> rows =
       topology == nullptr ? simulator::SimulateTemporal(trace, *groups, request.temporal)
                           : simulator::SimulateBoth(*topology, trace, *groups, request.temporal,
@@ -553,17 +562,9 @@ int SimulateTime(const SimulateRequest& request, const IntensityTrace& trace,
 // --shift rebalance over `topology`'s sites.
 int SimulateRebalance(const SimulateRequest& request, const IntensityTrace& trace,
                       const SiteTopology& topology, std::ostream& out, std::ostream& err) {
-  absl::StatusOr<std::string> text = ReadFileToString(request.zone_groups_csv, "zone groups file");
-  if (!text.ok()) {
-    err << kPrefix << text.status().message() << "\n";
-    return kUsageExitCode;
-  }
-  absl::StatusOr<std::map<std::string, std::set<std::string>>> groups =
-      simulator::ParseZoneGroups(*text, request.zone_groups_csv);
-  if (!groups.ok()) {
-    err << kPrefix << groups.status().message() << "\n";
-    return kUsageExitCode;
-  }
+  const std::optional<std::map<std::string, std::set<std::string>>> groups =
+      LoadZoneGroups(request, err);
+  if (!groups) return kUsageExitCode;
   absl::StatusOr<std::vector<simulator::ReplacementRow>> rows =
       simulator::SimulateReplacement(topology, trace, *groups, request.replacement);
   if (!rows.ok()) {

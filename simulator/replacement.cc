@@ -75,6 +75,11 @@ absl::StatusOr<std::vector<ReplacementRow>> SimulateReplacement(
   const int64_t min_stay_hours =
       std::max<int64_t>(0, absl::ToInt64Hours(absl::Ceil(options.min_stay, absl::Hours(1))));
   const double hour_kwh = kWatts * 3600 / kJoulesPerKwh;
+  // Per limit, per origin, per hour: the cleanest site within the limit (every group's).
+  std::vector<std::vector<std::vector<uint16_t>>> best_by_limit;
+  for (double limit : options.max_rtt_ms) {
+    best_by_limit.push_back(BestSites(topology, intensity, limit));
+  }
   std::vector<ReplacementRow> rows;
   for (const std::string& group : options.groups) {
     std::vector<std::size_t> origins;
@@ -89,8 +94,9 @@ absl::StatusOr<std::vector<ReplacementRow>> SimulateReplacement(
       return absl::InvalidArgumentError(
           absl::StrCat("group ", group, ": none of its zones is a site of the topology"));
     }
-    for (double limit : options.max_rtt_ms) {
-      const std::vector<std::vector<uint16_t>> best = BestSites(topology, intensity, limit);
+    for (std::size_t l = 0; l < options.max_rtt_ms.size(); ++l) {
+      const double limit = options.max_rtt_ms[l];
+      const std::vector<std::vector<uint16_t>>& best = best_by_limit[l];
       for (double tolerance : options.tolerances) {
         for (double minutes : options.restart_minutes) {
           const placement::MoveTerms terms{.watts = kWatts,
